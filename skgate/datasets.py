@@ -1,0 +1,176 @@
+"""The paper's two kinds of task: labels that need a curved boundary, and linear ones.
+
+Both makers draw a latent centre ``c`` uniform in ``[-bound, bound]^2`` and return
+``n_observations`` noisy observations ``c + N(0, noise^2 I)`` of it, flattened
+observation-major: columns ``(x_1, y_1, x_2, y_2, ...)``. The label depends on
+``c`` only, so the noise makes the task harder without changing its boundary.
+With ``n_observations > 1`` a row is a sequence of 2-D tokens: fit it with
+``GatedAttentionClassifier(token_dim=2)``.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+__all__ = ["make_curved_task", "make_linear_task", "CURVED_SHAPES"]
+
+CURVED_SHAPES = ("circle", "cross", "checkerboard", "rings")
+
+_COMMON_CONSTRAINTS = {
+    "n_samples": [Interval(Integral, 1, None, closed="left")],
+    "n_observations": [Interval(Integral, 1, None, closed="left")],
+    "noise": [Interval(Real, 0, None, closed="left")],
+    "bound": [Interval(Real, 0, None, closed="neither")],
+    "return_latent": ["boolean"],
+    "random_state": ["random_state"],
+}
+
+
+def _curved_labels(c, shape, bound):
+    """Labels of latent centres ``c`` (n, 2) for a curved ``shape``."""
+    radius = np.hypot(c[:, 0], c[:, 1])
+    if shape == "circle":
+        # Area of the circle = half the area of the square (2 bound)^2.
+        return radius < bound * np.sqrt(2 / np.pi)
+    if shape == "cross":
+        return c[:, 0] * c[:, 1] > 0
+    if shape == "checkerboard":
+        return np.sin(np.pi * c[:, 0]) * np.sin(np.pi * c[:, 1]) > 0
+    # "rings": annuli of width bound / 4 alternate classes; about 52 % are 1.
+    return np.floor(radius / (bound / 4)) % 2 == 1
+
+
+def _observe(n_samples, n_observations, noise, bound, rng):
+    """Latent centres (n, 2) and their noisy observations (n, 2 n_observations)."""
+    c = rng.uniform(-bound, bound, size=(n_samples, 2))
+    eps = rng.normal(scale=noise, size=(n_samples, n_observations, 2))
+    X = (c[:, None, :] + eps).reshape(n_samples, 2 * n_observations)
+    return c, X
+
+
+def _result(X, labels, c, return_latent):
+    y = labels.astype(np.int64)
+    return (X, y, c) if return_latent else (X, y)
+
+
+@validate_params(
+    {**_COMMON_CONSTRAINTS, "shape": [StrOptions(set(CURVED_SHAPES))]},
+    prefer_skip_nested_validation=True,
+)
+def make_curved_task(
+    n_samples=1000,
+    *,
+    shape="circle",
+    n_observations=1,
+    noise=0.2,
+    bound=2.0,
+    return_latent=False,
+    random_state=None,
+):
+    """A binary task whose decision boundary is curved.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    shape : {"circle", "cross", "checkerboard", "rings"}, default="circle"
+        The boundary, in the latent centre ``c``: "circle", inside the circle
+        of area half the square; "cross", ``c1 c2 > 0``; "checkerboard",
+        ``sin(pi c1) sin(pi c2) > 0`` (unit cells); "rings", alternating
+        concentric annuli of width ``bound / 4``. Each is roughly balanced
+        (rings: about 52 % ones).
+    n_observations : int, default=1
+        Noisy observations of ``c`` per row; ``X`` has ``2 * n_observations``
+        columns, observation-major.
+    noise : float, default=0.2
+        Standard deviation of the Gaussian observation noise.
+    bound : float, default=2.0
+        ``c`` is uniform in ``[-bound, bound]^2``.
+    return_latent : bool, default=False
+        Also return the latent centres.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draw.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2 * n_observations), float64
+    y : ndarray of shape (n_samples,), int64 in {0, 1}
+    C : ndarray of shape (n_samples, 2), float64
+        The latent centres; only with ``return_latent=True``.
+
+    Examples
+    --------
+    >>> from skgate import make_curved_task
+    >>> X, y = make_curved_task(500, shape="checkerboard", random_state=0)
+    >>> X.shape, y.shape, sorted(set(y))
+    ((500, 2), (500,), [0, 1])
+    >>> X, y, C = make_curved_task(10, n_observations=4, return_latent=True,
+    ...                            random_state=0)
+    >>> X.shape, C.shape
+    ((10, 8), (10, 2))
+    """
+    rng = check_random_state(random_state)
+    c, X = _observe(n_samples, n_observations, noise, bound, rng)
+    return _result(X, _curved_labels(c, shape, bound), c, return_latent)
+
+
+@validate_params(
+    {**_COMMON_CONSTRAINTS, "weights": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
+def make_linear_task(
+    n_samples=1000,
+    *,
+    weights=(1.0, -0.5),
+    n_observations=1,
+    noise=0.2,
+    bound=2.0,
+    return_latent=False,
+    random_state=None,
+):
+    """A binary task whose decision boundary is the line ``weights . c = 0``.
+
+    The control task of the paper: a flat representation suffices, so gating
+    should not help. Parameters, returns and layout are those of
+    :func:`make_curved_task`, with ``weights`` in place of ``shape``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+    weights : array-like of 2 finite floats, not both 0, default=(1.0, -0.5)
+        Normal of the boundary through the origin; the label is ``weights . c > 0``.
+    n_observations : int, default=1
+    noise : float, default=0.2
+    bound : float, default=2.0
+    return_latent : bool, default=False
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2 * n_observations), float64
+    y : ndarray of shape (n_samples,), int64 in {0, 1}
+    C : ndarray of shape (n_samples, 2), float64
+        The latent centres; only with ``return_latent=True``.
+
+    Examples
+    --------
+    >>> from skgate import make_linear_task
+    >>> X, y, C = make_linear_task(5, return_latent=True, random_state=0)
+    >>> bool(((C @ [1.0, -0.5] > 0) == y).all())
+    True
+    """
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"weights must be 2 finite real numbers, not both 0; got {weights!r}."
+        ) from exc
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w):
+        raise ValueError(
+            f"weights must be 2 finite real numbers, not both 0; got {weights!r}."
+        )
+    rng = check_random_state(random_state)
+    c, X = _observe(n_samples, n_observations, noise, bound, rng)
+    return _result(X, c @ w > 0, c, return_latent)

@@ -1,0 +1,382 @@
+"""scikit-learn estimators around :class:`skgate.nn.GatedAttentionNet`, trained by skorch.
+
+This module knows scikit-learn and skorch. The estimators are plain
+scikit-learn estimators: ``__init__`` stores the parameters, ``fit`` validates
+them and the data, then builds and trains a skorch net kept as ``net_``. Every
+hyper-parameter is top-level, so ``clone``, ``GridSearchCV`` and Pipelines work
+without skorch's ``module__`` prefixes.
+"""
+
+import copy
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+from skorch import NeuralNetClassifier
+from skorch.callbacks import Callback
+
+from .nn import GATES, HEADS, GatedAttentionNet
+
+__all__ = ["GatedAttentionClassifier"]
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+# Rows per forward pass at prediction time: large enough to amortise the
+# per-call overhead, small enough to keep memory bounded on huge inputs.
+_PREDICT_CHUNK = 8192
+
+
+def _check_callbacks(callbacks):
+    if callbacks is None:
+        return []
+    allowed = (
+        "None or a list of skorch callbacks (Callback instances or "
+        "(name, Callback) pairs)"
+    )
+    if not isinstance(callbacks, (list, tuple)):
+        raise TypeError(f"callbacks must be {allowed}; got {callbacks!r}.")
+    for item in callbacks:
+        cb = item[1] if isinstance(item, tuple) and len(item) == 2 else item
+        is_named = not isinstance(item, tuple) or isinstance(item[0], str)
+        if not is_named or not (
+            isinstance(cb, Callback) or (isinstance(cb, type) and issubclass(cb, Callback))
+        ):
+            raise TypeError(f"callbacks must be {allowed}; got the item {item!r}.")
+    # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
+    return copy.deepcopy(list(callbacks))
+
+
+def _check_device(device):
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"device must be a torch device string such as 'cpu' or 'cuda:0'; "
+            f"got {device!r}."
+        ) from exc
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} but torch.cuda.is_available() is False; "
+            f"use device='cpu'."
+        )
+    return device
+
+
+class _GatedAttentionBase(BaseEstimator):
+    """What the gated attention estimators share: parameters, training, forward passes.
+
+    A subclass sets ``_net_class`` (a skorch net) and ``_criterion``, and
+    implements ``_prepare_targets(y) -> (y_for_net, n_outputs)``.
+    """
+
+    _parameter_constraints = {
+        "gate": [StrOptions(set(GATES))],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "depth": [Interval(Integral, 1, None, closed="left")],
+        "d_model": [Interval(Integral, 1, None, closed="left")],
+        "n_tokens": [Interval(Integral, 1, None, closed="left")],
+        "token_dim": [None, Interval(Integral, 1, None, closed="left")],
+        "head": [StrOptions(set(HEADS))],
+        # 0 epochs is allowed: a fitted model at initialisation.
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "weight_decay": [Interval(Real, 0, None, closed="left")],
+        "callbacks": [None, list, tuple],
+        "device": [str, torch.device],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        gate="multiplicative",
+        alpha=1.0,
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+        max_epochs=20,
+        lr=2e-3,
+        batch_size=64,
+        weight_decay=1e-2,
+        callbacks=None,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.gate = gate
+        self.alpha = alpha
+        self.depth = depth
+        self.d_model = d_model
+        self.n_tokens = n_tokens
+        self.token_dim = token_dim
+        self.head = head
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.callbacks = callbacks
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- validation ---------------------------------------------------------
+
+    def _validate_X(self, X, y=None, *, reset):
+        """Validate X (and y at fit) like scikit-learn; return float64 X."""
+        if reset:
+            X, y = validate_data(self, X, y, dtype=np.float64)
+        else:
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+        # Checked in float64, before the cast: a value beyond float32's range
+        # would become inf in the model and its outputs NaN.
+        if X.size and np.abs(X).max() > _FLOAT32_MAX:
+            raise ValueError(
+                f"X has a value of magnitude {np.abs(X).max():.3g}, beyond the "
+                f"float32 range of the model (<= {_FLOAT32_MAX:.3g}); scale X "
+                f"first, e.g. with sklearn.preprocessing.StandardScaler."
+            )
+        return (X, y) if reset else X
+
+    def _check_token_dim(self, n_features):
+        if self.token_dim is not None and n_features % self.token_dim:
+            raise ValueError(
+                f"token_dim={self.token_dim} does not divide the number of "
+                f"features of X ({n_features}); allowed: None (copied tokens) or "
+                f"a divisor of {n_features}."
+            )
+
+    # -- training -----------------------------------------------------------
+
+    def _build_net(self, n_outputs, callbacks):
+        return self._net_class(
+            module=GatedAttentionNet,
+            module__n_features=self.n_features_in_,
+            module__n_outputs=n_outputs,
+            module__gate=self.gate,
+            module__alpha=self.alpha,
+            module__depth=self.depth,
+            module__d_model=self.d_model,
+            module__n_tokens=self.n_tokens,
+            module__token_dim=self.token_dim,
+            module__head=self.head,
+            criterion=self._criterion,
+            optimizer=torch.optim.AdamW,
+            lr=self.lr,
+            optimizer__weight_decay=self.weight_decay,
+            max_epochs=self.max_epochs,
+            batch_size=self.batch_size,
+            iterator_train__shuffle=True,
+            # All of X trains, as in any scikit-learn estimator; validate with
+            # cross-validation or pass a skorch train split through callbacks.
+            train_split=None,
+            callbacks=callbacks,
+            device=self.device,
+            verbose=self.verbose,
+        )
+
+    def fit(self, X, y):
+        """Train a fresh network on ``X, y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Finite numbers; a DataFrame's column names are kept as
+            ``feature_names_in_``.
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        callbacks = _check_callbacks(self.callbacks)
+        _check_device(self.device)
+        X, y = self._validate_X(X, y, reset=True)
+        self._check_token_dim(X.shape[1])
+        y_net, n_outputs = self._prepare_targets(y)
+        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        net = self._build_net(n_outputs, callbacks)
+        # A private torch RNG stream: weights and shuffling depend on
+        # random_state only, and the caller's global torch state is left as it was.
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            net.fit(X.astype(np.float32), y_net)
+        self.net_ = net
+        self.history_ = net.history
+        return self
+
+    # -- forward passes -----------------------------------------------------
+
+    def _forward(self, X, layer):
+        """The module's output at ``layer`` for validated ``X``, in float64 chunks.
+
+        Training runs in float32; inference uses a float64 copy of the trained
+        weights. In float32 a row's output changes in the last bits with the
+        size of the batch it is computed in (BLAS picks kernels by shape); in
+        float64 those differences are ~1e-16, so a prediction depends on its
+        row alone, and the geometry can reuse the same forward pass.
+        """
+        module = copy.deepcopy(self.net_.module_).double().eval()
+        device = self.net_.device
+        outputs = []
+        with torch.inference_mode():
+            for start in range(0, len(X), _PREDICT_CHUNK):
+                chunk = torch.from_numpy(X[start : start + _PREDICT_CHUNK])
+                outputs.append(module.representation(chunk.to(device), layer).cpu())
+        return torch.cat(outputs).numpy()
+
+    def representation(self, X, layer="attention"):
+        """The network's representation of ``X`` at ``layer``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        layer : "attention", int, "pooled" or "logits", default="attention"
+            "attention": the last block's output before pooling, shape
+            (n_samples, n_tokens, d_model); an int: that block's output
+            (0-based; negative counts from the end); "pooled": the mean over
+            tokens, (n_samples, d_model); "logits": the head's output.
+
+        Returns
+        -------
+        ndarray of float64
+            Computed with a float64 copy of the trained weights, so that a
+            row's value does not depend on the rest of its batch.
+        """
+        check_is_fitted(self)
+        return self._forward(self._validate_X(X, reset=False), layer)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
+
+
+class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
+    """Gated attention classifier: scikit-learn estimator, skorch and PyTorch inside.
+
+    Each row of ``X`` is embedded as a token (copied ``n_tokens`` times) or read
+    as a sequence of ``token_dim``-wide tokens, passed through ``depth`` single-head
+    attention blocks whose output is gated, mean-pooled, and classified by a
+    small head. Trained with AdamW on the cross-entropy loss.
+
+    Parameters
+    ----------
+    gate : {"multiplicative", "silu", "none"}, default="multiplicative"
+        "multiplicative": ``out = a * (1 + alpha * tanh(h W_g + b_g))`` with the
+        gate computed from the block's input at the same token; "silu":
+        ``out = silu(a)``; "none": ungated attention ``out = a``.
+    alpha : float >= 0, default=1.0
+        Gate strength for ``gate="multiplicative"`` (the gate ranges over
+        ``(1 - alpha, 1 + alpha)``); ``alpha=0`` is exactly ungated attention.
+        Ignored by the other gates.
+    depth : int >= 1, default=1
+        Number of stacked attention blocks.
+    d_model : int >= 1, default=64
+        Token width.
+    n_tokens : int >= 1, default=8
+        Copies of the embedded row when ``token_dim`` is None.
+    token_dim : int >= 1 or None, default=None
+        None: each row is one token. An int dividing ``n_features``: each row is
+        a sequence of ``n_features // token_dim`` tokens, in column order.
+    head : {"mlp", "linear"}, default="mlp"
+        "mlp": two layers with a GELU between them; "linear": one layer.
+    max_epochs : int >= 0, default=20
+        Passes over the training data (0 leaves the network at initialisation).
+    lr : float > 0, default=2e-3
+        AdamW learning rate.
+    batch_size : int >= 1, default=64
+        Rows per optimisation step.
+    weight_decay : float >= 0, default=1e-2
+        AdamW weight decay.
+    callbacks : list of skorch callbacks or None, default=None
+        Extra skorch callbacks (instances or ``(name, callback)`` pairs), added
+        to skorch's defaults; copied at ``fit``, so the parameter stays as given.
+    device : str, default="cpu"
+        Torch device to train and predict on.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the weights and the shuffling. The same value and data give
+        bit-identical predictions, fit after fit; the global torch RNG is left
+        untouched.
+    verbose : int, default=0
+        1 prints skorch's per-epoch table (epoch, train loss, duration).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels seen in ``fit``, sorted; any type ``np.unique`` sorts.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when ``X`` was a DataFrame with string column names.
+    net_ : skorch.NeuralNetClassifier
+        The trained skorch net; ``net_.module_`` is the
+        :class:`skgate.nn.GatedAttentionNet`.
+    history_ : skorch.History
+        Per-epoch training history (``history_[:, "train_loss"]``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.model_selection import train_test_split
+    >>> from skgate import GatedAttentionClassifier
+    >>> X, y = make_moons(400, noise=0.1, random_state=0)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> clf = GatedAttentionClassifier(alpha=1.0, random_state=0)
+    >>> clf.fit(X_train, y_train).score(X_test, y_test) > 0.8
+    True
+    >>> clf.predict_proba(X_test[:2]).shape
+    (2, 2)
+    >>> clf.representation(X_test[:2]).shape
+    (2, 8, 64)
+    """
+
+    _net_class = NeuralNetClassifier
+    _criterion = torch.nn.CrossEntropyLoss
+
+    def _prepare_targets(self, y):
+        check_classification_targets(y)
+        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has 1 class ({self.classes_[0]!r}); {type(self).__name__} "
+                f"needs at least 2 classes."
+            )
+        return y_encoded.astype(np.int64), len(self.classes_)
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes), float64, rows summing to 1
+        """
+        logits = torch.from_numpy(self.representation(X, layer="logits"))
+        return torch.softmax(logits, dim=1).numpy()
+
+    def predict(self, X):
+        """The most probable class of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), labels from ``classes_``
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,240 @@
+"""The torch modules of skgate: gated single-head attention and the network around it.
+
+This module knows PyTorch and nothing about scikit-learn. The equations are those
+of DESIGN.md, section "The model"::
+
+    h0  = W_in x + b                                   token embedding
+    a   = softmax(q k^T / sqrt(d)) v,  q, k, v = h W_q, h W_k, h W_v
+    out = a                                            gate="none"
+    out = silu(a)                                      gate="silu"
+    out = a * (1 + alpha * tanh(h W_g + b_g))          gate="multiplicative"
+    h_{l+1} = block_l(h_l),  then mean pooling over tokens and the head.
+"""
+
+import math
+from numbers import Integral, Real
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = ["GatedAttentionBlock", "GatedAttentionNet", "GATES", "HEADS", "LAYERS"]
+
+GATES = ("multiplicative", "silu", "none")
+HEADS = ("mlp", "linear")
+LAYERS = ("attention", "pooled", "logits")
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
+
+
+def _check_option(name, value, options):
+    if value not in options:
+        raise ValueError(f"{name} must be one of {list(options)}; got {value!r}.")
+
+
+class GatedAttentionBlock(nn.Module):
+    """One single-head scaled dot-product attention block with an output gate.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the tokens.
+    gate : {"multiplicative", "silu", "none"}
+        How the attention output ``a`` is gated.
+    alpha : float, default=1.0
+        Gate strength for ``gate="multiplicative"``: the gate's range is
+        ``(1 - alpha, 1 + alpha)``; ``alpha=0`` is exactly ungated attention.
+
+    Examples
+    --------
+    >>> import torch
+    >>> block = GatedAttentionBlock(4, gate="multiplicative", alpha=0.5)
+    >>> block(torch.zeros(2, 3, 4)).shape
+    torch.Size([2, 3, 4])
+    """
+
+    def __init__(self, d_model, gate="multiplicative", alpha=1.0):
+        super().__init__()
+        _check_int("d_model", d_model, 1)
+        _check_option("gate", gate, GATES)
+        if isinstance(alpha, bool) or not isinstance(alpha, Real):
+            raise TypeError(f"alpha must be a real number >= 0; got {alpha!r}.")
+        if not alpha >= 0 or not math.isfinite(alpha):
+            raise ValueError(f"alpha must be a finite real number >= 0; got {alpha!r}.")
+        self.d_model = d_model
+        self.gate = gate
+        self.alpha = float(alpha)
+        self.query = nn.Linear(d_model, d_model, bias=False)
+        self.key = nn.Linear(d_model, d_model, bias=False)
+        self.value = nn.Linear(d_model, d_model, bias=False)
+        # The gate's weights exist for every alpha, so that alpha=0 and alpha>0
+        # can share one set of weights.
+        self.gate_proj = nn.Linear(d_model, d_model) if gate == "multiplicative" else None
+
+    def forward(self, h):
+        # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
+        q, k, v = self.query(h), self.key(h), self.value(h)
+        # Written out rather than F.scaled_dot_product_attention: its fused
+        # kernels do not support forward-mode autodiff, which the geometry uses.
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+        a = torch.softmax(scores, dim=-1) @ v
+        if self.gate == "none":
+            return a
+        if self.gate == "silu":
+            return F.silu(a)
+        return a * (1 + self.alpha * torch.tanh(self.gate_proj(h)))
+
+    def extra_repr(self):
+        alpha = f", alpha={self.alpha}" if self.gate == "multiplicative" else ""
+        return f"d_model={self.d_model}, gate={self.gate!r}{alpha}"
+
+
+class GatedAttentionNet(nn.Module):
+    """Token embedding, ``depth`` gated attention blocks, mean pooling and a head.
+
+    Parameters
+    ----------
+    n_features : int
+        Width of an input row.
+    n_outputs : int
+        Width of the head's output (number of classes, or of regression targets).
+    gate : {"multiplicative", "silu", "none"}, default="multiplicative"
+        Gate of every block (see :class:`GatedAttentionBlock`).
+    alpha : float, default=1.0
+        Gate strength, used when ``gate="multiplicative"``.
+    depth : int, default=1
+        Number of stacked blocks.
+    d_model : int, default=64
+        Token width inside the blocks.
+    n_tokens : int, default=8
+        Number of copies of the embedded row when ``token_dim`` is None.
+    token_dim : int or None, default=None
+        None: each row is one token, copied ``n_tokens`` times. An int: each row
+        is a sequence of ``n_features // token_dim`` tokens of that width, read
+        in order (feature ``j`` belongs to token ``j // token_dim``).
+    head : {"mlp", "linear"}, default="mlp"
+        "mlp": Linear(d_model, d_model), GELU, Linear(d_model, n_outputs) (a smooth
+        activation, so that curvature at the logits is defined everywhere);
+        "linear": one Linear(d_model, n_outputs).
+
+    Examples
+    --------
+    >>> import torch
+    >>> net = GatedAttentionNet(2, 3, depth=2, d_model=16)
+    >>> x = torch.randn(5, 2)
+    >>> net(x).shape
+    torch.Size([5, 3])
+    >>> net.representation(x).shape          # last block, before pooling
+    torch.Size([5, 8, 16])
+    >>> net.representation(x, layer=0).shape  # first block's output
+    torch.Size([5, 8, 16])
+    >>> net.representation(x, layer="pooled").shape
+    torch.Size([5, 16])
+    """
+
+    def __init__(
+        self,
+        n_features,
+        n_outputs,
+        *,
+        gate="multiplicative",
+        alpha=1.0,
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+    ):
+        super().__init__()
+        _check_int("n_features", n_features, 1)
+        _check_int("n_outputs", n_outputs, 1)
+        _check_int("depth", depth, 1)
+        _check_int("d_model", d_model, 1)
+        _check_int("n_tokens", n_tokens, 1)
+        _check_option("head", head, HEADS)
+        if token_dim is not None:
+            _check_int("token_dim", token_dim, 1)
+            if n_features % token_dim:
+                raise ValueError(
+                    f"token_dim must divide the number of features; got "
+                    f"token_dim={token_dim} for {n_features} features. Allowed: "
+                    f"None or a divisor of {n_features}."
+                )
+        self.n_features = n_features
+        self.n_outputs = n_outputs
+        self.token_dim = token_dim
+        self.n_tokens = n_tokens if token_dim is None else n_features // token_dim
+        self.embed = nn.Linear(n_features if token_dim is None else token_dim, d_model)
+        self.blocks = nn.ModuleList(
+            GatedAttentionBlock(d_model, gate=gate, alpha=alpha) for _ in range(depth)
+        )
+        if head == "mlp":
+            self.head = nn.Sequential(
+                nn.Linear(d_model, d_model), nn.GELU(), nn.Linear(d_model, n_outputs)
+            )
+        else:
+            self.head = nn.Linear(d_model, n_outputs)
+
+    @property
+    def depth(self):
+        return len(self.blocks)
+
+    def embed_tokens(self, x):
+        # x: (batch, n_features) -> h0: (batch, n_tokens, d_model)
+        if x.ndim != 2 or x.shape[1] != self.n_features:
+            raise ValueError(
+                f"x must have shape (batch, {self.n_features}); got {tuple(x.shape)}."
+            )
+        if self.token_dim is None:
+            # Embedding once and copying is the same as embedding each copy.
+            return self.embed(x).unsqueeze(1).expand(-1, self.n_tokens, -1)
+        return self.embed(x.reshape(x.shape[0], self.n_tokens, self.token_dim))
+
+    def _check_layer(self, layer):
+        if isinstance(layer, str):
+            _check_option("layer", layer, LAYERS)
+            return layer
+        if isinstance(layer, bool) or not isinstance(layer, Integral):
+            raise TypeError(
+                f"layer must be one of {list(LAYERS)} or an int block index; "
+                f"got {layer!r}."
+            )
+        if not -self.depth <= layer < self.depth:
+            raise ValueError(
+                f"layer={layer} is out of range for depth={self.depth}; allowed "
+                f"block indices are {-self.depth}..{self.depth - 1}."
+            )
+        return int(layer) % self.depth
+
+    def representation(self, x, layer="attention"):
+        """The representation of ``x`` at ``layer``.
+
+        Parameters
+        ----------
+        x : Tensor of shape (batch, n_features)
+        layer : "attention", int, "pooled" or "logits", default="attention"
+            "attention": the last block's output before pooling,
+            (batch, n_tokens, d_model); an int: that block's output (0-based,
+            negative counts from the end); "pooled": the mean over tokens,
+            (batch, d_model); "logits": the head's output, (batch, n_outputs).
+        """
+        layer = self._check_layer(layer)
+        last = self.depth - 1 if not isinstance(layer, int) else layer
+        h = self.embed_tokens(x)
+        for block in self.blocks[: last + 1]:
+            h = block(h)
+        if isinstance(layer, int) or layer == "attention":
+            return h
+        pooled = h.mean(dim=1)
+        if layer == "pooled":
+            return pooled
+        return self.head(pooled)
+
+    def forward(self, x):
+        # x: (batch, n_features) -> logits: (batch, n_outputs)
+        return self.representation(x, layer="logits")
