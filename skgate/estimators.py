@@ -1,4 +1,4 @@
-"""scikit-learn estimators around :class:`skgate.nn.GatedAttentionNet`, trained by skorch.
+"""scikit-learn estimators around :class:`skgate.nn.GatedAttentionNet`, via skorch.
 
 This module knows scikit-learn and skorch. The estimators are plain
 scikit-learn estimators: ``__init__`` stores the parameters, ``fit`` validates
@@ -44,7 +44,8 @@ def _check_callbacks(callbacks):
         cb = item[1] if isinstance(item, tuple) and len(item) == 2 else item
         is_named = not isinstance(item, tuple) or isinstance(item[0], str)
         if not is_named or not (
-            isinstance(cb, Callback) or (isinstance(cb, type) and issubclass(cb, Callback))
+            isinstance(cb, Callback)
+            or (isinstance(cb, type) and issubclass(cb, Callback))
         ):
             raise TypeError(f"callbacks must be {allowed}; got the item {item!r}.")
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
@@ -229,7 +230,8 @@ class _GatedAttentionBase(BaseEstimator):
         outputs = []
         with torch.inference_mode():
             for start in range(0, len(X), _PREDICT_CHUNK):
-                chunk = torch.from_numpy(X[start : start + _PREDICT_CHUNK])
+                # A copy: validated X may be a read-only view of the caller's data.
+                chunk = torch.tensor(X[start : start + _PREDICT_CHUNK])
                 outputs.append(module.representation(chunk.to(device), layer).cpu())
         return torch.cat(outputs).numpy()
 

@@ -74,7 +74,9 @@ class GatedAttentionBlock(nn.Module):
         self.value = nn.Linear(d_model, d_model, bias=False)
         # The gate's weights exist for every alpha, so that alpha=0 and alpha>0
         # can share one set of weights.
-        self.gate_proj = nn.Linear(d_model, d_model) if gate == "multiplicative" else None
+        self.gate_proj = (
+            nn.Linear(d_model, d_model) if gate == "multiplicative" else None
+        )
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)

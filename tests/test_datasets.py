@@ -1,0 +1,132 @@
+"""make_curved_task and make_linear_task: shapes, labels, determinism, errors."""
+
+import numpy as np
+import pytest
+
+from skgate import make_curved_task, make_linear_task
+from skgate.datasets import CURVED_SHAPES
+
+MAKERS = [make_curved_task, make_linear_task]
+
+
+@pytest.mark.parametrize("maker", MAKERS)
+@pytest.mark.parametrize("n_observations", [1, 4])
+def test_shapes_and_dtypes(maker, n_observations):
+    X, y, C = maker(
+        37, n_observations=n_observations, return_latent=True, random_state=0
+    )
+    assert X.shape == (37, 2 * n_observations) and X.dtype == np.float64
+    assert y.shape == (37,) and y.dtype == np.int64
+    assert C.shape == (37, 2) and C.dtype == np.float64
+    assert set(np.unique(y)) <= {0, 1}
+    assert len(maker(37, random_state=0)) == 2
+
+
+@pytest.mark.parametrize("maker", MAKERS)
+def test_deterministic_under_random_state(maker):
+    first = maker(50, random_state=3, return_latent=True)
+    second = maker(50, random_state=3, return_latent=True)
+    other = maker(50, random_state=4, return_latent=True)
+    for a, b in zip(first, second, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(first[0], other[0])
+
+
+@pytest.mark.parametrize("maker", MAKERS)
+def test_observations_are_noisy_copies_of_the_latent_centre(maker):
+    X, _, C = maker(
+        20000,
+        n_observations=3,
+        noise=0.5,
+        bound=3.0,
+        return_latent=True,
+        random_state=0,
+    )
+    assert np.abs(C).max() <= 3.0
+    assert C.min(axis=0) == pytest.approx([-3, -3], abs=0.01)
+    # Observation-major: columns (x1, y1, x2, y2, x3, y3).
+    noise = X.reshape(-1, 3, 2) - C[:, None, :]
+    assert noise.mean() == pytest.approx(0, abs=0.01)
+    assert noise.std(axis=0) == pytest.approx(np.full((3, 2), 0.5), rel=0.03)
+    exact, _, C0 = maker(
+        10, noise=0.0, n_observations=2, return_latent=True, random_state=0
+    )
+    np.testing.assert_array_equal(exact, np.tile(C0, 2))
+
+
+@pytest.mark.parametrize("shape", CURVED_SHAPES)
+def test_curved_shapes_are_roughly_balanced(shape):
+    _, y = make_curved_task(20000, shape=shape, random_state=0)
+    assert 0.45 < y.mean() < 0.55
+
+
+def test_curved_labels_follow_the_latent_centre():
+    bound = 2.0
+    C_kw = {"n_samples": 2000, "return_latent": True, "random_state": 1}
+    _, y, C = make_curved_task(shape="circle", **C_kw)
+    radius = np.hypot(*C.T)
+    np.testing.assert_array_equal(y, radius < bound * np.sqrt(2 / np.pi))
+    _, y, C = make_curved_task(shape="cross", **C_kw)
+    np.testing.assert_array_equal(y, np.sign(C[:, 0]) == np.sign(C[:, 1]))
+    _, y, C = make_curved_task(shape="checkerboard", **C_kw)
+    cell = np.floor(C).astype(int)  # unit cells of sin(pi c1) sin(pi c2)
+    np.testing.assert_array_equal(y, (cell.sum(axis=1) % 2 == 0))
+    _, y, C = make_curved_task(shape="rings", **C_kw)
+    ring = np.floor(np.hypot(*C.T) / 0.5).astype(int)
+    np.testing.assert_array_equal(y, ring % 2)
+
+
+def test_labels_ignore_the_noise():
+    _, y_clean = make_curved_task(500, noise=0.0, random_state=0)
+    _, y_noisy = make_curved_task(500, noise=1.0, random_state=0)
+    np.testing.assert_array_equal(y_clean, y_noisy)
+
+
+def test_linear_labels_follow_weights():
+    _, y, C = make_linear_task(
+        1000, weights=[0.0, 2.0], return_latent=True, random_state=0
+    )
+    np.testing.assert_array_equal(y, C[:, 1] > 0)
+    _, y, C = make_linear_task(1000, return_latent=True, random_state=0)
+    np.testing.assert_array_equal(y, C @ [1.0, -0.5] > 0)
+    assert 0.45 < y.mean() < 0.55
+
+
+@pytest.mark.parametrize("maker", MAKERS)
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_samples": 0}, "'n_samples' parameter of .* must be an int in the range"),
+        ({"n_samples": 2.5}, "'n_samples' parameter"),
+        ({"n_samples": "10"}, "'n_samples' parameter"),
+        ({"n_observations": 0}, "'n_observations' parameter"),
+        ({"noise": -0.1}, "'noise' parameter .* range \\[0.0, inf\\)\\. Got -0.1"),
+        ({"noise": float("nan")}, "'noise' parameter"),
+        ({"bound": 0.0}, "'bound' parameter .* range \\(0.0, inf\\)"),
+        ({"return_latent": "yes"}, "'return_latent' parameter"),
+        ({"random_state": "seed"}, "'random_state' parameter"),
+    ],
+)
+def test_bad_common_arguments(maker, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        maker(**kwargs)
+
+
+def test_bad_shape():
+    with pytest.raises(ValueError, match="'shape' parameter .* 'checkerboard'"):
+        make_curved_task(shape="square")
+
+
+@pytest.mark.parametrize(
+    "weights, error",
+    [
+        ((0.0, 0.0), ValueError),
+        ((1.0, 2.0, 3.0), ValueError),
+        ((1.0, float("nan")), ValueError),
+        ([[1.0, 2.0]], ValueError),
+        (("a", "b"), TypeError),
+    ],
+)
+def test_bad_weights(weights, error):
+    with pytest.raises(error, match="weights must be 2 finite real numbers"):
+        make_linear_task(weights=weights)

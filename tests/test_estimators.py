@@ -1,0 +1,409 @@
+"""GatedAttentionClassifier in the ways users hold it."""
+
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+import torch
+from sklearn.base import clone
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from skorch.callbacks import Callback, LRScheduler
+
+from skgate import GatedAttentionClassifier, make_curved_task
+from skgate.nn import GatedAttentionNet
+
+FAST = {"max_epochs": 5, "d_model": 16, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def moons():
+    return make_moons(300, noise=0.15, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def fitted(moons):
+    X, y = moons
+    return GatedAttentionClassifier(random_state=0).fit(X, y)
+
+
+class TestFitted:
+    def test_learns_moons(self, fitted, moons):
+        assert fitted.score(*moons) > 0.9
+
+    def test_attributes(self, fitted):
+        np.testing.assert_array_equal(fitted.classes_, [0, 1])
+        assert fitted.n_features_in_ == 2
+        assert not hasattr(fitted, "feature_names_in_")
+        assert isinstance(fitted.net_.module_, GatedAttentionNet)
+        assert isinstance(fitted.net_.optimizer_, torch.optim.AdamW)
+        assert fitted.net_.optimizer_.defaults["weight_decay"] == 1e-2
+        assert fitted.net_.optimizer_.defaults["lr"] == 2e-3
+        assert len(fitted.history_) == 20
+        assert fitted.history_[-1, "train_loss"] < fitted.history_[0, "train_loss"]
+
+    def test_default_parameters_are_the_design(self):
+        assert GatedAttentionClassifier().get_params() == {
+            "gate": "multiplicative",
+            "alpha": 1.0,
+            "depth": 1,
+            "d_model": 64,
+            "n_tokens": 8,
+            "token_dim": None,
+            "head": "mlp",
+            "max_epochs": 20,
+            "lr": 2e-3,
+            "batch_size": 64,
+            "weight_decay": 1e-2,
+            "callbacks": None,
+            "device": "cpu",
+            "random_state": None,
+            "verbose": 0,
+        }
+
+    def test_probabilities(self, fitted, moons):
+        proba = fitted.predict_proba(moons[0])
+        assert proba.shape == (300, 2) and proba.dtype == np.float64
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(fitted.predict(moons[0]), proba.argmax(axis=1))
+
+    def test_representation_layers(self, fitted, moons):
+        X = moons[0][:7]
+        attention = fitted.representation(X)
+        assert attention.shape == (7, 8, 64)
+        np.testing.assert_array_equal(attention, fitted.representation(X, layer=0))
+        np.testing.assert_array_equal(attention, fitted.representation(X, layer=-1))
+        pooled = fitted.representation(X, layer="pooled")
+        np.testing.assert_allclose(pooled, attention.mean(axis=1), atol=1e-12)
+        logits = fitted.representation(X, layer="logits")
+        assert logits.shape == (7, 2)
+        np.testing.assert_allclose(
+            fitted.predict_proba(X),
+            np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True),
+        )
+
+    def test_representation_rejects_bad_layer(self, fitted, moons):
+        with pytest.raises(ValueError, match="layer=1 is out of range for depth=1"):
+            fitted.representation(moons[0], layer=1)
+        with pytest.raises(ValueError, match="layer must be one of"):
+            fitted.representation(moons[0], layer="hidden")
+
+    def test_prediction_does_not_depend_on_the_batch(self, fitted, moons):
+        X = moons[0]
+        full = fitted.predict_proba(X)
+        one_by_one = np.vstack([fitted.predict_proba(X[i : i + 1]) for i in range(9)])
+        np.testing.assert_allclose(full[:9], one_by_one, rtol=0, atol=1e-14)
+
+    def test_estimator_untouched_by_prediction(self, fitted, moons):
+        before = fitted.net_.module_.embed.weight.detach().clone()
+        fitted.predict(moons[0])
+        assert torch.equal(before, fitted.net_.module_.embed.weight)
+        assert fitted.net_.module_.embed.weight.dtype == torch.float32
+
+
+class TestLabelsAndInputs:
+    def test_string_labels(self, moons):
+        X, y = moons
+        labels = np.array(["left", "right"])[y]
+        clf = GatedAttentionClassifier(**FAST).fit(X, labels)
+        np.testing.assert_array_equal(clf.classes_, ["left", "right"])
+        assert set(clf.predict(X)) <= {"left", "right"}
+        assert clf.score(X, labels) > 0.75
+
+    def test_three_classes(self):
+        X, y = make_blobs(300, centers=3, random_state=0)
+        clf = GatedAttentionClassifier(random_state=0).fit(X, y + 10)
+        np.testing.assert_array_equal(clf.classes_, [10, 11, 12])
+        assert clf.predict_proba(X).shape == (300, 3)
+        assert clf.score(X, y + 10) > 0.9
+
+    def test_dataframe_keeps_feature_names(self, moons):
+        X, y = moons
+        frame = pd.DataFrame(X, columns=["a", "b"])
+        clf = GatedAttentionClassifier(**FAST).fit(frame, pd.Series(y))
+        np.testing.assert_array_equal(clf.feature_names_in_, ["a", "b"])
+        with pytest.warns(UserWarning, match="does not have valid feature names"):
+            from_array = clf.predict(X)
+        np.testing.assert_array_equal(clf.predict(frame), from_array)
+        with pytest.raises(ValueError, match="feature names"):
+            clf.predict(frame.rename(columns={"a": "c"}))
+
+    def test_sequence_input(self):
+        X, y = make_curved_task(400, n_observations=4, noise=0.3, random_state=0)
+        clf = GatedAttentionClassifier(token_dim=2, **FAST).fit(X, y)
+        assert clf.net_.module_.n_tokens == 4
+        assert clf.representation(X[:3]).shape == (3, 4, 16)
+
+    def test_integer_and_float32_inputs(self, moons):
+        X, y = moons
+        clf = GatedAttentionClassifier(**FAST)
+        proba = clf.fit(X.astype(np.float32), y).predict_proba(X.astype(np.float32))
+        assert proba.dtype == np.float64
+        clf.fit((10 * X).astype(np.int64), y)
+
+    def test_zero_epochs_is_the_initialisation(self, moons):
+        X, y = moons
+        init = GatedAttentionClassifier(**{**FAST, "max_epochs": 0})
+        trained = GatedAttentionClassifier(**FAST)
+        init.fit(X, y)
+        trained.fit(X, y)
+        assert len(init.history_) == 0
+        assert not np.array_equal(init.predict_proba(X), trained.predict_proba(X))
+
+
+class TestReproducibility:
+    def test_same_seed_is_bit_identical(self, moons):
+        X, y = moons
+        first = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
+        second = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
+        np.testing.assert_array_equal(first, second)
+
+    def test_refit_and_clone_are_bit_identical(self, moons):
+        X, y = moons
+        clf = GatedAttentionClassifier(**FAST)
+        first = clf.fit(X, y).predict_proba(X)
+        np.testing.assert_array_equal(first, clf.fit(X, y).predict_proba(X))
+        np.testing.assert_array_equal(first, clone(clf).fit(X, y).predict_proba(X))
+
+    def test_other_seed_differs(self, moons):
+        X, y = moons
+        first = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
+        other = GatedAttentionClassifier(**{**FAST, "random_state": 1}).fit(X, y)
+        assert not np.array_equal(first, other.predict_proba(X))
+
+    def test_global_torch_rng_is_untouched(self, moons):
+        torch.manual_seed(123)
+        state = torch.get_rng_state()
+        GatedAttentionClassifier(**FAST).fit(*moons)
+        assert torch.equal(state, torch.get_rng_state())
+
+    def test_no_seed_draws_a_fresh_one(self, moons):
+        X, y = moons
+        params = {**FAST, "random_state": None}
+        first = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
+        second = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
+        assert not np.array_equal(first, second)
+
+    def test_pickle_and_joblib_round_trips(self, fitted, moons, tmp_path):
+        X = moons[0]
+        expected = fitted.predict_proba(X)
+        loaded = pickle.loads(pickle.dumps(fitted))
+        np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+        joblib.dump(fitted, tmp_path / "clf.joblib")
+        loaded = joblib.load(tmp_path / "clf.joblib")
+        np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+        np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+
+    def test_across_processes(self, fitted, moons, tmp_path):
+        """A fit in another process is bit-identical; a saved model loads there."""
+        X, y = moons
+        joblib.dump(fitted, tmp_path / "clf.joblib")
+        np.save(tmp_path / "X.npy", X)
+        np.save(tmp_path / "y.npy", y)
+        script = textwrap.dedent(
+            """
+            import sys, joblib, numpy as np
+            from skgate import GatedAttentionClassifier
+            folder = sys.argv[1]
+            X, y = np.load(folder + "/X.npy"), np.load(folder + "/y.npy")
+            refit = GatedAttentionClassifier(random_state=0).fit(X, y)
+            np.save(folder + "/refit.npy", refit.predict_proba(X))
+            loaded = joblib.load(folder + "/clf.joblib")
+            np.save(folder + "/loaded.npy", loaded.predict_proba(X))
+            """
+        )
+        subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True)
+        expected = fitted.predict_proba(X)
+        np.testing.assert_array_equal(np.load(tmp_path / "refit.npy"), expected)
+        np.testing.assert_array_equal(np.load(tmp_path / "loaded.npy"), expected)
+
+
+class TestInScikitLearn:
+    def test_pipeline_with_scaler(self, moons):
+        X, y = moons
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        assert pipe.fit(X, y).score(X, y) > 0.8
+
+    def test_grid_search_over_alpha_and_depth_in_parallel(self, moons):
+        X, y = moons
+        grid = {"alpha": [0.0, 1.0], "depth": [1, 2]}
+        serial = GridSearchCV(GatedAttentionClassifier(**FAST), grid, cv=3)
+        parallel = GridSearchCV(GatedAttentionClassifier(**FAST), grid, cv=3, n_jobs=2)
+        serial.fit(X, y)
+        parallel.fit(X, y)
+        assert set(serial.best_params_) == {"alpha", "depth"}
+        np.testing.assert_allclose(
+            parallel.cv_results_["mean_test_score"],
+            serial.cv_results_["mean_test_score"],
+        )
+        assert serial.best_params_ == parallel.best_params_
+
+    def test_pipeline_grid_search_by_step_name(self, moons):
+        X, y = moons
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        search = GridSearchCV(
+            pipe, {"gatedattentionclassifier__gate": ["none", "silu"]}, cv=2
+        )
+        search.fit(X, y)
+        assert len(search.cv_results_["params"]) == 2
+
+    def test_cross_val_score(self, moons):
+        scores = cross_val_score(GatedAttentionClassifier(**FAST), *moons, cv=3)
+        assert scores.shape == (3,) and scores.min() > 0.6
+
+
+class _CountEpochs(Callback):
+    def initialize(self):
+        self.epochs = 0
+        return self
+
+    def on_epoch_end(self, net, **kwargs):
+        self.epochs += 1
+
+
+class TestCallbacksAndProgress:
+    def test_extra_callbacks_run_and_the_parameter_is_kept(self, moons):
+        counter = _CountEpochs()
+        scheduler = ("lr", LRScheduler(policy="StepLR", step_size=1, gamma=0.5))
+        clf = GatedAttentionClassifier(callbacks=[counter, scheduler], **FAST)
+        clf.fit(*moons)
+        assert not hasattr(counter, "epochs")  # the parameter is not mutated
+        trained = dict(clf.net_.callbacks_)
+        assert trained["_CountEpochs"].epochs == 5
+        assert clf.net_.optimizer_.param_groups[0]["lr"] == pytest.approx(2e-3 * 0.5**5)
+
+    def test_verbose_prints_per_epoch_progress(self, moons, capsys):
+        GatedAttentionClassifier(**{**FAST, "verbose": 1}).fit(*moons)
+        out = capsys.readouterr().out
+        assert "train_loss" in out
+        first_words = [line.split()[0] for line in out.splitlines() if line.strip()]
+        epochs = [word for word in first_words if word.isdigit()]
+        assert epochs[-5:] == ["1", "2", "3", "4", "5"]
+
+    def test_silent_by_default(self, moons, capsys):
+        GatedAttentionClassifier(**FAST).fit(*moons)
+        assert capsys.readouterr().out == ""
+
+
+X_OK, Y_OK = make_moons(40, noise=0.1, random_state=0)
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        "param, value, error",
+        [
+            ("gate", "relu", ValueError),
+            ("gate", None, ValueError),
+            ("alpha", -0.5, ValueError),
+            ("alpha", float("nan"), ValueError),
+            ("alpha", "1", TypeError),
+            ("depth", 0, ValueError),
+            ("depth", 2.5, TypeError),
+            ("d_model", 0, ValueError),
+            ("n_tokens", 0, ValueError),
+            ("token_dim", 0, ValueError),
+            ("head", "deep", ValueError),
+            ("max_epochs", -1, ValueError),
+            ("lr", 0.0, ValueError),
+            ("lr", -1e-3, ValueError),
+            ("batch_size", 0, ValueError),
+            ("weight_decay", -0.1, ValueError),
+            ("callbacks", "print", TypeError),
+            ("random_state", "seed", ValueError),
+            ("verbose", "loud", ValueError),
+        ],
+    )
+    def test_invalid_hyperparameter(self, param, value, error):
+        clf = GatedAttentionClassifier(**{param: value})  # accepted until fit
+        with pytest.raises(
+            error,
+            match=f"'{param}' parameter of GatedAttentionClassifier must be .* Got",
+        ):
+            clf.fit(X_OK, Y_OK)
+
+    @pytest.mark.parametrize(
+        "callbacks", [[object()], [("name", 3)], [(1, LRScheduler())]]
+    )
+    def test_invalid_callback_items(self, callbacks):
+        with pytest.raises(TypeError, match="callbacks must be None or a list of"):
+            GatedAttentionClassifier(callbacks=callbacks).fit(X_OK, Y_OK)
+
+    @pytest.mark.parametrize("device", ["gpu7", "cuda:x"])
+    def test_invalid_device(self, device):
+        with pytest.raises(ValueError, match="device must be a torch device"):
+            GatedAttentionClassifier(device=device).fit(X_OK, Y_OK)
+
+    @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
+    def test_unavailable_cuda(self):
+        with pytest.raises(ValueError, match="torch.cuda.is_available"):
+            GatedAttentionClassifier(device="cuda").fit(X_OK, Y_OK)
+
+    def test_token_dim_must_divide_features(self):
+        with pytest.raises(ValueError, match="token_dim=3 does not divide .* \\(2\\)"):
+            GatedAttentionClassifier(token_dim=3).fit(X_OK, Y_OK)
+
+    @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+    def test_non_finite_X(self, bad):
+        X = X_OK.copy()
+        X[3, 1] = bad
+        with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+            GatedAttentionClassifier().fit(X, Y_OK)
+
+    def test_huge_magnitudes_are_rejected_not_nan(self):
+        with pytest.raises(ValueError, match="beyond the float32 range"):
+            GatedAttentionClassifier().fit(X_OK * 1e300, Y_OK)
+
+    def test_single_class(self):
+        with pytest.raises(ValueError, match="y has 1 class .* at least 2 classes"):
+            GatedAttentionClassifier().fit(X_OK, np.zeros(40))
+
+    def test_continuous_target(self):
+        with pytest.raises(ValueError, match="Unknown label type: continuous"):
+            GatedAttentionClassifier().fit(X_OK, np.linspace(0, 1, 40))
+
+    def test_y_of_wrong_length(self):
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            GatedAttentionClassifier().fit(X_OK, Y_OK[:-1])
+
+    def test_empty_X(self):
+        with pytest.raises(ValueError, match="0 sample"):
+            GatedAttentionClassifier().fit(X_OK[:0], Y_OK[:0])
+
+    def test_three_dimensional_X(self):
+        with pytest.raises(ValueError, match="Found array with dim 3"):
+            GatedAttentionClassifier().fit(X_OK.reshape(40, 2, 1), Y_OK)
+
+    def test_sparse_X(self):
+        with pytest.raises(TypeError, match="Sparse data was passed"):
+            GatedAttentionClassifier().fit(sp.csr_matrix(X_OK), Y_OK)
+
+    def test_complex_X(self):
+        with pytest.raises(ValueError, match="Complex data not supported"):
+            GatedAttentionClassifier().fit(X_OK + 1j, Y_OK)
+
+    def test_strings_in_X(self):
+        with pytest.raises(ValueError, match="could not convert"):
+            GatedAttentionClassifier().fit(np.full((40, 2), "a"), Y_OK)
+
+    def test_predict_before_fit(self):
+        with pytest.raises(NotFittedError):
+            GatedAttentionClassifier().predict(X_OK)
+        with pytest.raises(NotFittedError):
+            GatedAttentionClassifier().representation(X_OK)
+
+    def test_wrong_number_of_features_at_predict(self, fitted):
+        with pytest.raises(ValueError, match="X has 3 features, but .* expecting 2"):
+            fitted.predict(np.zeros((4, 3)))
+
+    def test_non_finite_at_predict(self, fitted):
+        with pytest.raises(ValueError, match="Input X contains NaN"):
+            fitted.predict_proba(np.array([[0.0, np.nan]]))

@@ -1,0 +1,203 @@
+"""The torch model against the equations of DESIGN.md."""
+
+import math
+
+import pytest
+import torch
+
+from skgate.nn import GatedAttentionBlock, GatedAttentionNet
+
+
+def _net(seed=0, **kwargs):
+    torch.manual_seed(seed)
+    params = {"n_features": 3, "n_outputs": 2, "d_model": 16, **kwargs}
+    return GatedAttentionNet(**params).double()
+
+
+def _second_difference(f, x, v, eps):
+    """||f(x + eps v) - 2 f(x) + f(x - eps v)|| / eps^2, row by row."""
+    with torch.no_grad():
+        diff = f(x + eps * v) - 2 * f(x) + f(x - eps * v)
+    return diff.flatten(1).norm(dim=1) / eps**2
+
+
+class TestEquations:
+    def test_gate_matches_hand_computed_example(self):
+        # d_model = 1, two tokens h = (1, 2), W_q = W_k = W_v = W_g = 1, b_g = 0.
+        block = GatedAttentionBlock(1, gate="multiplicative", alpha=0.5).double()
+        with torch.no_grad():
+            for layer in (block.query, block.key, block.value, block.gate_proj):
+                layer.weight.fill_(1.0)
+            block.gate_proj.bias.zero_()
+        out = block(torch.tensor([[[1.0], [2.0]]], dtype=torch.float64))
+        # Token 0: scores (1*1, 1*2), token 1: scores (2*1, 2*2); sqrt(d) = 1.
+        e = math.exp
+        a0 = (1 * e(1) + 2 * e(2)) / (e(1) + e(2))
+        a1 = (1 * e(2) + 2 * e(4)) / (e(2) + e(4))
+        expected = [a0 * (1 + 0.5 * math.tanh(1)), a1 * (1 + 0.5 * math.tanh(2))]
+        assert out.flatten().tolist() == pytest.approx(expected, rel=1e-14)
+
+    def test_silu_gate_is_silu_of_attention(self):
+        torch.manual_seed(0)
+        silu = GatedAttentionBlock(4, gate="silu").double()
+        none = GatedAttentionBlock(4, gate="none").double()
+        none.load_state_dict(silu.state_dict())
+        h = torch.randn(3, 5, 4, dtype=torch.float64)
+        torch.testing.assert_close(silu(h), torch.nn.functional.silu(none(h)))
+
+    @pytest.mark.parametrize("token_dim", [None, 1])
+    def test_alpha_zero_is_exactly_ungated(self, token_dim):
+        gated = _net(gate="multiplicative", alpha=0.0, depth=3, token_dim=token_dim)
+        ungated = _net(gate="none", depth=3, token_dim=token_dim)
+        missing = ungated.load_state_dict(gated.state_dict(), strict=False)
+        assert all("gate_proj" in key for key in missing.unexpected_keys)
+        assert not missing.missing_keys
+        x = torch.randn(20, 3, dtype=torch.float64)
+        assert torch.equal(gated(x), ungated(x))
+        assert torch.equal(gated.representation(x), ungated.representation(x))
+
+    def test_alpha_changes_output(self):
+        gated = _net(alpha=1.0)
+        x = torch.randn(20, 3, dtype=torch.float64)
+        before = gated(x)
+        for block in gated.blocks:
+            block.alpha = 0.0
+        assert not torch.allclose(before, gated(x))
+
+
+class TestFlatness:
+    """With copied tokens ungated attention is affine in x at every depth."""
+
+    @pytest.mark.parametrize("depth", [1, 3])
+    def test_ungated_copied_tokens_are_affine(self, depth):
+        net = _net(gate="none", depth=depth)
+        gen = torch.Generator().manual_seed(1)
+        x = 2 * torch.randn(50, 3, dtype=torch.float64, generator=gen)
+        v = torch.randn(50, 3, dtype=torch.float64, generator=gen)
+        v = v / v.norm(dim=1, keepdim=True)
+        second = _second_difference(net.representation, x, v, eps=0.1)
+        assert second.max() < 1e-9
+
+    @pytest.mark.parametrize("gate", ["multiplicative", "silu"])
+    @pytest.mark.parametrize("depth", [1, 3])
+    def test_gated_copied_tokens_are_curved(self, gate, depth):
+        # The same measurement must be able to see curvature: else the test
+        # above could pass for a broken reason.
+        net = _net(gate=gate, depth=depth)
+        gen = torch.Generator().manual_seed(1)
+        x = 2 * torch.randn(50, 3, dtype=torch.float64, generator=gen)
+        v = torch.randn(50, 3, dtype=torch.float64, generator=gen)
+        v = v / v.norm(dim=1, keepdim=True)
+        second = _second_difference(net.representation, x, v, eps=0.1)
+        assert second.mean() > 1e-3
+
+    def test_copied_tokens_are_identical(self):
+        net = _net(depth=2, n_tokens=5)
+        rep = net.representation(torch.randn(4, 3, dtype=torch.float64))
+        assert rep.shape == (4, 5, 16)
+        # Equal up to the order of floating-point sums inside the matmuls.
+        torch.testing.assert_close(rep, rep[:, :1].expand_as(rep), rtol=0, atol=1e-14)
+
+
+@pytest.fixture(scope="module")
+def net():
+    return _net(depth=3, n_outputs=4)
+
+
+@pytest.fixture(scope="module")
+def x():
+    return torch.randn(6, 3, dtype=torch.float64)
+
+
+class TestLayers:
+    def test_shapes(self, net, x):
+        assert net(x).shape == (6, 4)
+        assert net.representation(x).shape == (6, 8, 16)
+        assert net.representation(x, "pooled").shape == (6, 16)
+        assert net.representation(x, "logits").shape == (6, 4)
+
+    def test_layers_compose(self, net, x):
+        h = net.embed_tokens(x)
+        outputs = []
+        for block in net.blocks:
+            h = block(h)
+            outputs.append(h)
+        for index, expected in enumerate(outputs):
+            assert torch.equal(net.representation(x, index), expected)
+        assert torch.equal(net.representation(x, -1), outputs[-1])
+        assert torch.equal(net.representation(x, "attention"), outputs[-1])
+        pooled = outputs[-1].mean(dim=1)
+        assert torch.equal(net.representation(x, "pooled"), pooled)
+        assert torch.equal(net.representation(x, "logits"), net.head(pooled))
+        assert torch.equal(net(x), net.head(pooled))
+
+    @pytest.mark.parametrize(
+        "layer, error, match",
+        [
+            (3, ValueError, "layer=3 is out of range for depth=3"),
+            (-4, ValueError, "layer=-4 is out of range"),
+            ("hidden", ValueError, "layer must be one of"),
+            (1.0, TypeError, "layer must be one of"),
+            (True, TypeError, "layer must be one of"),
+        ],
+    )
+    def test_bad_layer(self, net, x, layer, error, match):
+        with pytest.raises(error, match=match):
+            net.representation(x, layer)
+
+    def test_bad_input_shape(self, net):
+        with pytest.raises(ValueError, match=r"shape \(batch, 3\)"):
+            net(torch.zeros(2, 4, dtype=torch.float64))
+
+
+class TestSequences:
+    def test_tokens_are_rows_in_column_order(self):
+        net = _net(n_features=6, token_dim=2)
+        assert net.n_tokens == 3
+        x = torch.arange(12, dtype=torch.float64).reshape(2, 6)
+        expected = net.embed(x.reshape(2, 3, 2))
+        assert torch.equal(net.embed_tokens(x), expected)
+
+    def test_token_permutation_permutes_representation(self):
+        # No positional embedding: attention is permutation-equivariant and
+        # the pooled representation permutation-invariant.
+        net = _net(n_features=6, token_dim=2, depth=2)
+        x = torch.randn(5, 6, dtype=torch.float64)
+        perm = [2, 0, 1]
+        x_perm = x.reshape(5, 3, 2)[:, perm].reshape(5, 6)
+        rep, rep_perm = net.representation(x), net.representation(x_perm)
+        torch.testing.assert_close(rep_perm, rep[:, perm])
+        torch.testing.assert_close(net(x_perm), net(x))
+
+    def test_distinct_tokens_make_ungated_attention_curved(self):
+        # Flatness is special to copied tokens: with distinct tokens the
+        # softmax weights depend on x, and ungated attention bends.
+        net = _net(n_features=6, token_dim=2, gate="none")
+        gen = torch.Generator().manual_seed(0)
+        x = 2 * torch.randn(30, 6, dtype=torch.float64, generator=gen)
+        v = torch.randn(30, 6, dtype=torch.float64, generator=gen)
+        v = v / v.norm(dim=1, keepdim=True)
+        assert _second_difference(net.representation, x, v, eps=0.1).mean() > 1e-3
+
+
+class TestValidation:
+    @pytest.mark.parametrize(
+        "kwargs, error, match",
+        [
+            ({"gate": "relu"}, ValueError, "gate must be one of"),
+            ({"head": "deep"}, ValueError, "head must be one of"),
+            ({"alpha": -0.1}, ValueError, "alpha must be a finite real number >= 0"),
+            ({"alpha": float("nan")}, ValueError, "alpha must be"),
+            ({"alpha": "1"}, TypeError, "alpha must be a real number"),
+            ({"depth": 0}, ValueError, "depth must be an int >= 1; got 0"),
+            ({"depth": 1.5}, TypeError, "depth must be an int"),
+            ({"d_model": 0}, ValueError, "d_model must be an int >= 1"),
+            ({"n_tokens": 0}, ValueError, "n_tokens must be an int >= 1"),
+            ({"token_dim": 2}, ValueError, "token_dim must divide"),
+            ({"n_features": 0}, ValueError, "n_features must be an int >= 1"),
+        ],
+    )
+    def test_bad_arguments(self, kwargs, error, match):
+        params = {"n_features": 3, "n_outputs": 2, **kwargs}
+        with pytest.raises(error, match=match):
+            GatedAttentionNet(**params)
