@@ -68,6 +68,19 @@ def _check_device(device):
     return device
 
 
+def _check_converged(net, X):
+    """Raise if training left non-finite weights, instead of predicting NaN later."""
+    if all(torch.isfinite(p).all() for p in net.module_.parameters()):
+        return
+    losses = net.history[:, "train_loss"] if len(net.history) else []
+    raise ValueError(
+        f"Training diverged: the weights became non-finite (train_loss per "
+        f"epoch: {[float(loss) for loss in losses]}). X has values of magnitude "
+        f"up to {np.abs(X).max():.3g}; scale X first (e.g. StandardScaler) or "
+        f"lower lr."
+    )
+
+
 class _GatedAttentionBase(BaseEstimator):
     """What the gated attention estimators share: parameters, training, forward passes.
 
@@ -210,6 +223,7 @@ class _GatedAttentionBase(BaseEstimator):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             net.fit(X.astype(np.float32), y_net)
+        _check_converged(net, X)
         self.net_ = net
         self.history_ = net.history
         return self
@@ -233,7 +247,14 @@ class _GatedAttentionBase(BaseEstimator):
                 # A copy: validated X may be a read-only view of the caller's data.
                 chunk = torch.tensor(X[start : start + _PREDICT_CHUNK])
                 outputs.append(module.representation(chunk.to(device), layer).cpu())
-        return torch.cat(outputs).numpy()
+        result = torch.cat(outputs).numpy()
+        if not np.isfinite(result).all():
+            raise ValueError(
+                f"The network's output is not finite for X with values of "
+                f"magnitude up to {np.abs(X).max():.3g}; scale X like the "
+                f"training data."
+            )
+        return result
 
     def representation(self, X, layer="attention"):
         """The network's representation of ``X`` at ``layer``.
@@ -368,6 +389,20 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         """
         logits = torch.from_numpy(self.representation(X, layer="logits"))
         return torch.softmax(logits, dim=1).numpy()
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`, computed stably from the logits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes), float64
+        """
+        logits = torch.from_numpy(self.representation(X, layer="logits"))
+        return torch.log_softmax(logits, dim=1).numpy()
 
     def predict(self, X):
         """The most probable class of each row.

@@ -76,6 +76,19 @@ class TestFitted:
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
         np.testing.assert_array_equal(fitted.predict(moons[0]), proba.argmax(axis=1))
 
+    def test_log_probabilities(self, fitted, moons):
+        log_proba = fitted.predict_log_proba(moons[0])
+        np.testing.assert_allclose(
+            np.exp(log_proba), fitted.predict_proba(moons[0]), rtol=1e-12
+        )
+
+    def test_non_finite_weights_are_an_error_not_nan(self, fitted, moons):
+        broken = pickle.loads(pickle.dumps(fitted))
+        with torch.no_grad():
+            broken.net_.module_.head[0].weight[0, 0] = float("nan")
+        with pytest.raises(ValueError, match="output is not finite"):
+            broken.predict_proba(moons[0])
+
     def test_representation_layers(self, fitted, moons):
         X = moons[0][:7]
         attention = fitted.representation(X)
@@ -361,6 +374,14 @@ class TestBadInput:
     def test_huge_magnitudes_are_rejected_not_nan(self):
         with pytest.raises(ValueError, match="beyond the float32 range"):
             GatedAttentionClassifier().fit(X_OK * 1e300, Y_OK)
+
+    def test_divergence_is_an_error_not_nan(self):
+        with pytest.raises(ValueError, match="Training diverged: the weights became"):
+            GatedAttentionClassifier(max_epochs=2).fit(X_OK * 1e20, Y_OK)
+
+    def test_large_but_trainable_magnitudes_give_finite_probabilities(self):
+        clf = GatedAttentionClassifier(max_epochs=2).fit(X_OK * 1e6, Y_OK)
+        assert np.isfinite(clf.predict_proba(X_OK * 1e30)).all()
 
     def test_single_class(self):
         with pytest.raises(ValueError, match="y has 1 class .* at least 2 classes"):
