@@ -310,7 +310,8 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         Copies of the embedded row when ``token_dim`` is None.
     token_dim : int >= 1 or None, default=None
         None: each row is one token. An int dividing ``n_features``: each row is
-        a sequence of ``n_features // token_dim`` tokens, in column order.
+        a sequence of ``n_features // token_dim`` tokens, in column order, with
+        a learned positional embedding.
     head : {"mlp", "linear"}, default="mlp"
         "mlp": two layers with a GELU between them; "linear": one layer.
     max_epochs : int >= 0, default=20

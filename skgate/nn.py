@@ -118,7 +118,9 @@ class GatedAttentionNet(nn.Module):
     token_dim : int or None, default=None
         None: each row is one token, copied ``n_tokens`` times. An int: each row
         is a sequence of ``n_features // token_dim`` tokens of that width, read
-        in order (feature ``j`` belongs to token ``j // token_dim``).
+        in order (feature ``j`` belongs to token ``j // token_dim``); the
+        embedding's bias is then learned per position (``position``, a
+        positional embedding), so that tokens are told apart by place.
     head : {"mlp", "linear"}, default="mlp"
         "mlp": Linear(d_model, d_model), GELU, Linear(d_model, n_outputs) (a smooth
         activation, so that curvature at the logits is defined everywhere);
@@ -172,6 +174,14 @@ class GatedAttentionNet(nn.Module):
         self.token_dim = token_dim
         self.n_tokens = n_tokens if token_dim is None else n_features // token_dim
         self.embed = nn.Linear(n_features if token_dim is None else token_dim, d_model)
+        # Sequences get a learned bias per position (a positional embedding), so
+        # the model can tell tokens apart by place; copied tokens share one bias,
+        # which keeps them equal and ungated attention affine.
+        self.position = (
+            None
+            if token_dim is None
+            else nn.Parameter(0.02 * torch.randn(self.n_tokens, d_model))
+        )
         self.blocks = nn.ModuleList(
             GatedAttentionBlock(d_model, gate=gate, alpha=alpha) for _ in range(depth)
         )
@@ -195,7 +205,8 @@ class GatedAttentionNet(nn.Module):
         if self.token_dim is None:
             # Embedding once and copying is the same as embedding each copy.
             return self.embed(x).unsqueeze(1).expand(-1, self.n_tokens, -1)
-        return self.embed(x.reshape(x.shape[0], self.n_tokens, self.token_dim))
+        tokens = x.reshape(x.shape[0], self.n_tokens, self.token_dim)
+        return self.embed(tokens) + self.position
 
     def _check_layer(self, layer):
         if isinstance(layer, str):

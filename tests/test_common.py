@@ -7,6 +7,7 @@ from skgate import GatedAttentionClassifier
 ESTIMATORS = [
     GatedAttentionClassifier(random_state=0),
     GatedAttentionClassifier(gate="silu", depth=2, head="linear", random_state=0),
+    GatedAttentionClassifier(gate="none", token_dim=1, depth=2, random_state=0),
 ]
 
 

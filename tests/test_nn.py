@@ -155,16 +155,23 @@ class TestSequences:
         net = _net(n_features=6, token_dim=2)
         assert net.n_tokens == 3
         x = torch.arange(12, dtype=torch.float64).reshape(2, 6)
-        expected = net.embed(x.reshape(2, 3, 2))
+        expected = net.embed(x.reshape(2, 3, 2)) + net.position
+        assert net.position.shape == (3, 16)
         assert torch.equal(net.embed_tokens(x), expected)
 
-    def test_token_permutation_permutes_representation(self):
-        # No positional embedding: attention is permutation-equivariant and
-        # the pooled representation permutation-invariant.
+    def test_copied_tokens_have_no_positions(self):
+        assert _net().position is None
+
+    def test_positions_tell_tokens_apart(self):
         net = _net(n_features=6, token_dim=2, depth=2)
         x = torch.randn(5, 6, dtype=torch.float64)
         perm = [2, 0, 1]
         x_perm = x.reshape(5, 3, 2)[:, perm].reshape(5, 6)
+        assert not torch.allclose(net(x_perm), net(x))
+        # Without the positional bias, attention is permutation-equivariant
+        # and the pooled output permutation-invariant.
+        with torch.no_grad():
+            net.position.zero_()
         rep, rep_perm = net.representation(x), net.representation(x_perm)
         torch.testing.assert_close(rep_perm, rep[:, perm])
         torch.testing.assert_close(net(x_perm), net(x))
