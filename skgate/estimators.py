@@ -31,23 +31,28 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _PREDICT_CHUNK = 8192
 
 
+def _is_callback(obj):
+    return isinstance(obj, Callback) or (
+        isinstance(obj, type) and issubclass(obj, Callback)
+    )
+
+
 def _check_callbacks(callbacks):
+    """A private copy of the ``callbacks`` parameter (a list or tuple, or None)."""
     if callbacks is None:
         return []
-    allowed = (
-        "None or a list of skorch callbacks (Callback instances or "
-        "(name, Callback) pairs)"
-    )
-    if not isinstance(callbacks, (list, tuple)):
-        raise TypeError(f"callbacks must be {allowed}; got {callbacks!r}.")
     for item in callbacks:
-        cb = item[1] if isinstance(item, tuple) and len(item) == 2 else item
-        is_named = not isinstance(item, tuple) or isinstance(item[0], str)
-        if not is_named or not (
-            isinstance(cb, Callback)
-            or (isinstance(cb, type) and issubclass(cb, Callback))
-        ):
-            raise TypeError(f"callbacks must be {allowed}; got the item {item!r}.")
+        if isinstance(item, tuple):
+            valid = (
+                len(item) == 2 and isinstance(item[0], str) and _is_callback(item[1])
+            )
+        else:
+            valid = _is_callback(item)
+        if not valid:
+            raise TypeError(
+                f"callbacks must be None or a list of skorch callbacks (Callback "
+                f"instances or (name, Callback) pairs); got the item {item!r}."
+            )
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
     return copy.deepcopy(list(callbacks))
 
