@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from skorch import NeuralNetClassifier
 from skorch.callbacks import Callback
 
-from .nn import GATES, HEADS, GatedAttentionNet
+from . import geometry
+from .nn import GATES, HEADS, GatedAttentionNet, RepresentationMap
 
 __all__ = ["GatedAttentionClassifier"]
 
@@ -235,6 +236,10 @@ class _GatedAttentionBase(BaseEstimator):
 
     # -- forward passes -----------------------------------------------------
 
+    def _float64_module(self):
+        """A float64 copy of the trained network, in evaluation mode."""
+        return copy.deepcopy(self.net_.module_).double().eval()
+
     def _forward(self, X, layer):
         """The module's output at ``layer`` for validated ``X``, in float64 chunks.
 
@@ -244,7 +249,7 @@ class _GatedAttentionBase(BaseEstimator):
         float64 those differences are ~1e-16, so a prediction depends on its
         row alone, and the geometry can reuse the same forward pass.
         """
-        module = copy.deepcopy(self.net_.module_).double().eval()
+        module = self._float64_module()
         device = self.net_.device
         outputs = []
         with torch.inference_mode():
@@ -281,6 +286,46 @@ class _GatedAttentionBase(BaseEstimator):
         """
         check_is_fitted(self)
         return self._forward(self._validate_X(X, reset=False), layer)
+
+    def curvature(self, X, *, layer="attention", **kwargs):
+        """Curvature of the representation at each row of ``X``.
+
+        The same as :func:`skgate.representation_curvature` ``(self, X, ...)``:
+        the curvature of ``x -> representation(x, layer)`` measured by
+        :func:`skgate.geometry.curvature` in float64; with ``method="exact"``
+        the derivatives come from the network's own second-order forward pass.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        layer : "attention", int, "pooled" or "logits", default="attention"
+        **kwargs
+            ``kind``, ``method``, ``metric``, ``condition_number``,
+            ``covariance``, ``n_directions``, ``eps``, ``random_state``,
+            ``directions``: see :func:`skgate.geometry.curvature`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), float64
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_moons
+        >>> from skgate import GatedAttentionClassifier
+        >>> X, y = make_moons(100, random_state=0)
+        >>> ungated = GatedAttentionClassifier(alpha=0.0, max_epochs=2,
+        ...                                    random_state=0).fit(X, y)
+        >>> bool(ungated.curvature(X).max() < 1e-9)  # copied tokens: flat
+        True
+        >>> gated = GatedAttentionClassifier(alpha=1.0, max_epochs=2,
+        ...                                  random_state=0).fit(X, y)
+        >>> bool(gated.curvature(X).min() > 0)
+        True
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        f = RepresentationMap(self._float64_module().cpu(), layer)
+        return geometry.curvature(f, X, **kwargs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -28,4 +28,6 @@ def test_readme_example_runs():
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["H"].shape == (150, 8, 64)
+    assert namespace["kappa"].shape == (150,) and (namespace["kappa"] >= 0).all()
+    assert namespace["kappa_logits"].shape == (50,)
     assert namespace["search"].best_score_ > 0.85

@@ -1,0 +1,385 @@
+"""Curvature of a representation map, from its first and second directional derivatives.
+
+This module knows calculus and nothing about estimators. For a row-wise map
+``f: R^p -> R^m`` (outputs flattened) at ``x`` and a direction ``v``:
+
+- velocity ``u = Df(x)[v]`` and acceleration ``a = D^2 f(x)[v, v]`` are the two
+  primitives (:func:`directional_derivatives`), computed exactly (autodiff, or
+  the map's own second-order forward pass) or by central finite differences;
+- ``kind="acceleration"``, the paper's estimator: ``||a||_M``;
+- ``kind="extrinsic"``: curvature of the image curve ``t -> f(x + t v)``,
+  ``||P_perp(u) a||_M / ||u||_M^2``, independent of how the line is parametrised;
+- ``kind="gaussian"`` / ``"scalar"``: intrinsic curvature of the image manifold
+  under the pulled-back metric ``g = J^T M J``, by the Gauss equation
+  ``S = |tr_g II|^2 - |II|_g^2`` with ``II_ij`` the normal part of
+  ``d^2 f / dx_i dx_j``; "gaussian" is the mean sectional curvature
+  ``S / (k (k - 1))``, the Gaussian curvature ``K = S / 2`` of a surface.
+
+The output metric ``M`` (Euclidean, diagonal, SPD, or the Fisher-Rao metric
+``Sigma^-1`` of ``N(f(x), Sigma)``) enters once: derivatives are mapped by a
+whitening ``W`` with ``<a, b>_M = (a W) . (b W)``, after which all formulas are
+Euclidean.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+__all__ = ["curvature", "directional_derivatives", "KINDS", "METHODS"]
+
+KINDS = ("acceleration", "extrinsic", "gaussian", "scalar")
+METHODS = ("exact", "finite_difference")
+
+# Rows are processed in chunks, so memory stays bounded whatever len(X) is: at
+# most this many float64 output elements per evaluated batch, and at most
+# _CHUNK_EVALUATIONS points (rows x directions) per call of f, whose internal
+# activations may be much wider than its output (measured: larger batches of
+# the attention model run slower per point, as they fall out of cache).
+_CHUNK_ELEMENTS = 2**21
+_CHUNK_EVALUATIONS = 4096
+
+
+def directional_derivatives(f, X, directions, *, method="exact", eps=1e-2):
+    """First and second directional derivatives of a row-wise map.
+
+    Parameters
+    ----------
+    f : callable
+        Maps a float64 tensor (n, p) to a tensor (n, ...), row by row. If it
+        has a method ``jet(x, v)`` returning ``(f(x), Df(x)[v], D^2 f(x)[v, v])``
+        row by row, ``method="exact"`` uses it; otherwise nested forward-mode
+        autodiff (``torch.func.jvp``).
+    X : Tensor of shape (n, p), float64
+    directions : Tensor of shape (k, p), float64
+        Used as given (not normalised).
+    method : {"exact", "finite_difference"}, default="exact"
+        "finite_difference": ``(f(x + eps v) - f(x - eps v)) / (2 eps)`` and
+        ``(f(x + eps v) - 2 f(x) + f(x - eps v)) / eps^2``, errors O(eps^2).
+    eps : float, default=1e-2
+
+    Returns
+    -------
+    velocity, acceleration : Tensors of shape (n, k, m), m = prod of f's output
+        shape after the row axis.
+
+    Examples
+    --------
+    >>> import torch
+    >>> circle = lambda t: torch.cat([torch.cos(t), torch.sin(t)], dim=1)
+    >>> t = torch.zeros(1, 1, dtype=torch.float64)
+    >>> u, a = directional_derivatives(circle, t, torch.ones(1, 1).double())
+    >>> u.flatten().tolist(), a.flatten().tolist()  # (-sin 0, cos 0), (-cos 0, -sin 0)
+    ([-0.0, 1.0], [-1.0, -0.0])
+    """
+    n, p = X.shape
+    k = directions.shape[0]
+    # Row i * k + d is row i moved along direction d; real copies, since
+    # forward-mode autodiff cannot write tangents into broadcast views.
+    x = X.repeat_interleave(k, dim=0)
+    v = directions.repeat(n, 1)
+    if method == "exact":
+        jet = getattr(f, "jet", None)
+        if jet is not None:
+            _, velocity, acceleration = jet(x, v)
+        else:
+
+            def first_derivative(x_):
+                return torch.func.jvp(f, (x_,), (v,))[1]
+
+            velocity, acceleration = torch.func.jvp(first_derivative, (x,), (v,))
+    else:
+        values = f(torch.cat([X, x + eps * v, x - eps * v]))
+        centre = values[:n].reshape(n, 1, -1)
+        plus = values[n : n + n * k].reshape(n, k, -1)
+        minus = values[n + n * k :].reshape(n, k, -1)
+        return (plus - minus) / (2 * eps), (plus - 2 * centre + minus) / eps**2
+    return velocity.reshape(n, k, -1), acceleration.reshape(n, k, -1)
+
+
+# -- the output metric --------------------------------------------------------
+
+
+def _as_float64(name, value):
+    try:
+        return torch.as_tensor(np.asarray(value, dtype=np.float64))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{name} must be an array of real numbers; got {value!r}."
+        ) from exc
+
+
+def _whitening(metric, condition_number, covariance, m):
+    """A function mapping derivatives (..., m) to coordinates where M is Euclidean."""
+    if covariance is not None and metric is not None:
+        raise ValueError(
+            "Pass either metric or covariance (the Fisher-Rao metric is "
+            "covariance^-1), not both."
+        )
+    if condition_number is not None and metric != "anisotropic":
+        raise ValueError(
+            f"condition_number is used only with metric='anisotropic'; got "
+            f"condition_number={condition_number!r} with metric={metric!r}."
+        )
+    if metric is None and covariance is None:
+        return lambda d: d
+    if isinstance(metric, str):
+        if metric != "anisotropic":
+            raise ValueError(
+                f"metric must be None, 'anisotropic', a vector of {m} positive "
+                f"weights or an SPD matrix of shape ({m}, {m}); got {metric!r}."
+            )
+        if condition_number is None:
+            raise ValueError(
+                "metric='anisotropic' needs condition_number, a real number >= 1."
+            )
+        # Eigenvalues log-spaced from 1 down to 1 / condition_number.
+        diagonal = torch.logspace(
+            0, -np.log10(condition_number), m, dtype=torch.float64
+        )
+        return lambda d: d * diagonal.sqrt()
+    name = "metric" if metric is not None else "covariance"
+    matrix = _as_float64(name, metric if metric is not None else covariance)
+    allowed = (
+        f"a vector of {m} positive finite weights or a symmetric positive "
+        f"definite matrix of shape ({m}, {m}), {m} being the representation's "
+        f"flattened size"
+    )
+    if matrix.shape not in ((m,), (m, m)):
+        raise ValueError(f"{name} must be {allowed}; got shape {tuple(matrix.shape)}.")
+    if not torch.isfinite(matrix).all():
+        raise ValueError(f"{name} must be {allowed}; it has non-finite entries.")
+    if matrix.ndim == 1:
+        if not (matrix > 0).all():
+            raise ValueError(f"{name} must be {allowed}; it has entries <= 0.")
+        scale = matrix.sqrt() if name == "metric" else matrix.rsqrt()
+        return lambda d: d * scale
+    if not torch.allclose(matrix, matrix.T, rtol=1e-10, atol=1e-12):
+        raise ValueError(f"{name} must be {allowed}; it is not symmetric.")
+    factor, info = torch.linalg.cholesky_ex(matrix)
+    if info != 0:
+        raise ValueError(f"{name} must be {allowed}; it is not positive definite.")
+    # metric M = L L^T: <a, b>_M = (a L) . (b L). covariance S = C C^T:
+    # <a, b>_{S^-1} = (C^-1 a) . (C^-1 b) = (a C^-T) . (b C^-T).
+    if name == "metric":
+        whitener = factor
+    else:
+        eye = torch.eye(m, dtype=torch.float64)
+        whitener = torch.linalg.solve_triangular(factor, eye, upper=False).T
+    return lambda d: d @ whitener
+
+
+# -- curvature kinds from the two derivatives --------------------------------
+
+
+def _curve_curvature(velocity, acceleration, kind):
+    """Acceleration or extrinsic curvature, (n, k), from whitened (n, k, m)."""
+    if kind == "acceleration":
+        return acceleration.norm(dim=-1)
+    speed2 = (velocity * velocity).sum(-1)
+    safe = torch.where(speed2 > 0, speed2, torch.ones_like(speed2))
+    along = (acceleration * velocity).sum(-1) / safe
+    normal = (acceleration - along.unsqueeze(-1) * velocity).norm(dim=-1)
+    # Where the curve stops (u = 0) its curvature is infinite unless a = 0 too.
+    stopped = torch.where(normal > 0, torch.inf, 0.0)
+    return torch.where(speed2 > 0, normal / safe, stopped)
+
+
+def _pair_directions(frame):
+    """The frame's vectors, then the sums e_i + e_j (i < j) for polarisation."""
+    i, j = torch.triu_indices(len(frame), len(frame), offset=1)
+    return torch.cat([frame, frame[i] + frame[j]]), i, j
+
+
+def _intrinsic_curvature(velocity, acceleration, k, i, j, kind):
+    """Scalar or mean sectional curvature (n,) from derivatives along a frame.
+
+    ``velocity[:, :k]`` are the Jacobian's columns along the frame; the second
+    derivatives along e_i and e_i + e_j give the Hessian by polarisation.
+    """
+    J = velocity[:, :k]  # (n, k, m)
+    diag = acceleration[:, :k]
+    mixed = (acceleration[:, k:] - diag[:, i] - diag[:, j]) / 2
+    H = torch.zeros(J.shape[0], k, k, J.shape[-1], dtype=J.dtype)
+    H[:, torch.arange(k), torch.arange(k)] = diag
+    H[:, i, j] = mixed
+    H[:, j, i] = mixed
+    g = J @ J.transpose(1, 2)  # pulled-back metric (n, k, k)
+    g_inv = torch.linalg.pinv(g, hermitian=True)
+    # Second fundamental form: the part of H normal to the tangent space.
+    tangent_coords = torch.einsum("nijm,nlm,nlq->nijq", H, J, g_inv)
+    II = H - torch.einsum("nijq,nqm->nijm", tangent_coords, J)
+    trace = torch.einsum("nij,nijm->nm", g_inv, II)
+    raised = torch.einsum("nik,njl,nklm->nijm", g_inv, g_inv, II)
+    scalar = (trace * trace).sum(-1) - (raised * II).sum((1, 2, 3))
+    return scalar if kind == "scalar" else scalar / (k * (k - 1))
+
+
+# -- the public function -------------------------------------------------------
+
+
+def _check_X(X):
+    if isinstance(X, torch.Tensor):
+        X = X.detach().cpu().numpy()
+    X = np.asarray(X)
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"X must hold real numbers; got dtype {X.dtype}.")
+    X = torch.as_tensor(X.astype(np.float64))
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"X must be a non-empty 2-D array (n_samples, n_features); got shape "
+            f"{tuple(X.shape)}."
+        )
+    X = X.to(torch.float64)
+    if not torch.isfinite(X).all():
+        raise ValueError("X must be finite; it contains NaN or infinity.")
+    return X
+
+
+def _directions(directions, n_directions, random_state, p, kind):
+    """Unit directions (k, p): explicit, the standard basis, or random."""
+    if directions is None and kind in ("gaussian", "scalar"):
+        directions = np.eye(p)
+    elif directions is None:
+        directions = check_random_state(random_state).standard_normal((n_directions, p))
+    V = _as_float64("directions", directions)
+    if V.ndim != 2 or V.shape[1] != p or V.shape[0] == 0:
+        raise ValueError(
+            f"directions must have shape (k, {p}) with k >= 1, one row per input "
+            f"direction; got shape {tuple(V.shape)}."
+        )
+    norms = V.norm(dim=1, keepdim=True)
+    if not torch.isfinite(V).all() or not (norms > 0).all():
+        raise ValueError("directions must be finite and non-zero.")
+    if kind == "gaussian" and len(V) < 2:
+        raise ValueError(
+            f"kind='gaussian' needs a frame of at least 2 directions (an input "
+            f"of at least 2 features); got {len(V)}. kind='scalar' is 0 on curves."
+        )
+    return V / norms
+
+
+@validate_params(
+    {
+        "f": [callable],
+        "X": ["array-like", torch.Tensor],
+        "kind": [StrOptions(set(KINDS))],
+        "method": [StrOptions(set(METHODS))],
+        "metric": [None, StrOptions({"anisotropic"}), "array-like", torch.Tensor],
+        "condition_number": [None, Interval(Real, 1, None, closed="left")],
+        "covariance": [None, "array-like", torch.Tensor],
+        "n_directions": [Interval(Integral, 1, None, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "directions": [None, "array-like", torch.Tensor],
+    },
+    prefer_skip_nested_validation=True,
+)
+def curvature(
+    f,
+    X,
+    *,
+    kind="acceleration",
+    method="exact",
+    metric=None,
+    condition_number=None,
+    covariance=None,
+    n_directions=8,
+    eps=1e-2,
+    random_state=0,
+    directions=None,
+):
+    """Curvature of the map ``f`` at each row of ``X``.
+
+    Parameters
+    ----------
+    f : callable
+        Maps a float64 tensor (n, p) to a float64 tensor (n, ...), row by row
+        (e.g. a ``.double()`` torch module). A ``jet(x, v)`` method, if present,
+        gives exact derivatives in one pass (see :func:`directional_derivatives`).
+    X : array-like of shape (n, p)
+        Points at which to measure, finite.
+    kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleration"
+        "acceleration": ``||D^2 f(x)[v, v]||_M`` (the paper's kappa);
+        "extrinsic": curvature of the image curve ``t -> f(x + t v)``;
+        "gaussian": mean sectional curvature of the image manifold (its Gaussian
+        curvature for 2 inputs); "scalar": its scalar curvature.
+    method : {"exact", "finite_difference"}, default="exact"
+        Exact derivatives, or the paper's central differences with step ``eps``;
+        both in float64.
+    metric : None, "anisotropic", array of shape (m,) or (m, m), default=None
+        Output metric: Euclidean; diagonal with eigenvalues log-spaced from 1 to
+        ``1 / condition_number``; positive weights; or an SPD matrix. ``m`` is
+        the flattened output size of ``f``.
+    condition_number : float >= 1, optional
+        Only with ``metric="anisotropic"``.
+    covariance : array of shape (m,) or (m, m), optional
+        Reading ``f(x)`` as the mean of ``N(f(x), covariance)``: the Fisher-Rao
+        metric ``covariance^-1``. Exclusive with ``metric``.
+    n_directions : int >= 1, default=8
+        Random unit directions drawn from ``random_state`` (the same for every
+        row); the result averages over them. Not used by "gaussian"/"scalar".
+    eps : float > 0, default=1e-2
+        Finite-difference step.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the random directions.
+    directions : array of shape (k, p), optional
+        Explicit directions instead of random ones (normalised to unit length).
+        For "gaussian"/"scalar" they are the frame whose affine span through
+        ``x`` is mapped (default: the standard basis, i.e. the whole input space).
+
+    Returns
+    -------
+    ndarray of shape (n,), float64
+
+    Examples
+    --------
+    >>> import torch
+    >>> r = 2.0
+    >>> circle = lambda t: r * torch.cat([torch.cos(t), torch.sin(t)], dim=1)
+    >>> t = [[0.0], [1.0]]
+    >>> curvature(circle, t, kind="acceleration").round(12).tolist()
+    [2.0, 2.0]
+    >>> curvature(circle, t, kind="extrinsic").round(12).tolist()
+    [0.5, 0.5]
+    >>> curvature(lambda x: 3 * x + 1, [[0.0, 1.0]], kind="scalar").tolist()
+    [0.0]
+    """
+    X = _check_X(X)
+    n, p = X.shape
+    V = _directions(directions, n_directions, random_state, p, kind)
+    intrinsic = kind in ("gaussian", "scalar")
+    if intrinsic:
+        V, i, j = _pair_directions(V)
+    with torch.no_grad():
+        probe = f(X[:1])
+    if not isinstance(probe, torch.Tensor) or probe.ndim == 0 or len(probe) != 1:
+        raise ValueError(
+            "f must map a tensor of shape (n, p) to a tensor of shape (n, ...), "
+            f"row by row; for 1 row it returned {type(probe).__name__} "
+            f"{tuple(getattr(probe, 'shape', ()))}."
+        )
+    if probe.dtype != torch.float64:
+        raise TypeError(
+            f"f must compute in float64 (e.g. module.double()); it returned "
+            f"{probe.dtype}, too coarse for second derivatives."
+        )
+    m = probe[0].numel()
+    whiten = _whitening(metric, condition_number, covariance, m)
+    evaluations = 2 * len(V) + 1
+    chunk = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // evaluations)
+    values = []
+    for start in range(0, n, chunk):
+        with torch.no_grad():
+            velocity, acceleration = directional_derivatives(
+                f, X[start : start + chunk], V, method=method, eps=eps
+            )
+        velocity, acceleration = whiten(velocity), whiten(acceleration)
+        if intrinsic:
+            k = len(V) - len(i)
+            values.append(_intrinsic_curvature(velocity, acceleration, k, i, j, kind))
+        else:
+            values.append(_curve_curvature(velocity, acceleration, kind).mean(dim=1))
+    return torch.cat(values).numpy()
