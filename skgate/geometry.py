@@ -142,8 +142,11 @@ def _whitening(metric, condition_number, covariance, m):
         return lambda d: d * diagonal.sqrt()
     name = "metric" if metric is not None else "covariance"
     matrix = _as_float64(name, metric if metric is not None else covariance)
+    if matrix.ndim == 0:  # a number: the same weight (or variance) everywhere
+        matrix = matrix.expand(m)
     allowed = (
-        f"a vector of {m} positive finite weights or a symmetric positive "
+        f"a positive number, a vector of {m} positive finite weights or a "
+        f"symmetric positive "
         f"definite matrix of shape ({m}, {m}), {m} being the representation's "
         f"flattened size"
     )
@@ -267,9 +270,15 @@ def _directions(directions, n_directions, random_state, p, kind):
         "X": ["array-like", torch.Tensor],
         "kind": [StrOptions(set(KINDS))],
         "method": [StrOptions(set(METHODS))],
-        "metric": [None, StrOptions({"anisotropic"}), "array-like", torch.Tensor],
+        "metric": [
+            None,
+            StrOptions({"anisotropic"}),
+            Real,
+            "array-like",
+            torch.Tensor,
+        ],
         "condition_number": [None, Interval(Real, 1, None, closed="left")],
-        "covariance": [None, "array-like", torch.Tensor],
+        "covariance": [None, Real, "array-like", torch.Tensor],
         "n_directions": [Interval(Integral, 1, None, closed="left")],
         "eps": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
@@ -309,13 +318,14 @@ def curvature(
     method : {"exact", "finite_difference"}, default="exact"
         Exact derivatives, or the paper's central differences with step ``eps``;
         both in float64.
-    metric : None, "anisotropic", array of shape (m,) or (m, m), default=None
+    metric : None, "anisotropic", float, array of shape (m,) or (m, m), default=None
         Output metric: Euclidean; diagonal with eigenvalues log-spaced from 1 to
-        ``1 / condition_number``; positive weights; or an SPD matrix. ``m`` is
-        the flattened output size of ``f``.
+        ``1 / condition_number``; one positive weight for every coordinate;
+        positive weights; or an SPD matrix. ``m`` is the flattened output size
+        of ``f``.
     condition_number : float >= 1, optional
         Only with ``metric="anisotropic"``.
-    covariance : array of shape (m,) or (m, m), optional
+    covariance : float, array of shape (m,) or (m, m), optional
         Reading ``f(x)`` as the mean of ``N(f(x), covariance)``: the Fisher-Rao
         metric ``covariance^-1``. Exclusive with ``metric``.
     n_directions : int >= 1, default=8

@@ -133,6 +133,15 @@ class TestMetrics:
         full = curvature(f, T, kind="extrinsic", covariance=np.diag([0.25, 0.25, 1]))
         np.testing.assert_allclose(full, fisher, rtol=1e-12)
 
+    def test_a_number_is_an_isotropic_metric(self):
+        f = planar_circle_in_3d(1.5)
+        np.testing.assert_allclose(curvature(f, T, metric=4.0), 3.0, rtol=1e-12)
+        np.testing.assert_allclose(
+            curvature(f, T, kind="extrinsic", covariance=4.0), 2 / 1.5, rtol=1e-12
+        )
+        with pytest.raises(ValueError, match="entries <= 0"):
+            curvature(f, T, metric=-1.0)
+
     def test_full_spd_metric_is_the_quadratic_form(self):
         rng = np.random.default_rng(0)
         A = rng.normal(size=(3, 3))
