@@ -134,9 +134,16 @@ class GatedAttentionBlock(nn.Module):
         self.value = nn.Linear(d_model, d_model, bias=False)
         # The gate's weights exist for every alpha, so that alpha=0 and alpha>0
         # can share one set of weights.
-        self.gate_proj = (
-            nn.Linear(d_model, d_model) if gate == "multiplicative" else None
-        )
+        self.gate_proj = None
+        if gate == "multiplicative":
+            self.gate_proj = nn.Linear(d_model, d_model)
+            # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
+            # pre-activation at unit scale, in tanh's bend. PyTorch's default
+            # (std 1 / sqrt(3 d_model)) leaves it near tanh's linear part, where
+            # the gate starts almost affine and learns curvature slowly: on the
+            # checkerboard with a linear head, 5-fold accuracy 0.64 -> 0.73
+            # (alpha 1.5, defaults, 3 seeds); the linear task is unchanged.
+            nn.init.xavier_uniform_(self.gate_proj.weight, gain=2.0)
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)

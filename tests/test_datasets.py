@@ -113,7 +113,9 @@ def test_bad_common_arguments(maker, kwargs, match):
 
 
 def test_bad_shape():
-    with pytest.raises(ValueError, match="'shape' parameter .* 'checkerboard'"):
+    with pytest.raises(
+        ValueError, match="'shape' parameter .*'checkerboard'.*Got 'square'"
+    ):
         make_curved_task(shape="square")
 
 
