@@ -4,17 +4,27 @@ Multiplicative gating lets attention bend its representation space; ungated
 attention is affine in its values and therefore flat (Bathula & Joshi, 2026,
 "Gating Enables Curvature"). skgate gives the model, the tasks that tell the
 two apart, the curvature measurements (``skgate.geometry``,
-``representation_curvature``) and, in later releases, the model selection rule
-that uses them.
+``representation_curvature``) and the model selection that uses them
+(``curvature_score``, ``least_curvature_refit``).
 """
 
 from .datasets import make_curved_task, make_linear_task
 from .estimators import GatedAttentionClassifier
-from .model_selection import representation_curvature
+from .model_selection import (
+    curvature_score,
+    least_curvature_refit,
+    make_curvature_scorer,
+    make_joint_scorer,
+    representation_curvature,
+)
 
 __all__ = [
     "GatedAttentionClassifier",
+    "curvature_score",
+    "least_curvature_refit",
+    "make_curvature_scorer",
     "make_curved_task",
+    "make_joint_scorer",
     "make_linear_task",
     "representation_curvature",
 ]

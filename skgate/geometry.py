@@ -26,7 +26,12 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+    validate_params,
+)
 
 __all__ = ["curvature", "directional_derivatives", "KINDS", "METHODS"]
 
@@ -111,8 +116,8 @@ def _as_float64(name, value):
         ) from exc
 
 
-def _whitening(metric, condition_number, covariance, m):
-    """A function mapping derivatives (..., m) to coordinates where M is Euclidean."""
+def _check_metric_options(metric, condition_number, covariance):
+    """The checks on the metric that do not need the output size."""
     if covariance is not None and metric is not None:
         raise ValueError(
             "Pass either metric or covariance (the Fisher-Rao metric is "
@@ -123,18 +128,17 @@ def _whitening(metric, condition_number, covariance, m):
             f"condition_number is used only with metric='anisotropic'; got "
             f"condition_number={condition_number!r} with metric={metric!r}."
         )
+    if isinstance(metric, str) and condition_number is None:
+        raise ValueError(
+            "metric='anisotropic' needs condition_number, a real number >= 1."
+        )
+
+
+def _whitening(metric, condition_number, covariance, m):
+    """A function mapping derivatives (..., m) to coordinates where M is Euclidean."""
     if metric is None and covariance is None:
         return lambda d: d
-    if isinstance(metric, str):
-        if metric != "anisotropic":
-            raise ValueError(
-                f"metric must be None, 'anisotropic', a vector of {m} positive "
-                f"weights or an SPD matrix of shape ({m}, {m}); got {metric!r}."
-            )
-        if condition_number is None:
-            raise ValueError(
-                "metric='anisotropic' needs condition_number, a real number >= 1."
-            )
+    if isinstance(metric, str):  # "anisotropic", checked by _check_options
         # Eigenvalues log-spaced from 1 down to 1 / condition_number.
         diagonal = torch.logspace(
             0, -np.log10(condition_number), m, dtype=torch.float64
@@ -264,26 +268,41 @@ def _directions(directions, n_directions, random_state, p, kind):
     return V / norms
 
 
+_OPTION_CONSTRAINTS = {
+    "kind": [StrOptions(set(KINDS))],
+    "method": [StrOptions(set(METHODS))],
+    "metric": [None, StrOptions({"anisotropic"}), Real, "array-like", torch.Tensor],
+    "condition_number": [None, Interval(Real, 1, None, closed="left")],
+    "covariance": [None, Real, "array-like", torch.Tensor],
+    "n_directions": [Interval(Integral, 1, None, closed="left")],
+    "eps": [Interval(Real, 0, None, closed="neither")],
+    "random_state": ["random_state"],
+    "directions": [None, "array-like", torch.Tensor],
+}
+
+
+def _check_options(caller_name, **options):
+    """Validate curvature keywords before any data is seen (e.g. in a scorer).
+
+    Checks every constraint that does not depend on ``f`` or ``X``; sizes of
+    metrics and directions are checked when the curvature is computed.
+    """
+    unknown = sorted(set(options) - set(_OPTION_CONSTRAINTS))
+    if unknown:
+        raise TypeError(
+            f"{caller_name} got unknown curvature keywords {unknown}; allowed: "
+            f"{sorted(_OPTION_CONSTRAINTS)}."
+        )
+    validate_parameter_constraints(_OPTION_CONSTRAINTS, options, caller_name)
+    _check_metric_options(
+        options.get("metric"),
+        options.get("condition_number"),
+        options.get("covariance"),
+    )
+
+
 @validate_params(
-    {
-        "f": [callable],
-        "X": ["array-like", torch.Tensor],
-        "kind": [StrOptions(set(KINDS))],
-        "method": [StrOptions(set(METHODS))],
-        "metric": [
-            None,
-            StrOptions({"anisotropic"}),
-            Real,
-            "array-like",
-            torch.Tensor,
-        ],
-        "condition_number": [None, Interval(Real, 1, None, closed="left")],
-        "covariance": [None, Real, "array-like", torch.Tensor],
-        "n_directions": [Interval(Integral, 1, None, closed="left")],
-        "eps": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
-        "directions": [None, "array-like", torch.Tensor],
-    },
+    {"f": [callable], "X": ["array-like", torch.Tensor], **_OPTION_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
 def curvature(
@@ -357,6 +376,7 @@ def curvature(
     >>> curvature(lambda x: 3 * x + 1, [[0.0, 1.0]], kind="scalar").tolist()
     [0.0]
     """
+    _check_metric_options(metric, condition_number, covariance)
     X = _check_X(X)
     n, p = X.shape
     V = _directions(directions, n_directions, random_state, p, kind)

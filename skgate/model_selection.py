@@ -1,9 +1,29 @@
-"""Model selection on accuracy and curvature: where estimators and geometry meet."""
+"""Model selection on accuracy and curvature: where estimators and geometry meet.
 
+A curved representation costs capacity and robustness; it is worth having only
+where the task pays for it in accuracy. So skgate scores curvature next to
+accuracy (:func:`curvature_score`), folds the two into one number
+(:func:`make_joint_scorer`), and selects, among the models as accurate as the
+best within noise, the least curved one (:func:`least_curvature_refit`).
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
 from sklearn.pipeline import Pipeline
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["representation_curvature"]
+from .geometry import _check_options
+from .nn import LAYERS
+
+__all__ = [
+    "curvature_score",
+    "least_curvature_refit",
+    "make_curvature_scorer",
+    "make_joint_scorer",
+    "representation_curvature",
+]
 
 
 def _split_pipeline(estimator):
@@ -105,3 +125,272 @@ def representation_curvature(
         random_state=random_state,
         directions=directions,
     )
+
+
+# -- scorers ------------------------------------------------------------------
+
+
+def _check_layer(layer, caller_name):
+    if isinstance(layer, str) and layer in LAYERS:
+        return
+    if isinstance(layer, Integral) and not isinstance(layer, bool):
+        return
+    raise ValueError(
+        f"{caller_name}: layer must be one of {list(LAYERS)} or an int block "
+        f"index; got {layer!r}."
+    )
+
+
+def _kwargs_repr(kwargs):
+    return ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+
+
+class _CurvatureScorer:
+    """``scorer(estimator, X, y=None)``: mean representation curvature on X."""
+
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+    def __call__(self, estimator, X, y=None):
+        return float(np.mean(representation_curvature(estimator, X, **self.kwargs)))
+
+    def __repr__(self):
+        return f"make_curvature_scorer({_kwargs_repr(self.kwargs)})"
+
+
+class _JointScorer:
+    """``scorer(estimator, X, y)``: score - tradeoff * mean curvature."""
+
+    def __init__(self, tradeoff, **kwargs):
+        self.tradeoff = tradeoff
+        self.curvature = _CurvatureScorer(**kwargs)
+
+    def __call__(self, estimator, X, y):
+        score = estimator.score(X, y)
+        return float(score - self.tradeoff * self.curvature(estimator, X))
+
+    def __repr__(self):
+        kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.curvature.kwargs})
+        return f"make_joint_scorer({kwargs})"
+
+
+def make_curvature_scorer(**kwargs):
+    """A scorer of mean representation curvature, with any geometry settings.
+
+    Parameters
+    ----------
+    **kwargs
+        Keywords of :func:`representation_curvature` (``kind``, ``method``,
+        ``metric``, ``condition_number``, ``covariance``, ``layer``,
+        ``n_directions``, ``eps``, ``random_state``, ``directions``). They are
+        validated here, when the scorer is made, so a typo fails before any
+        fit; sizes that depend on the data (a metric's length, directions'
+        width) are checked when it scores.
+
+    Returns
+    -------
+    scorer : callable ``scorer(estimator, X, y=None) -> float``
+        The mean curvature of the estimator's representation on ``X``; higher
+        means more curved, not better. Picklable, so it runs with ``n_jobs``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sklearn.model_selection import cross_validate
+    >>> from skgate import GatedAttentionClassifier, make_curvature_scorer
+    >>> X, y = make_moons(150, noise=0.1, random_state=0)
+    >>> scoring = {"accuracy": "accuracy",
+    ...            "pooled": make_curvature_scorer(layer="pooled", kind="extrinsic")}
+    >>> result = cross_validate(GatedAttentionClassifier(max_epochs=3, random_state=0),
+    ...                         X, y, cv=3, scoring=scoring)
+    >>> result["test_pooled"].shape
+    (3,)
+    """
+    layer = kwargs.pop("layer", "attention")
+    _check_layer(layer, "make_curvature_scorer")
+    _check_options("make_curvature_scorer", **kwargs)
+    return _CurvatureScorer(layer=layer, **kwargs)
+
+
+def curvature_score(estimator, X, y=None):
+    """Mean representation curvature of a fitted estimator on ``X``: a scorer.
+
+    The scorer protocol of scikit-learn (``scorer(estimator, X, y)``), so it
+    goes wherever a scorer goes: ``cross_validate(..., scoring={"accuracy":
+    "accuracy", "curvature": curvature_score})``, ``GridSearchCV(scoring=...)``.
+    Uses the defaults of :func:`representation_curvature` (the paper's
+    acceleration at the attention layer, exact, 8 directions, seed 0), so it is
+    deterministic. Higher means more curved, not better; select with
+    :func:`least_curvature_refit`. Other settings: :func:`make_curvature_scorer`.
+
+    Parameters
+    ----------
+    estimator : fitted GatedAttentionClassifier or Pipeline ending in one
+    X : array-like of shape (n_samples, n_features)
+    y : ignored
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from skgate import GatedAttentionClassifier, curvature_score
+    >>> X, y = make_moons(100, random_state=0)
+    >>> flat = GatedAttentionClassifier(alpha=0.0, max_epochs=2, random_state=0)
+    >>> curvature_score(flat.fit(X, y), X) < 1e-9
+    True
+    """
+    return _DEFAULT_CURVATURE_SCORER(estimator, X, y)
+
+
+_DEFAULT_CURVATURE_SCORER = _CurvatureScorer(layer="attention")
+
+
+@validate_params(
+    {"tradeoff": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def make_joint_scorer(tradeoff=0.01, **kwargs):
+    """One number for accuracy and curvature: ``score - tradeoff * curvature``.
+
+    For tools that accept a single metric. ``score`` is the estimator's own
+    ``score(X, y)`` (accuracy for a classifier) and ``curvature`` the mean
+    representation curvature on the same ``X``.
+
+    Parameters
+    ----------
+    tradeoff : float >= 0, default=0.01
+        Accuracy given up per unit of mean curvature.
+    **kwargs
+        Curvature settings, as for :func:`make_curvature_scorer`.
+
+    Returns
+    -------
+    scorer : callable ``scorer(estimator, X, y) -> float``
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from skgate import GatedAttentionClassifier, make_joint_scorer
+    >>> X, y = make_moons(100, random_state=0)
+    >>> clf = GatedAttentionClassifier(alpha=0.0, max_epochs=2, random_state=0)
+    >>> clf.fit(X, y)
+    GatedAttentionClassifier(alpha=0.0, max_epochs=2, random_state=0)
+    >>> bool(abs(make_joint_scorer(0.5)(clf, X, y) - clf.score(X, y)) < 1e-9)
+    True
+    """
+    return _JointScorer(tradeoff, **make_curvature_scorer(**kwargs).kwargs)
+
+
+# -- the refit rule -------------------------------------------------------------
+
+
+class _LeastCurvatureRefit:
+    """``refit(cv_results) -> index``; see :func:`least_curvature_refit`."""
+
+    # Curvatures closer than this are a tie: a flat model measures ~1e-12
+    # whatever its other settings, and such noise must not decide.
+    atol = 1e-9
+    rtol = 1e-6
+
+    def __init__(self, score, curvature, n_std):
+        self.score = score
+        self.curvature = curvature
+        self.n_std = n_std
+
+    def __call__(self, cv_results):
+        keys = [
+            f"mean_test_{self.score}",
+            f"std_test_{self.score}",
+            f"mean_test_{self.curvature}",
+        ]
+        missing = [key for key in keys if key not in cv_results]
+        if missing:
+            raise ValueError(
+                f"least_curvature_refit(score={self.score!r}, "
+                f"curvature={self.curvature!r}) needs {missing} in cv_results_; "
+                f"score the search with both, e.g. scoring={{{self.score!r}: "
+                f"{self.score!r}, {self.curvature!r}: curvature_score}}, and "
+                f"refit=least_curvature_refit()."
+            )
+        score, std, curvature = (np.asarray(cv_results[key], float) for key in keys)
+        valid = np.isfinite(score) & np.isfinite(curvature)
+        if not valid.any():
+            raise ValueError(
+                f"least_curvature_refit: no candidate has a finite "
+                f"mean_test_{self.score} and mean_test_{self.curvature}; did "
+                f"every fit fail?"
+            )
+        best = np.flatnonzero(valid)[np.argmax(score[valid])]
+        threshold = score[best] - self.n_std * std[best]
+        eligible = valid & (score >= threshold)
+        least = curvature[eligible].min()
+        tied = eligible & (curvature <= least + self.atol + self.rtol * abs(least))
+        # Among the least curved, the highest score; then the first candidate.
+        return int(np.flatnonzero(tied)[np.argmax(score[tied])])
+
+    def __repr__(self):
+        return (
+            f"least_curvature_refit(score={self.score!r}, "
+            f"curvature={self.curvature!r}, n_std={self.n_std!r})"
+        )
+
+
+@validate_params(
+    {
+        "score": [str],
+        "curvature": [str],
+        "n_std": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
+    """A ``refit=`` rule: the least curved model among the near-best.
+
+    For ``GridSearchCV`` / ``RandomizedSearchCV`` with multi-metric scoring.
+    Let ``best`` be the candidate with the highest ``mean_test_<score>`` and
+    ``s`` its fold standard deviation ``std_test_<score>``. Every candidate
+    scoring at least ``best - n_std * s`` is as good as the best within the
+    noise of cross-validation; among them the rule picks the least mean
+    ``mean_test_<curvature>``, and among equally curved ones (within 1e-9, or
+    1e-6 relative) the higher score. Candidates with a non-finite score or
+    curvature (failed fits) are skipped.
+
+    Why: a curved representation the task does not pay for is cost, not value
+    (it bends the geometry, is harder to interpret and to trust off the data).
+    On a linear task, where every gate strength reaches the same accuracy,
+    this keeps ``alpha = 0``; where curvature pays in accuracy, it keeps the
+    gate, but no more of it than the accuracy needs.
+
+    Parameters
+    ----------
+    score : str, default="accuracy"
+        The key of the score in ``scoring`` (higher is better).
+    curvature : str, default="curvature"
+        The key of the curvature scorer in ``scoring``.
+    n_std : float >= 0, default=1.0
+        How many standard deviations below the best still count as as good;
+        0 keeps only the best score (and breaks its ties by curvature).
+
+    Returns
+    -------
+    refit : callable ``refit(cv_results) -> int``
+        Picklable, so a fitted search can be saved.
+
+    Examples
+    --------
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from skgate import (GatedAttentionClassifier, curvature_score,
+    ...                     least_curvature_refit, make_linear_task)
+    >>> X, y = make_linear_task(300, random_state=0)
+    >>> search = GridSearchCV(
+    ...     GatedAttentionClassifier(max_epochs=5, random_state=0),
+    ...     {"alpha": [0.0, 1.0]}, cv=3,
+    ...     scoring={"accuracy": "accuracy", "curvature": curvature_score},
+    ...     refit=least_curvature_refit())
+    >>> search.fit(X, y).best_params_
+    {'alpha': 0.0}
+    """
+    return _LeastCurvatureRefit(score, curvature, n_std)
