@@ -30,4 +30,6 @@ def test_readme_example_runs():
     assert namespace["H"].shape == (150, 8, 64)
     assert namespace["kappa"].shape == (150,) and (namespace["kappa"] >= 0).all()
     assert namespace["kappa_logits"].shape == (50,)
+    assert namespace["selection"].best_params_ == {"alpha": 0.0}
+    assert namespace["cv"]["test_curvature"].shape == (3,)
     assert namespace["search"].best_score_ > 0.85

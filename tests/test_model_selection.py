@@ -1,14 +1,27 @@
-"""representation_curvature on fitted estimators and Pipelines."""
+"""representation_curvature, the curvature scorers and the refit rule, in use."""
+
+import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import make_moons
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from skgate import GatedAttentionClassifier, make_curved_task, representation_curvature
+from skgate import (
+    GatedAttentionClassifier,
+    curvature_score,
+    least_curvature_refit,
+    make_curvature_scorer,
+    make_curved_task,
+    make_joint_scorer,
+    make_linear_task,
+    representation_curvature,
+)
 
 FAST = {"max_epochs": 3, "d_model": 16, "random_state": 0}
 
@@ -129,3 +142,222 @@ class TestBadUse:
             representation_curvature(gated, data[0], directions=[[1.0, 0.0, 0.0]])
         with pytest.raises(ValueError, match="shape \\(1024,\\)"):
             representation_curvature(gated, data[0], metric=np.ones(1024))
+
+
+# -- scorers and the refit rule ---------------------------------------------------
+
+SCORING = {"accuracy": "accuracy", "curvature": curvature_score}
+
+
+class TestScorers:
+    def test_curvature_score_is_the_mean_curvature(self, gated, data):
+        X, y = data
+        value = curvature_score(gated, X, y)
+        assert isinstance(value, float)
+        assert value == pytest.approx(representation_curvature(gated, X).mean())
+        assert curvature_score(gated, X) == value  # y is optional, deterministic
+
+    def test_curvature_score_on_pipelines_and_bad_estimators(self, pipeline, data):
+        X, y = data
+        expected = representation_curvature(pipeline, X).mean()
+        assert curvature_score(pipeline, X, y) == pytest.approx(expected)
+        with pytest.raises(NotFittedError):
+            curvature_score(GatedAttentionClassifier(), X, y)
+        with pytest.raises(TypeError, match="has no representation"):
+            curvature_score(LogisticRegression().fit(X, y), X, y)
+
+    def test_configured_scorer_uses_its_settings(self, gated, data):
+        X = data[0]
+        kwargs = {"kind": "extrinsic", "layer": "logits", "n_directions": 3}
+        scorer = make_curvature_scorer(**kwargs)
+        expected = representation_curvature(gated, X, **kwargs).mean()
+        assert scorer(gated, X) == pytest.approx(expected)
+        assert "kind='extrinsic'" in repr(scorer)
+
+    @pytest.mark.parametrize(
+        "kwargs, error, match",
+        [
+            ({"kind": "bogus"}, ValueError, "'kind' parameter of make_curvature"),
+            ({"eps": 0}, ValueError, "'eps' parameter"),
+            ({"n_directions": 0}, ValueError, "'n_directions' parameter"),
+            ({"metric": "anisotropic"}, ValueError, "needs condition_number"),
+            ({"condition_number": 0.5}, ValueError, "'condition_number' parameter"),
+            ({"layer": "hidden"}, ValueError, "layer must be one of"),
+            ({"layer": 1.5}, ValueError, "layer must be one of"),
+            ({"kindd": "extrinsic"}, TypeError, "unknown curvature keywords"),
+        ],
+    )
+    def test_scorer_settings_are_validated_when_made(self, kwargs, error, match):
+        with pytest.raises(error, match=match):
+            make_curvature_scorer(**kwargs)
+
+    def test_joint_scorer(self, gated, data):
+        X, y = data
+        scorer = make_joint_scorer(tradeoff=0.05, layer="pooled")
+        curvature = representation_curvature(gated, X, layer="pooled").mean()
+        assert scorer(gated, X, y) == pytest.approx(
+            gated.score(X, y) - 0.05 * curvature
+        )
+        assert make_joint_scorer(0.0)(gated, X, y) == pytest.approx(gated.score(X, y))
+        with pytest.raises(ValueError, match="'tradeoff' parameter"):
+            make_joint_scorer(tradeoff=-1.0)
+        with pytest.raises(ValueError, match="'kind' parameter"):
+            make_joint_scorer(kind="bogus")
+
+    def test_scorers_pickle(self, gated, data):
+        X, y = data
+        for scorer in (make_curvature_scorer(kind="extrinsic"), make_joint_scorer()):
+            loaded = pickle.loads(pickle.dumps(scorer))
+            assert loaded(gated, X, y) == scorer(gated, X, y)
+
+
+def _results(score, std, curvature):
+    return {
+        "mean_test_accuracy": np.array(score, float),
+        "std_test_accuracy": np.array(std, float),
+        "mean_test_curvature": np.array(curvature, float),
+    }
+
+
+class TestRefitRule:
+    def test_least_curved_within_one_std_of_the_best(self):
+        refit = least_curvature_refit()
+        # best 0.90 +- 0.05: candidates >= 0.85 are eligible.
+        results = _results(
+            [0.84, 0.86, 0.90, 0.88], [0.01, 0.02, 0.05, 0.01], [0.0, 2.0, 5.0, 1.0]
+        )
+        assert refit(results) == 3
+        assert least_curvature_refit(n_std=0)(results) == 2
+        assert least_curvature_refit(n_std=2)(results) == 0
+
+    def test_ties_go_to_the_higher_score(self):
+        refit = least_curvature_refit()
+        results = _results([0.80, 0.83, 0.82], [0.05] * 3, [1.0, 1.0, 1.0])
+        assert refit(results) == 1
+        # Flat models measure ~1e-12 whatever else differs: a tie.
+        results = _results([0.80, 0.83, 0.82], [0.05] * 3, [3e-12, 8e-12, 4.0])
+        assert refit(results) == 1
+
+    def test_failed_fits_are_skipped(self):
+        results = _results([np.nan, 0.9, 0.89], [np.nan, 0.02, 0.02], [0.0, 3.0, 1.0])
+        assert least_curvature_refit()(results) == 2
+        with pytest.raises(ValueError, match="no candidate has a finite"):
+            least_curvature_refit()(_results([np.nan], [np.nan], [np.nan]))
+
+    def test_other_metric_names(self):
+        results = {
+            "mean_test_r2": np.array([0.5, 0.49]),
+            "std_test_r2": np.array([0.02, 0.02]),
+            "mean_test_kappa": np.array([3.0, 0.0]),
+        }
+        assert least_curvature_refit(score="r2", curvature="kappa")(results) == 1
+
+    def test_missing_keys_are_named_with_a_fix(self):
+        refit = least_curvature_refit()
+        with pytest.raises(ValueError, match="mean_test_curvature") as info:
+            refit({"mean_test_accuracy": [1.0], "std_test_accuracy": [0.0]})
+        assert "scoring={'accuracy': 'accuracy', 'curvature': curvature_score}" in str(
+            info.value
+        )
+
+    @pytest.mark.parametrize(
+        "kwargs, match",
+        [
+            ({"n_std": -1}, "'n_std' parameter"),
+            ({"score": 3}, "'score' parameter"),
+            ({"curvature": None}, "'curvature' parameter"),
+        ],
+    )
+    def test_arguments_are_validated(self, kwargs, match):
+        with pytest.raises(ValueError, match=match):
+            least_curvature_refit(**kwargs)
+
+
+def _alpha_search(X, y, head, n_jobs=2):
+    search = GridSearchCV(
+        GatedAttentionClassifier(head=head, random_state=0),
+        {"alpha": [0.0, 0.5, 1.0, 1.5]},
+        cv=3,
+        scoring=SCORING,
+        refit=least_curvature_refit(),
+        n_jobs=n_jobs,
+    )
+    return search.fit(X, y)
+
+
+class TestWhereUsersPutThem:
+    def test_linear_task_keeps_alpha_zero(self):
+        search = _alpha_search(*make_linear_task(random_state=0), head="mlp")
+        assert search.best_params_ == {"alpha": 0.0}
+        curvature = search.cv_results_["mean_test_curvature"]
+        assert curvature[0] < 1e-9 and curvature[3] > 0
+        accuracy = search.cv_results_["mean_test_accuracy"]
+        assert accuracy.max() - accuracy[0] < 0.02  # alpha does not buy accuracy
+
+    def test_curved_task_keeps_the_gate(self):
+        X, y = make_curved_task(shape="checkerboard", random_state=0)
+        search = _alpha_search(X, y, head="linear")
+        assert search.best_params_["alpha"] > 0
+        results = pd.DataFrame(search.cv_results_)
+        assert {"mean_test_accuracy", "mean_test_curvature", "param_alpha"} <= set(
+            results.columns
+        )
+        by_alpha = results.set_index("param_alpha")
+        assert by_alpha.loc[1.5, "mean_test_accuracy"] > (
+            by_alpha.loc[0.0, "mean_test_accuracy"] + 0.1
+        )
+        assert by_alpha.loc[0.0, "mean_test_curvature"] < 1e-9
+        assert by_alpha.loc[1.5, "mean_test_curvature"] > 0
+        assert search.best_estimator_.alpha == search.best_params_["alpha"]
+
+    def test_cross_validate_in_parallel(self, data):
+        X, y = data
+        clf = GatedAttentionClassifier(**FAST)
+        serial = cross_validate(clf, X, y, cv=3, scoring=SCORING)
+        parallel = cross_validate(clf, X, y, cv=3, scoring=SCORING, n_jobs=2)
+        assert serial["test_curvature"].shape == (3,)
+        assert (serial["test_curvature"] > 0).all()
+        np.testing.assert_allclose(parallel["test_curvature"], serial["test_curvature"])
+        np.testing.assert_allclose(parallel["test_accuracy"], serial["test_accuracy"])
+
+    def test_pipeline_grid_search(self, data):
+        X, y = data
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        search = GridSearchCV(
+            pipe,
+            {"gatedattentionclassifier__alpha": [0.0, 1.0]},
+            cv=3,
+            scoring={**SCORING, "joint": make_joint_scorer(0.01)},
+            refit=least_curvature_refit(),
+            n_jobs=2,
+        ).fit(X, y)
+        assert isinstance(search.best_index_, int | np.integer)
+        assert search.predict(X).shape == (120,)
+        assert representation_curvature(search.best_estimator_, X).shape == (120,)
+        assert "mean_test_joint" in search.cv_results_
+
+    def test_randomized_search(self, data):
+        X, y = data
+        search = RandomizedSearchCV(
+            GatedAttentionClassifier(**FAST),
+            {"alpha": [0.0, 0.5, 1.0], "depth": [1, 2]},
+            n_iter=3,
+            cv=2,
+            scoring=SCORING,
+            refit=least_curvature_refit(),
+            random_state=0,
+        ).fit(X, y)
+        assert 0 <= search.best_index_ < 3
+
+    def test_fitted_search_with_the_rule_pickles(self, data):
+        X, y = data
+        search = GridSearchCV(
+            GatedAttentionClassifier(**FAST),
+            {"alpha": [0.0, 1.0]},
+            cv=2,
+            scoring=SCORING,
+            refit=least_curvature_refit(),
+        ).fit(X, y)
+        loaded = pickle.loads(pickle.dumps(search))
+        np.testing.assert_array_equal(loaded.predict_proba(X), search.predict_proba(X))
+        assert loaded.best_index_ == search.best_index_
