@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m skgate demo
+	$(BIN)/python -m skgate reproduce --quick --n-jobs 2 --out scratch/demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -1,19 +1,21 @@
-"""Command line: ``python -m skgate demo``.
+"""Command line: ``python -m skgate reproduce`` and ``python -m skgate demo``.
 
-``demo`` fits ungated, SiLU and multiplicatively gated classifiers on a curved
-task (checkerboard), a linear task and scikit-learn's ``make_moons``, and prints
-their held-out accuracy. It is the quick look at the paper's claim that ``make
-demo`` runs.
+``reproduce [--quick] [--out DIR] [--n-jobs N] [--seeds K]`` runs the study of
+the paper's five claims and writes CSVs, PNG figures and REPORT.md into DIR
+(``make demo`` runs its quick form). ``demo`` fits ungated, SiLU and gated
+classifiers on three tasks and prints their held-out accuracy.
 """
 
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
+from . import experiments, report
 from .datasets import make_curved_task, make_linear_task
 from .estimators import GatedAttentionClassifier
 
@@ -70,9 +72,136 @@ def demo(n_samples=1000, max_epochs=20, random_state=0, log=sys.stderr):
     return table
 
 
+def _log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _write_csv(frame, path):
+    """The deterministic columns to ``path``; returns the timings apart."""
+    frame.drop(columns=experiments.TIMINGS, errors="ignore").to_csv(
+        path, index=False, float_format="%.10g"
+    )
+
+
+def _baseline_frame(gated, sklearn_rows):
+    gated = gated.assign(
+        dataset=[
+            shape if task == "curved" else task
+            for task, shape in zip(gated["task"], gated["shape"], strict=True)
+        ],
+        model=[f"GatedAttention ({gate})" for gate in gated["gate"]],
+    )
+    columns = ["dataset", "model", "seed", "accuracy", "fit_seconds"]
+    return pd.concat([gated[columns], sklearn_rows[columns]], ignore_index=True)
+
+
+def _boundary_panels(n_samples):
+    panels = []
+    tasks = {
+        "make_moons": make_moons(n_samples, noise=0.2, random_state=0),
+        "checkerboard": make_curved_task(
+            n_samples, shape="checkerboard", random_state=0
+        ),
+    }
+    for title, (X, y) in tasks.items():
+        clf = GatedAttentionClassifier(alpha=1.0, random_state=0).fit(X, y)
+        panels.append((f"{title}, gated (alpha=1)", clf, X, y))
+    return panels
+
+
+def reproduce(out, *, quick=False, seeds=None, n_jobs=1):
+    """Run the study and write CSVs, figures and REPORT.md into ``out``.
+
+    Each sweep's CSV is written as soon as it finishes, so an interrupted run
+    keeps what it finished. Returns the claims' verdicts.
+    """
+    from . import plotting
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = experiments.study_settings(quick=quick, seeds=seeds)
+    results, timings = {}, []
+    for name, sweep in settings.items():
+        _log(f"{name}: {len(sweep)} fits")
+        frame = experiments.run_sweep(sweep, n_jobs=n_jobs, description=name)
+        _write_csv(frame, out / f"{name}.csv")
+        timings.append(frame[["fit_seconds"]].assign(sweep=name))
+        results[name] = frame
+
+    names, seed_list, n_samples, gated_settings = experiments.baseline_settings(
+        quick=quick, seeds=seeds
+    )
+    _log(
+        f"baselines: {len(gated_settings)} gated attention fits and scikit-learn models"
+    )
+    gated = experiments.run_sweep(gated_settings, n_jobs=n_jobs, description="gated")
+    sklearn_rows = experiments.run_baselines(names, seed_list, n_samples, n_jobs=n_jobs)
+    baselines = _baseline_frame(gated, sklearn_rows)
+    _write_csv(baselines, out / "baselines.csv")
+    timings.append(baselines[["model", "fit_seconds"]].assign(sweep="baselines"))
+    results["baselines"] = baselines
+
+    _log("statistics")
+    claims = {
+        "C1": report.claim_gates(results["gates"]),
+        "C2": report.claim_alpha(results["alpha"]),
+        "C3": report.claim_linear(results["alpha"]),
+        "C4": report.claim_anisotropy(results["gates"]),
+        "C5": report.claim_depth(results["depth_init"], results["depth_trained"]),
+    }
+    for name, claim in claims.items():
+        claim["tests"].to_csv(
+            out / f"tests_{name}.csv", index=False, float_format="%.10g"
+        )
+
+    _log("figures")
+    figures = {
+        "gates": plotting.plot_gates(results["gates"]),
+        "alpha": plotting.plot_alpha(results["alpha"]),
+        "anisotropy": plotting.plot_anisotropy(
+            results["gates"], experiments.CONDITION_NUMBERS
+        ),
+        "depth": plotting.plot_depth(results["depth_init"], results["depth_trained"]),
+        "boundaries": plotting.plot_boundaries(_boundary_panels(n_samples)),
+    }
+    paths = {}
+    for name, figure in figures.items():
+        paths[name] = f"fig_{name}.png"
+        figure.savefig(out / paths[name], dpi=110)
+    pd.concat(timings, ignore_index=True).to_csv(out / "timings.csv", index=False)
+
+    verdicts = report.write_report(
+        out / "REPORT.md",
+        results=results,
+        claims=claims,
+        settings={"quick": quick, "seeds": seed_list, "n_samples": n_samples},
+        figures=paths,
+    )
+    _log(f"wrote {out / 'REPORT.md'}")
+    return verdicts
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m skgate", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    study = commands.add_parser("reproduce", help="the study of the paper's claims")
+    study.add_argument(
+        "--quick",
+        action="store_true",
+        help="a small version that runs in about 2 minutes",
+    )
+    study.add_argument(
+        "--out",
+        default="benchmarks/results",
+        help="output folder (default: benchmarks/results)",
+    )
+    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    study.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help="seeds per setting (default: 2 quick, 5 full)",
+    )
     demo_parser = commands.add_parser(
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
@@ -80,6 +209,27 @@ def main(argv=None):
     demo_parser.add_argument("--max-epochs", type=int, default=20)
     demo_parser.add_argument("--random-state", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.command == "reproduce":
+        if args.n_jobs == 0 or args.n_jobs < -1:
+            parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+        if args.seeds is not None and args.seeds < 2:
+            parser.error(
+                f"--seeds must be >= 2 for paired statistics; got {args.seeds}."
+            )
+        start = time.perf_counter()
+        try:
+            verdicts = reproduce(
+                args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
+            )
+        except KeyboardInterrupt:
+            _log(f"interrupted; the sweeps finished so far are in {args.out}")
+            return 130
+        print(
+            f"\nVerdicts ({time.perf_counter() - start:.0f} s, {args.out}/REPORT.md):"
+        )
+        for claim, verdict in verdicts.items():
+            print(f"  {claim}: {verdict}")
+        return 0
     if args.n_samples < 10:
         parser.error(f"--n-samples must be >= 10; got {args.n_samples}.")
     if args.max_epochs < 0:

@@ -32,4 +32,5 @@ def test_readme_example_runs():
     assert namespace["kappa_logits"].shape == (50,)
     assert namespace["selection"].best_params_ == {"alpha": 0.0}
     assert namespace["cv"]["test_curvature"].shape == (3,)
+    assert len(namespace["rows"]) == 8
     assert namespace["search"].best_score_ > 0.85

@@ -1,0 +1,199 @@
+"""Figures of the reproduction study (matplotlib, the ``plot`` extra).
+
+Each function takes the study's DataFrames, draws one figure and returns it;
+error bars are one standard deviation over seeds.
+"""
+
+import numpy as np
+
+from .experiments import GATE_ORDER
+
+__all__ = [
+    "plot_alpha",
+    "plot_anisotropy",
+    "plot_boundaries",
+    "plot_depth",
+    "plot_gates",
+]
+
+GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
+GATE_LABELS = {"multiplicative": "gated (alpha=1)", "silu": "SiLU", "none": "ungated"}
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "skgate's figures need matplotlib: pip install 'skgate[plot]'."
+        ) from exc
+    return plt
+
+
+def _stats(frame, by, value):
+    grouped = frame.groupby(by, sort=True)[value]
+    return grouped.mean(), grouped.std().fillna(0.0)
+
+
+def plot_gates(gates):
+    """C1: curvature and accuracy per gate, shape, head and token form."""
+    plt = _pyplot()
+    frame = gates.assign(
+        tokens=np.where(gates["n_observations"] > 1, "sequence", "copied")
+    )
+    panels = list(frame.groupby(["head", "tokens"], sort=True))
+    fig, axes = plt.subplots(
+        len(panels), 2, figsize=(11, 2.6 * len(panels)), squeeze=False
+    )
+    shapes = list(dict.fromkeys(frame["shape"]))
+    width = 0.8 / len(GATE_ORDER)
+    for row, ((head, tokens), group) in enumerate(panels):
+        for col, (value, label) in enumerate(
+            [
+                ("curvature_exact", "curvature (acceleration)"),
+                ("accuracy", "test accuracy"),
+            ]
+        ):
+            ax = axes[row, col]
+            for i, gate in enumerate(GATE_ORDER):
+                mean, std = _stats(group[group["gate"] == gate], "shape", value)
+                mean, std = mean.reindex(shapes), std.reindex(shapes)
+                x = np.arange(len(shapes)) + (i - 1) * width
+                ax.bar(
+                    x,
+                    mean,
+                    width,
+                    yerr=std,
+                    color=GATE_COLORS[gate],
+                    label=GATE_LABELS[gate],
+                    capsize=2,
+                )
+            ax.set_xticks(np.arange(len(shapes)), shapes)
+            ax.set_ylabel(label)
+            ax.set_title(f"head={head}, tokens={tokens}", fontsize=9)
+            if value == "curvature_exact":
+                ax.set_yscale("symlog", linthresh=1e-3)
+                ax.set_ylim(0, 5 * max(group[value].max(), 1e-3))
+            else:
+                ax.set_ylim(0.4, 1.0)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("C1: gate kind vs curvature and accuracy (mean ± std over seeds)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_alpha(alpha):
+    """C2/C3: accuracy and curvature against alpha, curved tasks and the linear one."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    frame = alpha.assign(
+        label=np.where(alpha["task"] == "linear", "linear", alpha["shape"])
+    )
+    for label, group in frame.groupby("label", sort=True):
+        style = {"color": "black", "linestyle": "--"} if label == "linear" else {}
+        for ax, value in zip(axes, ["accuracy", "curvature_exact"], strict=True):
+            mean, std = _stats(group, "alpha", value)
+            ax.errorbar(
+                mean.index, mean, yerr=std, marker="o", capsize=3, label=label, **style
+            )
+    axes[0].set_ylabel("test accuracy")
+    axes[1].set_ylabel("curvature (acceleration)")
+    for ax in axes:
+        ax.set_xlabel("gate strength alpha")
+    axes[0].legend(title="task", fontsize=8)
+    fig.suptitle("C2/C3: gate strength vs accuracy and curvature (mean ± std)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_anisotropy(gates, condition_numbers):
+    """C4: curvature per gate as the metric's condition number grows."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    columns = [f"curvature_cond_{c:g}" for c in condition_numbers]
+    for gate in GATE_ORDER:
+        values = gates.loc[gates["gate"] == gate, columns]
+        ax.errorbar(
+            condition_numbers,
+            values.mean(),
+            yerr=values.std(),
+            marker="o",
+            capsize=3,
+            color=GATE_COLORS[gate],
+            label=GATE_LABELS[gate],
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_xlabel("condition number of the diagonal metric")
+    ax.set_ylabel("curvature (acceleration, metric norm)")
+    ax.set_title("C4: ordering under anisotropic metrics (all conditions)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_depth(depth_init, depth_trained):
+    """C5: curvature against depth at initialisation and after training."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=False)
+    for ax, (title, frame) in zip(
+        axes,
+        [("at initialisation", depth_init), ("after training", depth_trained)],
+        strict=True,
+    ):
+        for gate in GATE_ORDER:
+            mean, std = _stats(frame[frame["gate"] == gate], "depth", "curvature_exact")
+            ax.errorbar(
+                mean.index,
+                mean,
+                yerr=std,
+                marker="o",
+                capsize=3,
+                color=GATE_COLORS[gate],
+                label=GATE_LABELS[gate],
+            )
+        ax.set_xlabel("depth (attention blocks)")
+        ax.set_ylabel("curvature (acceleration)")
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_title(f"C5: {title}")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_boundaries(panels, resolution=60):
+    """Decision boundary beside a curvature heat map, one row per fitted model.
+
+    ``panels``: list of ``(title, fitted classifier, X, y)`` with 2-D ``X``.
+    """
+    plt = _pyplot()
+    fig, axes = plt.subplots(
+        len(panels), 2, figsize=(10, 4.2 * len(panels)), squeeze=False
+    )
+    for row, (title, clf, X, y) in enumerate(panels):
+        lo, hi = X.min(axis=0) - 0.3, X.max(axis=0) + 0.3
+        g0, g1 = np.meshgrid(
+            np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution)
+        )
+        points = np.column_stack([g0.ravel(), g1.ravel()])
+        proba = clf.predict_proba(points)[:, 1].reshape(g0.shape)
+        kappa = clf.curvature(points).reshape(g0.shape)
+        ax = axes[row, 0]
+        filled = ax.contourf(g0, g1, proba, levels=20, cmap="RdBu_r", alpha=0.8)
+        ax.contour(g0, g1, proba, levels=[0.5], colors="black")
+        ax.scatter(X[:, 0], X[:, 1], c=y, cmap="RdBu_r", s=6, edgecolors="none")
+        fig.colorbar(filled, ax=ax, label="P(class 1)")
+        ax.set_title(f"{title}: decision boundary")
+        ax = axes[row, 1]
+        heat = ax.pcolormesh(g0, g1, kappa, cmap="viridis", shading="auto")
+        ax.contour(g0, g1, proba, levels=[0.5], colors="white", linewidths=1)
+        fig.colorbar(heat, ax=ax, label="curvature (acceleration)")
+        ax.set_title(f"{title}: representation curvature")
+        for ax in axes[row]:
+            ax.set_xlabel("x1")
+            ax.set_ylabel("x2")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,285 @@
+"""Sweeps, the statistics and verdict rules, the figures and the reproduce command."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skgate import __main__ as cli
+from skgate import experiments, plotting, report
+from skgate.experiments import grid, run_setting, run_sweep
+
+TINY = {"n_samples": [90], "max_epochs": [1], "d_model": [8], "n_curvature": [20]}
+
+
+class TestSweeps:
+    def test_grid_fills_defaults_and_rejects_unknown_keys(self):
+        settings = grid(gate=["none", "silu"], seed=[0, 1])
+        assert len(settings) == 4
+        assert all(s["n_samples"] == 1000 for s in settings)
+        with pytest.raises(ValueError, match="unknown setting keys \\['gates'\\]"):
+            grid(gates=["none"])
+
+    def test_row_has_the_setting_and_the_measurements(self):
+        row = run_setting(
+            {
+                **{k: v[0] for k, v in TINY.items()},
+                "gate": "silu",
+                "condition_numbers": (1, 10),
+            }
+        )
+        for key in [
+            "task",
+            "shape",
+            "gate",
+            "depth",
+            "head",
+            "seed",
+            "token_dim",
+            *experiments.MEASUREMENTS,
+            *experiments.TIMINGS,
+            "curvature_cond_1",
+            "curvature_cond_10",
+        ]:
+            assert key in row
+        assert np.isnan(row["alpha"])  # alpha does nothing without the gate
+        assert row["curvature_cond_1"] == pytest.approx(row["curvature_exact"])
+        assert row["curvature_fd"] == pytest.approx(row["curvature_exact"], rel=1e-3)
+
+    def test_same_rows_whatever_n_jobs(self):
+        settings = grid(
+            gate=["none", "multiplicative"], n_observations=[1, 4], seed=[0], **TINY
+        )
+        serial = run_sweep(settings, n_jobs=1, progress=False)
+        parallel = run_sweep(settings, n_jobs=2, progress=False)
+        columns = [c for c in serial.columns if c not in experiments.TIMINGS]
+        pd.testing.assert_frame_equal(serial[columns], parallel[columns])
+        assert list(serial["n_observations"]) == [1, 4, 1, 4]
+        assert serial["token_dim"].fillna(0).tolist() == [0, 2, 0, 2]
+
+    @pytest.mark.parametrize("task", ["curved", "linear", "moons", "circles"])
+    def test_tasks(self, task):
+        X, y = experiments.make_task(
+            task, shape="rings", n_samples=50, noise=0.1, n_observations=1, seed=0
+        )
+        assert X.shape == (50, 2) and set(np.unique(y)) == {0, 1}
+
+    def test_bad_task(self):
+        with pytest.raises(ValueError, match="task must be one of"):
+            experiments.make_task(
+                "spiral",
+                shape="circle",
+                n_samples=10,
+                noise=0.1,
+                n_observations=1,
+                seed=0,
+            )
+        with pytest.raises(ValueError, match="no sequence form"):
+            experiments.make_task(
+                "moons",
+                shape="circle",
+                n_samples=10,
+                noise=0.1,
+                n_observations=3,
+                seed=0,
+            )
+
+    def test_study_sizes(self):
+        full = experiments.study_settings()
+        assert {k: len(v) for k, v in full.items()} == {
+            "gates": 4 * 3 * 2 * 2 * 5,
+            "alpha": 4 * 7 * 5 + 7 * 5,
+            "depth_init": 3 * 6 * 20,
+            "depth_trained": 3 * 6 * 5,
+        }
+        assert len(experiments.study_settings(quick=True, seeds=3)["gates"]) == 36
+
+    def test_baselines_use_the_same_split(self):
+        rows = pd.DataFrame(experiments.run_baseline("moons", 0, 100))
+        assert list(rows["model"]) == [
+            "LogisticRegression",
+            "SVC (RBF)",
+            "MLPClassifier",
+            "RandomForest",
+        ]
+        assert rows["accuracy"].between(0.5, 1).all()
+
+
+def _seeded(frame_rows):
+    return pd.DataFrame(frame_rows)
+
+
+class TestStatistics:
+    def test_paired_comparison(self):
+        frame = _seeded(
+            [{"c": "a", "gate": "g", "seed": s, "v": 1.0 + 0.1 * s} for s in range(5)]
+            + [
+                {"c": "a", "gate": "h", "seed": s, "v": 0.5 + 0.05 * s}
+                for s in range(5)
+            ]
+            + [
+                {"c": "b", "gate": "g", "seed": s, "v": 1.0 + (-1) ** s}
+                for s in range(5)
+            ]
+            + [{"c": "b", "gate": "h", "seed": s, "v": 1.0} for s in range(5)]
+        )
+        table = report.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
+        a, b = table.iloc[0], table.iloc[1]
+        assert (
+            a["holds"] and a["p"] < 0.001 and a["mean difference"] == pytest.approx(0.6)
+        )
+        assert not b["holds"] and b["p"] > 0.05
+
+    def test_constant_differences(self):
+        frame = _seeded(
+            [
+                {"c": 0, "gate": g, "seed": s, "v": v}
+                for s in range(3)
+                for g, v in (("g", 2.0), ("h", 0.0))
+            ]
+        )
+        assert report.paired_comparison(frame, ["c"], "gate", "g", "h", "v")["holds"][0]
+        assert not report.paired_comparison(frame, ["c"], "gate", "h", "g", "v")[
+            "holds"
+        ][0]
+
+    def test_spearman_trend(self):
+        x = np.repeat(np.arange(5), 3)
+        frame = pd.DataFrame(
+            {"c": 0, "x": x, "up": x + 0.01 * np.arange(15), "flat": np.ones(15)}
+        )
+        assert report.spearman_trend(frame, ["c"], "x", "up")["holds"][0]
+        assert not report.spearman_trend(frame, ["c"], "x", "flat")["holds"][0]
+
+    def test_verdicts(self):
+        assert report.verdict([True, True], ["a", "b"]) == "reproduced"
+        assert report.verdict([True, False], ["a", "b"]) == (
+            "partly reproduced (holds in: a)"
+        )
+        assert report.verdict([False, False], ["a", "b"]) == "not reproduced"
+        assert report.verdict([], []) == "not reproduced"
+
+
+@pytest.fixture(scope="module")
+def tiny_study(tmp_path_factory, request):
+    """The whole reproduce pipeline on a study shrunk to seconds."""
+    out = tmp_path_factory.mktemp("study")
+    monkeypatch = pytest.MonkeyPatch()
+    request.addfinalizer(monkeypatch.undo)
+    full = experiments.study_settings
+
+    def shrink(settings):
+        return [{**s, **{k: v[0] for k, v in TINY.items()}} for s in settings]
+
+    def tiny_settings(*, quick=False, seeds=None):
+        sweeps = full(quick=True, seeds=2)
+        return {
+            name: shrink(s)[:: 3 if name == "depth_init" else 1]
+            for name, s in sweeps.items()
+        }
+
+    full_baselines = experiments.baseline_settings
+
+    def tiny_baselines(*, quick=False, seeds=None):
+        names, seeds, _, settings = full_baselines(quick=True, seeds=2)
+        return names, seeds, 90, shrink(settings)
+
+    monkeypatch.setattr(experiments, "study_settings", tiny_settings)
+    monkeypatch.setattr(experiments, "baseline_settings", tiny_baselines)
+    monkeypatch.setattr(cli, "_boundary_panels", lambda n: cli_panels())
+    verdicts = cli.reproduce(out, quick=True, n_jobs=1)
+    return out, verdicts
+
+
+def cli_panels():
+    from skgate import GatedAttentionClassifier, make_curved_task
+
+    X, y = make_curved_task(60, random_state=0)
+    clf = GatedAttentionClassifier(max_epochs=1, d_model=8, random_state=0).fit(X, y)
+    return [("tiny", clf, X, y)]
+
+
+class TestReproduce:
+    def test_writes_every_file(self, tiny_study):
+        out, verdicts = tiny_study
+        names = {p.name for p in out.iterdir()}
+        for sweep in ["gates", "alpha", "depth_init", "depth_trained", "baselines"]:
+            assert f"{sweep}.csv" in names
+        for figure in ["gates", "alpha", "anisotropy", "depth", "boundaries"]:
+            assert f"fig_{figure}.png" in names
+        assert {"REPORT.md", "timings.csv"} <= names
+        assert len(verdicts) == 5
+        assert all(
+            re.match("(reproduced|partly reproduced|not reproduced)", v)
+            for v in verdicts.values()
+        )
+
+    def test_csvs_hold_no_timings(self, tiny_study):
+        out, _ = tiny_study
+        for sweep in ["gates", "alpha", "baselines"]:
+            assert "fit_seconds" not in pd.read_csv(out / f"{sweep}.csv").columns
+        assert "fit_seconds" in pd.read_csv(out / "timings.csv").columns
+
+    def test_report_has_every_section_and_agrees_with_the_csvs(self, tiny_study):
+        out, verdicts = tiny_study
+        text = (out / "REPORT.md").read_text()
+        for heading in [
+            "## Setup",
+            "## C1",
+            "## C2",
+            "## C3",
+            "## C4",
+            "## C5",
+            "## Baselines",
+            "## What differs from the paper",
+        ]:
+            assert heading in text
+        for claim, verdict in verdicts.items():
+            assert f"| {claim} | {verdict} |" in text
+        # A number in a table is the CSV's number.
+        linear = pd.read_csv(out / "alpha.csv").query("task == 'linear'")
+        accuracy = linear.groupby("alpha")["accuracy"].mean()
+        for value in accuracy:
+            assert f"{value:.4g}" in text
+        tests = pd.read_csv(out / "tests_C1.csv")
+        assert len(tests) == 16  # 4 conditions x 2 comparisons x 2 measures
+        for p in tests["p"]:
+            assert f"{p:.4g}" in text
+
+
+class TestFigures:
+    def test_each_figure_draws(self, tiny_study):
+        out, _ = tiny_study
+        gates = pd.read_csv(out / "gates.csv")
+        figure = plotting.plot_gates(gates)
+        assert len(figure.axes) == 8
+        assert figure.axes[0].get_ylabel() == "curvature (acceleration)"
+        alpha = pd.read_csv(out / "alpha.csv")
+        assert plotting.plot_alpha(alpha).axes[0].get_xlabel() == "gate strength alpha"
+        anis = plotting.plot_anisotropy(gates, experiments.CONDITION_NUMBERS)
+        assert anis.axes[0].get_xscale() == "log"
+
+
+class TestCommandLine:
+    @pytest.mark.parametrize(
+        "argv, message",
+        [
+            (["reproduce", "--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+            (["reproduce", "--seeds", "1"], "--seeds must be >= 2"),
+            (["reproduce", "--seeds", "x"], "invalid int value"),
+        ],
+    )
+    def test_bad_arguments(self, argv, message, capsys):
+        with pytest.raises(SystemExit) as info:
+            cli.main(argv)
+        assert info.value.code == 2
+        assert message in capsys.readouterr().err
+
+    def test_interrupt_exits_cleanly(self, monkeypatch, tmp_path, capsys):
+        def interrupted(*args, **kwargs):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(cli, "reproduce", interrupted)
+        assert cli.main(["reproduce", "--out", str(tmp_path)]) == 130
+        assert "interrupted" in capsys.readouterr().err
