@@ -127,7 +127,8 @@ def run_setting(setting):
     """Fit and measure one setting; returns one row (a dict).
 
     The row holds the setting (``alpha`` is NaN for gates other than
-    "multiplicative", where it has no effect), ``token_dim`` (2 for sequences),
+    "multiplicative", where it has no effect; ``shape`` is None for tasks other
+    than "curved"), ``token_dim`` (2 for sequences),
     and the measurements on up to ``n_curvature`` test rows: ``accuracy`` (on
     the whole test split), ``curvature_fd`` (the paper's acceleration by float64
     central differences), ``curvature_exact`` (the same, exact),
@@ -168,6 +169,7 @@ def run_setting(setting):
         row = {
             **{k: v for k, v in s.items() if k != "condition_numbers"},
             "alpha": s["alpha"] if s["gate"] == "multiplicative" else np.nan,
+            "shape": s["shape"] if s["task"] == "curved" else None,
             "token_dim": token_dim,
             "accuracy": clf.score(X_test, y_test),
             "curvature_fd": representation_curvature(
