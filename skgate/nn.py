@@ -147,11 +147,16 @@ class GatedAttentionBlock(nn.Module):
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
-        q, k, v = self.query(h), self.key(h), self.value(h)
-        # Written out rather than F.scaled_dot_product_attention: its fused
-        # kernels do not support forward-mode autodiff, which the geometry uses.
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
-        a = torch.softmax(scores, dim=-1) @ v
+        if h.shape[-2] == 1:
+            # One token attends to itself with weight softmax([s]) = 1 exactly:
+            # a = v, whatever q and k are (copied tokens take this path).
+            a = self.value(h)
+        else:
+            q, k, v = self.query(h), self.key(h), self.value(h)
+            # Written out rather than F.scaled_dot_product_attention: its fused
+            # kernels lack forward-mode autodiff, which the geometry uses.
+            scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model)
+            a = torch.softmax(scores, dim=-1) @ v
         if self.gate == "none":
             return a
         if self.gate == "silu":
@@ -165,10 +170,14 @@ class GatedAttentionBlock(nn.Module):
         ``h`` (all of shape (batch, tokens, d_model)); returns the same triple
         for the output, computed by the chain rule through each operation.
         """
-        q, k, v = (_linear_jet(layer, h, dh, d2h) for layer in self.projections)
-        scale = 1 / math.sqrt(self.d_model)
-        scores = _product_jet(*q, *k, lambda x, y: scale * x @ y.transpose(-2, -1))
-        a = _product_jet(*_softmax_jet(*scores), *v, torch.matmul)
+        if h.shape[-2] == 1:  # attention weight 1, constant: a = v (see forward)
+            a = _linear_jet(self.value, h, dh, d2h)
+        else:
+            q, k, v = (_linear_jet(layer, h, dh, d2h) for layer in self.projections)
+            scale = 1 / math.sqrt(self.d_model)
+            product = lambda x, y: scale * x @ y.transpose(-2, -1)  # noqa: E731
+            scores = _product_jet(*q, *k, product)
+            a = _product_jet(*_softmax_jet(*scores), *v, torch.matmul)
         if self.gate == "none":
             return a
         if self.gate == "silu":
@@ -298,6 +307,21 @@ class GatedAttentionNet(nn.Module):
         tokens = x.reshape(x.shape[0], self.n_tokens, self.token_dim)
         return self.embed(tokens) + self.position
 
+    def _first_tokens(self, x):
+        # (batch, n_features) -> (batch, tokens computed, d_model). Copied tokens
+        # are equal, so every key is equal, attention is uniform and each
+        # block's output is the same at every token: one token is computed and
+        # the copies are restored by _copies (the same numbers up to rounding,
+        # 1/n_tokens of the work).
+        if self.token_dim is None:
+            return self.embed(x).unsqueeze(1)
+        return self.embed_tokens(x)
+
+    def _copies(self, h):
+        if self.token_dim is None:
+            return h.expand(-1, self.n_tokens, -1)
+        return h
+
     def _check_layer(self, layer):
         if isinstance(layer, str):
             _check_option("layer", layer, LAYERS)
@@ -328,11 +352,15 @@ class GatedAttentionNet(nn.Module):
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
-        h = self.embed_tokens(x)
+        if x.ndim != 2 or x.shape[1] != self.n_features:
+            raise ValueError(
+                f"x must have shape (batch, {self.n_features}); got {tuple(x.shape)}."
+            )
+        h = self._first_tokens(x)
         for block in self.blocks[: last + 1]:
             h = block(h)
         if isinstance(layer, int) or layer == "attention":
-            return h
+            return self._copies(h)
         pooled = h.mean(dim=1)
         if layer == "pooled":
             return pooled
@@ -364,9 +392,9 @@ class GatedAttentionNet(nn.Module):
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
-        h = self.embed_tokens(x)
+        h = self._first_tokens(x)
         if self.token_dim is None:
-            dh = F.linear(v, self.embed.weight).unsqueeze(1).expand_as(h)
+            dh = F.linear(v, self.embed.weight).unsqueeze(1)
         else:
             tokens = v.reshape(v.shape[0], self.n_tokens, self.token_dim)
             dh = F.linear(tokens, self.embed.weight)
@@ -374,7 +402,7 @@ class GatedAttentionNet(nn.Module):
         for block in self.blocks[: last + 1]:
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":
-            return jet
+            return tuple(self._copies(part) for part in jet)
         jet = tuple(part.mean(dim=1) for part in jet)
         if layer == "pooled":
             return jet

@@ -376,8 +376,9 @@ class TestBadInput:
             GatedAttentionClassifier().fit(X_OK * 1e300, Y_OK)
 
     def test_divergence_is_an_error_not_nan(self):
+        # Sequences: q.k scores of 1e40 overflow float32 and the loss turns NaN.
         with pytest.raises(ValueError, match="Training diverged: the weights became"):
-            GatedAttentionClassifier(max_epochs=2).fit(X_OK * 1e20, Y_OK)
+            GatedAttentionClassifier(max_epochs=2, token_dim=1).fit(X_OK * 1e20, Y_OK)
 
     def test_large_but_trainable_magnitudes_give_finite_probabilities(self):
         clf = GatedAttentionClassifier(max_epochs=2).fit(X_OK * 1e6, Y_OK)
@@ -428,3 +429,34 @@ class TestBadInput:
     def test_non_finite_at_predict(self, fitted):
         with pytest.raises(ValueError, match="Input X contains NaN"):
             fitted.predict_proba(np.array([[0.0, np.nan]]))
+
+
+class TestBatchIterator:
+    def test_every_row_once_per_epoch_in_slices(self):
+        from skorch.dataset import Dataset
+
+        from skgate.estimators import _BatchIterator
+
+        X = torch.arange(10, dtype=torch.float32).reshape(10, 1)
+        y = torch.arange(10)
+        plain = list(_BatchIterator(Dataset(X, y), batch_size=4))
+        assert [len(b[0]) for b in plain] == [4, 4, 2]
+        assert torch.equal(torch.cat([b[1] for b in plain]), y)
+        torch.manual_seed(0)
+        shuffled = _BatchIterator(Dataset(X, y), batch_size=4, shuffle=True)
+        assert len(shuffled) == 3
+        batches = list(shuffled)
+        first = torch.cat([b[1] for b in batches])
+        assert sorted(first.tolist()) == list(range(10))
+        assert not torch.equal(first, y)
+        rows = torch.cat([b[0] for b in batches]).flatten().long()
+        assert torch.equal(rows, first)  # X and y stay paired
+        torch.manual_seed(0)
+        again = torch.cat([b[1] for b in shuffled])
+        assert torch.equal(first, again)
+
+    def test_fit_uses_it(self, fitted):
+        from skgate.estimators import _BatchIterator
+
+        assert fitted.net_.iterator_train is _BatchIterator
+        assert "valid_acc" not in dict(fitted.net_.callbacks_)

@@ -37,6 +37,22 @@ class TestEquations:
         expected = [a0 * (1 + 0.5 * math.tanh(1)), a1 * (1 + 0.5 * math.tanh(2))]
         assert out.flatten().tolist() == pytest.approx(expected, rel=1e-14)
 
+    @pytest.mark.parametrize("gate", ["multiplicative", "silu", "none"])
+    def test_one_token_skips_nothing_but_a_softmax_of_one(self, gate):
+        torch.manual_seed(0)
+        block = GatedAttentionBlock(4, gate=gate).double()
+        h = torch.randn(5, 1, 4, dtype=torch.float64)
+        scores = block.query(h) @ block.key(h).transpose(-2, -1) / 2.0
+        a = torch.softmax(scores, dim=-1) @ block.value(h)
+        expected = {
+            "none": a,
+            "silu": torch.nn.functional.silu(a),
+            "multiplicative": a * (1 + torch.tanh(block.gate_proj(h)))
+            if gate == "multiplicative"
+            else None,
+        }[gate]
+        torch.testing.assert_close(block(h), expected, rtol=1e-15, atol=1e-15)
+
     def test_silu_gate_is_silu_of_attention(self):
         torch.manual_seed(0)
         silu = GatedAttentionBlock(4, gate="silu").double()
@@ -116,20 +132,37 @@ class TestLayers:
         assert net.representation(x, "pooled").shape == (6, 16)
         assert net.representation(x, "logits").shape == (6, 4)
 
-    def test_layers_compose(self, net, x):
+    @pytest.mark.parametrize("gate", ["multiplicative", "silu", "none"])
+    @pytest.mark.parametrize("n_tokens", [1, 3, 8])
+    def test_layers_compose_every_token(self, gate, n_tokens):
+        # The model computes one of the copied tokens and copies the result;
+        # here every token goes through every block, as the equations say.
+        net = _net(depth=3, n_outputs=4, gate=gate, n_tokens=n_tokens)
+        x = torch.randn(6, 3, dtype=torch.float64)
         h = net.embed_tokens(x)
         outputs = []
         for block in net.blocks:
             h = block(h)
             outputs.append(h)
+        close = {"rtol": 1e-13, "atol": 1e-14}
         for index, expected in enumerate(outputs):
-            assert torch.equal(net.representation(x, index), expected)
-        assert torch.equal(net.representation(x, -1), outputs[-1])
-        assert torch.equal(net.representation(x, "attention"), outputs[-1])
+            torch.testing.assert_close(net.representation(x, index), expected, **close)
+        assert torch.equal(net.representation(x, -1), net.representation(x, 2))
+        assert torch.equal(net.representation(x, "attention"), net.representation(x, 2))
         pooled = outputs[-1].mean(dim=1)
-        assert torch.equal(net.representation(x, "pooled"), pooled)
-        assert torch.equal(net.representation(x, "logits"), net.head(pooled))
-        assert torch.equal(net(x), net.head(pooled))
+        torch.testing.assert_close(net.representation(x, "pooled"), pooled, **close)
+        torch.testing.assert_close(net(x), net.head(pooled), **close)
+        torch.testing.assert_close(
+            net.representation(x, "logits"), net.head(pooled), **close
+        )
+
+    def test_sequences_compute_every_token(self, x):
+        net = _net(n_features=6, token_dim=2, depth=2)
+        z = torch.randn(4, 6, dtype=torch.float64)
+        h = net.embed_tokens(z)
+        for block in net.blocks:
+            h = block(h)
+        assert torch.equal(net.representation(z), h)
 
     @pytest.mark.parametrize(
         "layer, error, match",

@@ -1,0 +1,392 @@
+"""Speed and memory of skgate, as ratios against baselines measured in the same run.
+
+Run: ``python benchmarks/bench_speed.py [--quick] [--out benchmarks/results/SPEED.md]``
+
+Every ratio is a median over repeated runs, side by side in one process (or in
+child processes, for peak memory), so machine speed cancels out. Nothing here
+is asserted: tests check that the fast paths compute the same numbers; this
+script measures what they cost.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from joblib import Parallel, delayed
+from sklearn.neural_network import MLPClassifier
+
+from skgate import GatedAttentionClassifier, make_curved_task
+from skgate.geometry import curvature
+from skgate.nn import GatedAttentionNet, RepresentationMap
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+# -- the hand-written baseline ----------------------------------------------------
+
+
+class ReferenceNet(torch.nn.Module):
+    """The model as one would write it by hand from DESIGN.md: every token computed."""
+
+    def __init__(self, n_features, n_classes, d_model=64, n_tokens=8, alpha=1.0):
+        super().__init__()
+        self.n_tokens, self.alpha, self.d = n_tokens, alpha, d_model
+        self.embed = torch.nn.Linear(n_features, d_model)
+        self.q = torch.nn.Linear(d_model, d_model, bias=False)
+        self.k = torch.nn.Linear(d_model, d_model, bias=False)
+        self.v = torch.nn.Linear(d_model, d_model, bias=False)
+        self.g = torch.nn.Linear(d_model, d_model)
+        self.head = torch.nn.Sequential(
+            torch.nn.Linear(d_model, d_model),
+            torch.nn.GELU(),
+            torch.nn.Linear(d_model, n_classes),
+        )
+
+    def forward(self, x):
+        h = self.embed(x).unsqueeze(1).repeat(1, self.n_tokens, 1)
+        scores = self.q(h) @ self.k(h).transpose(1, 2) / math.sqrt(self.d)
+        a = torch.softmax(scores, dim=-1) @ self.v(h)
+        out = a * (1 + self.alpha * torch.tanh(self.g(h)))
+        return self.head(out.mean(dim=1))
+
+
+def handwritten_fit(module, X, y, epochs, batch_size=64, lr=2e-3, weight_decay=1e-2):
+    """A minimal PyTorch training loop: AdamW, shuffled mini-batches."""
+    optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=weight_decay)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    X = torch.as_tensor(X, dtype=torch.float32)
+    y = torch.as_tensor(y, dtype=torch.int64)
+    module.train()
+    for _ in range(epochs):
+        order = torch.randperm(len(X))
+        for start in range(0, len(X), batch_size):
+            index = order[start : start + batch_size]
+            optimizer.zero_grad()
+            loss_fn(module(X[index]), y[index]).backward()
+            optimizer.step()
+    return module
+
+
+def nominal_training_flops(n_samples, epochs, d=64, n_tokens=8, n_features=2):
+    """Multiply-adds x 2 of a fit computing every token, forward and backward (3x)."""
+    per_token = 2 * (n_features * d + 4 * d * d + 2 * n_tokens * d)
+    per_sample = n_tokens * per_token + 2 * (d * d + 2 * d)
+    return 3 * per_sample * n_samples * epochs
+
+
+def matmul_flops_per_second(size=1024, repeats=20):
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b
+    seconds = median_seconds(lambda: a @ b, repeats)
+    return 2 * size**3 / seconds
+
+
+# -- peak memory in a child process --------------------------------------------------
+
+
+def peak_rss_of(code):
+    """Peak resident memory (MiB) of a fresh Python running ``code``."""
+    script = textwrap.dedent(code) + textwrap.dedent(
+        """
+        import json, resource
+        print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+SETUP = """
+import numpy as np, torch
+from skgate import GatedAttentionClassifier, make_curved_task
+X, y = make_curved_task(500, random_state=0)
+clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
+"""
+
+
+# -- the benchmarks ------------------------------------------------------------------
+
+
+def bench_fit(n_samples, epochs, repeats):
+    X, y = make_curved_task(n_samples, shape="checkerboard", random_state=0)
+    X32 = X.astype(np.float32)
+    results = {}
+
+    def skgate_fit():
+        GatedAttentionClassifier(max_epochs=epochs, random_state=0).fit(X, y)
+
+    def reference_fit():
+        torch.manual_seed(0)
+        handwritten_fit(ReferenceNet(2, 2), X32, y, epochs)
+
+    def same_module_fit():
+        torch.manual_seed(0)
+        handwritten_fit(GatedAttentionNet(2, 2), X32, y, epochs)
+
+    def mlp_fit():
+        MLPClassifier((64, 64), max_iter=epochs, random_state=0).fit(X, y)
+
+    skgate_fit()  # warm up
+    for name, fn in [
+        ("skgate fit", skgate_fit),
+        ("hand-written loop, hand-written model", reference_fit),
+        ("hand-written loop, skgate's module", same_module_fit),
+        ("sklearn MLPClassifier(64, 64)", mlp_fit),
+    ]:
+        results[name] = median_seconds(fn, repeats)
+        log(f"fit {name}: {results[name]:.3f} s")
+    return results
+
+
+def bench_curvature(n_points, repeats):
+    X, y = make_curved_task(1000, random_state=0)
+    clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
+    points = make_curved_task(n_points, random_state=1)[0]
+    results = {}
+    for layer in ("attention", "logits"):
+        for method in ("exact", "finite_difference"):
+            seconds = median_seconds(
+                lambda layer=layer, method=method: clf.curvature(
+                    points, layer=layer, method=method
+                ),
+                repeats,
+            )
+            results[(layer, method)] = seconds
+            log(f"curvature {layer} {method}: {seconds:.3f} s")
+    torch.manual_seed(0)
+    net = GatedAttentionNet(2, 2).double().eval()
+    f = RepresentationMap(net)
+    plain = lambda x: net.representation(x)  # noqa: E731  (no jet: nested jvp)
+    few = points[:200]
+    results["jet 200"] = median_seconds(lambda: curvature(f, few), repeats)
+    results["nested jvp 200"] = median_seconds(lambda: curvature(plain, few), 1)
+    return results
+
+
+def bench_scaling(repeats):
+    rows = []
+    for axis, values in [
+        ("n_samples", [500, 1000, 2000, 4000]),
+        ("depth", [1, 2, 4]),
+        ("d_model", [32, 64, 128]),
+    ]:
+        for value in values:
+            n = value if axis == "n_samples" else 1000
+            X, y = make_curved_task(n, random_state=0)
+            params = {"max_epochs": 5, "random_state": 0}
+            if axis != "n_samples":
+                params[axis] = value
+            seconds = median_seconds(
+                lambda p=params, X=X, y=y: GatedAttentionClassifier(**p).fit(X, y),
+                repeats,
+            )
+            rows.append((axis, value, seconds))
+            log(f"scaling {axis}={value}: {seconds:.3f} s")
+    slopes = {}
+    for axis in ("n_samples", "depth", "d_model"):
+        xs = [math.log(v) for a, v, _ in rows if a == axis]
+        ys = [math.log(s) for a, _, s in rows if a == axis]
+        slopes[axis] = float(np.polyfit(xs, ys, 1)[0])
+    return rows, slopes
+
+
+def _fit_one(seed, X, y, epochs):
+    GatedAttentionClassifier(max_epochs=epochs, random_state=seed).fit(X, y)
+    return torch.get_num_threads()
+
+
+def bench_parallel(n_fits):
+    """Wall time of n_fits fits, one at a time vs two joblib workers (warmed up)."""
+    X, y = make_curved_task(2000, random_state=0)
+    Parallel(n_jobs=2)(delayed(_fit_one)(s, X, y, 1) for s in range(2))  # start workers
+    times = {}
+    for n_jobs in (1, 2):
+        start = time.perf_counter()
+        threads = Parallel(n_jobs=n_jobs)(
+            delayed(_fit_one)(s, X, y, 20) for s in range(n_fits)
+        )
+        times[n_jobs] = time.perf_counter() - start
+        times[f"threads {n_jobs}"] = threads[0]
+        log(f"{n_fits} fits with n_jobs={n_jobs}: {times[n_jobs]:.2f} s")
+    return times
+
+
+def bench_memory():
+    baseline = peak_rss_of(SETUP)
+    curvature_peak = peak_rss_of(
+        SETUP
+        + """
+points = np.random.default_rng(0).uniform(-2, 2, size=(100_000, 2))
+kappa = clf.curvature(points)
+assert kappa.shape == (100_000,)
+"""
+    )
+    predict_peak = peak_rss_of(
+        SETUP
+        + """
+rows = np.random.default_rng(0).uniform(-2, 2, size=(1_000_000, 2))
+labels = clf.predict(rows)
+assert labels.shape == (1_000_000,)
+"""
+    )
+    log(
+        f"peak RSS: setup {baseline:.0f} MiB, curvature {curvature_peak:.0f} MiB, "
+        f"predict {predict_peak:.0f} MiB"
+    )
+    return baseline, curvature_peak, predict_peak
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/SPEED.md"))
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else 5
+    threads = torch.get_num_threads()
+
+    peak = matmul_flops_per_second()
+    log(f"matmul: {peak / 1e9:.0f} GFLOP/s")
+    fit = bench_fit(2000, 20, repeats)
+    flops = nominal_training_flops(2000, 20)
+    curv = bench_curvature(2000, repeats)
+    rows, slopes = bench_scaling(max(1, repeats // 2))
+    parallel = bench_parallel(8)
+    setup_rss, curvature_rss, predict_rss = bench_memory()
+    X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
+    X_test, y_test = make_curved_task(1000, shape="checkerboard", random_state=1)
+    accuracy = {
+        "skgate (gated, alpha=1)": GatedAttentionClassifier(random_state=0)
+        .fit(X, y)
+        .score(X_test, y_test),
+        "sklearn MLPClassifier(64, 64)": MLPClassifier(
+            (64, 64), max_iter=20, random_state=0
+        )
+        .fit(X, y)
+        .score(X_test, y_test),
+    }
+
+    skgate_fit = fit["skgate fit"]
+    ratios = {
+        "fit / hand-written loop (hand-written model)": skgate_fit
+        / fit["hand-written loop, hand-written model"],
+        "fit / hand-written loop (skgate's module)": skgate_fit
+        / fit["hand-written loop, skgate's module"],
+        "exact / finite-difference curvature (attention)": curv[("attention", "exact")]
+        / curv[("attention", "finite_difference")],
+        "exact / finite-difference curvature (logits)": curv[("logits", "exact")]
+        / curv[("logits", "finite_difference")],
+        "nested jvp / second-order forward pass (200 points)": curv["nested jvp 200"]
+        / curv["jet 200"],
+        "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
+    }
+    flop_limit = flops / peak
+    quick = " --quick" if args.quick else ""
+    lines = [
+        "# skgate speed and memory",
+        "",
+        f"Generated by `python benchmarks/bench_speed.py{quick}` "
+        f"on {platform.machine()} with {os.cpu_count()} cores, torch "
+        f"{torch.__version__} ({threads} threads), Python {platform.python_version()}. "
+        f"Times are medians of {repeats} runs; ratios are taken within this run.",
+        "",
+        "## Ratios",
+        "",
+        "| ratio | value |",
+        "|---|---|",
+        *[f"| {name} | {value:.3f} |" for name, value in ratios.items()],
+        "",
+        "## Training (2000 points, 20 epochs, batch 64, AdamW)",
+        "",
+        "| fit | seconds |",
+        "|---|---|",
+        *[f"| {name} | {seconds:.3f} |" for name, seconds in fit.items()],
+        "",
+        f"Matrix multiply: {peak / 1e9:.0f} GFLOP/s. The model's nominal training "
+        f"work (every token computed, forward and backward) is {flops / 1e9:.1f} "
+        f"GFLOP, a FLOP limit of {flop_limit:.3f} s: skgate's fit reaches "
+        f"{flop_limit / skgate_fit:.1%} of it, the hand-written loop "
+        f"{flop_limit / fit['hand-written loop, hand-written model']:.1%}. skgate "
+        "computes copied tokens once (they are equal, so attention over them is "
+        "uniform and the block's output is the same for each), which is why its "
+        "nominal throughput can exceed the hand-written model's.",
+        "",
+        "Held-out accuracy on the same data (checkerboard, 2000 train / 1000 test, "
+        "20 epochs each): "
+        + ", ".join(f"{name} {value:.3f}" for name, value in accuracy.items())
+        + ".",
+        "",
+        "## Curvature (2000 points, 8 directions)",
+        "",
+        "| layer | method | seconds |",
+        "|---|---|---|",
+        *[
+            f"| {layer} | {method} | {curv[(layer, method)]:.3f} |"
+            for layer in ("attention", "logits")
+            for method in ("exact", "finite_difference")
+        ],
+        "",
+        f"On 200 points of an untrained model: second-order forward pass "
+        f"{curv['jet 200']:.3f} s, nested `torch.func.jvp` "
+        f"{curv['nested jvp 200']:.3f} s.",
+        "",
+        "## Memory (peak resident set of a fresh process)",
+        "",
+        "| process | peak RSS (MiB) |",
+        "|---|---|",
+        f"| import, fit a model on 500 points | {setup_rss:.0f} |",
+        f"| the same, then curvature of 100 000 points | {curvature_rss:.0f} |",
+        f"| the same, then predict 1 000 000 rows | {predict_rss:.0f} |",
+        "",
+        "## Scaling (fit, 5 epochs)",
+        "",
+        "| axis | value | seconds |",
+        "|---|---|---|",
+        *[f"| {axis} | {value} | {seconds:.3f} |" for axis, value, seconds in rows],
+        "",
+        "Log-log slopes: "
+        + ", ".join(f"{axis} {slope:.2f}" for axis, slope in slopes.items())
+        + " (1 is linear).",
+        "",
+        "## Parallel fits",
+        "",
+        f"Eight 20-epoch fits on 2000 points: n_jobs=1 {parallel[1]:.2f} s "
+        f"({parallel['threads 1']} torch threads), n_jobs=2 {parallel[2]:.2f} s "
+        f"({parallel['threads 2']} torch thread per worker: joblib's loky backend "
+        "caps each worker at cores / n_jobs threads, so two workers do not fight "
+        "over the cores).",
+        "",
+    ]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines))
+    print(json.dumps({k: round(v, 4) for k, v in ratios.items()}, indent=1))
+    log(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
