@@ -295,13 +295,17 @@ class _GatedAttentionBase(BaseEstimator):
         """
         module = self._float64_module()
         device = self.net_.device
-        outputs = []
+        result = None
         with torch.inference_mode():
             for start in range(0, len(X), _PREDICT_CHUNK):
                 # A copy: validated X may be a read-only view of the caller's data.
                 chunk = torch.tensor(X[start : start + _PREDICT_CHUNK])
-                outputs.append(module.representation(chunk.to(device), layer).cpu())
-        result = torch.cat(outputs).numpy()
+                out = module.representation(chunk.to(device), layer).cpu().numpy()
+                if result is None:
+                    # One array filled chunk by chunk: memory stays at the
+                    # result plus one chunk's work, however many rows.
+                    result = np.empty((len(X), *out.shape[1:]), dtype=out.dtype)
+                result[start : start + len(out)] = out
         if not np.isfinite(result).all():
             raise ValueError(
                 f"The network's output is not finite for X with values of "

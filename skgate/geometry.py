@@ -398,7 +398,8 @@ def curvature(
         )
     m = probe[0].numel()
     whiten = _whitening(metric, condition_number, covariance, m)
-    evaluations = 2 * len(V) + 1
+    # Points f is evaluated at per row: x +- eps v and x, or x along each v.
+    evaluations = 2 * len(V) + 1 if method == "finite_difference" else len(V)
     chunk = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // evaluations)
     values = []
     for start in range(0, n, chunk):
