@@ -355,3 +355,33 @@ def run_baselines(names, seeds, n_samples, *, n_jobs=1, progress=True):
     rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     rows = tqdm(rows, total=len(jobs), desc="baselines", disable=not progress)
     return pd.DataFrame([row for group in rows for row in group])
+
+
+# -- scale-out -------------------------------------------------------------------
+
+
+def _register_resilient_dask_backend():
+    """joblib backend "dask-resilient": Dask, surviving the loss of a worker.
+
+    joblib's own "dask" backend scatters every argument over 1 kB (the data,
+    the fold indices) to one worker; when that worker dies the data is gone
+    and every task that needs it is cancelled, so the search fails. This
+    backend ships the arguments inside each task instead (more transfer, fine
+    for data of this size), so the scheduler can rerun a dead worker's tasks
+    on another. Registered when dask.distributed is installed.
+    """
+    try:
+        from joblib import register_parallel_backend
+        from joblib._dask import Batch, DaskDistributedBackend
+    except ImportError:  # dask.distributed is an optional extra
+        return
+
+    class ResilientDaskBackend(DaskDistributedBackend):
+        async def _to_func_args(self, func):
+            tasks = [(f, list(args), dict(kwargs)) for f, args, kwargs in func.items]
+            return Batch(tasks), tasks
+
+    register_parallel_backend("dask-resilient", ResilientDaskBackend)
+
+
+_register_resilient_dask_backend()

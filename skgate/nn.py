@@ -49,7 +49,7 @@ def _linear_jet(layer, h, dh, d2h):
 
 def _pointwise_jet(y, d1, d2, dh, d2h):
     """Jet of y = phi(h), given phi'(h) = d1 and phi''(h) = d2."""
-    return y, d1 * dh, d2 * dh * dh + d1 * d2h
+    return y, d1 * dh, torch.addcmul(d1 * d2h, d2 * dh, dh)
 
 
 def _tanh_jet(h, dh, d2h):
@@ -67,9 +67,10 @@ def _silu_jet(h, dh, d2h):
 
 def _gelu_jet(h, dh, d2h):
     # Exact (erf) GELU, y = h Phi(h): y' = Phi + h phi, y'' = phi (2 - h^2).
-    cdf = 0.5 * (1 + torch.erf(h / math.sqrt(2)))
-    pdf = torch.exp(-0.5 * h * h) / math.sqrt(2 * math.pi)
-    return _pointwise_jet(h * cdf, cdf + h * pdf, pdf * (2 - h * h), dh, d2h)
+    h2 = h * h
+    cdf = 0.5 + 0.5 * torch.erf(h * (1 / math.sqrt(2)))
+    pdf = torch.exp(h2 * -0.5) * (1 / math.sqrt(2 * math.pi))
+    return _pointwise_jet(h * cdf, torch.addcmul(cdf, h, pdf), pdf * (2 - h2), dh, d2h)
 
 
 def _product_jet(a, da, d2a, b, db, d2b, product):

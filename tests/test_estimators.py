@@ -460,3 +460,54 @@ class TestBatchIterator:
 
         assert fitted.net_.iterator_train is _BatchIterator
         assert "valid_acc" not in dict(fitted.net_.callbacks_)
+
+
+class _StopAfter(Callback):
+    """Raises KeyboardInterrupt (what Ctrl-C raises) at the end of an epoch."""
+
+    def __init__(self, epochs=2):
+        self.epochs = epochs
+
+    def on_epoch_end(self, net, **kwargs):
+        if len(net.history) == self.epochs:
+            raise KeyboardInterrupt
+
+
+class TestInterruptsAndPersistence:
+    def test_ctrl_c_during_fit_leaves_a_usable_estimator(self, moons):
+        clf = GatedAttentionClassifier(callbacks=[_StopAfter(2)], **FAST)
+        clf.fit(*moons)  # skorch catches KeyboardInterrupt and ends training
+        assert len(clf.history_) == 2
+        assert clf.predict_proba(moons[0]).shape == (300, 2)
+        assert np.isfinite(clf.curvature(moons[0][:10])).all()
+
+    def test_fitted_search_with_the_refit_rule_loads_in_another_process(
+        self, moons, tmp_path
+    ):
+        from skgate import curvature_score, least_curvature_refit
+
+        X, y = moons
+        search = GridSearchCV(
+            GatedAttentionClassifier(**FAST),
+            {"alpha": [0.0, 1.0]},
+            cv=2,
+            scoring={"accuracy": "accuracy", "curvature": curvature_score},
+            refit=least_curvature_refit(),
+        ).fit(X, y)
+        joblib.dump(search, tmp_path / "search.joblib")
+        np.save(tmp_path / "X.npy", X)
+        script = textwrap.dedent(
+            """
+            import sys, joblib, numpy as np
+            folder = sys.argv[1]
+            search = joblib.load(folder + "/search.joblib")
+            X = np.load(folder + "/X.npy")
+            np.save(folder + "/proba.npy", search.predict_proba(X))
+            np.save(folder + "/index.npy", np.array([search.best_index_]))
+            """
+        )
+        subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True)
+        np.testing.assert_array_equal(
+            np.load(tmp_path / "proba.npy"), search.predict_proba(X)
+        )
+        assert np.load(tmp_path / "index.npy")[0] == search.best_index_

@@ -26,6 +26,8 @@ def test_readme_example_runs():
     assert blocks, "README.md has no python example"
     namespace = {}
     for block in blocks:
+        if block.startswith("# needs a Dask cluster"):
+            continue
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["H"].shape == (150, 8, 64)
     assert namespace["kappa"].shape == (150,) and (namespace["kappa"] >= 0).all()
