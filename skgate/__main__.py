@@ -210,6 +210,8 @@ def main(argv=None):
     demo_parser.add_argument("--random-state", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "reproduce":
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            parser.error(f"--out must be a folder; {args.out!r} is a file.")
         if args.n_jobs == 0 or args.n_jobs < -1:
             parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
         if args.seeds is not None and args.seeds < 2:

@@ -466,8 +466,16 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     _criterion = torch.nn.CrossEntropyLoss
 
     def _prepare_targets(self, y):
-        check_classification_targets(y)
-        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        try:
+            check_classification_targets(y)
+            self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            kinds = sorted({type(label).__name__ for label in y})
+            raise TypeError(
+                f"y mixes labels of types {kinds}, which cannot be sorted into "
+                f"classes_; allowed: labels of one type (all numbers or all "
+                f"strings)."
+            ) from exc
         if len(self.classes_) < 2:
             raise ValueError(
                 f"y has 1 class ({self.classes_[0]!r}); {type(self).__name__} "

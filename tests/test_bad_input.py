@@ -1,0 +1,166 @@
+"""Every public entry point fed what users feed it: a clear error or a finite answer."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_moons
+from sklearn.exceptions import NotFittedError
+
+from skgate import (
+    GatedAttentionClassifier,
+    curvature_score,
+    least_curvature_refit,
+    make_curvature_scorer,
+    make_joint_scorer,
+    representation_curvature,
+)
+from skgate.__main__ import main
+
+X, Y = make_moons(60, noise=0.1, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    return GatedAttentionClassifier(max_epochs=2, d_model=8, random_state=0).fit(X, Y)
+
+
+BAD_X = [
+    (X[:0], ValueError, "0 sample"),
+    (X[:, :1].ravel(), ValueError, "Expected 2D array"),
+    (X.reshape(60, 2, 1), ValueError, "Found array with dim 3"),
+    (np.where(np.eye(60, 2) > 0, np.nan, X), ValueError, "Input X contains NaN"),
+    (np.where(np.eye(60, 2) > 0, np.inf, X), ValueError, "Input X contains infinity"),
+    (np.full((60, 2), "a"), ValueError, "could not convert string to float"),
+    (sp.csr_matrix(X), TypeError, "Sparse data was passed"),
+    (X + 1j, ValueError, "Complex data not supported"),
+    (X * 1e300, ValueError, "beyond the float32 range"),
+]
+
+
+@pytest.mark.parametrize("bad, error, match", BAD_X)
+def test_fit_rejects_bad_X(bad, error, match):
+    with pytest.raises(error, match=match):
+        GatedAttentionClassifier().fit(bad, Y[: bad.shape[0]])
+
+
+@pytest.mark.parametrize("bad, error, match", BAD_X)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda est, X: est.predict(X),
+        lambda est, X: est.predict_proba(X),
+        lambda est, X: est.representation(X),
+        lambda est, X: representation_curvature(est, X),
+        lambda est, X: curvature_score(est, X),
+        lambda est, X: make_curvature_scorer(kind="extrinsic")(est, X),
+    ],
+    ids=["predict", "predict_proba", "representation", "curvature", "score", "scorer"],
+)
+def test_prediction_and_geometry_reject_bad_X(fitted, call, bad, error, match):
+    with pytest.raises(error, match=match):
+        call(fitted, bad)
+
+
+@pytest.mark.parametrize(
+    "y, error, match",
+    [
+        (Y[:-1], ValueError, "inconsistent numbers of samples"),
+        (np.zeros(60), ValueError, "1 class"),
+        (np.linspace(0, 1, 60), ValueError, "Unknown label type: continuous"),
+        (np.c_[Y, Y], ValueError, "y should be a 1d array"),
+        (None, ValueError, "requires y to be passed"),
+        (np.array(["a", 1] * 30, dtype=object), TypeError, "mixes labels of types"),
+        (Y + 1j, ValueError, "Complex data not supported"),
+        (np.where(np.arange(60) == 3, np.nan, Y), ValueError, "Input y contains NaN"),
+    ],
+)
+def test_fit_rejects_bad_y(y, error, match):
+    with pytest.raises(error, match=match):
+        GatedAttentionClassifier().fit(X, y)
+
+
+def test_huge_but_representable_inputs_give_finite_answers(fitted):
+    huge = X * 1e30
+    assert np.isfinite(fitted.predict_proba(huge)).all()
+    for kind in ("acceleration", "extrinsic", "gaussian", "scalar"):
+        assert np.isfinite(representation_curvature(fitted, huge, kind=kind)).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"layer": 5}, ValueError, "layer=5 is out of range"),
+        ({"layer": "hidden"}, ValueError, "layer must be one of"),
+        ({"directions": [[1.0, 0.0, 0.0]]}, ValueError, "shape \\(k, 2\\)"),
+        (
+            {"metric": [[1.0, 2.0], [2.0, 1.0]]},
+            ValueError,
+            "\\(64, 64\\).* got shape \\(2, 2\\)",
+        ),
+        ({"metric": -np.eye(64)}, ValueError, "not positive definite"),
+        ({"eps": 0.0}, ValueError, "'eps' parameter"),
+        ({"eps": -1.0}, ValueError, "'eps' parameter"),
+        ({"n_directions": 0}, ValueError, "'n_directions' parameter"),
+        ({"n_directions": -3}, ValueError, "'n_directions' parameter"),
+        (
+            {"condition_number": 0.1, "metric": "anisotropic"},
+            ValueError,
+            "'condition_number' parameter",
+        ),
+        ({"kind": "ricci"}, ValueError, "'kind' parameter"),
+    ],
+)
+def test_geometry_keywords(fitted, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        representation_curvature(fitted, X, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "factory, kwargs, match",
+    [
+        (make_curvature_scorer, {"eps": 0}, "'eps' parameter"),
+        (make_curvature_scorer, {"n_directions": 0}, "'n_directions' parameter"),
+        (make_curvature_scorer, {"layer": None}, "layer must be one of"),
+        (make_joint_scorer, {"tradeoff": float("nan")}, "'tradeoff' parameter"),
+        (least_curvature_refit, {"n_std": -0.5}, "'n_std' parameter"),
+        (least_curvature_refit, {"n_std": float("inf")}, "'n_std' parameter"),
+    ],
+)
+def test_factories_reject_bad_settings(factory, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        factory(**kwargs)
+
+
+def test_unfitted_everywhere():
+    clf = GatedAttentionClassifier()
+    for call in (
+        clf.predict,
+        clf.predict_proba,
+        clf.representation,
+        clf.curvature,
+        lambda X: curvature_score(clf, X),
+    ):
+        with pytest.raises(NotFittedError):
+            call(X)
+
+
+def test_refit_rule_on_a_single_metric_search():
+    with pytest.raises(ValueError, match="needs \\['mean_test_accuracy'"):
+        least_curvature_refit()({"mean_test_score": [0.9], "std_test_score": [0.0]})
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["reproduce", "--n-jobs", "-2"], "--n-jobs must be >= 1 or -1"),
+        (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
+        (["reproduce", "--quick", "--out", "README.md"], "--out must be a folder"),
+        (["demo", "--n-samples", "-5"], "--n-samples must be >= 10"),
+        (["unknown"], "invalid choice"),
+    ],
+)
+def test_command_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
