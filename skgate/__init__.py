@@ -9,7 +9,7 @@ two apart, the curvature measurements (``skgate.geometry``,
 """
 
 from .datasets import make_curved_task, make_linear_task
-from .estimators import GatedAttentionClassifier
+from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import (
     curvature_score,
     least_curvature_refit,
@@ -20,6 +20,7 @@ from .model_selection import (
 
 __all__ = [
     "GatedAttentionClassifier",
+    "GatedAttentionRegressor",
     "curvature_score",
     "least_curvature_refit",
     "make_curvature_scorer",

@@ -181,6 +181,27 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1):
     return verdicts
 
 
+QUICK_TOY = ["iris", "breast_cancer", "moons", "diabetes"]
+
+
+def toy(out, *, quick=False, n_jobs=1):
+    """The toy-dataset benchmark: toy.csv, toy_timings.csv and TOY.md in ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = QUICK_TOY if quick else None
+    _log(f"toy datasets: {', '.join(names or experiments.toy_datasets())}")
+    start = time.perf_counter()
+    frame = experiments.run_toy_benchmark(names=names, n_jobs=n_jobs)
+    seconds = time.perf_counter() - start
+    _write_csv(frame, out / "toy.csv")
+    frame[["dataset", "model", "fold", "fit_seconds"]].to_csv(
+        out / "toy_timings.csv", index=False
+    )
+    report.write_toy_report(out / "TOY.md", frame, seconds)
+    _log(f"wrote {out / 'TOY.md'} ({seconds:.0f} s)")
+    return frame
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m skgate", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -201,6 +222,11 @@ def main(argv=None):
         type=int,
         default=None,
         help="seeds per setting (default: 2 quick, 5 full)",
+    )
+    study.add_argument(
+        "--toy",
+        action="store_true",
+        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
     )
     demo_parser = commands.add_parser(
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
@@ -223,6 +249,8 @@ def main(argv=None):
             verdicts = reproduce(
                 args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
             )
+            if args.toy:
+                toy(args.out, quick=args.quick, n_jobs=args.n_jobs)
         except KeyboardInterrupt:
             _log(f"interrupted; the sweeps finished so far are in {args.out}")
             return 130

@@ -12,18 +12,18 @@ from numbers import Integral, Real
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from skorch import NeuralNetClassifier
+from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import Callback
 
 from . import geometry
 from .nn import GATES, HEADS, GatedAttentionNet, RepresentationMap
 
-__all__ = ["GatedAttentionClassifier"]
+__all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -57,8 +57,8 @@ class _BatchIterator:
             yield self.X[index], self.y[index]
 
 
-class _NeuralNetClassifier(NeuralNetClassifier):
-    """skorch's classifier, switching train/eval mode only when it changes.
+class _ModeOnce:
+    """A skorch net that switches train/eval mode only when it changes.
 
     skorch sets the mode before every batch; ``Module.train`` walks every
     submodule each time, about 8 % of a fit of this small model.
@@ -67,6 +67,14 @@ class _NeuralNetClassifier(NeuralNetClassifier):
     def _set_training(self, training=True):
         if getattr(self, "module_", None) is None or self.module_.training != training:
             super()._set_training(training)
+
+
+class _NeuralNetClassifier(_ModeOnce, NeuralNetClassifier):
+    pass
+
+
+class _NeuralNetRegressor(_ModeOnce, NeuralNetRegressor):
+    pass
 
 
 def _is_callback(obj):
@@ -127,9 +135,14 @@ def _check_converged(net, X):
 class _GatedAttentionBase(BaseEstimator):
     """What the gated attention estimators share: parameters, training, forward passes.
 
-    A subclass sets ``_net_class`` (a skorch net) and ``_criterion``, and
-    implements ``_prepare_targets(y) -> (y_for_net, n_outputs)``.
+    A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the
+    skorch default callbacks it does not need (``_unused_callbacks``) and how
+    ``y`` is validated (``_y_checks``), and implements
+    ``_prepare_targets(y) -> (y_for_net, n_outputs)``.
     """
+
+    _unused_callbacks = ()
+    _y_checks = {}
 
     _parameter_constraints = {
         "gate": [StrOptions(set(GATES))],
@@ -189,7 +202,7 @@ class _GatedAttentionBase(BaseEstimator):
     def _validate_X(self, X, y=None, *, reset):
         """Validate X (and y at fit) like scikit-learn; return float64 X."""
         if reset:
-            X, y = validate_data(self, X, y, dtype=np.float64)
+            X, y = validate_data(self, X, y, dtype=np.float64, **self._y_checks)
         else:
             X = validate_data(self, X, reset=False, dtype=np.float64)
         # Checked in float64, before the cast: a value beyond float32's range
@@ -236,8 +249,7 @@ class _GatedAttentionBase(BaseEstimator):
             iterator_valid=_BatchIterator,
             iterator_train__shuffle=True,
             # Without a validation split these defaults score nothing.
-            callbacks__valid_loss=None,
-            callbacks__valid_acc=None,
+            **{f"callbacks__{name}": None for name in self._unused_callbacks},
             # All of X trains, as in any scikit-learn estimator; validate with
             # cross-validation or pass a skorch train split through callbacks.
             train_split=None,
@@ -464,6 +476,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
     _net_class = _NeuralNetClassifier
     _criterion = torch.nn.CrossEntropyLoss
+    _unused_callbacks = ("valid_loss", "valid_acc")
 
     def _prepare_targets(self, y):
         try:
@@ -524,3 +537,86 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+
+class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
+    """Gated attention regressor: the classifier's model with a regression head.
+
+    The same network, parameters and training as
+    :class:`GatedAttentionClassifier`, trained with skorch's
+    ``NeuralNetRegressor`` on the mean squared error. ``head`` shapes the map
+    from the pooled representation to the ``n_outputs_`` targets. Targets are
+    standardised inside (``y_mean_``, ``y_scale_``) and predictions mapped
+    back, so the learning rate suits targets of any scale; ``score`` is R².
+
+    Parameters
+    ----------
+    gate, alpha, depth, d_model, n_tokens, token_dim, head, max_epochs, lr,
+    batch_size, weight_decay, callbacks, device, random_state, verbose
+        As for :class:`GatedAttentionClassifier`.
+
+    Attributes
+    ----------
+    n_outputs_ : int
+        Number of regression targets (columns of ``y``).
+    y_mean_, y_scale_ : ndarray of shape (n_outputs_,)
+        Mean and standard deviation (1 where it is 0) of the training targets.
+    n_features_in_, feature_names_in_, net_, history_
+        As for :class:`GatedAttentionClassifier`; ``net_`` is a
+        ``skorch.NeuralNetRegressor``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from skgate import GatedAttentionRegressor
+    >>> X, y = make_friedman1(400, random_state=0)
+    >>> reg = GatedAttentionRegressor(max_epochs=30, random_state=0).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    >>> reg.score(X, y) > 0.5
+    True
+    """
+
+    _net_class = _NeuralNetRegressor
+    _criterion = torch.nn.MSELoss
+    _unused_callbacks = ("valid_loss",)
+    _y_checks = {"y_numeric": True, "multi_output": True}
+
+    def _prepare_targets(self, y):
+        try:
+            y2d = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"y must hold numbers for {type(self).__name__}; got dtype "
+                f"{np.asarray(y).dtype} ({exc}). For labels use "
+                f"GatedAttentionClassifier."
+            ) from exc
+        self.n_outputs_ = y2d.shape[1]
+        self.y_mean_ = y2d.mean(axis=0)
+        scale = y2d.std(axis=0)
+        self.y_scale_ = np.where(scale > 0, scale, 1.0)
+        y_standard = (y2d - self.y_mean_) / self.y_scale_
+        if np.abs(y_standard).max(initial=0) > _FLOAT32_MAX:
+            raise ValueError("y has values too far apart for float32 training.")
+        return y_standard.astype(np.float32), self.n_outputs_
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) with one target, else (n_samples, n_outputs_)
+        """
+        check_is_fitted(self)
+        standard = self.representation(X, layer="logits")
+        y = standard * self.y_scale_ + self.y_mean_
+        return y.ravel() if self.n_outputs_ == 1 else y
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

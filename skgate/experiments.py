@@ -385,3 +385,182 @@ def _register_resilient_dask_backend():
 
 
 _register_resilient_dask_backend()
+
+
+# -- scikit-learn's toy datasets ---------------------------------------------------
+
+
+def toy_datasets():
+    """name -> (X, y, task, token_dim): every bundled and generated toy dataset.
+
+    ``task`` is "classification" or "regression"; ``token_dim`` is the sequence
+    form used by the gated attention models (None: copied tokens). The
+    digits appear twice: copied tokens, and 8 row-tokens of 8 pixels each.
+    Nothing is downloaded: the data ship with scikit-learn or are generated.
+    """
+    from sklearn import datasets as sk
+
+    def loaded(loader):
+        return loader(return_X_y=True)
+
+    digits = loaded(sk.load_digits)
+    return {
+        "iris": (*loaded(sk.load_iris), "classification", None),
+        "wine": (*loaded(sk.load_wine), "classification", None),
+        "breast_cancer": (*loaded(sk.load_breast_cancer), "classification", None),
+        "digits": (*digits, "classification", None),
+        "digits (8 row tokens)": (*digits, "classification", 8),
+        "moons": (*make_moons(500, noise=0.2, random_state=0), "classification", None),
+        "circles": (
+            *make_circles(500, noise=0.1, factor=0.5, random_state=0),
+            "classification",
+            None,
+        ),
+        "classification": (
+            *sk.make_classification(
+                500, n_features=10, n_informative=5, random_state=0
+            ),
+            "classification",
+            None,
+        ),
+        "gaussian_quantiles": (
+            *sk.make_gaussian_quantiles(n_samples=500, n_features=2, random_state=0),
+            "classification",
+            None,
+        ),
+        "blobs": (
+            *sk.make_blobs(500, centers=3, random_state=0),
+            "classification",
+            None,
+        ),
+        "diabetes": (*loaded(sk.load_diabetes), "regression", None),
+        "friedman1": (*sk.make_friedman1(500, random_state=0), "regression", None),
+    }
+
+
+TOY_ALPHAS = (0.0, 0.5, 1.0, 1.5)
+
+
+def _toy_models(task, token_dim, max_epochs):
+    from sklearn.ensemble import (
+        HistGradientBoostingClassifier,
+        HistGradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
+    from sklearn.linear_model import LogisticRegression, Ridge
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.neural_network import MLPClassifier, MLPRegressor
+    from sklearn.svm import SVC, SVR
+
+    from .estimators import GatedAttentionRegressor
+    from .model_selection import curvature_score, least_curvature_refit
+
+    classify = task == "classification"
+    score = "accuracy" if classify else "r2"
+    gated_class = GatedAttentionClassifier if classify else GatedAttentionRegressor
+    common = {"token_dim": token_dim, "max_epochs": max_epochs, "random_state": 0}
+    return {
+        "gated (alpha tuned)": GridSearchCV(
+            gated_class(**common),
+            {"alpha": list(TOY_ALPHAS)},
+            cv=3,
+            scoring={score: score, "curvature": curvature_score},
+            refit=least_curvature_refit(score=score),
+        ),
+        "SiLU": gated_class(gate="silu", **common),
+        "ungated": gated_class(gate="none", **common),
+        "LogisticRegression" if classify else "Ridge": (
+            LogisticRegression(max_iter=2000) if classify else Ridge()
+        ),
+        "SVC (RBF)" if classify else "SVR (RBF)": SVC() if classify else SVR(),
+        "MLPClassifier" if classify else "MLPRegressor": (
+            MLPClassifier(max_iter=2000, random_state=0)
+            if classify
+            else MLPRegressor(max_iter=2000, random_state=0)
+        ),
+        "RandomForest": (
+            RandomForestClassifier(random_state=0)
+            if classify
+            else RandomForestRegressor(random_state=0)
+        ),
+        "HistGradientBoosting": (
+            HistGradientBoostingClassifier(random_state=0)
+            if classify
+            else HistGradientBoostingRegressor(random_state=0)
+        ),
+    }
+
+
+def _toy_fold(name, model_name, model, X, y, fold, train, test, score):
+    """Fit one (scaled) model on one fold; score it, and for the tuned gate,
+    the chosen alpha and the curvature of the chosen model on the test fold."""
+    import warnings
+
+    from sklearn.base import clone
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import get_scorer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from .model_selection import representation_curvature
+
+    pipe = make_pipeline(StandardScaler(), clone(model))
+    with _torch_threads(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = time.perf_counter()
+        pipe.fit(X[train], y[train])
+        seconds = time.perf_counter() - start
+        row = {
+            "dataset": name,
+            "model": model_name,
+            "fold": fold,
+            "score": get_scorer(score)(pipe, X[test], y[test]),
+            "alpha": np.nan,
+            "curvature": np.nan,
+        }
+        final = pipe[-1]
+        if hasattr(final, "best_estimator_"):
+            row["alpha"] = final.best_params_["alpha"]
+            X_test = pipe[0].transform(X[test])
+            row["curvature"] = representation_curvature(
+                final.best_estimator_, X_test
+            ).mean()
+    row["fit_seconds"] = seconds
+    return row
+
+
+def run_toy_benchmark(*, names=None, max_epochs=20, n_jobs=1, progress=True):
+    """Every toy dataset x model, 5-fold CV (stratified for classification).
+
+    One row per dataset, model and fold: the test score (accuracy or R²), and
+    for the gated model, tuned over alpha by an inner 3-fold GridSearchCV with
+    :func:`~skgate.least_curvature_refit`, the alpha it chose and that model's
+    curvature on the test fold. Models see StandardScaler-ed data.
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    datasets = toy_datasets()
+    names = list(datasets) if names is None else list(names)
+    jobs = []
+    for name in names:
+        X, y, task, token_dim = datasets[name]
+        cv = (
+            StratifiedKFold(5, shuffle=True, random_state=0)
+            if task == "classification"
+            else KFold(5, shuffle=True, random_state=0)
+        )
+        score = "accuracy" if task == "classification" else "r2"
+        models = _toy_models(task, token_dim, max_epochs)
+        for fold, (train, test) in enumerate(cv.split(X, y)):
+            for model_name, model in models.items():
+                jobs.append(
+                    delayed(_toy_fold)(
+                        name, model_name, model, X, y, fold, train, test, score
+                    )
+                )
+    rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    rows = tqdm(rows, total=len(jobs), desc="toy", disable=not progress)
+    frame = pd.DataFrame(list(rows))
+    frame["task"] = [datasets[name][2] for name in frame["dataset"]]
+    return frame

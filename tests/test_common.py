@@ -2,12 +2,15 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skgate import GatedAttentionClassifier
+from skgate import GatedAttentionClassifier, GatedAttentionRegressor
 
 ESTIMATORS = [
     GatedAttentionClassifier(random_state=0),
     GatedAttentionClassifier(gate="silu", depth=2, head="linear", random_state=0),
     GatedAttentionClassifier(gate="none", token_dim=1, depth=2, random_state=0),
+    GatedAttentionRegressor(random_state=0),
+    GatedAttentionRegressor(token_dim=1, random_state=0),
+    GatedAttentionRegressor(gate="silu", depth=2, random_state=0),
 ]
 
 
