@@ -202,6 +202,14 @@ def toy(out, *, quick=False, n_jobs=1):
     return frame
 
 
+def _append_toy_section(out):
+    """REPORT.md gets TOY.md as its last section (headings one level down)."""
+    toy_lines = (out / "TOY.md").read_text().splitlines()
+    body = ["#" + line if line.startswith("#") else line for line in toy_lines]
+    with open(out / "REPORT.md", "a") as handle:
+        handle.write("\n" + "\n".join(body) + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m skgate", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -251,6 +259,7 @@ def main(argv=None):
             )
             if args.toy:
                 toy(args.out, quick=args.quick, n_jobs=args.n_jobs)
+                _append_toy_section(Path(args.out))
         except KeyboardInterrupt:
             _log(f"interrupted; the sweeps finished so far are in {args.out}")
             return 130
