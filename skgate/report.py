@@ -633,7 +633,18 @@ def write_toy_report(path, toy, seconds):
     ]
     for task, table in toy_tables(toy).items():
         lines += [f"## {task.capitalize()}", "", _fmt(table), ""]
+    times = (
+        toy.groupby(["dataset", "model"], sort=False)["fit_seconds"]
+        .mean()
+        .unstack()
+        .reset_index()
+    )
     lines += [
+        "Mean fit time per fold in seconds (this run, one torch thread; the "
+        "gated model's includes its inner 3-fold search over 4 alphas):",
+        "",
+        _fmt(times, digits=3),
+        "",
         "## Gated against ungated, across datasets",
         "",
         f"Wilcoxon signed-rank test on the {test['datasets']} datasets' mean "

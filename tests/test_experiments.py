@@ -283,3 +283,45 @@ class TestCommandLine:
         monkeypatch.setattr(cli, "reproduce", interrupted)
         assert cli.main(["reproduce", "--out", str(tmp_path)]) == 130
         assert "interrupted" in capsys.readouterr().err
+
+
+def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
+    finished = []
+    real = experiments.run_sweep
+
+    def sweep_then_interrupt(settings, **kwargs):
+        if finished:
+            raise KeyboardInterrupt
+        finished.append(True)
+        small = [{**s, **{k: v[0] for k, v in TINY.items()}} for s in settings[:2]]
+        return real(small, **kwargs)
+
+    monkeypatch.setattr(experiments, "run_sweep", sweep_then_interrupt)
+    assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
+    assert (tmp_path / "gates.csv").exists()
+    assert len(pd.read_csv(tmp_path / "gates.csv")) == 2
+    assert not (tmp_path / "REPORT.md").exists()
+
+
+def test_toy_benchmark_rows_and_report(tmp_path):
+    frame = experiments.run_toy_benchmark(
+        names=["iris", "diabetes"], max_epochs=1, progress=False
+    )
+    assert len(frame) == 2 * 5 * 8
+    assert set(frame["task"]) == {"classification", "regression"}
+    gated = frame[frame["model"] == report.GATED]
+    assert gated["alpha"].isin(experiments.TOY_ALPHAS).all()
+    assert gated["curvature"].notna().all()
+    assert frame.loc[frame["model"] != report.GATED, "alpha"].isna().all()
+    report.write_toy_report(tmp_path / "TOY.md", frame, seconds=1.0)
+    text = (tmp_path / "TOY.md").read_text()
+    for heading in [
+        "## Classification",
+        "## Regression",
+        "## Gated against ungated",
+        "## The alpha the least-curvature rule chose",
+        "## In plain words",
+    ]:
+        assert heading in text
+    iris = frame[(frame["dataset"] == "iris")].groupby("model")["score"].mean()
+    assert f"**{iris.max():.3f} ± " in text  # the best iris model is in bold
