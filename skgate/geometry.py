@@ -55,8 +55,9 @@ def directional_derivatives(f, X, directions, *, method="exact", eps=1e-2):
     f : callable
         Maps a float64 tensor (n, p) to a tensor (n, ...), row by row. If it
         has a method ``jet(x, v)`` returning ``(f(x), Df(x)[v], D^2 f(x)[v, v])``
-        row by row, ``method="exact"`` uses it; otherwise nested forward-mode
-        autodiff (``torch.func.jvp``).
+        and broadcasting ``x`` of shape (n, 1, p) against ``v`` of shape
+        (1, k, p) (results (n, 1, ...) and (n or 1, k, ...)), ``method="exact"``
+        uses it; otherwise nested forward-mode autodiff (``torch.func.jvp``).
     X : Tensor of shape (n, p), float64
     directions : Tensor of shape (k, p), float64
         Used as given (not normalised).
@@ -81,20 +82,25 @@ def directional_derivatives(f, X, directions, *, method="exact", eps=1e-2):
     """
     n, p = X.shape
     k = directions.shape[0]
+    jet = getattr(f, "jet", None)
+    if method == "exact" and jet is not None:
+        # Broadcast: the point's value once, its derivatives per direction.
+        _, velocity, acceleration = jet(X.unsqueeze(1), directions.unsqueeze(0))
+        shape = (n, k, *velocity.shape[2:])
+        return (
+            velocity.expand(shape).reshape(n, k, -1),
+            acceleration.expand(shape).reshape(n, k, -1),
+        )
     # Row i * k + d is row i moved along direction d; real copies, since
     # forward-mode autodiff cannot write tangents into broadcast views.
     x = X.repeat_interleave(k, dim=0)
     v = directions.repeat(n, 1)
     if method == "exact":
-        jet = getattr(f, "jet", None)
-        if jet is not None:
-            _, velocity, acceleration = jet(x, v)
-        else:
 
-            def first_derivative(x_):
-                return torch.func.jvp(f, (x_,), (v,))[1]
+        def first_derivative(x_):
+            return torch.func.jvp(f, (x_,), (v,))[1]
 
-            velocity, acceleration = torch.func.jvp(first_derivative, (x,), (v,))
+        velocity, acceleration = torch.func.jvp(first_derivative, (x,), (v,))
     else:
         values = f(torch.cat([X, x + eps * v, x - eps * v]))
         centre = values[:n].reshape(n, 1, -1)

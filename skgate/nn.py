@@ -35,16 +35,17 @@ LAYERS = ("attention", "pooled", "logits")
 # Second-order forward passes ("jets"). Along a line x + t v, every layer maps
 # the triple (h, dh/dt, d^2h/dt^2) to the same triple of its output. It is the
 # chain rule written out, exact like autodiff, and costs a few forward passes
-# where nested forward-mode autodiff costs tens.
+# where nested forward-mode autodiff costs tens. The parts broadcast: the value
+# h may have shape (n, 1, ...) while its derivatives along k directions have
+# (n, k, ...), so everything that depends on the point alone is computed once
+# per point, not once per direction.
 
 
 def _linear_jet(layer, h, dh, d2h):
-    # One matrix product for the three parts: this model is small enough that
+    # One matrix product for both derivatives: this model is small enough that
     # the number of operations, not their size, sets the cost.
-    y, dy, d2y = F.linear(
-        torch.stack(torch.broadcast_tensors(h, dh, d2h)), layer.weight
-    )
-    return (y if layer.bias is None else y + layer.bias), dy, d2y
+    dy, d2y = F.linear(torch.stack(torch.broadcast_tensors(dh, d2h)), layer.weight)
+    return layer(h), dy, d2y
 
 
 def _pointwise_jet(y, d1, d2, dh, d2h):
@@ -301,31 +302,36 @@ class GatedAttentionNet(nn.Module):
     def depth(self):
         return len(self.blocks)
 
-    def embed_tokens(self, x):
-        # x: (batch, n_features) -> h0: (batch, n_tokens, d_model)
+    def _check_input(self, x):
         if x.ndim != 2 or x.shape[1] != self.n_features:
             raise ValueError(
                 f"x must have shape (batch, {self.n_features}); got {tuple(x.shape)}."
             )
-        if self.token_dim is None:
-            # Embedding once and copying is the same as embedding each copy.
-            return self.embed(x).unsqueeze(1).expand(-1, self.n_tokens, -1)
-        tokens = x.reshape(x.shape[0], self.n_tokens, self.token_dim)
-        return self.embed(tokens) + self.position
 
-    def _first_tokens(self, x):
-        # (batch, n_features) -> (batch, tokens computed, d_model). Copied tokens
+    def embed_tokens(self, x):
+        # x: (batch, n_features) -> h0: (batch, n_tokens, d_model)
+        self._check_input(x)
+        return self._copies(self._first_tokens(x))
+
+    def _first_tokens(self, x, bias=True):
+        # (..., n_features) -> (..., tokens computed, d_model). Copied tokens
         # are equal, so every key is equal, attention is uniform and each
         # block's output is the same at every token: one token is computed and
         # the copies are restored by _copies (the same numbers up to rounding,
-        # 1/n_tokens of the work).
+        # 1/n_tokens of the work). bias=False embeds a direction (no bias and
+        # no position: both are constant along a line).
         if self.token_dim is None:
-            return self.embed(x).unsqueeze(1)
-        return self.embed_tokens(x)
+            tokens = x.unsqueeze(-2)
+        else:
+            tokens = x.reshape(*x.shape[:-1], self.n_tokens, self.token_dim)
+        if not bias:
+            return F.linear(tokens, self.embed.weight)
+        h = self.embed(tokens)
+        return h if self.token_dim is None else h + self.position
 
     def _copies(self, h):
         if self.token_dim is None:
-            return h.expand(-1, self.n_tokens, -1)
+            return h.expand(*h.shape[:-2], self.n_tokens, h.shape[-1])
         return h
 
     def _check_layer(self, layer):
@@ -358,16 +364,13 @@ class GatedAttentionNet(nn.Module):
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
-        if x.ndim != 2 or x.shape[1] != self.n_features:
-            raise ValueError(
-                f"x must have shape (batch, {self.n_features}); got {tuple(x.shape)}."
-            )
+        self._check_input(x)
         h = self._first_tokens(x)
         for block in self.blocks[: last + 1]:
             h = block(h)
         if isinstance(layer, int) or layer == "attention":
             return self._copies(h)
-        pooled = h.mean(dim=1)
+        pooled = h.mean(dim=-2)
         if layer == "pooled":
             return pooled
         return self.head(pooled)
@@ -376,11 +379,14 @@ class GatedAttentionNet(nn.Module):
         """``representation(x + t v, layer)`` and its first two t-derivatives at 0.
 
         Exact (the chain rule through every layer, see ``GatedAttentionBlock.jet``)
-        and vectorised over rows: row ``i`` moves along ``v[i]``.
+        and vectorised over rows: row ``i`` moves along ``v[i]``. ``x`` and ``v``
+        broadcast against each other: with ``x`` of shape (n, 1, n_features) and
+        ``v`` of shape (1, k, n_features), every point moves along every
+        direction, and the value is computed once per point.
 
         Parameters
         ----------
-        x, v : Tensor of shape (batch, n_features)
+        x, v : Tensors of shape (..., n_features), broadcastable
         layer : as in :meth:`representation`
 
         Returns
@@ -399,17 +405,13 @@ class GatedAttentionNet(nn.Module):
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
         h = self._first_tokens(x)
-        if self.token_dim is None:
-            dh = F.linear(v, self.embed.weight).unsqueeze(1)
-        else:
-            tokens = v.reshape(v.shape[0], self.n_tokens, self.token_dim)
-            dh = F.linear(tokens, self.embed.weight)
+        dh = self._first_tokens(v, bias=False)
         jet = (h, dh, torch.zeros_like(h))  # the line x + t v has no acceleration
         for block in self.blocks[: last + 1]:
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":
             return tuple(self._copies(part) for part in jet)
-        jet = tuple(part.mean(dim=1) for part in jet)
+        jet = tuple(part.mean(dim=-2) for part in jet)
         if layer == "pooled":
             return jet
         if isinstance(self.head, nn.Linear):
