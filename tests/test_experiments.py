@@ -237,6 +237,7 @@ class TestReproduce:
             assert heading in text
         for claim, verdict in verdicts.items():
             assert f"| {claim} | {verdict} |" in text
+        assert "**Low power**: 2 seeds" in text
         # A number in a table is the CSV's number.
         linear = pd.read_csv(out / "alpha.csv").query("task == 'linear'")
         accuracy = linear.groupby("alpha")["accuracy"].mean()
