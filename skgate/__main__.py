@@ -117,6 +117,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1):
     """
     from . import plotting
 
+    plotting._pyplot()  # fail now, not after the sweeps, if matplotlib is missing
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = experiments.study_settings(quick=quick, seeds=seeds)
