@@ -387,12 +387,6 @@ class _GatedAttentionBase(BaseEstimator):
         f = RepresentationMap(self._float64_module().cpu(), layer)
         return geometry.curvature(f, X, **kwargs)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        tags.input_tags.sparse = False
-        return tags
-
 
 class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     """Gated attention classifier: scikit-learn estimator, skorch and PyTorch inside.
@@ -507,8 +501,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         -------
         ndarray of shape (n_samples, n_classes), float64, rows summing to 1
         """
-        logits = torch.from_numpy(self.representation(X, layer="logits"))
-        return torch.softmax(logits, dim=1).numpy()
+        return torch.softmax(self._logits(X), dim=1).numpy()
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`, computed stably from the logits.
@@ -521,8 +514,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         -------
         ndarray of shape (n_samples, n_classes), float64
         """
-        logits = torch.from_numpy(self.representation(X, layer="logits"))
-        return torch.log_softmax(logits, dim=1).numpy()
+        return torch.log_softmax(self._logits(X), dim=1).numpy()
+
+    def _logits(self, X):
+        return torch.from_numpy(self.representation(X, layer="logits"))
 
     def predict(self, X):
         """The most probable class of each row.

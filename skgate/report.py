@@ -276,11 +276,14 @@ def _fmt(frame, digits=4):
     return frame.to_markdown(index=False, floatfmt=f".{digits}g")
 
 
+def _mean_pm(mean, std):
+    return f"{mean:.3g} ± {std:.2g}" if np.isfinite(std) else f"{mean:.3g}"
+
+
 def _mean_pm_std(frame, by, value, columns):
     summary = mean_std(frame, by, value)
     summary["value"] = [
-        f"{m:.3g} ± {s:.2g}" if np.isfinite(s) else f"{m:.3g}"
-        for m, s in zip(summary["mean"], summary["std"], strict=True)
+        _mean_pm(m, s) for m, s in zip(summary["mean"], summary["std"], strict=True)
     ]
     return summary.pivot_table(
         index=[b for b in by if b != columns],
@@ -288,6 +291,19 @@ def _mean_pm_std(frame, by, value, columns):
         values="value",
         aggfunc="first",
         sort=False,
+    ).reset_index()
+
+
+def _dataset_table(frame, value, cell):
+    """Datasets x models: ``cell(mean, std)`` of ``value``, best mean in bold."""
+    summary = mean_std(frame, ["dataset", "model"], value)
+    summary["cell"] = [
+        cell(m, s) for m, s in zip(summary["mean"], summary["std"], strict=True)
+    ]
+    best = summary.groupby("dataset", sort=False)["mean"].idxmax()
+    summary.loc[best, "cell"] = "**" + summary.loc[best, "cell"] + "**"
+    return summary.pivot_table(
+        index="dataset", columns="model", values="cell", aggfunc="first", sort=False
     ).reset_index()
 
 
@@ -506,12 +522,7 @@ def write_report(path, *, results, claims, settings, figures):
 
     # Baselines
     baselines = results["baselines"]
-    table = _mean_pm_std(baselines, ["dataset", "model"], "accuracy", "model")
-    best = mean_std(baselines, ["dataset", "model"], "accuracy")
-    best = best.loc[best.groupby("dataset", sort=False)["mean"].idxmax()]
-    for dataset, model in zip(best["dataset"], best["model"], strict=True):
-        row = table["dataset"] == dataset
-        table.loc[row, model] = "**" + table.loc[row, model] + "**"
+    table = _dataset_table(baselines, "accuracy", _mean_pm)
     seconds = baselines.groupby("model", sort=False)["fit_seconds"].mean()
     lines += [
         "",
@@ -570,23 +581,10 @@ GATED, UNGATED = "gated (alpha tuned)", "ungated"
 
 def toy_tables(toy):
     """Per task type: mean ± std score per dataset and model, best in bold."""
-    tables = {}
-    for task, frame in toy.groupby("task", sort=False):
-        summary = mean_std(frame, ["dataset", "model"], "score")
-        best = summary.loc[summary.groupby("dataset", sort=False)["mean"].idxmax()]
-        cells = summary.assign(
-            cell=[
-                f"{m:.3f} ± {s:.3f}"
-                for m, s in zip(summary["mean"], summary["std"], strict=True)
-            ]
-        )
-        for dataset, model in zip(best["dataset"], best["model"], strict=True):
-            row = (cells["dataset"] == dataset) & (cells["model"] == model)
-            cells.loc[row, "cell"] = "**" + cells.loc[row, "cell"] + "**"
-        tables[task] = cells.pivot_table(
-            index="dataset", columns="model", values="cell", aggfunc="first", sort=False
-        ).reset_index()
-    return tables
+    return {
+        task: _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")
+        for task, frame in toy.groupby("task", sort=False)
+    }
 
 
 def toy_gated_vs_ungated(toy):
