@@ -49,7 +49,7 @@ def median_seconds(fn, repeats):
 
 
 class ReferenceNet(torch.nn.Module):
-    """The model as one would write it by hand from DESIGN.md: every token computed."""
+    """The model written by hand from docs/design.md: every token computed."""
 
     def __init__(self, n_features, n_classes, d_model=64, n_tokens=8, alpha=1.0):
         super().__init__()

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from skgate.__main__ import toy
+from skgate.study import run_toy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +19,7 @@ def main(argv=None):
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results"))
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args(argv)
-    toy(args.out, n_jobs=args.n_jobs)
+    run_toy(args.out, n_jobs=args.n_jobs)
     return 0
 
 

@@ -8,24 +8,40 @@ without skorch's ``module__`` prefixes.
 """
 
 import copy
+import inspect
+from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import Callback
 
 from . import geometry
-from .nn import GATES, HEADS, GatedAttentionNet, RepresentationMap
+from ._docstrings import fill_docstring
+from .geometry import documents_curvature_keywords
+from .nn import GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
 
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+# The network's architecture keywords; the estimator passes its parameters of
+# the same names through, so each is declared once, in the estimator's signature.
+_NET_PARAMETERS = tuple(
+    name
+    for name, parameter in inspect.signature(GatedAttentionNet).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+)
 
 # Rows per forward pass at prediction time: large enough to amortise the
 # per-call overhead, small enough to keep memory bounded on huge inputs.
@@ -132,13 +148,14 @@ def _check_converged(net, X):
     )
 
 
-class _GatedAttentionBase(BaseEstimator):
+class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
     """What the gated attention estimators share: parameters, training, forward passes.
 
     A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the
     skorch default callbacks it does not need (``_unused_callbacks``) and how
-    ``y`` is validated (``_y_checks``), and implements
-    ``_prepare_targets(y) -> (y_for_net, n_outputs)``.
+    ``y`` is validated (``_y_checks``), and implements the abstract hook
+    ``_prepare_targets(y) -> (y_for_net, n_outputs)``. The signature of
+    ``__init__`` here declares every parameter of both estimators.
     """
 
     _unused_callbacks = ()
@@ -166,6 +183,7 @@ class _GatedAttentionBase(BaseEstimator):
     def __init__(
         self,
         gate="multiplicative",
+        *,
         alpha=1.0,
         depth=1,
         d_model=64,
@@ -181,21 +199,10 @@ class _GatedAttentionBase(BaseEstimator):
         random_state=None,
         verbose=0,
     ):
-        self.gate = gate
-        self.alpha = alpha
-        self.depth = depth
-        self.d_model = d_model
-        self.n_tokens = n_tokens
-        self.token_dim = token_dim
-        self.head = head
-        self.max_epochs = max_epochs
-        self.lr = lr
-        self.batch_size = batch_size
-        self.weight_decay = weight_decay
-        self.callbacks = callbacks
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
+        # The signature is the one declaration of every hyper-parameter; the
+        # body stores them (and only them) under the same names.
+        for name in self._get_param_names():
+            setattr(self, name, locals()[name])
 
     # -- validation ---------------------------------------------------------
 
@@ -223,20 +230,19 @@ class _GatedAttentionBase(BaseEstimator):
                 f"a divisor of {n_features}."
             )
 
+    @abstractmethod
+    def _prepare_targets(self, y):
+        """Validate ``y`` and encode it for the net: ``(y_for_net, n_outputs)``."""
+
     # -- training -----------------------------------------------------------
 
     def _build_net(self, n_outputs, callbacks):
+        architecture = {name: getattr(self, name) for name in _NET_PARAMETERS}
         return self._net_class(
             module=GatedAttentionNet,
             module__n_features=self.n_features_in_,
             module__n_outputs=n_outputs,
-            module__gate=self.gate,
-            module__alpha=self.alpha,
-            module__depth=self.depth,
-            module__d_model=self.d_model,
-            module__n_tokens=self.n_tokens,
-            module__token_dim=self.token_dim,
-            module__head=self.head,
+            **{f"module__{name}": value for name, value in architecture.items()},
             criterion=self._criterion,
             optimizer=torch.optim.AdamW,
             lr=self.lr,
@@ -258,6 +264,7 @@ class _GatedAttentionBase(BaseEstimator):
             verbose=self.verbose,
         )
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Train a fresh network on ``X, y``.
 
@@ -272,7 +279,6 @@ class _GatedAttentionBase(BaseEstimator):
         -------
         self
         """
-        self._validate_params()
         callbacks = _check_callbacks(self.callbacks)
         _check_device(self.device)
         X, y = self._validate_X(X, y, reset=True)
@@ -332,11 +338,7 @@ class _GatedAttentionBase(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        layer : "attention", int, "pooled" or "logits", default="attention"
-            "attention": the last block's output before pooling, shape
-            (n_samples, n_tokens, d_model); an int: that block's output
-            (0-based; negative counts from the end); "pooled": the mean over
-            tokens, (n_samples, d_model); "logits": the head's output.
+        {layer}
 
         Returns
         -------
@@ -345,6 +347,7 @@ class _GatedAttentionBase(BaseEstimator):
             row's value does not depend on the rest of its batch.
         """
         check_is_fitted(self)
+        _check_layer(layer, "representation")
         return self._forward(self._validate_X(X, reset=False), layer)
 
     def curvature(self, X, *, layer="attention", **kwargs):
@@ -358,11 +361,8 @@ class _GatedAttentionBase(BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        layer : "attention", int, "pooled" or "logits", default="attention"
-        **kwargs
-            ``kind``, ``method``, ``metric``, ``condition_number``,
-            ``covariance``, ``n_directions``, ``eps``, ``random_state``,
-            ``directions``: see :func:`skgate.geometry.curvature`.
+        {layer}
+        {curvature_keywords}
 
         Returns
         -------
@@ -383,9 +383,33 @@ class _GatedAttentionBase(BaseEstimator):
         True
         """
         check_is_fitted(self)
+        _check_layer(layer, "curvature")
         X = self._validate_X(X, reset=False)
         f = RepresentationMap(self._float64_module().cpu(), layer)
         return geometry.curvature(f, X, **kwargs)
+
+
+#: Where a representation is read: the constraint every ``layer`` argument shares.
+LAYER_CONSTRAINTS = {
+    "layer": [StrOptions(set(LAYERS)), Interval(Integral, None, None, closed="neither")]
+}
+
+#: The ``layer`` parameter's documentation, shared by every function that takes it.
+LAYER_DOC = """\
+layer : "attention", int, "pooled" or "logits", default="attention"
+    "attention": the last block's output before pooling, shape
+    (n_samples, n_tokens, d_model); an int: that block's output (0-based;
+    negative counts from the end); "pooled": the mean over tokens,
+    (n_samples, d_model); "logits": the head's output."""
+
+
+def _check_layer(layer, caller_name):
+    validate_parameter_constraints(LAYER_CONSTRAINTS, {"layer": layer}, caller_name)
+
+
+fill_docstring(_GatedAttentionBase.representation, layer=LAYER_DOC)
+fill_docstring(_GatedAttentionBase.curvature, layer=LAYER_DOC)
+documents_curvature_keywords(_GatedAttentionBase.curvature)
 
 
 class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):

@@ -21,6 +21,7 @@ whitening ``W`` with ``<a, b>_M = (a W) . (b W)``, after which all formulas are
 Euclidean.
 """
 
+import inspect
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,7 +34,16 @@ from sklearn.utils._param_validation import (
     validate_params,
 )
 
-__all__ = ["curvature", "directional_derivatives", "KINDS", "METHODS"]
+from ._docstrings import fill_docstring
+
+__all__ = [
+    "CURVATURE_KEYWORDS",
+    "KINDS",
+    "METHODS",
+    "curvature",
+    "directional_derivatives",
+    "documents_curvature_keywords",
+]
 
 KINDS = ("acceleration", "extrinsic", "gaussian", "scalar")
 METHODS = ("exact", "finite_difference")
@@ -251,6 +261,24 @@ def _check_X(X):
     return X
 
 
+def _output_size(f, X):
+    """The flattened size of ``f``'s output for one row, checking what f returns."""
+    with torch.no_grad():
+        probe = f(X[:1])
+    if not isinstance(probe, torch.Tensor) or probe.ndim == 0 or len(probe) != 1:
+        raise ValueError(
+            "f must map a tensor of shape (n, p) to a tensor of shape (n, ...), "
+            f"row by row; for 1 row it returned {type(probe).__name__} "
+            f"{tuple(getattr(probe, 'shape', ()))}."
+        )
+    if probe.dtype != torch.float64:
+        raise TypeError(
+            f"f must compute in float64 (e.g. module.double()); it returned "
+            f"{probe.dtype}, too coarse for second derivatives."
+        )
+    return probe[0].numel()
+
+
 def _directions(directions, n_directions, random_state, p, kind):
     """Unit directions (k, p): explicit, the standard basis, or random."""
     if directions is None and kind in ("gaussian", "scalar"):
@@ -285,6 +313,41 @@ _OPTION_CONSTRAINTS = {
     "random_state": ["random_state"],
     "directions": [None, "array-like", torch.Tensor],
 }
+
+
+#: The curvature keywords' documentation, shared by every function that takes
+#: them (see :func:`documents_curvature_keywords`).
+CURVATURE_KEYWORDS_DOC = """\
+kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleration"
+    "acceleration": ``||D^2 f(x)[v, v]||_M`` (the paper's kappa);
+    "extrinsic": curvature of the image curve ``t -> f(x + t v)``;
+    "gaussian": mean sectional curvature of the image manifold (its Gaussian
+    curvature for 2 inputs); "scalar": its scalar curvature.
+method : {"exact", "finite_difference"}, default="exact"
+    Exact derivatives, or the paper's central differences with step ``eps``;
+    both in float64.
+metric : None, "anisotropic", float, array of shape (m,) or (m, m), default=None
+    Output metric: Euclidean; diagonal with eigenvalues log-spaced from 1 to
+    ``1 / condition_number``; one positive weight for every coordinate;
+    positive weights; or an SPD matrix. ``m`` is the flattened output size
+    of ``f``.
+condition_number : float >= 1, optional
+    Only with ``metric="anisotropic"``.
+covariance : float, array of shape (m,) or (m, m), optional
+    Reading ``f(x)`` as the mean of ``N(f(x), covariance)``: the Fisher-Rao
+    metric ``covariance^-1``. Exclusive with ``metric``.
+n_directions : int >= 1, default=8
+    Random unit directions drawn from ``random_state`` (the same for every
+    row); the result averages over them. Not used by "gaussian"/"scalar".
+eps : float > 0, default=1e-2
+    Finite-difference step.
+random_state : int, RandomState instance or None, default=0
+    Seed of the random directions.
+directions : array of shape (k, p), optional
+    Explicit directions instead of random ones (normalised to unit length).
+    For "gaussian"/"scalar" they are the frame whose affine span through
+    ``x`` is mapped (default: the standard basis, i.e. the whole input space).
+"""
 
 
 def _check_options(caller_name, **options):
@@ -335,35 +398,7 @@ def curvature(
         gives exact derivatives in one pass (see :func:`directional_derivatives`).
     X : array-like of shape (n, p)
         Points at which to measure, finite.
-    kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleration"
-        "acceleration": ``||D^2 f(x)[v, v]||_M`` (the paper's kappa);
-        "extrinsic": curvature of the image curve ``t -> f(x + t v)``;
-        "gaussian": mean sectional curvature of the image manifold (its Gaussian
-        curvature for 2 inputs); "scalar": its scalar curvature.
-    method : {"exact", "finite_difference"}, default="exact"
-        Exact derivatives, or the paper's central differences with step ``eps``;
-        both in float64.
-    metric : None, "anisotropic", float, array of shape (m,) or (m, m), default=None
-        Output metric: Euclidean; diagonal with eigenvalues log-spaced from 1 to
-        ``1 / condition_number``; one positive weight for every coordinate;
-        positive weights; or an SPD matrix. ``m`` is the flattened output size
-        of ``f``.
-    condition_number : float >= 1, optional
-        Only with ``metric="anisotropic"``.
-    covariance : float, array of shape (m,) or (m, m), optional
-        Reading ``f(x)`` as the mean of ``N(f(x), covariance)``: the Fisher-Rao
-        metric ``covariance^-1``. Exclusive with ``metric``.
-    n_directions : int >= 1, default=8
-        Random unit directions drawn from ``random_state`` (the same for every
-        row); the result averages over them. Not used by "gaussian"/"scalar".
-    eps : float > 0, default=1e-2
-        Finite-difference step.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the random directions.
-    directions : array of shape (k, p), optional
-        Explicit directions instead of random ones (normalised to unit length).
-        For "gaussian"/"scalar" they are the frame whose affine span through
-        ``x`` is mapped (default: the standard basis, i.e. the whole input space).
+    {curvature_keywords}
 
     Returns
     -------
@@ -389,20 +424,7 @@ def curvature(
     intrinsic = kind in ("gaussian", "scalar")
     if intrinsic:
         V, i, j = _pair_directions(V)
-    with torch.no_grad():
-        probe = f(X[:1])
-    if not isinstance(probe, torch.Tensor) or probe.ndim == 0 or len(probe) != 1:
-        raise ValueError(
-            "f must map a tensor of shape (n, p) to a tensor of shape (n, ...), "
-            f"row by row; for 1 row it returned {type(probe).__name__} "
-            f"{tuple(getattr(probe, 'shape', ()))}."
-        )
-    if probe.dtype != torch.float64:
-        raise TypeError(
-            f"f must compute in float64 (e.g. module.double()); it returned "
-            f"{probe.dtype}, too coarse for second derivatives."
-        )
-    m = probe[0].numel()
+    m = _output_size(f, X)
     whiten = _whitening(metric, condition_number, covariance, m)
     # Points f is evaluated at per row: x +- eps v and x, or x along each v.
     evaluations = 2 * len(V) + 1 if method == "finite_difference" else len(V)
@@ -420,3 +442,36 @@ def curvature(
         else:
             values.append(_curve_curvature(velocity, acceleration, kind).mean(dim=1))
     return torch.cat(values).numpy()
+
+
+#: The keyword-only parameters of :func:`curvature`, in order, with their defaults.
+CURVATURE_KEYWORDS = {
+    name: parameter
+    for name, parameter in inspect.signature(curvature).parameters.items()
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+}
+
+
+def documents_curvature_keywords(function):
+    """Give ``function(..., **kwargs)`` the curvature keywords: signature and docs.
+
+    The keywords are declared once, in :func:`curvature`'s signature; a
+    function that forwards them (``**kwargs``) gets them appended to its
+    signature as keyword-only parameters (so ``help`` and ``inspect`` show
+    them with their defaults), and the line ``{curvature_keywords}`` of its
+    docstring becomes their shared documentation.
+    """
+    signature = inspect.signature(function)
+    own = [
+        parameter
+        for parameter in signature.parameters.values()
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    keywords = [
+        p for name, p in CURVATURE_KEYWORDS.items() if name not in signature.parameters
+    ]
+    function.__signature__ = signature.replace(parameters=[*own, *keywords])
+    return fill_docstring(function, curvature_keywords=CURVATURE_KEYWORDS_DOC)
+
+
+fill_docstring(curvature, curvature_keywords=CURVATURE_KEYWORDS_DOC)

@@ -7,15 +7,21 @@ accuracy (:func:`curvature_score`), folds the two into one number
 best within noise, the least curved one (:func:`least_curvature_refit`).
 """
 
-from numbers import Integral, Real
+import inspect
+from numbers import Real
 
 import numpy as np
 from sklearn.pipeline import Pipeline
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import (
+    Interval,
+    validate_parameter_constraints,
+    validate_params,
+)
 from sklearn.utils.validation import check_is_fitted
 
-from .geometry import _check_options
-from .nn import LAYERS
+from ._docstrings import fill_docstring
+from .estimators import LAYER_CONSTRAINTS, LAYER_DOC
+from .geometry import _check_options, documents_curvature_keywords
 
 __all__ = [
     "curvature_score",
@@ -43,21 +49,8 @@ def _split_pipeline(estimator):
     return steps, final
 
 
-def representation_curvature(
-    estimator,
-    X,
-    *,
-    kind="acceleration",
-    method="exact",
-    metric=None,
-    condition_number=None,
-    covariance=None,
-    layer="attention",
-    n_directions=8,
-    eps=1e-2,
-    random_state=0,
-    directions=None,
-):
+@documents_curvature_keywords
+def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     """Per-sample curvature of a fitted estimator's representation.
 
     Parameters
@@ -68,29 +61,8 @@ def representation_curvature(
         its own input.
     X : array-like of shape (n_samples, n_features)
         Validated like ``predict`` validates it.
-    kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleration"
-        "acceleration" is the paper's kappa ``||D^2 f(x)[v, v]||_M``;
-        "extrinsic" the curvature of the image of a line (independent of its
-        speed); "gaussian"/"scalar" the intrinsic curvature of the image
-        manifold. See the README's "Which curvature?".
-    method : {"exact", "finite_difference"}, default="exact"
-        Exact second-order forward pass, or the paper's central differences
-        (step ``eps``); both in float64.
-    metric, condition_number, covariance
-        Output metric: None (Euclidean), "anisotropic" with condition_number,
-        positive weights (m,), an SPD matrix (m, m), or ``covariance`` for the
-        Fisher-Rao metric ``covariance^-1``; ``m`` is the layer's flattened size.
-    layer : "attention", int, "pooled" or "logits", default="attention"
-        Where to measure: the last block's output before pooling, a block's
-        output, the pooled vector or the logits.
-    n_directions : int >= 1, default=8
-        Random unit input directions (the same for every row), averaged over.
-    eps : float > 0, default=1e-2
-        Finite-difference step.
-    random_state : int, RandomState instance or None, default=0
-        Seed of the directions.
-    directions : array of shape (k, n_features), optional
-        Explicit input directions instead of random ones.
+    {layer}
+    {curvature_keywords}
 
     Returns
     -------
@@ -109,36 +81,22 @@ def representation_curvature(
     >>> kappa.shape, bool((kappa > 0).all())
     ((200,), True)
     """
+    validate_parameter_constraints(
+        LAYER_CONSTRAINTS, {"layer": layer}, "representation_curvature"
+    )
     steps, final = _split_pipeline(estimator)
     if steps is not None:
         X = steps.transform(X)
-    return final.curvature(
-        X,
-        kind=kind,
-        method=method,
-        metric=metric,
-        condition_number=condition_number,
-        covariance=covariance,
-        layer=layer,
-        n_directions=n_directions,
-        eps=eps,
-        random_state=random_state,
-        directions=directions,
-    )
+    return final.curvature(X, layer=layer, **kwargs)
+
+
+fill_docstring(representation_curvature, layer=LAYER_DOC)
 
 
 # -- scorers ------------------------------------------------------------------
 
 
-def _check_layer(layer, caller_name):
-    if isinstance(layer, str) and layer in LAYERS:
-        return
-    if isinstance(layer, Integral) and not isinstance(layer, bool):
-        return
-    raise ValueError(
-        f"{caller_name}: layer must be one of {list(LAYERS)} or an int block "
-        f"index; got {layer!r}."
-    )
+_DEFAULT_LAYER = inspect.signature(representation_curvature).parameters["layer"].default
 
 
 def _kwargs_repr(kwargs):
@@ -180,12 +138,11 @@ def make_curvature_scorer(**kwargs):
     Parameters
     ----------
     **kwargs
-        Keywords of :func:`representation_curvature` (``kind``, ``method``,
-        ``metric``, ``condition_number``, ``covariance``, ``layer``,
-        ``n_directions``, ``eps``, ``random_state``, ``directions``). They are
-        validated here, when the scorer is made, so a typo fails before any
-        fit; sizes that depend on the data (a metric's length, directions'
-        width) are checked when it scores.
+        Keywords of :func:`representation_curvature` (``layer`` and those of
+        :func:`skgate.geometry.curvature`). They are validated here, when the
+        scorer is made, so a typo fails before any fit; sizes that depend on
+        the data (a metric's length, directions' width) are checked when it
+        scores.
 
     Returns
     -------
@@ -206,8 +163,10 @@ def make_curvature_scorer(**kwargs):
     >>> result["test_pooled"].shape
     (3,)
     """
-    layer = kwargs.pop("layer", "attention")
-    _check_layer(layer, "make_curvature_scorer")
+    layer = kwargs.pop("layer", _DEFAULT_LAYER)
+    validate_parameter_constraints(
+        LAYER_CONSTRAINTS, {"layer": layer}, "make_curvature_scorer"
+    )
     _check_options("make_curvature_scorer", **kwargs)
     return _CurvatureScorer(layer=layer, **kwargs)
 
@@ -245,7 +204,7 @@ def curvature_score(estimator, X, y=None):
     return _DEFAULT_CURVATURE_SCORER(estimator, X, y)
 
 
-_DEFAULT_CURVATURE_SCORER = _CurvatureScorer(layer="attention")
+_DEFAULT_CURVATURE_SCORER = _CurvatureScorer(layer=_DEFAULT_LAYER)
 
 
 @validate_params(

@@ -1,7 +1,7 @@
 """The torch modules of skgate: gated single-head attention and the network around it.
 
 This module knows PyTorch and nothing about scikit-learn. The equations are those
-of DESIGN.md, section "The model"::
+of docs/design.md, section "The model"::
 
     h0  = W_in x + b                                   token embedding
     a   = softmax(q k^T / sqrt(d)) v,  q, k, v = h W_q, h W_k, h W_v

@@ -14,7 +14,7 @@ from skgate import (
     make_joint_scorer,
     representation_curvature,
 )
-from skgate.__main__ import main
+from skgate.study.cli import main
 
 X, Y = make_moons(60, noise=0.1, random_state=0)
 
@@ -90,7 +90,11 @@ def test_huge_but_representable_inputs_give_finite_answers(fitted):
     "kwargs, error, match",
     [
         ({"layer": 5}, ValueError, "layer=5 is out of range"),
-        ({"layer": "hidden"}, ValueError, "layer must be one of"),
+        (
+            {"layer": "hidden"},
+            ValueError,
+            "'layer' parameter of representation_curvature must be a str among",
+        ),
         ({"directions": [[1.0, 0.0, 0.0]]}, ValueError, "shape \\(k, 2\\)"),
         (
             {"metric": [[1.0, 2.0], [2.0, 1.0]]},
@@ -120,7 +124,11 @@ def test_geometry_keywords(fitted, kwargs, error, match):
     [
         (make_curvature_scorer, {"eps": 0}, "'eps' parameter"),
         (make_curvature_scorer, {"n_directions": 0}, "'n_directions' parameter"),
-        (make_curvature_scorer, {"layer": None}, "layer must be one of"),
+        (
+            make_curvature_scorer,
+            {"layer": None},
+            "'layer' parameter of make_curvature_scorer must be",
+        ),
         (make_joint_scorer, {"tradeoff": float("nan")}, "'tradeoff' parameter"),
         (least_curvature_refit, {"n_std": -0.5}, "'n_std' parameter"),
         (least_curvature_refit, {"n_std": float("inf")}, "'n_std' parameter"),

@@ -22,13 +22,6 @@ from skorch.callbacks import Callback, LRScheduler
 from skgate import GatedAttentionClassifier, make_curved_task
 from skgate.nn import GatedAttentionNet
 
-FAST = {"max_epochs": 5, "d_model": 16, "random_state": 0}
-
-
-@pytest.fixture(scope="module")
-def moons():
-    return make_moons(300, noise=0.15, random_state=0)
-
 
 @pytest.fixture(scope="module")
 def fitted(moons):
@@ -107,7 +100,7 @@ class TestFitted:
     def test_representation_rejects_bad_layer(self, fitted, moons):
         with pytest.raises(ValueError, match="layer=1 is out of range for depth=1"):
             fitted.representation(moons[0], layer=1)
-        with pytest.raises(ValueError, match="layer must be one of"):
+        with pytest.raises(ValueError, match="'layer' parameter of representation"):
             fitted.representation(moons[0], layer="hidden")
 
     def test_prediction_does_not_depend_on_the_batch(self, fitted, moons):
@@ -124,10 +117,10 @@ class TestFitted:
 
 
 class TestLabelsAndInputs:
-    def test_string_labels(self, moons):
+    def test_string_labels(self, moons, fast):
         X, y = moons
         labels = np.array(["left", "right"])[y]
-        clf = GatedAttentionClassifier(**FAST).fit(X, labels)
+        clf = GatedAttentionClassifier(**fast).fit(X, labels)
         np.testing.assert_array_equal(clf.classes_, ["left", "right"])
         assert set(clf.predict(X)) <= {"left", "right"}
         assert clf.score(X, labels) > 0.75
@@ -139,10 +132,10 @@ class TestLabelsAndInputs:
         assert clf.predict_proba(X).shape == (300, 3)
         assert clf.score(X, y + 10) > 0.9
 
-    def test_dataframe_keeps_feature_names(self, moons):
+    def test_dataframe_keeps_feature_names(self, moons, fast):
         X, y = moons
         frame = pd.DataFrame(X, columns=["a", "b"])
-        clf = GatedAttentionClassifier(**FAST).fit(frame, pd.Series(y))
+        clf = GatedAttentionClassifier(**fast).fit(frame, pd.Series(y))
         np.testing.assert_array_equal(clf.feature_names_in_, ["a", "b"])
         with pytest.warns(UserWarning, match="does not have valid feature names"):
             from_array = clf.predict(X)
@@ -150,23 +143,23 @@ class TestLabelsAndInputs:
         with pytest.raises(ValueError, match="feature names"):
             clf.predict(frame.rename(columns={"a": "c"}))
 
-    def test_sequence_input(self):
+    def test_sequence_input(self, fast):
         X, y = make_curved_task(400, n_observations=4, noise=0.3, random_state=0)
-        clf = GatedAttentionClassifier(token_dim=2, **FAST).fit(X, y)
+        clf = GatedAttentionClassifier(token_dim=2, **fast).fit(X, y)
         assert clf.net_.module_.n_tokens == 4
         assert clf.representation(X[:3]).shape == (3, 4, 16)
 
-    def test_integer_and_float32_inputs(self, moons):
+    def test_integer_and_float32_inputs(self, moons, fast):
         X, y = moons
-        clf = GatedAttentionClassifier(**FAST)
+        clf = GatedAttentionClassifier(**fast)
         proba = clf.fit(X.astype(np.float32), y).predict_proba(X.astype(np.float32))
         assert proba.dtype == np.float64
         clf.fit((10 * X).astype(np.int64), y)
 
-    def test_zero_epochs_is_the_initialisation(self, moons):
+    def test_zero_epochs_is_the_initialisation(self, moons, fast):
         X, y = moons
-        init = GatedAttentionClassifier(**{**FAST, "max_epochs": 0})
-        trained = GatedAttentionClassifier(**FAST)
+        init = GatedAttentionClassifier(**{**fast, "max_epochs": 0})
+        trained = GatedAttentionClassifier(**fast)
         init.fit(X, y)
         trained.fit(X, y)
         assert len(init.history_) == 0
@@ -174,34 +167,34 @@ class TestLabelsAndInputs:
 
 
 class TestReproducibility:
-    def test_same_seed_is_bit_identical(self, moons):
+    def test_same_seed_is_bit_identical(self, moons, fast):
         X, y = moons
-        first = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
-        second = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
+        first = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        second = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
         np.testing.assert_array_equal(first, second)
 
-    def test_refit_and_clone_are_bit_identical(self, moons):
+    def test_refit_and_clone_are_bit_identical(self, moons, fast):
         X, y = moons
-        clf = GatedAttentionClassifier(**FAST)
+        clf = GatedAttentionClassifier(**fast)
         first = clf.fit(X, y).predict_proba(X)
         np.testing.assert_array_equal(first, clf.fit(X, y).predict_proba(X))
         np.testing.assert_array_equal(first, clone(clf).fit(X, y).predict_proba(X))
 
-    def test_other_seed_differs(self, moons):
+    def test_other_seed_differs(self, moons, fast):
         X, y = moons
-        first = GatedAttentionClassifier(**FAST).fit(X, y).predict_proba(X)
-        other = GatedAttentionClassifier(**{**FAST, "random_state": 1}).fit(X, y)
+        first = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        other = GatedAttentionClassifier(**{**fast, "random_state": 1}).fit(X, y)
         assert not np.array_equal(first, other.predict_proba(X))
 
-    def test_global_torch_rng_is_untouched(self, moons):
+    def test_global_torch_rng_is_untouched(self, moons, fast):
         torch.manual_seed(123)
         state = torch.get_rng_state()
-        GatedAttentionClassifier(**FAST).fit(*moons)
+        GatedAttentionClassifier(**fast).fit(*moons)
         assert torch.equal(state, torch.get_rng_state())
 
-    def test_no_seed_draws_a_fresh_one(self, moons):
+    def test_no_seed_draws_a_fresh_one(self, moons, fast):
         X, y = moons
-        params = {**FAST, "random_state": None}
+        params = {**fast, "random_state": None}
         first = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
         second = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
         assert not np.array_equal(first, second)
@@ -241,16 +234,16 @@ class TestReproducibility:
 
 
 class TestInScikitLearn:
-    def test_pipeline_with_scaler(self, moons):
+    def test_pipeline_with_scaler(self, moons, fast):
         X, y = moons
-        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**fast))
         assert pipe.fit(X, y).score(X, y) > 0.8
 
-    def test_grid_search_over_alpha_and_depth_in_parallel(self, moons):
+    def test_grid_search_over_alpha_and_depth_in_parallel(self, moons, fast):
         X, y = moons
         grid = {"alpha": [0.0, 1.0], "depth": [1, 2]}
-        serial = GridSearchCV(GatedAttentionClassifier(**FAST), grid, cv=3)
-        parallel = GridSearchCV(GatedAttentionClassifier(**FAST), grid, cv=3, n_jobs=2)
+        serial = GridSearchCV(GatedAttentionClassifier(**fast), grid, cv=3)
+        parallel = GridSearchCV(GatedAttentionClassifier(**fast), grid, cv=3, n_jobs=2)
         serial.fit(X, y)
         parallel.fit(X, y)
         assert set(serial.best_params_) == {"alpha", "depth"}
@@ -260,17 +253,17 @@ class TestInScikitLearn:
         )
         assert serial.best_params_ == parallel.best_params_
 
-    def test_pipeline_grid_search_by_step_name(self, moons):
+    def test_pipeline_grid_search_by_step_name(self, moons, fast):
         X, y = moons
-        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**fast))
         search = GridSearchCV(
             pipe, {"gatedattentionclassifier__gate": ["none", "silu"]}, cv=2
         )
         search.fit(X, y)
         assert len(search.cv_results_["params"]) == 2
 
-    def test_cross_val_score(self, moons):
-        scores = cross_val_score(GatedAttentionClassifier(**FAST), *moons, cv=3)
+    def test_cross_val_score(self, moons, fast):
+        scores = cross_val_score(GatedAttentionClassifier(**fast), *moons, cv=3)
         assert scores.shape == (3,) and scores.min() > 0.6
 
 
@@ -284,26 +277,26 @@ class _CountEpochs(Callback):
 
 
 class TestCallbacksAndProgress:
-    def test_extra_callbacks_run_and_the_parameter_is_kept(self, moons):
+    def test_extra_callbacks_run_and_the_parameter_is_kept(self, moons, fast):
         counter = _CountEpochs()
         scheduler = ("lr", LRScheduler(policy="StepLR", step_size=1, gamma=0.5))
-        clf = GatedAttentionClassifier(callbacks=[counter, scheduler], **FAST)
+        clf = GatedAttentionClassifier(callbacks=[counter, scheduler], **fast)
         clf.fit(*moons)
         assert not hasattr(counter, "epochs")  # the parameter is not mutated
         trained = dict(clf.net_.callbacks_)
         assert trained["_CountEpochs"].epochs == 5
         assert clf.net_.optimizer_.param_groups[0]["lr"] == pytest.approx(2e-3 * 0.5**5)
 
-    def test_verbose_prints_per_epoch_progress(self, moons, capsys):
-        GatedAttentionClassifier(**{**FAST, "verbose": 1}).fit(*moons)
+    def test_verbose_prints_per_epoch_progress(self, moons, capsys, fast):
+        GatedAttentionClassifier(**{**fast, "verbose": 1}).fit(*moons)
         out = capsys.readouterr().out
         assert "train_loss" in out
         first_words = [line.split()[0] for line in out.splitlines() if line.strip()]
         epochs = [word for word in first_words if word.isdigit()]
         assert epochs[-5:] == ["1", "2", "3", "4", "5"]
 
-    def test_silent_by_default(self, moons, capsys):
-        GatedAttentionClassifier(**FAST).fit(*moons)
+    def test_silent_by_default(self, moons, capsys, fast):
+        GatedAttentionClassifier(**fast).fit(*moons)
         assert capsys.readouterr().out == ""
 
 
@@ -474,21 +467,21 @@ class _StopAfter(Callback):
 
 
 class TestInterruptsAndPersistence:
-    def test_ctrl_c_during_fit_leaves_a_usable_estimator(self, moons):
-        clf = GatedAttentionClassifier(callbacks=[_StopAfter(2)], **FAST)
+    def test_ctrl_c_during_fit_leaves_a_usable_estimator(self, moons, fast):
+        clf = GatedAttentionClassifier(callbacks=[_StopAfter(2)], **fast)
         clf.fit(*moons)  # skorch catches KeyboardInterrupt and ends training
         assert len(clf.history_) == 2
         assert clf.predict_proba(moons[0]).shape == (300, 2)
         assert np.isfinite(clf.curvature(moons[0][:10])).all()
 
     def test_fitted_search_with_the_refit_rule_loads_in_another_process(
-        self, moons, tmp_path
+        self, moons, tmp_path, fast
     ):
         from skgate import curvature_score, least_curvature_refit
 
         X, y = moons
         search = GridSearchCV(
-            GatedAttentionClassifier(**FAST),
+            GatedAttentionClassifier(**fast),
             {"alpha": [0.0, 1.0]},
             cv=2,
             scoring={"accuracy": "accuracy", "curvature": curvature_score},

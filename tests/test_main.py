@@ -1,17 +1,21 @@
-"""The command line: python -m skgate demo."""
+"""The command line: python -m skgate demo (skgate.study.cli)."""
 
 import subprocess
 import sys
 
 import pytest
 
-from skgate.__main__ import demo, main
+from skgate.study.cli import demo, main
+from skgate.study.design import GATE_LABELS
 
 
 def test_demo_table_has_every_task_and_gate():
     table = demo(n_samples=120, max_epochs=2, log=None)
     assert list(table.index) == ["checkerboard", "linear", "moons"]
-    assert list(table.columns) == ["ungated", "silu", "gated (alpha=1)"]
+    assert list(table.columns) == ["ungated", "SiLU", "gated (alpha=1)"]
+    assert list(table.columns) == [
+        GATE_LABELS[g] for g in ("none", "silu", "multiplicative")
+    ]
     assert ((table >= 0) & (table <= 1)).all().all()
 
 

@@ -1,4 +1,4 @@
-"""The torch model against the equations of DESIGN.md."""
+"""The torch model against the equations of docs/design.md ("The model")."""
 
 import math
 

@@ -16,7 +16,11 @@ from skgate import (
 )
 from skgate.estimators import _GatedAttentionBase
 
-FAST = {"max_epochs": 10, "d_model": 16, "random_state": 0}
+
+@pytest.fixture(scope="module")
+def fast(fast):
+    # 10 epochs: regression on friedman1 needs more steps than two moons.
+    return {**fast, "max_epochs": 10}
 
 
 @pytest.fixture(scope="module")
@@ -51,33 +55,33 @@ def test_learns_friedman1(fitted, friedman):
     assert fitted.net_.criterion_.__class__.__name__ == "MSELoss"
 
 
-def test_targets_are_standardised_inside(friedman):
+def test_targets_are_standardised_inside(friedman, fast):
     X, y = friedman
-    small = GatedAttentionRegressor(**FAST).fit(X, y).predict(X)
-    large = GatedAttentionRegressor(**FAST).fit(X, 1000 * y + 5).predict(X)
+    small = GatedAttentionRegressor(**fast).fit(X, y).predict(X)
+    large = GatedAttentionRegressor(**fast).fit(X, 1000 * y + 5).predict(X)
     np.testing.assert_allclose(large, 1000 * small + 5, rtol=1e-5)
 
 
-def test_multi_output(friedman):
+def test_multi_output(friedman, fast):
     X, y = friedman
     Y = np.c_[y, -2 * y]
-    reg = GatedAttentionRegressor(**FAST).fit(X, Y)
+    reg = GatedAttentionRegressor(**fast).fit(X, Y)
     assert reg.n_outputs_ == 2 and reg.predict(X).shape == (300, 2)
     assert reg.representation(X[:3], layer="logits").shape == (3, 2)
 
 
-def test_constant_target_is_predicted(friedman):
+def test_constant_target_is_predicted(friedman, fast):
     X, _ = friedman
-    reg = GatedAttentionRegressor(**FAST).fit(X, np.full(300, 3.5))
+    reg = GatedAttentionRegressor(**fast).fit(X, np.full(300, 3.5))
     # Standardised, the target is 0 everywhere; the net predicts near 0.
     np.testing.assert_allclose(reg.predict(X), 3.5, atol=0.1)
     assert reg.y_scale_ == pytest.approx([1.0])
 
 
-def test_same_seed_bit_identical(friedman):
+def test_same_seed_bit_identical(friedman, fast):
     X, y = friedman
-    a = GatedAttentionRegressor(**FAST).fit(X, y).predict(X)
-    b = GatedAttentionRegressor(**FAST).fit(X, y).predict(X)
+    a = GatedAttentionRegressor(**fast).fit(X, y).predict(X)
+    b = GatedAttentionRegressor(**fast).fit(X, y).predict(X)
     np.testing.assert_array_equal(a, b)
 
 
@@ -90,10 +94,10 @@ def test_geometry_and_scorers(fitted, friedman):
 
 
 @pytest.mark.parametrize("score", ["r2", "neg_mean_squared_error"])
-def test_refit_rule_with_regression_scores(score):
+def test_refit_rule_with_regression_scores(score, fast):
     X, y = load_diabetes(return_X_y=True)
     search = GridSearchCV(
-        make_pipeline(StandardScaler(), GatedAttentionRegressor(**FAST)),
+        make_pipeline(StandardScaler(), GatedAttentionRegressor(**fast)),
         {"gatedattentionregressor__alpha": [0.0, 1.0]},
         cv=3,
         scoring={score: score, "curvature": curvature_score},

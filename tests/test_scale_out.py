@@ -13,11 +13,12 @@ from sklearn.datasets import make_moons
 from sklearn.model_selection import GridSearchCV
 
 from skgate import GatedAttentionClassifier, curvature_score, least_curvature_refit
-from skgate.experiments import TIMINGS, grid, run_sweep  # registers dask-resilient
+from skgate.parallel import register_dask_resilient_backend
+from skgate.study.sweeps import TIMINGS, grid, run_sweep
 
 distributed = pytest.importorskip("distributed")
+RESILIENT = register_dask_resilient_backend()
 
-FAST = {"max_epochs": 5, "d_model": 16, "random_state": 0}
 SCORING = {"accuracy": "accuracy", "curvature": curvature_score}
 
 
@@ -41,9 +42,9 @@ def data():
     return make_moons(150, noise=0.15, random_state=0)
 
 
-def _search(**kwargs):
+def _search(fast, **kwargs):
     return GridSearchCV(
-        GatedAttentionClassifier(**FAST),
+        GatedAttentionClassifier(**fast),
         {"alpha": [0.0, 1.0], "depth": [1, 2]},
         cv=3,
         scoring=SCORING,
@@ -58,19 +59,19 @@ def _same_results(a, b):
     assert a.best_index_ == b.best_index_
 
 
-def test_grid_search_on_dask_equals_local(client, data):
-    local = _search().fit(*data)
+def test_grid_search_on_dask_equals_local(client, data, fast):
+    local = _search(fast).fit(*data)
     with parallel_config(backend="dask"):
-        remote = _search(n_jobs=-1).fit(*data)
+        remote = _search(fast, n_jobs=-1).fit(*data)
     _same_results(local, remote)
     np.testing.assert_array_equal(local.predict(data[0]), remote.predict(data[0]))
     assert len(client.scheduler_info()["workers"]) == 2
 
 
-def test_resilient_backend_equals_local(client, data):
-    local = _search().fit(*data)
-    with parallel_config(backend="dask-resilient"):
-        remote = _search(n_jobs=-1).fit(*data)
+def test_resilient_backend_equals_local(client, data, fast):
+    local = _search(fast).fit(*data)
+    with parallel_config(backend=RESILIENT):
+        remote = _search(fast, n_jobs=-1).fit(*data)
     _same_results(local, remote)
 
 
@@ -90,7 +91,7 @@ def test_sweep_on_dask_equals_local(client):
     assert local[columns].equals(remote[columns])
 
 
-def test_a_killed_worker_does_not_lose_the_search(client, data):
+def test_a_killed_worker_does_not_lose_the_search(client, data, fast):
     """Kill a worker mid-search: the scheduler reruns its tasks elsewhere.
 
     With joblib's plain "dask" backend this search fails (FutureCancelledError:
@@ -100,7 +101,7 @@ def test_a_killed_worker_does_not_lose_the_search(client, data):
     X, y = make_moons(600, noise=0.15, random_state=0)
     grid_ = {"alpha": [0.0, 0.5, 1.0, 1.5], "depth": [1, 2]}
     slow = {"estimator__max_epochs": 20, "param_grid": grid_}
-    local = clone(_search()).set_params(**slow).fit(X, y)
+    local = clone(_search(fast)).set_params(**slow).fit(X, y)
     pids = client.run(os.getpid)
     victim = sorted(pids.values())[0]
     killed = threading.Event()
@@ -112,8 +113,8 @@ def test_a_killed_worker_does_not_lose_the_search(client, data):
 
     killer = threading.Thread(target=kill_soon)
     killer.start()
-    with parallel_config(backend="dask-resilient"):
-        remote = clone(_search(n_jobs=-1)).set_params(**slow)
+    with parallel_config(backend=RESILIENT):
+        remote = clone(_search(fast, n_jobs=-1)).set_params(**slow)
         remote.fit(X, y)
     assert killed.is_set(), "the search ended before the worker was killed"
     killer.join()

@@ -1,12 +1,15 @@
 """Figures of the reproduction study (matplotlib, the ``plot`` extra).
 
+matplotlib is imported when a figure is drawn, not when this module is.
+
 Each function takes the study's DataFrames, draws one figure and returns it;
 error bars are one standard deviation over seeds.
 """
 
 import numpy as np
 
-from .experiments import GATE_ORDER
+from .claims import with_tokens
+from .design import GATE_LABELS, GATE_ORDER
 
 __all__ = [
     "plot_alpha",
@@ -17,10 +20,10 @@ __all__ = [
 ]
 
 GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
-GATE_LABELS = {"multiplicative": "gated (alpha=1)", "silu": "SiLU", "none": "ungated"}
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or an ImportError naming the extra."""
     try:
         import matplotlib
 
@@ -40,10 +43,8 @@ def _stats(frame, by, value):
 
 def plot_gates(gates):
     """C1: curvature and accuracy per gate, shape, head and token form."""
-    plt = _pyplot()
-    frame = gates.assign(
-        tokens=np.where(gates["n_observations"] > 1, "sequence", "copied")
-    )
+    plt = pyplot()
+    frame = with_tokens(gates)
     panels = list(frame.groupby(["head", "tokens"], sort=True))
     fig, axes = plt.subplots(
         len(panels), 2, figsize=(11, 2.6 * len(panels)), squeeze=False
@@ -87,7 +88,7 @@ def plot_gates(gates):
 
 def plot_alpha(alpha):
     """C2/C3: accuracy and curvature against alpha, curved tasks and the linear one."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     frame = alpha.assign(
         label=np.where(alpha["task"] == "linear", "linear", alpha["shape"])
@@ -111,7 +112,7 @@ def plot_alpha(alpha):
 
 def plot_anisotropy(gates, condition_numbers):
     """C4: curvature per gate as the metric's condition number grows."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     columns = [f"curvature_cond_{c:g}" for c in condition_numbers]
     for gate in GATE_ORDER:
@@ -137,7 +138,7 @@ def plot_anisotropy(gates, condition_numbers):
 
 def plot_depth(depth_init, depth_trained):
     """C5: curvature against depth at initialisation and after training."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=False)
     for ax, (title, frame) in zip(
         axes,
@@ -169,7 +170,7 @@ def plot_boundaries(panels, resolution=60):
 
     ``panels``: list of ``(title, fitted classifier, X, y)`` with 2-D ``X``.
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(
         len(panels), 2, figsize=(10, 4.2 * len(panels)), squeeze=False
     )

@@ -1,14 +1,15 @@
-"""Sweeps, the statistics and verdict rules, the figures and the reproduce command."""
+"""The study: sweeps, statistics and verdict rules, figures, the reproduce command."""
 
+import dataclasses
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from skgate import __main__ as cli
-from skgate import experiments, plotting, report
-from skgate.experiments import grid, run_setting, run_sweep
+from skgate.study import claims, cli, plots, render, sweeps, toy
+from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
+from skgate.study.sweeps import grid, run_setting, run_sweep
 
 TINY = {"n_samples": [90], "max_epochs": [1], "d_model": [8], "n_curvature": [20]}
 
@@ -37,8 +38,8 @@ class TestSweeps:
             "head",
             "seed",
             "token_dim",
-            *experiments.MEASUREMENTS,
-            *experiments.TIMINGS,
+            *sweeps.MEASUREMENTS,
+            *sweeps.TIMINGS,
             "curvature_cond_1",
             "curvature_cond_10",
         ]:
@@ -53,21 +54,21 @@ class TestSweeps:
         )
         serial = run_sweep(settings, n_jobs=1, progress=False)
         parallel = run_sweep(settings, n_jobs=2, progress=False)
-        columns = [c for c in serial.columns if c not in experiments.TIMINGS]
+        columns = [c for c in serial.columns if c not in sweeps.TIMINGS]
         pd.testing.assert_frame_equal(serial[columns], parallel[columns])
         assert list(serial["n_observations"]) == [1, 4, 1, 4]
         assert serial["token_dim"].fillna(0).tolist() == [0, 2, 0, 2]
 
     @pytest.mark.parametrize("task", ["curved", "linear", "moons", "circles"])
     def test_tasks(self, task):
-        X, y = experiments.make_task(
+        X, y = sweeps.make_task(
             task, shape="rings", n_samples=50, noise=0.1, n_observations=1, seed=0
         )
         assert X.shape == (50, 2) and set(np.unique(y)) == {0, 1}
 
     def test_bad_task(self):
         with pytest.raises(ValueError, match="task must be one of"):
-            experiments.make_task(
+            sweeps.make_task(
                 "spiral",
                 shape="circle",
                 n_samples=10,
@@ -76,7 +77,7 @@ class TestSweeps:
                 seed=0,
             )
         with pytest.raises(ValueError, match="no sequence form"):
-            experiments.make_task(
+            sweeps.make_task(
                 "moons",
                 shape="circle",
                 n_samples=10,
@@ -86,17 +87,32 @@ class TestSweeps:
             )
 
     def test_study_sizes(self):
-        full = experiments.study_settings()
+        full = StudyDesign.full().sweeps()
         assert {k: len(v) for k, v in full.items()} == {
             "gates": 4 * 3 * 2 * 2 * 5,
             "alpha": 4 * 7 * 5 + 7 * 5,
             "depth_init": 3 * 6 * 20,
             "depth_trained": 3 * 6 * 5,
         }
-        assert len(experiments.study_settings(quick=True, seeds=3)["gates"]) == 36
+        assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
+
+    def test_fixed_keys_fill_defaults_but_never_an_axis(self):
+        design = StudyDesign.quick().with_fixed(max_epochs=1, n_samples=90)
+        sweeps_ = design.sweeps()
+        assert {s["max_epochs"] for s in sweeps_["gates"]} == {1}
+        assert {s["max_epochs"] for s in sweeps_["depth_init"]} == {0}
+        assert {s["n_samples"] for s in design.baseline_tasks_settings()} == {90}
+
+    def test_defaults_are_the_classifiers(self):
+        from skgate import GatedAttentionClassifier
+
+        params = GatedAttentionClassifier().get_params()
+        for key in sweeps.MODEL_KEYS:
+            assert sweeps.DEFAULTS[key] == params[key]
 
     def test_baselines_use_the_same_split(self):
-        rows = pd.DataFrame(experiments.run_baseline("moons", 0, 100))
+        setting = {"task": "moons", "noise": 0.2, "n_samples": 100, "seed": 0}
+        rows = pd.DataFrame(sweeps.run_baseline(setting))
         assert list(rows["model"]) == [
             "LogisticRegression",
             "SVC (RBF)",
@@ -124,7 +140,7 @@ class TestStatistics:
             ]
             + [{"c": "b", "gate": "h", "seed": s, "v": 1.0} for s in range(5)]
         )
-        table = report.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
+        table = claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
         a, b = table.iloc[0], table.iloc[1]
         assert (
             a["holds"] and a["p"] < 0.001 and a["mean difference"] == pytest.approx(0.6)
@@ -139,8 +155,8 @@ class TestStatistics:
                 for g, v in (("g", 2.0), ("h", 0.0))
             ]
         )
-        assert report.paired_comparison(frame, ["c"], "gate", "g", "h", "v")["holds"][0]
-        assert not report.paired_comparison(frame, ["c"], "gate", "h", "g", "v")[
+        assert claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")["holds"][0]
+        assert not claims.paired_comparison(frame, ["c"], "gate", "h", "g", "v")[
             "holds"
         ][0]
 
@@ -149,16 +165,16 @@ class TestStatistics:
         frame = pd.DataFrame(
             {"c": 0, "x": x, "up": x + 0.01 * np.arange(15), "flat": np.ones(15)}
         )
-        assert report.spearman_trend(frame, ["c"], "x", "up")["holds"][0]
-        assert not report.spearman_trend(frame, ["c"], "x", "flat")["holds"][0]
+        assert claims.spearman_trend(frame, ["c"], "x", "up")["holds"][0]
+        assert not claims.spearman_trend(frame, ["c"], "x", "flat")["holds"][0]
 
     def test_verdicts(self):
-        assert report.verdict([True, True], ["a", "b"]) == "reproduced"
-        assert report.verdict([True, False], ["a", "b"]) == (
+        assert claims.verdict([True, True], ["a", "b"]) == "reproduced"
+        assert claims.verdict([True, False], ["a", "b"]) == (
             "partly reproduced (holds in: a)"
         )
-        assert report.verdict([False, False], ["a", "b"]) == "not reproduced"
-        assert report.verdict([], []) == "not reproduced"
+        assert claims.verdict([False, False], ["a", "b"]) == "not reproduced"
+        assert claims.verdict([], []) == "not reproduced"
 
 
 @pytest.fixture(scope="module")
@@ -167,28 +183,10 @@ def tiny_study(tmp_path_factory, request):
     out = tmp_path_factory.mktemp("study")
     monkeypatch = pytest.MonkeyPatch()
     request.addfinalizer(monkeypatch.undo)
-    full = experiments.study_settings
-
-    def shrink(settings):
-        return [{**s, **{k: v[0] for k, v in TINY.items()}} for s in settings]
-
-    def tiny_settings(*, quick=False, seeds=None):
-        sweeps = full(quick=True, seeds=2)
-        return {
-            name: shrink(s)[:: 3 if name == "depth_init" else 1]
-            for name, s in sweeps.items()
-        }
-
-    full_baselines = experiments.baseline_settings
-
-    def tiny_baselines(*, quick=False, seeds=None):
-        names, seeds, _, settings = full_baselines(quick=True, seeds=2)
-        return names, seeds, 90, shrink(settings)
-
-    monkeypatch.setattr(experiments, "study_settings", tiny_settings)
-    monkeypatch.setattr(experiments, "baseline_settings", tiny_baselines)
-    monkeypatch.setattr(cli, "_boundary_panels", lambda n: cli_panels())
-    verdicts = cli.reproduce(out, quick=True, n_jobs=1)
+    monkeypatch.setattr(sweeps, "fit_boundary_models", lambda n: cli_panels())
+    design = StudyDesign.quick().with_fixed(**{k: v[0] for k, v in TINY.items()})
+    design = dataclasses.replace(design, depths=(1, 2))
+    verdicts = cli.reproduce(out, design=design, n_jobs=1)
     return out, verdicts
 
 
@@ -253,12 +251,12 @@ class TestFigures:
     def test_each_figure_draws(self, tiny_study):
         out, _ = tiny_study
         gates = pd.read_csv(out / "gates.csv")
-        figure = plotting.plot_gates(gates)
+        figure = plots.plot_gates(gates)
         assert len(figure.axes) == 8
         assert figure.axes[0].get_ylabel() == "curvature (acceleration)"
         alpha = pd.read_csv(out / "alpha.csv")
-        assert plotting.plot_alpha(alpha).axes[0].get_xlabel() == "gate strength alpha"
-        anis = plotting.plot_anisotropy(gates, experiments.CONDITION_NUMBERS)
+        assert plots.plot_alpha(alpha).axes[0].get_xlabel() == "gate strength alpha"
+        anis = plots.plot_anisotropy(gates, CONDITION_NUMBERS)
         assert anis.axes[0].get_xscale() == "log"
 
 
@@ -288,7 +286,7 @@ class TestCommandLine:
 
 def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
     finished = []
-    real = experiments.run_sweep
+    real = sweeps.run_sweep
 
     def sweep_then_interrupt(settings, **kwargs):
         if finished:
@@ -297,7 +295,7 @@ def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
         small = [{**s, **{k: v[0] for k, v in TINY.items()}} for s in settings[:2]]
         return real(small, **kwargs)
 
-    monkeypatch.setattr(experiments, "run_sweep", sweep_then_interrupt)
+    monkeypatch.setattr(sweeps, "run_sweep", sweep_then_interrupt)
     assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
     assert (tmp_path / "gates.csv").exists()
     assert len(pd.read_csv(tmp_path / "gates.csv")) == 2
@@ -305,17 +303,16 @@ def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
 
 
 def test_toy_benchmark_rows_and_report(tmp_path):
-    frame = experiments.run_toy_benchmark(
+    frame = toy.run_toy_benchmark(
         names=["iris", "diabetes"], max_epochs=1, progress=False
     )
     assert len(frame) == 2 * 5 * 8
     assert set(frame["task"]) == {"classification", "regression"}
-    gated = frame[frame["model"] == report.GATED]
-    assert gated["alpha"].isin(experiments.TOY_ALPHAS).all()
+    gated = frame[frame["model"] == claims.GATED]
+    assert gated["alpha"].isin(COARSE_ALPHAS).all()
     assert gated["curvature"].notna().all()
-    assert frame.loc[frame["model"] != report.GATED, "alpha"].isna().all()
-    report.write_toy_report(tmp_path / "TOY.md", frame, seconds=1.0)
-    text = (tmp_path / "TOY.md").read_text()
+    assert frame.loc[frame["model"] != claims.GATED, "alpha"].isna().all()
+    text = render.render_toy_report(frame, seconds=1.0)
     for heading in [
         "## Classification",
         "## Regression",

@@ -1,0 +1,37 @@
+"""The reproduction study of "Gating Enables Curvature": sweeps, claims, report, plots.
+
+Everything here exists to rerun the paper's claims and report which hold; it
+uses the library's public API, and nothing in the library imports it.
+
+- :mod:`~skgate.study.design`: which settings run (:class:`StudyDesign`) and
+  the study's constants;
+- :mod:`~skgate.study.sweeps`: settings x seeds -> one row per fit
+  (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel;
+- :mod:`~skgate.study.claims`: statistics and verdicts, as data;
+- :mod:`~skgate.study.render`: REPORT.md and TOY.md as strings;
+- :mod:`~skgate.study.plots`: the figures (matplotlib);
+- :mod:`~skgate.study.toy`: the toy-dataset benchmark;
+- :mod:`~skgate.study.cli`: ``python -m skgate``, which writes the files.
+"""
+
+from .claims import evaluate_claims, verdicts
+from .cli import demo, main, reproduce, run_toy
+from .design import StudyDesign
+from .sweeps import grid, make_task, run_setting, run_sweep
+from .toy import run_toy_benchmark, toy_datasets
+
+__all__ = [
+    "StudyDesign",
+    "demo",
+    "evaluate_claims",
+    "grid",
+    "main",
+    "make_task",
+    "reproduce",
+    "run_setting",
+    "run_sweep",
+    "run_toy",
+    "run_toy_benchmark",
+    "toy_datasets",
+    "verdicts",
+]

@@ -1,0 +1,283 @@
+"""Command line: ``python -m skgate reproduce`` and ``python -m skgate demo``.
+
+``reproduce [--quick] [--out DIR] [--n-jobs N] [--seeds K] [--toy]`` runs the
+study of the paper's five claims and writes CSVs, PNG figures and REPORT.md
+into DIR (``make demo`` runs its quick form). ``demo`` fits ungated, SiLU and
+gated classifiers on three tasks and prints their held-out accuracy.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from sklearn.datasets import make_moons
+from sklearn.model_selection import train_test_split
+
+from ..datasets import make_curved_task, make_linear_task
+from ..estimators import GatedAttentionClassifier
+from . import claims, plots, render, sweeps, toy
+from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
+
+__all__ = ["demo", "main", "reproduce", "run_toy"]
+
+_DEFAULT_EPOCHS = GatedAttentionClassifier().max_epochs
+
+
+def _log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def _demo_tasks(n_samples, random_state):
+    return {
+        "checkerboard": make_curved_task(
+            n_samples, shape="checkerboard", random_state=random_state
+        ),
+        "linear": make_linear_task(n_samples, random_state=random_state),
+        "moons": make_moons(n_samples, noise=0.2, random_state=random_state),
+    }
+
+
+def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
+    """Held-out accuracy of each gate on each task, as a DataFrame (tasks x gates).
+
+    ``max_epochs=None`` trains for the classifier's default number of epochs;
+    each fit prints a progress line to ``log`` (None: silent).
+
+    Examples
+    --------
+    >>> table = demo(n_samples=100, max_epochs=1, log=None)
+    >>> table.shape
+    (3, 3)
+    """
+    epochs = {} if max_epochs is None else {"max_epochs": max_epochs}
+    tasks = _demo_tasks(n_samples, random_state)
+    gates = list(reversed(GATE_ORDER))  # weakest first
+    rows, n_fits = {}, len(tasks) * len(gates)
+    for task, (X, y) in tasks.items():
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=sweeps.TEST_SIZE, stratify=y, random_state=random_state
+        )
+        for gate in gates:
+            start = time.perf_counter()
+            clf = GatedAttentionClassifier(gate, **epochs, random_state=random_state)
+            accuracy = clf.fit(X_train, y_train).score(X_test, y_test)
+            rows.setdefault(task, {})[GATE_LABELS[gate]] = accuracy
+            if log is not None:
+                print(
+                    f"[{sum(map(len, rows.values()))}/{n_fits}] {task:<12} "
+                    f"{GATE_LABELS[gate]:<16} accuracy {accuracy:.3f} "
+                    f"({time.perf_counter() - start:.1f} s)",
+                    file=log,
+                    flush=True,
+                )
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "task"
+    return table
+
+
+def _write_csv(frame, path):
+    """The deterministic columns of ``frame`` to ``path`` (timings stay out)."""
+    frame.drop(columns=sweeps.TIMINGS, errors="ignore").to_csv(
+        path, index=False, float_format="%.10g"
+    )
+
+
+def _run_sweeps(design, out, n_jobs):
+    """Every sweep of ``design``, each written to its CSV as soon as it ends."""
+    results = {}
+    for name, settings in design.sweeps().items():
+        _log(f"{name}: {len(settings)} fits")
+        frame = sweeps.run_sweep(settings, n_jobs=n_jobs, description=name)
+        _write_csv(frame, out / f"{name}.csv")
+        results[name] = frame
+    return results
+
+
+def _run_baselines(design, n_jobs):
+    """Gated attention and the scikit-learn models on the same tasks and splits."""
+    settings = design.baseline_settings()
+    _log(f"baselines: {len(settings)} gated attention fits and scikit-learn models")
+    gated = sweeps.run_sweep(settings, n_jobs=n_jobs, description="gated")
+    gated = gated.assign(
+        dataset=[
+            shape if task == "curved" else task
+            for task, shape in zip(gated["task"], gated["shape"], strict=True)
+        ],
+        model=[f"GatedAttention ({gate})" for gate in gated["gate"]],
+    )
+    others = sweeps.run_baselines(design.baseline_tasks_settings(), n_jobs=n_jobs)
+    columns = ["dataset", "model", "seed", "accuracy", "fit_seconds"]
+    return pd.concat([gated[columns], others[columns]], ignore_index=True)
+
+
+def _draw_figures(results, design, out):
+    """Every figure of the report, saved in ``out``; returns their file names."""
+    figures = {
+        "gates": lambda: plots.plot_gates(results["gates"]),
+        "alpha": lambda: plots.plot_alpha(results["alpha"]),
+        "anisotropy": lambda: plots.plot_anisotropy(
+            results["gates"], CONDITION_NUMBERS
+        ),
+        "depth": lambda: plots.plot_depth(
+            results["depth_init"], results["depth_trained"]
+        ),
+        "boundaries": lambda: plots.plot_boundaries(
+            sweeps.fit_boundary_models(design.n_samples)
+        ),
+    }
+    paths = {}
+    for name, draw in figures.items():
+        paths[name] = f"fig_{name}.png"
+        draw().savefig(out / paths[name], dpi=110)
+    return paths
+
+
+def _timings(results):
+    return pd.concat(
+        [
+            frame[
+                ["model", "fit_seconds"] if name == "baselines" else ["fit_seconds"]
+            ].assign(sweep=name)
+            for name, frame in results.items()
+        ],
+        ignore_index=True,
+    )
+
+
+def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
+    """Run the study and write CSVs, figures and REPORT.md into ``out``.
+
+    ``design`` (a :class:`~skgate.study.StudyDesign`) overrides ``quick`` and
+    ``seeds``. Each sweep's CSV is written as soon as it finishes, so an
+    interrupted run keeps what it finished. Returns the claims' verdicts.
+    """
+    if design is None:
+        make = StudyDesign.quick if quick else StudyDesign.full
+        design = make() if seeds is None else make(seeds)
+    plots.pyplot()  # fail now, not after the sweeps, if matplotlib is missing
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = _run_sweeps(design, out, n_jobs)
+    results["baselines"] = _run_baselines(design, n_jobs)
+    _write_csv(results["baselines"], out / "baselines.csv")
+
+    _log("statistics")
+    evaluated = claims.evaluate_claims(results)
+    for name, claim in evaluated.items():
+        claim["tests"].to_csv(
+            out / f"tests_{name}.csv", index=False, float_format="%.10g"
+        )
+    _log("figures")
+    figures = _draw_figures(results, design, out)
+    _timings(results).to_csv(out / "timings.csv", index=False)
+    report = render.render_report(results, evaluated, design, figures)
+    (out / "REPORT.md").write_text(report)
+    _log(f"wrote {out / 'REPORT.md'}")
+    return claims.verdicts(evaluated)
+
+
+def run_toy(out, *, quick=False, n_jobs=1):
+    """The toy-dataset benchmark: toy.csv, toy_timings.csv and TOY.md in ``out``.
+
+    ``quick`` runs :data:`~skgate.study.toy.QUICK_TOY` only. Returns the rows.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    names = list(toy.QUICK_TOY) if quick else None
+    _log(f"toy datasets: {', '.join(names or toy.toy_datasets())}")
+    start = time.perf_counter()
+    frame = toy.run_toy_benchmark(names=names, n_jobs=n_jobs)
+    seconds = time.perf_counter() - start
+    _write_csv(frame, out / "toy.csv")
+    frame[["dataset", "model", "fold", "fit_seconds"]].to_csv(
+        out / "toy_timings.csv", index=False
+    )
+    (out / "TOY.md").write_text(render.render_toy_report(frame, seconds))
+    _log(f"wrote {out / 'TOY.md'} ({seconds:.0f} s)")
+    return frame
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="python -m skgate", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    study = commands.add_parser("reproduce", help="the study of the paper's claims")
+    study.add_argument(
+        "--quick", action="store_true", help="a small version (about 25 s on 2 cores)"
+    )
+    study.add_argument(
+        "--out",
+        default="benchmarks/results",
+        help="output folder (default: benchmarks/results)",
+    )
+    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    study.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help=f"seeds per setting (default: {len(StudyDesign.quick().seeds)} quick, "
+        f"{len(StudyDesign.full().seeds)} full)",
+    )
+    study.add_argument(
+        "--toy",
+        action="store_true",
+        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
+    )
+    demo_parser = commands.add_parser(
+        "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
+    )
+    demo_parser.add_argument("--n-samples", type=int, default=1000)
+    demo_parser.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
+    demo_parser.add_argument("--random-state", type=int, default=0)
+    return parser
+
+
+def _reproduce_command(args, parser):
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        parser.error(f"--out must be a folder; {args.out!r} is a file.")
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+    if args.seeds is not None and args.seeds < 2:
+        parser.error(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    start = time.perf_counter()
+    try:
+        verdicts = reproduce(
+            args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
+        )
+        if args.toy:
+            run_toy(args.out, quick=args.quick, n_jobs=args.n_jobs)
+            toy_report = (Path(args.out) / "TOY.md").read_text()
+            with open(Path(args.out) / "REPORT.md", "a") as handle:
+                handle.write(render.toy_section(toy_report))
+    except KeyboardInterrupt:
+        _log(f"interrupted; the sweeps finished so far are in {args.out}")
+        return 130
+    print(f"\nVerdicts ({time.perf_counter() - start:.0f} s, {args.out}/REPORT.md):")
+    for claim, verdict in verdicts.items():
+        print(f"  {claim}: {verdict}")
+    return 0
+
+
+def _demo_command(args, parser):
+    if args.n_samples < 10:
+        parser.error(f"--n-samples must be >= 10; got {args.n_samples}.")
+    if args.max_epochs < 0:
+        parser.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
+    table = demo(args.n_samples, args.max_epochs, args.random_state)
+    print(
+        f"\nHeld-out accuracy ({round(100 * sweeps.TEST_SIZE)} % test split, "
+        f"n_samples={args.n_samples}, max_epochs={args.max_epochs}, "
+        f"random_state={args.random_state}):\n"
+    )
+    print(table.to_string(float_format="{:.3f}".format))
+    return 0
+
+
+def main(argv=None):
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "reproduce":
+        return _reproduce_command(args, parser)
+    return _demo_command(args, parser)

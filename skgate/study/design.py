@@ -1,0 +1,172 @@
+"""The design of the reproduction study: which settings run, and every constant it uses.
+
+Each fact of the design is written here once; the sweeps, the statistics, the
+report text and the command line read it from here (and the model's own
+defaults from :class:`~skgate.GatedAttentionClassifier`).
+"""
+
+from dataclasses import dataclass, field, replace
+
+from ..datasets import CURVED_SHAPES
+from ..estimators import GatedAttentionClassifier
+from .sweeps import grid
+
+__all__ = [
+    "ALPHAS",
+    "BASELINE_TASKS",
+    "COARSE_ALPHAS",
+    "CONDITION_NUMBERS",
+    "GATE_LABELS",
+    "GATE_ORDER",
+    "INIT_SEED_FACTOR",
+    "StudyDesign",
+]
+
+#: C1's predicted order, most curved first. The gates the study compares, not
+#: the gates the model offers (:data:`skgate.nn.GATES`), though today they agree.
+GATE_ORDER = ("multiplicative", "silu", "none")
+#: How tables and figures name the gates (gated: at the classifier's default alpha).
+GATE_LABELS = {
+    "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
+    "silu": "SiLU",
+    "none": "ungated",
+}
+#: Gate strengths of the full alpha sweep (C2, C3).
+ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+#: The coarse grid: the quick alpha sweep and the toy benchmark's inner search.
+COARSE_ALPHAS = (0.0, 0.5, 1.0, 1.5)
+#: Condition numbers of the anisotropic output metrics (C4); 1 is Euclidean.
+CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
+#: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
+INIT_SEED_FACTOR = 4
+
+#: Tasks on which the scikit-learn baselines run, as setting keys.
+BASELINE_TASKS = {
+    "moons": {"task": "moons", "noise": 0.2},
+    "circles": {"task": "circles", "noise": 0.1},
+    **{shape: {"task": "curved", "shape": shape} for shape in CURVED_SHAPES},
+}
+
+
+@dataclass(frozen=True)
+class StudyDesign:
+    """Which settings the study runs: seeds, shapes, alphas, depths, sizes.
+
+    Build it with :meth:`full` or :meth:`quick`; ``fixed`` holds setting keys
+    applied to every fit (e.g. fewer epochs for a smoke test), so a shrunken
+    study runs the same code as the real one.
+
+    Examples
+    --------
+    >>> design = StudyDesign.quick()
+    >>> design.seeds, design.n_samples
+    ((0, 1), 600)
+    >>> {name: len(settings) for name, settings in design.sweeps().items()}
+    {'gates': 24, 'alpha': 16, 'depth_init': 96, 'depth_trained': 24}
+    """
+
+    label: str  # "full" or "quick": which command line produced it
+    seeds: tuple
+    shapes: tuple
+    alphas: tuple
+    depths: tuple
+    n_samples: int
+    baseline_tasks: tuple
+    fixed: dict = field(default_factory=dict)
+
+    @classmethod
+    def full(cls, n_seeds=5):
+        """The study as published in ``benchmarks/results`` (5 seeds by default)."""
+        return cls(
+            label="full",
+            seeds=tuple(range(n_seeds)),
+            shapes=CURVED_SHAPES,
+            alphas=ALPHAS,
+            depths=(1, 2, 3, 4, 5, 6),
+            n_samples=1000,
+            baseline_tasks=tuple(BASELINE_TASKS),
+        )
+
+    @classmethod
+    def quick(cls, n_seeds=2):
+        """A small version for ``make demo``: one shape, coarse grids, 600 samples."""
+        return cls(
+            label="quick",
+            seeds=tuple(range(n_seeds)),
+            shapes=("checkerboard",),
+            alphas=COARSE_ALPHAS,
+            depths=(1, 2, 3, 4),
+            n_samples=600,
+            baseline_tasks=("moons", "circles", "checkerboard"),
+        )
+
+    def with_fixed(self, **keys):
+        """The same design with ``keys`` set in every setting."""
+        return replace(self, fixed={**self.fixed, **keys})
+
+    @property
+    def init_seeds(self):
+        return tuple(range(INIT_SEED_FACTOR * len(self.seeds)))
+
+    def _grid(self, **axes):
+        # ``fixed`` keys fill in for defaults, never for an axis a sweep varies.
+        fixed = {key: [value] for key, value in self.fixed.items()}
+        base = {"n_samples": [self.n_samples], "seed": list(self.seeds)}
+        return grid(**{**base, **fixed, **axes})
+
+    def sweeps(self):
+        """The settings of every sweep, by name.
+
+        - "gates" (C1, C4): curved tasks x gates x head {mlp, linear} x tokens
+          {copied, 8 noisy observations as a sequence}, with curvature under
+          the anisotropic metrics of :data:`CONDITION_NUMBERS`.
+        - "alpha" (C2, C3): ``alphas`` on the curved tasks and the linear task.
+        - "depth_init", "depth_trained" (C5): ``depths`` at initialisation
+          (0 epochs, :data:`INIT_SEED_FACTOR` times the seeds) and trained.
+        """
+        shapes, gates = list(self.shapes), list(GATE_ORDER)
+        return {
+            "gates": self._grid(
+                task=["curved"],
+                shape=shapes,
+                gate=gates,
+                head=["mlp", "linear"],
+                n_observations=[1, 8],
+                condition_numbers=[CONDITION_NUMBERS],
+            ),
+            "alpha": self._grid(task=["curved"], shape=shapes, alpha=list(self.alphas))
+            + self._grid(task=["linear"], alpha=list(self.alphas)),
+            "depth_init": self._grid(
+                shape=["checkerboard"],
+                gate=gates,
+                depth=list(self.depths),
+                max_epochs=[0],
+                seed=list(self.init_seeds),
+            ),
+            "depth_trained": self._grid(
+                shape=["checkerboard"], gate=gates, depth=list(self.depths)
+            ),
+        }
+
+    def baseline_settings(self):
+        """Gated attention settings (every gate) on each baseline task."""
+        settings = []
+        for name in self.baseline_tasks:
+            task = {key: [value] for key, value in BASELINE_TASKS[name].items()}
+            settings += self._grid(**task, gate=list(GATE_ORDER))
+        return settings
+
+    def baseline_tasks_settings(self):
+        """One setting per baseline task and seed, named by ``dataset``, for
+        the scikit-learn models (they fit on the same splits)."""
+        return [
+            {
+                "n_samples": self.n_samples,
+                **self.fixed,
+                **BASELINE_TASKS[name],
+                "seed": seed,
+                "dataset": name,
+            }
+            for name in self.baseline_tasks
+            for seed in self.seeds
+        ]

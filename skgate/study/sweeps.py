@@ -1,0 +1,319 @@
+"""Sweeps over tasks x model settings x seeds, one row per fit, as a pandas DataFrame.
+
+A *setting* is a flat dict: the task (``task``, ``shape``, ``n_samples``,
+``noise``, ``n_observations``), the model (``gate``, ``alpha``, ``depth``,
+``head``, ``d_model``, ``max_epochs``) and the ``seed``. :func:`run_setting`
+makes the data, splits it (stratified, :data:`TEST_SIZE` held out), fits a
+:class:`~skgate.GatedAttentionClassifier` and measures it; :func:`run_sweep`
+runs many settings in parallel with joblib. Every number is determined by the
+setting alone (torch runs single-threaded inside a setting), so a sweep gives
+the same rows whatever ``n_jobs`` is; only the timings vary.
+
+Examples
+--------
+>>> from skgate.study import grid, run_sweep
+>>> settings = grid(task=["curved"], shape=["circle"], gate=["none", "silu"],
+...                 n_samples=[120], max_epochs=[1], seed=[0])
+>>> frame = run_sweep(settings, progress=False)
+>>> frame[["gate", "accuracy", "curvature_exact"]].shape
+(2, 3)
+"""
+
+import inspect
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import torch
+from joblib import Parallel, delayed
+from sklearn.datasets import make_circles, make_moons
+from sklearn.model_selection import ParameterGrid, train_test_split
+from tqdm.auto import tqdm
+
+from ..datasets import make_curved_task, make_linear_task
+from ..estimators import GatedAttentionClassifier
+from ..model_selection import representation_curvature
+
+__all__ = [
+    "DEFAULTS",
+    "MEASUREMENTS",
+    "MODEL_KEYS",
+    "TIMINGS",
+    "grid",
+    "make_task",
+    "run_baselines",
+    "run_setting",
+    "run_sweep",
+]
+
+#: Setting keys that are parameters of the classifier; their defaults are its own.
+MODEL_KEYS = ("gate", "alpha", "depth", "head", "d_model", "max_epochs")
+_MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
+_TASK_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(make_curved_task).parameters.items()
+}
+
+#: Values a setting takes unless it says otherwise (the key order is the
+#: column order of the sweep CSVs).
+DEFAULTS = {
+    "task": "curved",
+    "shape": "checkerboard",
+    **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
+    **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
+    "seed": 0,
+    "condition_numbers": (),
+    "n_curvature": 200,
+}
+
+#: Columns of a sweep that are measurements (deterministic) ...
+MEASUREMENTS = [
+    "accuracy",
+    "curvature_fd",
+    "curvature_exact",
+    "curvature_extrinsic",
+]
+#: ... and those that are timings (vary from run to run).
+TIMINGS = ["fit_seconds"]
+
+TASKS = ("curved", "linear", "moons", "circles")
+#: The held-out share of every split, stratified and seeded by the setting's seed.
+TEST_SIZE = 0.3
+#: Width of a token in the sequence form (the tasks' 2-D observations).
+SEQUENCE_TOKEN_DIM = 2
+#: Iteration limit of the iterative baselines (MLP's default, 200, stops short).
+BASELINE_MAX_ITER = 2000
+
+
+def make_task(task, *, shape, n_samples, noise, n_observations, seed):
+    """X, y of a named task: "curved" (with ``shape``), "linear", "moons", "circles"."""
+    if task == "curved":
+        return make_curved_task(
+            n_samples,
+            shape=shape,
+            noise=noise,
+            n_observations=n_observations,
+            random_state=seed,
+        )
+    if task == "linear":
+        return make_linear_task(
+            n_samples, noise=noise, n_observations=n_observations, random_state=seed
+        )
+    if n_observations != 1:
+        raise ValueError(f"task={task!r} has no sequence form; use n_observations=1.")
+    if task == "moons":
+        return make_moons(n_samples, noise=noise, random_state=seed)
+    if task == "circles":
+        return make_circles(n_samples, noise=noise, factor=0.5, random_state=seed)
+    raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
+
+
+def _split(setting):
+    """The setting's data, split into train and test by its seed."""
+    X, y = make_task(
+        setting["task"],
+        shape=setting["shape"],
+        n_samples=setting["n_samples"],
+        noise=setting["noise"],
+        n_observations=setting["n_observations"],
+        seed=setting["seed"],
+    )
+    return train_test_split(
+        X, y, test_size=TEST_SIZE, stratify=y, random_state=setting["seed"]
+    )
+
+
+def grid(**axes):
+    """All combinations of the given values, as a list of settings.
+
+    Each keyword is a list of values for that setting key (as in
+    :class:`sklearn.model_selection.ParameterGrid`); keys not given keep
+    :data:`DEFAULTS`. Concatenate grids with ``+``.
+    """
+    unknown = sorted(set(axes) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(
+            f"unknown setting keys {unknown}; allowed: {sorted(DEFAULTS)}."
+        )
+    return [{**DEFAULTS, **point} for point in ParameterGrid(axes)]
+
+
+@contextmanager
+def torch_threads(n):
+    """Run the block with ``n`` torch threads, then restore the caller's number."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _measure(clf, X_test, y_test, setting):
+    """Accuracy on the test split and curvatures on its first rows."""
+    X_curv = X_test[: setting["n_curvature"]]
+    row = {
+        "accuracy": clf.score(X_test, y_test),
+        "curvature_fd": representation_curvature(
+            clf, X_curv, method="finite_difference"
+        ).mean(),
+        "curvature_exact": representation_curvature(clf, X_curv).mean(),
+        "curvature_extrinsic": representation_curvature(
+            clf, X_curv, kind="extrinsic"
+        ).mean(),
+    }
+    for c in setting["condition_numbers"]:
+        row[f"curvature_cond_{c:g}"] = representation_curvature(
+            clf, X_curv, metric="anisotropic", condition_number=c
+        ).mean()
+    return row
+
+
+def run_setting(setting):
+    """Fit and measure one setting; returns one row (a dict).
+
+    The row holds the setting (``alpha`` is NaN for gates other than
+    "multiplicative", where it has no effect; ``shape`` is None for tasks other
+    than "curved"), ``token_dim`` (:data:`SEQUENCE_TOKEN_DIM` for sequences),
+    and the measurements on up to ``n_curvature`` test rows: ``accuracy`` (on
+    the whole test split), ``curvature_fd`` (the paper's acceleration by float64
+    central differences), ``curvature_exact`` (the same, exact),
+    ``curvature_extrinsic``, ``curvature_cond_<c>`` (exact acceleration under the
+    anisotropic metric of condition number ``c``, for each of
+    ``condition_numbers``), and ``fit_seconds``.
+    """
+    s = {**DEFAULTS, **setting}
+    X_train, X_test, y_train, y_test = _split(s)
+    token_dim = SEQUENCE_TOKEN_DIM if s["n_observations"] > 1 else None
+    clf = GatedAttentionClassifier(
+        **{key: s[key] for key in MODEL_KEYS},
+        token_dim=token_dim,
+        random_state=s["seed"],
+    )
+    # One thread per setting: the same bits whatever n_jobs is, and no
+    # oversubscription when joblib runs settings side by side.
+    with torch_threads(1):
+        start = time.perf_counter()
+        clf.fit(X_train, y_train)
+        fit_seconds = time.perf_counter() - start
+        measurements = _measure(clf, X_test, y_test, s)
+    return {
+        **{k: v for k, v in s.items() if k != "condition_numbers"},
+        "alpha": s["alpha"] if s["gate"] == "multiplicative" else np.nan,
+        "shape": s["shape"] if s["task"] == "curved" else None,
+        "token_dim": token_dim,
+        **measurements,
+        "fit_seconds": fit_seconds,
+    }
+
+
+def _parallel_rows(jobs, *, n_jobs, progress, description):
+    """Run joblib ``jobs`` with a progress bar; results in the order of ``jobs``."""
+    jobs = list(jobs)
+    rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    return list(tqdm(rows, total=len(jobs), desc=description, disable=not progress))
+
+
+def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep"):
+    """Run every setting (in parallel with ``n_jobs``); one row per fit.
+
+    Parameters
+    ----------
+    settings : list of dict
+        E.g. from :func:`grid`.
+    n_jobs : int, default=1
+        joblib workers; the rows do not depend on it.
+    progress : bool, default=True
+        Show a progress bar (tqdm) on stderr.
+    description : str, default="sweep"
+        The progress bar's label.
+
+    Returns
+    -------
+    pandas.DataFrame
+        In the order of ``settings``.
+    """
+    jobs = (delayed(run_setting)(setting) for setting in settings)
+    rows = _parallel_rows(
+        jobs, n_jobs=n_jobs, progress=progress, description=description
+    )
+    return pd.DataFrame(rows)
+
+
+# -- what a scikit-learn user would pick instead -------------------------------
+
+
+def baseline_models(seed):
+    """The scikit-learn models the study compares with, by name."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    return {
+        "LogisticRegression": make_pipeline(StandardScaler(), LogisticRegression()),
+        "SVC (RBF)": make_pipeline(StandardScaler(), SVC()),
+        "MLPClassifier": make_pipeline(
+            StandardScaler(),
+            MLPClassifier(max_iter=BASELINE_MAX_ITER, random_state=seed),
+        ),
+        "RandomForest": RandomForestClassifier(random_state=seed),
+    }
+
+
+def run_baseline(setting):
+    """scikit-learn models on one setting's task and seed, on run_setting's split."""
+    s = {**DEFAULTS, **setting}
+    X_train, X_test, y_train, y_test = _split(s)
+    rows = []
+    with torch_threads(1):
+        for name, model in baseline_models(s["seed"]).items():
+            start = time.perf_counter()
+            model.fit(X_train, y_train)
+            seconds = time.perf_counter() - start
+            rows.append(
+                {
+                    "model": name,
+                    "seed": s["seed"],
+                    "accuracy": model.score(X_test, y_test),
+                    "fit_seconds": seconds,
+                }
+            )
+    return rows
+
+
+def run_baselines(settings, *, n_jobs=1, progress=True):
+    """scikit-learn baselines on each (task, seed) of ``settings``, one row per fit.
+
+    ``settings`` are dicts of setting keys plus ``dataset`` (the task's name in
+    the tables); models are fitted on the split :func:`run_setting` uses.
+    """
+    jobs = (delayed(run_baseline)(setting) for setting in settings)
+    groups = _parallel_rows(
+        jobs, n_jobs=n_jobs, progress=progress, description="baselines"
+    )
+    return pd.DataFrame(
+        [
+            {"dataset": setting["dataset"], **row}
+            for setting, group in zip(settings, groups, strict=True)
+            for row in group
+        ]
+    )
+
+
+def fit_boundary_models(n_samples):
+    """(title, fitted gated classifier, X, y) on make_moons and the checkerboard."""
+    tasks = {
+        "make_moons": make_moons(n_samples, noise=0.2, random_state=0),
+        "checkerboard": make_curved_task(
+            n_samples, shape="checkerboard", random_state=0
+        ),
+    }
+    panels = []
+    for title, (X, y) in tasks.items():
+        clf = GatedAttentionClassifier(random_state=0).fit(X, y)
+        panels.append((f"{title}, gated (alpha={clf.alpha:g})", clf, X, y))
+    return panels

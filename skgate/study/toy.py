@@ -1,0 +1,188 @@
+"""The toy-dataset benchmark: gated attention against the usual scikit-learn models.
+
+Every bundled and generated toy dataset of scikit-learn, cross-validated
+(:data:`TOY_OUTER_FOLDS` folds), with the gated model's alpha tuned by an inner
+search (:data:`TOY_INNER_FOLDS` folds) with :func:`~skgate.least_curvature_refit`.
+Nothing is downloaded: the data ship with scikit-learn or are generated.
+"""
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from joblib import delayed
+from sklearn import datasets as sk
+from sklearn.base import clone
+from sklearn.ensemble import (
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import get_scorer
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.neural_network import MLPClassifier, MLPRegressor
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
+
+from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
+from ..model_selection import (
+    curvature_score,
+    least_curvature_refit,
+    representation_curvature,
+)
+from .claims import GATED, UNGATED
+from .design import COARSE_ALPHAS
+from .sweeps import BASELINE_MAX_ITER, _parallel_rows, torch_threads
+
+__all__ = ["QUICK_TOY", "run_toy_benchmark", "toy_datasets"]
+
+#: Folds of the outer cross-validation and of the gated model's inner search.
+TOY_OUTER_FOLDS, TOY_INNER_FOLDS = 5, 3
+#: The datasets of the quick run.
+QUICK_TOY = ("iris", "breast_cancer", "moons", "diabetes")
+
+
+def toy_datasets():
+    """name -> (X, y, task, token_dim): every bundled and generated toy dataset.
+
+    ``task`` is "classification" or "regression"; ``token_dim`` is the sequence
+    form used by the gated attention models (None: copied tokens). The
+    digits appear twice: copied tokens, and 8 row-tokens of 8 pixels each.
+    Nothing is downloaded: the data ship with scikit-learn or are generated.
+    """
+    n = 500  # rows of each generated dataset
+    classification = {
+        "iris": sk.load_iris(return_X_y=True),
+        "wine": sk.load_wine(return_X_y=True),
+        "breast_cancer": sk.load_breast_cancer(return_X_y=True),
+        "digits": sk.load_digits(return_X_y=True),
+        "moons": sk.make_moons(n, noise=0.2, random_state=0),
+        "circles": sk.make_circles(n, noise=0.1, factor=0.5, random_state=0),
+        "classification": sk.make_classification(
+            n, n_features=10, n_informative=5, random_state=0
+        ),
+        "gaussian_quantiles": sk.make_gaussian_quantiles(
+            n_samples=n, n_features=2, random_state=0
+        ),
+        "blobs": sk.make_blobs(n, centers=3, random_state=0),
+    }
+    regression = {
+        "diabetes": sk.load_diabetes(return_X_y=True),
+        "friedman1": sk.make_friedman1(n, random_state=0),
+    }
+    datasets = {
+        name: (*Xy, "classification", None) for name, Xy in classification.items()
+    }
+    # The digits again, as a sequence of 8 rows of 8 pixels, after the copied form.
+    order = list(datasets)
+    order.insert(order.index("digits") + 1, "digits (8 row tokens)")
+    datasets["digits (8 row tokens)"] = (*classification["digits"], "classification", 8)
+    datasets = {name: datasets[name] for name in order}
+    datasets.update(
+        {name: (*Xy, "regression", None) for name, Xy in regression.items()}
+    )
+    return datasets
+
+
+def _toy_models(task, token_dim, max_epochs):
+    """The models compared on one toy dataset, by name (as in TOY.md's columns)."""
+    common = {"token_dim": token_dim, "random_state": 0}
+    if max_epochs is not None:
+        common["max_epochs"] = max_epochs
+    if task == "classification":
+        gated, score = GatedAttentionClassifier, "accuracy"
+        others = {
+            "LogisticRegression": LogisticRegression(max_iter=BASELINE_MAX_ITER),
+            "SVC (RBF)": SVC(),
+            "MLPClassifier": MLPClassifier(max_iter=BASELINE_MAX_ITER, random_state=0),
+            "RandomForest": RandomForestClassifier(random_state=0),
+            "HistGradientBoosting": HistGradientBoostingClassifier(random_state=0),
+        }
+    else:
+        gated, score = GatedAttentionRegressor, "r2"
+        others = {
+            "Ridge": Ridge(),
+            "SVR (RBF)": SVR(),
+            "MLPRegressor": MLPRegressor(max_iter=BASELINE_MAX_ITER, random_state=0),
+            "RandomForest": RandomForestRegressor(random_state=0),
+            "HistGradientBoosting": HistGradientBoostingRegressor(random_state=0),
+        }
+    tuned = GridSearchCV(
+        gated(**common),
+        {"alpha": list(COARSE_ALPHAS)},
+        cv=TOY_INNER_FOLDS,
+        scoring={score: score, "curvature": curvature_score},
+        refit=least_curvature_refit(score=score),
+    )
+    return {
+        GATED: tuned,
+        "SiLU": gated(gate="silu", **common),
+        UNGATED: gated(gate="none", **common),
+        **others,
+    }
+
+
+def _toy_fold(name, model_name, model, X, y, fold, train, test, score):
+    """Fit one (scaled) model on one fold; score it, and for the tuned gate,
+    the chosen alpha and the curvature of the chosen model on the test fold."""
+    pipe = make_pipeline(StandardScaler(), clone(model))
+    with torch_threads(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = time.perf_counter()
+        pipe.fit(X[train], y[train])
+        seconds = time.perf_counter() - start
+        row = {
+            "dataset": name,
+            "model": model_name,
+            "fold": fold,
+            "score": get_scorer(score)(pipe, X[test], y[test]),
+            "alpha": np.nan,
+            "curvature": np.nan,
+        }
+        final = pipe[-1]
+        if hasattr(final, "best_estimator_"):
+            row["alpha"] = final.best_params_["alpha"]
+            X_test = pipe[0].transform(X[test])
+            row["curvature"] = representation_curvature(
+                final.best_estimator_, X_test
+            ).mean()
+    row["fit_seconds"] = seconds
+    return row
+
+
+def run_toy_benchmark(*, names=None, max_epochs=None, n_jobs=1, progress=True):
+    """Every toy dataset x model, cross-validated (stratified for classification).
+
+    One row per dataset, model and fold (:data:`TOY_OUTER_FOLDS` folds): the
+    test score (accuracy or R²), and for the gated model, tuned over alpha by
+    an inner :data:`TOY_INNER_FOLDS`-fold GridSearchCV with
+    :func:`~skgate.least_curvature_refit`, the alpha it chose and that model's
+    curvature on the test fold. Models see StandardScaler-ed data.
+    ``max_epochs=None`` trains the gated models for their default epochs.
+    """
+    datasets = toy_datasets()
+    names = list(datasets) if names is None else list(names)
+    jobs = []
+    for name in names:
+        X, y, task, token_dim = datasets[name]
+        classify = task == "classification"
+        splitter = StratifiedKFold if classify else KFold
+        cv = splitter(TOY_OUTER_FOLDS, shuffle=True, random_state=0)
+        score = "accuracy" if classify else "r2"
+        models = _toy_models(task, token_dim, max_epochs)
+        for fold, (train, test) in enumerate(cv.split(X, y)):
+            jobs += [
+                delayed(_toy_fold)(
+                    name, model_name, model, X, y, fold, train, test, score
+                )
+                for model_name, model in models.items()
+            ]
+    rows = _parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
+    frame = pd.DataFrame(rows)
+    frame["task"] = [datasets[name][2] for name in frame["dataset"]]
+    return frame

@@ -1,0 +1,119 @@
+"""The package's shape: one idea per module, short functions, facts stated once.
+
+These are properties of the source tree, checked so that they stay true.
+"""
+
+import ast
+import inspect
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import skgate
+from skgate import (
+    GatedAttentionClassifier,
+    GatedAttentionRegressor,
+    geometry,
+    representation_curvature,
+)
+from skgate.nn import GatedAttentionNet
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(skgate.__file__).parent
+LIBRARY = [path for path in PACKAGE.glob("*.py") if path.name != "__main__.py"]
+MAX_FUNCTION_LINES = 80
+
+
+def _functions(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+        f"({node.end_lineno - node.lineno + 1} lines)"
+        for path in PACKAGE.rglob("*.py")
+        for node in _functions(path)
+        if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda path: path.name)
+def test_the_library_never_imports_the_study(path):
+    imports = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            imports.add("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            imports.update(alias.name for alias in node.names)
+    study = {name for name in imports if "study" in name or "matplotlib" in name}
+    assert study == set()
+
+
+def test_nothing_refers_to_files_outside_the_repository():
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    text_files = [
+        name for name in tracked if name.endswith((".py", ".md", ".toml", ".txt"))
+    ]
+    assert "docs/design.md" in text_files or (ROOT / "docs/design.md").exists()
+    outside = [
+        name
+        for name in text_files
+        if name != "tests/test_layout.py"
+        and any(
+            marker in (ROOT / name).read_text()
+            for marker in ("DESIGN.md", "../shared", "STYLE.md")
+        )
+    ]
+    assert outside == []
+
+
+def test_the_curvature_keywords_are_declared_once():
+    """Every function that takes them shows geometry.curvature's, defaults and all."""
+    home = geometry.CURVATURE_KEYWORDS
+    assert list(home) == [
+        "kind",
+        "method",
+        "metric",
+        "condition_number",
+        "covariance",
+        "n_directions",
+        "eps",
+        "random_state",
+        "directions",
+    ]
+    for function in (representation_curvature, GatedAttentionClassifier.curvature):
+        parameters = inspect.signature(function).parameters
+        assert [parameters[name] for name in home] == list(home.values())
+        assert parameters["layer"].default == "attention"
+        for name in home:  # the shared docstring fragment is filled in
+            assert f"    {name} :" in function.__doc__
+
+
+def test_the_network_defaults_are_the_estimators():
+    """GatedAttentionNet is a public torch module with its own defaults; they
+    must be the estimators' (declared in the estimators' signature)."""
+    net = inspect.signature(GatedAttentionNet).parameters
+    for Estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
+        params = Estimator().get_params()
+        keywords = [p for p in net.values() if p.kind is p.KEYWORD_ONLY]
+        assert keywords
+        for parameter in keywords:
+            assert parameter.default == params[parameter.name], parameter.name
+
+
+def test_parameters_after_gate_are_keyword_only():
+    for Estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
+        parameters = list(inspect.signature(Estimator).parameters.values())
+        assert parameters[0].name == "gate"
+        assert parameters[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        assert all(p.kind is p.KEYWORD_ONLY for p in parameters[1:])
+        with pytest.raises(TypeError, match="positional"):
+            Estimator("none", 0.5)
