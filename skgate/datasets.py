@@ -14,6 +14,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ._docstrings import fill_docstring
+
 __all__ = ["make_curved_task", "make_linear_task", "CURVED_SHAPES"]
 
 CURVED_SHAPES = ("circle", "cross", "checkerboard", "rings")
@@ -48,6 +50,17 @@ def _observe(n_samples, n_observations, noise, bound, rng):
     eps = rng.normal(scale=noise, size=(n_samples, n_observations, 2))
     X = (c[:, None, :] + eps).reshape(n_samples, 2 * n_observations)
     return c, X
+
+
+#: The Returns section both makers share.
+_RETURNS_DOC = """\
+Returns
+-------
+X : ndarray of shape (n_samples, 2 * n_observations), float64
+y : ndarray of shape (n_samples,), int64 in {0, 1}
+C : ndarray of shape (n_samples, 2), float64
+    The latent centres; only with ``return_latent=True``.
+"""
 
 
 def _result(X, labels, c, return_latent):
@@ -93,12 +106,7 @@ def make_curved_task(
     random_state : int, RandomState instance or None, default=None
         Seed of the draw.
 
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 2 * n_observations), float64
-    y : ndarray of shape (n_samples,), int64 in {0, 1}
-    C : ndarray of shape (n_samples, 2), float64
-        The latent centres; only with ``return_latent=True``.
+    {returns}
 
     Examples
     --------
@@ -147,12 +155,7 @@ def make_linear_task(
     return_latent : bool, default=False
     random_state : int, RandomState instance or None, default=None
 
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 2 * n_observations), float64
-    y : ndarray of shape (n_samples,), int64 in {0, 1}
-    C : ndarray of shape (n_samples, 2), float64
-        The latent centres; only with ``return_latent=True``.
+    {returns}
 
     Examples
     --------
@@ -174,3 +177,7 @@ def make_linear_task(
     rng = check_random_state(random_state)
     c, X = _observe(n_samples, n_observations, noise, bound, rng)
     return _result(X, c @ w > 0, c, return_latent)
+
+
+fill_docstring(make_curved_task, returns=_RETURNS_DOC)
+fill_docstring(make_linear_task, returns=_RETURNS_DOC)

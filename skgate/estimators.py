@@ -366,7 +366,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
 
         Returns
         -------
-        ndarray of shape (n_samples,), float64
+        kappa : ndarray of shape (n_samples,), float64
+            One value per row of ``X``, averaged over the input directions.
 
         Examples
         --------
@@ -523,7 +524,8 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes), float64, rows summing to 1
+        proba : ndarray of shape (n_samples, n_classes), float64
+            Each row sums to 1; computed from the float64 logits.
         """
         return torch.softmax(self._logits(X), dim=1).numpy()
 
@@ -533,10 +535,13 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Validated as in :meth:`predict_proba`.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes), float64
+        log_proba : ndarray of shape (n_samples, n_classes), float64
+            ``log_softmax`` of the logits: finite where ``log(predict_proba)``
+            would underflow to ``-inf``.
         """
         return torch.log_softmax(self._logits(X), dim=1).numpy()
 

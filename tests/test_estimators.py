@@ -116,6 +116,46 @@ class TestFitted:
         assert fitted.net_.module_.embed.weight.dtype == torch.float32
 
 
+class TestParameters:
+    def test_init_stores_exactly_the_signature(self):
+        clf = GatedAttentionClassifier("silu", alpha=0.5, depth=3)
+        params = clf.get_params()
+        assert vars(clf) == params  # nothing else is set before fit
+        assert (params["gate"], params["alpha"], params["depth"]) == ("silu", 0.5, 3)
+
+    def test_net_receives_every_architecture_parameter(self, moons, fast):
+        clf = GatedAttentionClassifier(
+            "none", depth=2, n_tokens=3, head="linear", **fast
+        ).fit(*moons)
+        module = clf.net_.module_
+        assert (module.depth, module.n_tokens) == (2, 3)
+        assert module.blocks[0].gate == "none"
+        assert isinstance(module.head, torch.nn.Linear)
+        assert module.embed.out_features == fast["d_model"]
+
+    def test_fit_validates_parameters_unless_told_not_to(self, moons, fast):
+        from sklearn import config_context
+        from sklearn.utils._param_validation import InvalidParameterError
+
+        clf = GatedAttentionClassifier(**{**fast, "lr": 0.0, "max_epochs": 1})
+        with pytest.raises(InvalidParameterError, match="'lr' parameter"):
+            clf.fit(*moons)
+        with config_context(skip_parameter_validation=True):
+            clf.fit(*moons)  # lr=0 is legal for AdamW: the weights stay put
+        initial = clone(clf).set_params(max_epochs=0)
+        with config_context(skip_parameter_validation=True):
+            initial.fit(*moons)
+        np.testing.assert_array_equal(
+            clf.predict_proba(moons[0]), initial.predict_proba(moons[0])
+        )
+
+    def test_the_shared_base_is_abstract(self):
+        from skgate.estimators import _GatedAttentionBase
+
+        with pytest.raises(TypeError, match="abstract method _prepare_targets"):
+            _GatedAttentionBase()
+
+
 class TestLabelsAndInputs:
     def test_string_labels(self, moons, fast):
         X, y = moons

@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -323,3 +324,16 @@ def test_toy_benchmark_rows_and_report(tmp_path):
         assert heading in text
     iris = frame[(frame["dataset"] == "iris")].groupby("model")["score"].mean()
     assert f"**{iris.max():.3f} ± " in text  # the best iris model is in bold
+
+
+def test_readme_verdicts_are_the_committed_reports():
+    """The README's verdict table is the committed REPORT.md's, row for row."""
+    root = Path(__file__).resolve().parents[1]
+
+    def verdict_rows(text):
+        titles = tuple(f"| {title} |" for title in claims.CLAIMS.values())
+        return [line for line in text.splitlines() if line.startswith(titles)]
+
+    report = verdict_rows((root / "benchmarks/results/REPORT.md").read_text())
+    assert len(report) == len(claims.CLAIMS)
+    assert verdict_rows((root / "README.md").read_text()) == report

@@ -18,7 +18,7 @@ import torch
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as stats
-from .design import COARSE_ALPHAS, GATE_LABELS, GATE_ORDER
+from .design import COARSE_ALPHAS, GATE_LABELS, GATE_ORDER, StudyDesign
 from .sweeps import BASELINE_MAX_ITER, DEFAULTS, TEST_SIZE
 from .toy import TOY_INNER_FOLDS, TOY_OUTER_FOLDS
 
@@ -121,12 +121,13 @@ def _setup_section(design):
         f"- Statistics. {stats.RULES['ordering']} {stats.RULES['trend']} "
         f"{stats.RULES['verdict']}",
     ]
-    if seeds < 5:
+    full = len(StudyDesign.full().seeds)
+    if seeds < full:
         lines.append(
             f"- **Low power**: {seeds} seeds per setting leave the paired "
             f"t-tests {seeds - 1} degree(s) of freedom; this run checks that "
             "the pipeline works, its verdicts are not evidence. The committed "
-            "full run uses 5 seeds."
+            f"full run uses {full} seeds."
         )
     return lines
 
