@@ -84,6 +84,7 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     validate_parameter_constraints(
         LAYER_CONSTRAINTS, {"layer": layer}, "representation_curvature"
     )
+    _check_options("representation_curvature", **kwargs)
     steps, final = _split_pipeline(estimator)
     if steps is not None:
         X = steps.transform(X)

@@ -112,6 +112,11 @@ def test_huge_but_representable_inputs_give_finite_answers(fitted):
             "'condition_number' parameter",
         ),
         ({"kind": "ricci"}, ValueError, "'kind' parameter"),
+        (
+            {"kindd": "extrinsic"},
+            TypeError,
+            "representation_curvature got unknown curvature keywords \\['kindd'\\]",
+        ),
     ],
 )
 def test_geometry_keywords(fitted, kwargs, error, match):

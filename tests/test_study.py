@@ -67,23 +67,18 @@ class TestSweeps:
         )
         assert X.shape == (50, 2) and set(np.unique(y)) == {0, 1}
 
-    def test_bad_task(self):
-        with pytest.raises(ValueError, match="task must be one of"):
+    @pytest.mark.parametrize(
+        "task, n_observations, match",
+        [("spiral", 1, "task must be one of"), ("moons", 3, "no sequence form")],
+    )
+    def test_bad_task(self, task, n_observations, match):
+        with pytest.raises(ValueError, match=match):
             sweeps.make_task(
-                "spiral",
+                task,
                 shape="circle",
                 n_samples=10,
                 noise=0.1,
-                n_observations=1,
-                seed=0,
-            )
-        with pytest.raises(ValueError, match="no sequence form"):
-            sweeps.make_task(
-                "moons",
-                shape="circle",
-                n_samples=10,
-                noise=0.1,
-                n_observations=3,
+                n_observations=n_observations,
                 seed=0,
             )
 
@@ -337,3 +332,10 @@ def test_readme_verdicts_are_the_committed_reports():
     report = verdict_rows((root / "benchmarks/results/REPORT.md").read_text())
     assert len(report) == len(claims.CLAIMS)
     assert verdict_rows((root / "README.md").read_text()) == report
+
+
+@pytest.mark.parametrize("make", [StudyDesign.full, StudyDesign.quick])
+def test_a_design_needs_two_seeds(make):
+    assert len(make(2).seeds) == 2
+    with pytest.raises(ValueError, match="at least 2 seeds.*seeds=\\(0,\\)"):
+        make(1)

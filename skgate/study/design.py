@@ -100,6 +100,13 @@ class StudyDesign:
             baseline_tasks=("moons", "circles", "checkerboard"),
         )
 
+    def __post_init__(self):
+        if len(self.seeds) < 2:
+            raise ValueError(
+                f"The study needs at least 2 seeds for its paired statistics; got "
+                f"seeds={self.seeds!r}."
+            )
+
     def with_fixed(self, **keys):
         """The same design with ``keys`` set in every setting."""
         return replace(self, fixed={**self.fixed, **keys})
