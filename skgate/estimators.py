@@ -53,21 +53,26 @@ class _BatchIterator:
 
     skorch's default, a torch ``DataLoader``, fetches rows one by one and
     collates them; here a batch is one indexing operation. The same batches
-    (a fresh permutation from torch's RNG each epoch when ``shuffle``), at a
-    fraction of the cost for a small model.
+    (a fresh permutation each epoch when ``shuffle``, drawn from ``generator``:
+    the fit's own, never torch's process-wide one), at a fraction of the cost
+    for a small model.
     """
 
-    def __init__(self, dataset, batch_size, shuffle=False):
+    def __init__(self, dataset, batch_size, shuffle=False, generator=None):
         self.X, self.y = dataset.X, dataset.y
         self.batch_size = batch_size
         self.shuffle = shuffle
+        self.generator = generator
 
     def __len__(self):
         return -(-len(self.X) // self.batch_size)
 
     def __iter__(self):
         n = len(self.X)
-        order = torch.randperm(n) if self.shuffle else torch.arange(n)
+        if self.shuffle:
+            order = torch.randperm(n, generator=self.generator)
+        else:
+            order = torch.arange(n)
         for start in range(0, n, self.batch_size):
             index = order[start : start + self.batch_size]
             yield self.X[index], self.y[index]
@@ -115,6 +120,17 @@ def _check_callbacks(callbacks):
                 f"callbacks must be None or a list of skorch callbacks (Callback "
                 f"instances or (name, Callback) pairs); got the item {item!r}."
             )
+    for item in callbacks:
+        callback = item[1] if isinstance(item, tuple) else item
+        monitor = getattr(callback, "monitor", None)
+        if isinstance(monitor, str) and monitor.startswith("valid"):
+            raise ValueError(
+                f"callbacks: {type(callback).__name__} monitors {monitor!r}, a "
+                f"validation score, but skgate trains on all of X and scores no "
+                f"validation split. Use monitor='train_loss' (or "
+                f"'train_loss_best' for Checkpoint), or select epochs by "
+                f"cross-validation (GridSearchCV over max_epochs)."
+            )
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
     return copy.deepcopy(list(callbacks))
 
@@ -127,6 +143,11 @@ def _check_device(device):
             f"device must be a torch device string such as 'cpu' or 'cuda:0'; "
             f"got {device!r}."
         ) from exc
+    if parsed.type == "meta":
+        raise ValueError(
+            "device='meta' holds shapes but no numbers, so nothing can be trained "
+            "on it; use device='cpu' or a 'cuda' device."
+        )
     if parsed.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(
             f"device={device!r} but torch.cuda.is_available() is False; "
@@ -135,16 +156,35 @@ def _check_device(device):
     return device
 
 
-def _check_converged(net, X):
+#: Targets beyond this magnitude are standardised through y / max|y|.
+_HUGE_TARGET = 1e100
+
+#: Above this gate strength the gate's range (1 - alpha, 1 + alpha) is wide
+#: enough to blow up activations; a divergence then names alpha first.
+_LARGE_ALPHA = 100.0
+
+
+def _check_converged(net, X, estimator):
     """Raise if training left non-finite weights, instead of predicting NaN later."""
     if all(torch.isfinite(p).all() for p in net.module_.parameters()):
         return
     losses = net.history[:, "train_loss"] if len(net.history) else []
+    causes = [
+        f"X has values of magnitude up to {np.abs(X).max():.3g} (scale X first, "
+        f"e.g. with StandardScaler)",
+        f"lr={estimator.lr:g} (lower it)",
+    ]
+    if estimator.gate == "multiplicative" and estimator.alpha > _LARGE_ALPHA:
+        causes.insert(
+            0,
+            f"alpha={estimator.alpha:g} multiplies the attention output by up to "
+            f"1 + alpha (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the useful range)",
+        )
     raise ValueError(
         f"Training diverged: the weights became non-finite (train_loss per "
-        f"epoch: {[float(loss) for loss in losses]}). X has values of magnitude "
-        f"up to {np.abs(X).max():.3g}; scale X first (e.g. StandardScaler) or "
-        f"lower lr."
+        f"epoch: {[float(loss) for loss in losses]}). Likely causes: "
+        + "; ".join(causes)
+        + "."
     )
 
 
@@ -212,6 +252,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             X, y = validate_data(self, X, y, dtype=np.float64, **self._y_checks)
         else:
             X = validate_data(self, X, reset=False, dtype=np.float64)
+        # Any layout (reversed, strided, Fortran): torch reads C-contiguous rows.
+        X = np.ascontiguousarray(X)
         # Checked in float64, before the cast: a value beyond float32's range
         # would become inf in the model and its outputs NaN.
         if X.size and np.abs(X).max() > _FLOAT32_MAX:
@@ -236,13 +278,24 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
 
     # -- training -----------------------------------------------------------
 
-    def _build_net(self, n_outputs, callbacks):
+    def _build_module(self, n_features, n_outputs, generator):
+        """The network in float32, its weights drawn from ``generator`` alone.
+
+        Built on the meta device (no numbers, no random draws), then given
+        storage and initialised by ``reset_parameters(generator)``: the same
+        weights as a construction under ``torch.manual_seed``, without touching
+        torch's process-wide generator or its default dtype.
+        """
         architecture = {name: getattr(self, name) for name in _NET_PARAMETERS}
+        with torch.device("meta"):
+            module = GatedAttentionNet(n_features, n_outputs, **architecture)
+        module = module.to_empty(device=self.device).to(torch.float32)
+        module.reset_parameters(generator)
+        return module
+
+    def _build_net(self, module, callbacks, generator):
         return self._net_class(
-            module=GatedAttentionNet,
-            module__n_features=self.n_features_in_,
-            module__n_outputs=n_outputs,
-            **{f"module__{name}": value for name, value in architecture.items()},
+            module=module,
             criterion=self._criterion,
             optimizer=torch.optim.AdamW,
             lr=self.lr,
@@ -254,6 +307,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             iterator_train=_BatchIterator,
             iterator_valid=_BatchIterator,
             iterator_train__shuffle=True,
+            iterator_train__generator=generator,
             # Without a validation split these defaults score nothing.
             **{f"callbacks__{name}": None for name in self._unused_callbacks},
             # All of X trains, as in any scikit-learn estimator; validate with
@@ -279,19 +333,33 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
+        # Atomic: a fit that fails leaves the estimator as it was (fitted with
+        # its old network, labels and scales, or unfitted), never a mixture.
+        before = dict(vars(self))
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+
+    def _fit(self, X, y):
         callbacks = _check_callbacks(self.callbacks)
         _check_device(self.device)
         X, y = self._validate_X(X, y, reset=True)
         self._check_token_dim(X.shape[1])
         y_net, n_outputs = self._prepare_targets(y)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
-        net = self._build_net(n_outputs, callbacks)
-        # A private torch RNG stream: weights and shuffling depend on
-        # random_state only, and the caller's global torch state is left as it was.
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        # The fit's own random stream: weights and shuffling depend on
+        # random_state alone, whatever other threads draw, and torch's
+        # process-wide generator is never used.
+        generator = torch.Generator().manual_seed(seed)
+        # Training needs autograd, even when the caller is in inference mode.
+        with torch.inference_mode(False), torch.enable_grad():
+            module = self._build_module(X.shape[1], n_outputs, generator)
+            net = self._build_net(module, callbacks, generator)
             net.fit(torch.from_numpy(X.astype(np.float32)), torch.from_numpy(y_net))
-        _check_converged(net, X)
+        _check_converged(net, X, self)
         self.net_ = net
         self.history_ = net.history
         return self
@@ -386,7 +454,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         check_is_fitted(self)
         _check_layer(layer, "curvature")
         X = self._validate_X(X, reset=False)
-        f = RepresentationMap(self._float64_module().cpu(), layer)
+        module = self._float64_module().cpu()
+        f = RepresentationMap(module, layer, token_rms=True)
         return geometry.curvature(f, X, **kwargs)
 
 
@@ -616,10 +685,14 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
                 f"GatedAttentionClassifier."
             ) from exc
         self.n_outputs_ = y2d.shape[1]
-        self.y_mean_ = y2d.mean(axis=0)
-        scale = y2d.std(axis=0)
+        # y.std() squares y and overflows float64 from |y| ~ 1e154 on: huge
+        # targets are standardised through y / peak, scaled back.
+        peak = np.abs(y2d).max(axis=0, initial=0)
+        unit = np.where(peak > _HUGE_TARGET, peak, 1.0)
+        self.y_mean_ = (y2d / unit).mean(axis=0) * unit
+        scale = (y2d / unit).std(axis=0) * unit
         self.y_scale_ = np.where(scale > 0, scale, 1.0)
-        y_standard = (y2d - self.y_mean_) / self.y_scale_
+        y_standard = (y2d / unit - self.y_mean_ / unit) / (self.y_scale_ / unit)
         if np.abs(y_standard).max(initial=0) > _FLOAT32_MAX:
             raise ValueError("y has values too far apart for float32 training.")
         return y_standard.astype(np.float32), self.n_outputs_

@@ -22,6 +22,7 @@ Euclidean.
 """
 
 import inspect
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -216,31 +217,90 @@ def _pair_directions(frame):
     return torch.cat([frame, frame[i] + frame[j]]), i, j
 
 
-def _intrinsic_curvature(velocity, acceleration, k, i, j, kind):
-    """Scalar or mean sectional curvature (n,) from derivatives along a frame.
+class DegenerateMetricWarning(UserWarning):
+    """The pulled-back metric is (numerically) singular at some rows: NaN there.
 
-    ``velocity[:, :k]`` are the Jacobian's columns along the frame; the second
-    derivatives along e_i and e_i + e_j give the Hessian by polarisation.
+    Where ``J`` (the derivatives along the frame) loses rank, the image is not
+    a ``k``-dimensional surface at that point and its intrinsic curvature is
+    undefined; see :data:`METRIC_RTOL`.
     """
-    J = velocity[:, :k]  # (n, k, m)
+
+
+#: A row's pulled-back metric ``g = J J^T`` counts as singular when its
+#: smallest eigenvalue is below this fraction of its largest (the frame's
+#: image is then flat to within float64 rounding in some direction, and a
+#: curvature computed through ``g^-1`` would be rounding noise times 1e10+).
+METRIC_RTOL = 1e-10
+#: Frames whose smallest singular value is below this fraction of the largest
+#: are refused as linearly dependent (they span fewer dimensions than given).
+FRAME_RTOL = 1e-8
+
+
+def _hessians(acceleration, k, i, j):
+    """Second derivatives (n, k, k, m) along a frame from e_i and e_i + e_j."""
     diag = acceleration[:, :k]
     mixed = (acceleration[:, k:] - diag[:, i] - diag[:, j]) / 2
-    H = torch.zeros(J.shape[0], k, k, J.shape[-1], dtype=J.dtype)
+    H = acceleration.new_zeros(acceleration.shape[0], k, k, acceleration.shape[-1])
     H[:, torch.arange(k), torch.arange(k)] = diag
     H[:, i, j] = mixed
     H[:, j, i] = mixed
+    return H
+
+
+def _normal_part(H, E):
+    """The part of every H[a, b] (in R^m) normal to the rows of E (orthonormal).
+
+    Two contractions of equal result; the one with the smaller intermediate is
+    used, so memory per row stays within max(k^2 m, m^2) whatever k is.
+    """
+    k, m = E.shape[1], E.shape[2]
+    if k**3 <= m * m:  # tangent coordinates (k, k, k) per row
+        return H - torch.einsum(
+            "nabc,ncm->nabm", torch.einsum("nabm,ncm->nabc", H, E), E
+        )
+    projector = E.transpose(1, 2) @ E  # (n, m, m)
+    return H - H @ projector.unsqueeze(1)
+
+
+def _intrinsic_curvature(velocity, acceleration, k, i, j, kind):
+    """Scalar or mean sectional curvature (n,) from derivatives along a frame.
+
+    ``velocity[:, :k]`` are the Jacobian's rows along the frame; the second
+    derivatives along e_i and e_i + e_j give the Hessian by polarisation. The
+    frame is made orthonormal for the pulled-back metric ``g = L L^T``
+    (tangent vectors ``E = L^-1 J``, Hessian ``L^-1 H L^-T``), where the Gauss
+    equation reads ``S = |sum_a II_aa|^2 - sum_ab |II_ab|^2``.
+    """
+    J = velocity[:, :k]  # (n, k, m)
     g = J @ J.transpose(1, 2)  # pulled-back metric (n, k, k)
-    g_inv = torch.linalg.pinv(g, hermitian=True)
-    # Second fundamental form: the part of H normal to the tangent space.
-    tangent_coords = torch.einsum("nijm,nlm,nlq->nijq", H, J, g_inv)
-    II = H - torch.einsum("nijq,nqm->nijm", tangent_coords, J)
-    trace = torch.einsum("nij,nijm->nm", g_inv, II)
-    raised = torch.einsum("nik,njl,nklm->nijm", g_inv, g_inv, II)
-    scalar = (trace * trace).sum(-1) - (raised * II).sum((1, 2, 3))
+    eigenvalues = torch.linalg.eigvalsh(g)
+    singular = eigenvalues[:, 0] <= METRIC_RTOL * eigenvalues[:, -1]
+    eye = torch.eye(k, dtype=g.dtype).expand_as(g)
+    if singular.all():  # nothing to compute: skip the (k, k, m) Hessians
+        return _undefined(singular, k, kind)
+    L = torch.linalg.cholesky(torch.where(singular[:, None, None], eye, g))
+    L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
+    H = _hessians(acceleration, k, i, j)
+    H = torch.einsum("nbj,najm->nabm", L_inv, torch.einsum("nai,nijm->najm", L_inv, H))
+    II = _normal_part(H, L_inv @ J)
+    trace = II.diagonal(dim1=1, dim2=2).sum(-1)  # (n, m)
+    scalar = (trace * trace).sum(-1) - torch.einsum("nabm,nabm->n", II, II)
+    if singular.any():
+        scalar = torch.where(singular, _undefined(singular, k, "scalar"), scalar)
     return scalar if kind == "scalar" else scalar / (k * (k - 1))
 
 
-# -- the public function -------------------------------------------------------
+def _undefined(singular, k, kind):
+    """NaN where the metric is singular (0 elsewhere), with one warning."""
+    warnings.warn(
+        f"{int(singular.sum())} of {len(singular)} rows have a singular "
+        f"pulled-back metric (smallest/largest eigenvalue <= {METRIC_RTOL:g}): "
+        f"the image of the frame is not {k}-dimensional there, so its "
+        f"intrinsic curvature is undefined; they are NaN.",
+        DegenerateMetricWarning,
+        stacklevel=4,
+    )
+    return torch.where(singular, torch.nan, 0.0).to(torch.float64)
 
 
 def _check_X(X):
@@ -259,6 +319,39 @@ def _check_X(X):
     if not torch.isfinite(X).all():
         raise ValueError("X must be finite; it contains NaN or infinity.")
     return X
+
+
+def _derivatives_by_chunks(f, X, V, method, eps, m):
+    """:func:`directional_derivatives` with at most a bounded number of points
+    (rows x directions) per call of ``f``: an intrinsic curvature in p inputs
+    needs p (p + 1) / 2 directions, too many for one pass of a wide map."""
+    budget = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // len(X))
+    parts = []
+    with torch.no_grad():
+        for start in range(0, len(V), budget):
+            parts.append(
+                directional_derivatives(
+                    f, X, V[start : start + budget], method=method, eps=eps
+                )
+            )
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(torch.cat(part, dim=1) for part in zip(*parts, strict=True))
+
+
+def _check_eps(eps):
+    """eps**2 divides the second difference: it must be a finite, non-zero float."""
+    try:
+        square = float(eps) ** 2
+    except OverflowError:
+        square = np.inf
+    if not 0 < square < np.inf:
+        raise ValueError(
+            f"eps={eps!r} is out of float64's range for finite differences "
+            f"(eps**2 = {square:g}); allowed: eps whose square is a finite, "
+            f"non-zero float64 (about 1e-160 to 1e154), in practice 1e-4 to 1e-1 "
+            f"times the scale of X."
+        )
 
 
 def _output_size(f, X):
@@ -299,7 +392,26 @@ def _directions(directions, n_directions, random_state, p, kind):
             f"kind='gaussian' needs a frame of at least 2 directions (an input "
             f"of at least 2 features); got {len(V)}. kind='scalar' is 0 on curves."
         )
+    if kind in ("gaussian", "scalar"):
+        return _orthonormal_frame(V)
     return V / norms
+
+
+def _orthonormal_frame(V):
+    """An orthonormal basis (k, p) of the span of the frame V, which must be
+    independent: intrinsic curvature depends on the span only, and a nearly
+    dependent frame would turn rounding into curvature."""
+    singular_values = torch.linalg.svdvals(V)
+    ratio = float(singular_values[-1] / singular_values[0])
+    if len(V) > V.shape[1] or ratio < FRAME_RTOL:
+        raise ValueError(
+            f"directions must be linearly independent for kind='gaussian' or "
+            f"'scalar' (they span the surface that is measured); got {len(V)} "
+            f"directions in {V.shape[1]} dimensions whose smallest/largest "
+            f"singular value is {ratio:.3g} (allowed: >= {FRAME_RTOL:g})."
+        )
+    Q, _ = torch.linalg.qr(V.T)
+    return Q.T.contiguous()
 
 
 _OPTION_CONSTRAINTS = {
@@ -418,6 +530,8 @@ def curvature(
     [0.0]
     """
     _check_metric_options(metric, condition_number, covariance)
+    if method == "finite_difference":
+        _check_eps(eps)
     X = _check_X(X)
     n, p = X.shape
     V = _directions(directions, n_directions, random_state, p, kind)
@@ -431,10 +545,9 @@ def curvature(
     chunk = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // evaluations)
     values = []
     for start in range(0, n, chunk):
-        with torch.no_grad():
-            velocity, acceleration = directional_derivatives(
-                f, X[start : start + chunk], V, method=method, eps=eps
-            )
+        velocity, acceleration = _derivatives_by_chunks(
+            f, X[start : start + chunk], V, method, eps, m
+        )
         velocity, acceleration = whiten(velocity), whiten(acceleration)
         if intrinsic:
             k = len(V) - len(i)

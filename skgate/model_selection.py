@@ -8,10 +8,19 @@ best within noise, the least curved one (:func:`least_curvature_refit`).
 """
 
 import inspect
+import warnings
 from numbers import Real
 
 import numpy as np
+from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    RobustScaler,
+    StandardScaler,
+)
 from sklearn.utils._param_validation import (
     Interval,
     validate_parameter_constraints,
@@ -24,6 +33,8 @@ from .estimators import LAYER_CONSTRAINTS, LAYER_DOC
 from .geometry import _check_options, documents_curvature_keywords
 
 __all__ = [
+    "AFFINE_STEPS",
+    "NonAffinePipelineWarning",
     "curvature_score",
     "least_curvature_refit",
     "make_curvature_scorer",
@@ -32,11 +43,53 @@ __all__ = [
 ]
 
 
+class NonAffinePipelineWarning(UserWarning):
+    """A Pipeline step before the skgate estimator bends the input space.
+
+    :func:`representation_curvature` measures the final estimator's
+    representation as a function of its own input; the bending of a
+    non-affine earlier step (PolynomialFeatures, QuantileTransformer, ...) is
+    not part of that number.
+    """
+
+
+#: Preprocessing steps that are affine in their input: they cannot bend, so
+#: the curvature of the last step is the curvature of the whole pipeline up
+#: to a linear change of coordinates.
+AFFINE_STEPS = (
+    StandardScaler,
+    MinMaxScaler,
+    MaxAbsScaler,
+    RobustScaler,
+    PCA,
+    TruncatedSVD,
+)
+
+
+def _warn_non_affine(steps, final):
+    for name, step in steps.steps:
+        affine = step is None or step == "passthrough" or isinstance(step, AFFINE_STEPS)
+        if isinstance(step, FunctionTransformer) and step.func is None:
+            affine = True
+        if not affine:
+            warnings.warn(
+                f"representation_curvature measures {type(final).__name__}'s "
+                f"representation as a function of its own input; the step "
+                f"{name!r} ({type(step).__name__}) before it is not known to be "
+                f"affine, so the bending it adds to the pipeline is not in this "
+                f"number. For the whole pipeline, pass a float64 callable of it "
+                f"to skgate.geometry.curvature with method='finite_difference'.",
+                NonAffinePipelineWarning,
+                stacklevel=3,
+            )
+
+
 def _split_pipeline(estimator):
     """(preprocessing steps or None, final skgate estimator), checked and fitted."""
     steps, final = None, estimator
     if isinstance(estimator, Pipeline):
         steps, final = estimator[:-1], estimator[-1]
+        _warn_non_affine(steps, final)
     if not callable(getattr(final, "curvature", None)) or not callable(
         getattr(final, "representation", None)
     ):
@@ -58,7 +111,8 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     estimator : fitted GatedAttentionClassifier, or a Pipeline ending in one
         In a Pipeline, the steps before the last transform ``X`` first; the
         curvature is that of the last step's representation as a function of
-        its own input.
+        its own input (a non-affine earlier step warns: its bending is not
+        measured).
     X : array-like of shape (n_samples, n_features)
         Validated like ``predict`` validates it.
     {layer}
@@ -67,6 +121,15 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     Returns
     -------
     ndarray of shape (n_samples,), float64
+
+    Notes
+    -----
+    At layers with a token axis ("attention", a block index) norms are
+    root-mean-squares over tokens, so ``n_tokens`` copies of a token measure
+    what one token does and a search over ``n_tokens`` compares models, not
+    token counts. The paper's Frobenius norm is ``sqrt(n_tokens)`` times the
+    acceleration measured here (extrinsic curvature: ``1 / sqrt(n_tokens)``
+    times; Gaussian and scalar: ``1 / n_tokens`` times).
 
     Examples
     --------
@@ -126,7 +189,10 @@ class _JointScorer:
 
     def __call__(self, estimator, X, y):
         score = estimator.score(X, y)
-        return float(score - self.tradeoff * self.curvature(estimator, X))
+        # By magnitude: a saddle (negative Gaussian curvature) bends as much as
+        # a sphere, and must never score above a flat model.
+        kappa = representation_curvature(estimator, X, **self.curvature.kwargs)
+        return float(score - self.tradeoff * np.mean(np.abs(kappa)))
 
     def __repr__(self):
         kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.curvature.kwargs})
@@ -217,7 +283,9 @@ def make_joint_scorer(tradeoff=0.01, **kwargs):
 
     For tools that accept a single metric. ``score`` is the estimator's own
     ``score(X, y)`` (accuracy for a classifier) and ``curvature`` the mean
-    representation curvature on the same ``X``.
+    magnitude of the representation curvature on the same ``X`` (for the
+    signed kinds, "gaussian" and "scalar", a negatively curved model is
+    penalised like a positively curved one, never rewarded).
 
     Parameters
     ----------
@@ -283,6 +351,9 @@ class _LeastCurvatureRefit:
                 f"mean_test_{self.score} and mean_test_{self.curvature}; did "
                 f"every fit fail?"
             )
+        # Signed kinds (gaussian, scalar) are ranked by magnitude: flat (0)
+        # must never lose to a negatively curved model.
+        curvature = np.abs(curvature)
         best = np.flatnonzero(valid)[np.argmax(score[valid])]
         threshold = score[best] - self.n_std * std[best]
         eligible = valid & (score >= threshold)
@@ -314,8 +385,10 @@ def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
     ``s`` its fold standard deviation ``std_test_<score>``. Every candidate
     scoring at least ``best - n_std * s`` is as good as the best within the
     noise of cross-validation; among them the rule picks the least mean
-    ``mean_test_<curvature>``, and among equally curved ones (within 1e-9, or
-    1e-6 relative) the higher score. Candidates with a non-finite score or
+    ``|mean_test_<curvature>|``, and among equally curved ones (within 1e-9,
+    or 1e-6 relative) the higher score. The magnitude, so that signed kinds
+    ("gaussian", "scalar") rank a flat model (0) before a negatively curved
+    one. Candidates with a non-finite score or
     curvature (failed fits) are skipped.
 
     Why: a curved representation the task does not pay for is cost, not value

@@ -92,6 +92,14 @@ def _softmax_jet(s, ds, d2s):
     return p, dp, dp * c + p * dc
 
 
+def _reset_linear(layer, generator):
+    """PyTorch's own ``nn.Linear`` initialisation, drawn from ``generator``."""
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+    if layer.bias is not None:
+        bound = 1 / math.sqrt(layer.in_features) if layer.in_features > 0 else 0
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+
+
 def _check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}.")
@@ -144,13 +152,28 @@ class GatedAttentionBlock(nn.Module):
         self.gate_proj = None
         if gate == "multiplicative":
             self.gate_proj = nn.Linear(d_model, d_model)
-            # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
-            # pre-activation at unit scale, in tanh's bend. PyTorch's default
-            # (std 1 / sqrt(3 d_model)) leaves it near tanh's linear part, where
-            # the gate starts almost affine and learns curvature slowly: on the
-            # checkerboard with a linear head, 5-fold accuracy 0.64 -> 0.73
-            # (alpha 1.5, defaults, 3 seeds); the linear task is unchanged.
-            nn.init.xavier_uniform_(self.gate_proj.weight, gain=2.0)
+            self._init_gate(generator=None)
+
+    def _init_gate(self, generator):
+        # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
+        # pre-activation at unit scale, in tanh's bend. PyTorch's default
+        # (std 1 / sqrt(3 d_model)) leaves it near tanh's linear part, where
+        # the gate starts almost affine and learns curvature slowly: on the
+        # checkerboard with a linear head, 5-fold accuracy 0.64 -> 0.73
+        # (alpha 1.5, defaults, 3 seeds); the linear task is unchanged.
+        nn.init.xavier_uniform_(self.gate_proj.weight, gain=2.0, generator=generator)
+
+    def reset_parameters(self, generator=None):
+        """Draw every weight afresh, as the constructor does, from ``generator``.
+
+        The same draws in the same order as construction: a block built under
+        ``torch.manual_seed(s)`` equals one reset from ``Generator().manual_seed(s)``.
+        """
+        for layer in self.projections:
+            _reset_linear(layer, generator)
+        if self.gate_proj is not None:
+            _reset_linear(self.gate_proj, generator)
+            self._init_gate(generator)
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
@@ -298,6 +321,43 @@ class GatedAttentionNet(nn.Module):
         else:
             self.head = nn.Linear(d_model, n_outputs)
 
+    def reset_parameters(self, generator=None):
+        """Draw every weight afresh, as the constructor does, from ``generator``.
+
+        The draws follow construction order (embedding, positions, blocks,
+        head), so a network built under ``torch.manual_seed(s)`` equals one
+        reset from ``torch.Generator().manual_seed(s)``; with a generator of
+        its own a fit never touches torch's process-wide random state, and
+        fits in parallel threads do not interleave their draws.
+
+        Examples
+        --------
+        >>> import torch
+        >>> torch.manual_seed(0)  # doctest: +ELLIPSIS
+        <torch._C.Generator object at ...>
+        >>> built = GatedAttentionNet(2, 2, d_model=4)
+        >>> reset = GatedAttentionNet(2, 2, d_model=4)
+        >>> reset.reset_parameters(torch.Generator().manual_seed(0))
+        >>> all(torch.equal(a, b) for a, b in zip(built.parameters(),
+        ...                                       reset.parameters()))
+        True
+        """
+        _reset_linear(self.embed, generator)
+        if self.position is not None:
+            with torch.no_grad():
+                draw = torch.randn(
+                    self.position.shape,
+                    generator=generator,
+                    dtype=self.position.dtype,
+                    device=self.position.device,
+                )
+                self.position.copy_(0.02 * draw)
+        for block in self.blocks:
+            block.reset_parameters(generator)
+        for layer in self.head.modules():
+            if isinstance(layer, nn.Linear):
+                _reset_linear(layer, generator)
+
     @property
     def depth(self):
         return len(self.blocks)
@@ -432,6 +492,15 @@ class RepresentationMap:
     pass, which the geometry uses for ``method="exact"`` instead of nested
     autodiff.
 
+    With ``token_rms=True`` a layer with a token axis ("attention" or a block
+    index) is divided by ``sqrt(n_tokens)``, so that Euclidean norms of its
+    flattened values are root-mean-squares over tokens: ``n`` copies of a
+    token then measure what one does. The paper's Frobenius norm of the same
+    layer is ``sqrt(n_tokens)`` times the acceleration measured this way;
+    extrinsic curvature is ``sqrt(n_tokens)`` times the Frobenius one, and
+    Gaussian/scalar curvature ``n_tokens`` times. "pooled" and "logits" have no
+    token axis and are never rescaled.
+
     Examples
     --------
     >>> import torch
@@ -440,13 +509,16 @@ class RepresentationMap:
     torch.Size([3, 4])
     """
 
-    def __init__(self, net, layer="attention"):
+    def __init__(self, net, layer="attention", *, token_rms=False):
         net._check_layer(layer)
         self.net = net
         self.layer = layer
+        tokens = layer == "attention" or not isinstance(layer, str)
+        self.scale = 1 / math.sqrt(net.n_tokens) if token_rms and tokens else 1.0
 
     def __call__(self, x):
-        return self.net.representation(x, self.layer)
+        return self.scale * self.net.representation(x, self.layer)
 
     def jet(self, x, v):
-        return self.net.representation_jet(x, v, self.layer)
+        jet = self.net.representation_jet(x, v, self.layer)
+        return jet if self.scale == 1.0 else tuple(self.scale * part for part in jet)

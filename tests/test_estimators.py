@@ -544,3 +544,150 @@ class TestInterruptsAndPersistence:
             np.load(tmp_path / "proba.npy"), search.predict_proba(X)
         )
         assert np.load(tmp_path / "index.npy")[0] == search.best_index_
+
+
+class TestHardeningRoundTwo:
+    """Wrong answers and crashes found by hostile use (issue 12), pinned."""
+
+    def test_threaded_search_equals_sequential(self, moons, fast):
+        from joblib import parallel_config
+
+        def search():
+            grid = {"alpha": [0.0, 0.5, 1.0, 1.5]}
+            return GridSearchCV(GatedAttentionClassifier(**fast), grid, cv=3)
+
+        sequential = search().fit(*moons)
+        for _ in range(2):
+            with parallel_config(backend="threading", n_jobs=2):
+                threaded = search().set_params(n_jobs=2).fit(*moons)
+            for key in ("mean_test_score", "split0_test_score", "split2_test_score"):
+                np.testing.assert_array_equal(
+                    threaded.cv_results_[key], sequential.cv_results_[key]
+                )
+
+    def test_two_fits_in_threads_are_bit_identical_to_one_alone(self, moons, fast):
+        from concurrent.futures import ThreadPoolExecutor
+
+        X, y = moons
+        alone = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        with ThreadPoolExecutor(4) as pool:
+            fits = pool.map(
+                lambda _: GatedAttentionClassifier(**fast).fit(X, y), range(4)
+            )
+            for clf in fits:
+                np.testing.assert_array_equal(clf.predict_proba(X), alone)
+
+    def test_weights_are_those_of_a_seeded_construction(self, fast):
+        """The fit's generator gives the weights torch.manual_seed would."""
+        X, y = make_curved_task(60, n_observations=3, random_state=0)
+        clf = GatedAttentionClassifier(token_dim=2, **{**fast, "max_epochs": 0})
+        clf.fit(X, y)
+        seed = int(np.random.RandomState(fast["random_state"]).randint(2**31 - 1))
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            expected = GatedAttentionNet(6, 2, token_dim=2, d_model=fast["d_model"])
+        for got, want in zip(
+            clf.net_.module_.parameters(), expected.parameters(), strict=True
+        ):
+            assert torch.equal(got, want)
+
+    def test_a_failed_refit_keeps_the_old_model_whole(self, moons):
+        X, y = moons
+        clf = GatedAttentionClassifier(max_epochs=2, token_dim=1, random_state=0)
+        clf.fit(X, y)
+        proba, net = clf.predict_proba(X), clf.net_
+        with pytest.raises(ValueError, match="Training diverged"):
+            clf.fit(X * 1e20, np.where(y == 1, "b", "a"))
+        assert clf.net_ is net and list(clf.classes_) == [0, 1]
+        np.testing.assert_array_equal(clf.predict_proba(X), proba)
+
+    def test_a_failed_first_fit_leaves_it_unfitted(self, moons):
+        clf = GatedAttentionClassifier(max_epochs=2, token_dim=1, random_state=0)
+        with pytest.raises(ValueError, match="Training diverged"):
+            clf.fit(moons[0] * 1e20, moons[1])
+        assert vars(clf) == clf.get_params()
+        with pytest.raises(NotFittedError):
+            clf.predict(moons[0])
+
+    @pytest.mark.parametrize(
+        "layout",
+        [
+            np.flipud,
+            lambda a: a[::-1],
+            np.asfortranarray,
+            lambda a: np.repeat(a, 2, axis=0)[::2],
+            lambda a: pd.DataFrame(a).iloc[::-1],
+        ],
+        ids=["flipud", "reversed", "fortran", "strided", "dataframe-reversed"],
+    )
+    def test_every_entry_point_takes_every_layout(self, fitted, moons, layout):
+        X, y = moons
+        odd = layout(X)
+        plain = np.array(odd, order="C")  # the same numbers, contiguous
+        labels = layout(y[:, None]) if not isinstance(odd, pd.DataFrame) else None
+        labels = y[::-1] if labels is None else np.asarray(labels).ravel()
+        np.testing.assert_array_equal(
+            fitted.predict_proba(odd), fitted.predict_proba(plain)
+        )
+        np.testing.assert_array_equal(fitted.predict(odd), fitted.predict(plain))
+        assert fitted.score(odd, labels) == fitted.score(plain, labels)
+        np.testing.assert_array_equal(
+            fitted.representation(odd), fitted.representation(plain)
+        )
+        np.testing.assert_array_equal(
+            fitted.curvature(odd[:5]), fitted.curvature(plain[:5])
+        )
+        refit = clone(fitted).set_params(max_epochs=1).fit(odd, labels)
+        assert refit.predict(odd).shape == labels.shape
+
+    def test_fit_with_float64_as_torchs_default_dtype(self, moons, fast):
+        X, y = moons
+        expected = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            clf = GatedAttentionClassifier(**fast).fit(X, y)
+        finally:
+            torch.set_default_dtype(before)
+        assert next(clf.net_.module_.parameters()).dtype == torch.float32
+        np.testing.assert_array_equal(clf.predict_proba(X), expected)
+
+    def test_fit_inside_inference_mode(self, moons, fast):
+        X, y = moons
+        expected = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        with torch.inference_mode():
+            clf = GatedAttentionClassifier(**fast).fit(X, y)
+            np.testing.assert_array_equal(clf.predict_proba(X), expected)
+
+    def test_huge_alpha_is_named_as_the_cause(self, moons, fast):
+        clf = GatedAttentionClassifier(**{**fast, "alpha": 1e300, "token_dim": 1})
+        with pytest.raises(ValueError, match=r"Likely causes: alpha=1e\+300"):
+            clf.fit(*moons)
+
+    def test_meta_device_is_refused(self, moons, fast):
+        clf = GatedAttentionClassifier(**{**fast, "device": "meta"})
+        with pytest.raises(ValueError, match="device='meta' holds shapes but no"):
+            clf.fit(*moons)
+
+    @pytest.mark.parametrize(
+        "callback, monitor",
+        [
+            ("EarlyStopping", "'valid_loss'"),
+            ("Checkpoint", "'valid_loss_best'"),
+        ],
+    )
+    def test_callbacks_that_need_a_validation_split(
+        self, moons, fast, callback, monitor, tmp_path
+    ):
+        import skorch.callbacks
+
+        kwargs = {"dirname": str(tmp_path)} if callback == "Checkpoint" else {}
+        instance = getattr(skorch.callbacks, callback)(**kwargs)
+        clf = GatedAttentionClassifier(**{**fast, "callbacks": [instance]})
+        with pytest.raises(ValueError, match=f"{callback} monitors {monitor}.*"):
+            clf.fit(*moons)
+        train = getattr(skorch.callbacks, callback)(
+            monitor="train_loss" if callback == "EarlyStopping" else "train_loss_best",
+            **kwargs,
+        )
+        GatedAttentionClassifier(**{**fast, "callbacks": [train]}).fit(*moons)

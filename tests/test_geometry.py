@@ -311,6 +311,77 @@ class TestDirections:
         np.testing.assert_allclose(rotated, default, rtol=1e-10)
 
 
+class TestDegenerateFrames:
+    """Intrinsic curvature on frames and metrics with (almost) no rank: issue 12."""
+
+    def test_a_nearly_dependent_frame_measures_its_span(self):
+        # [1, 0], [1, 1e-7] span the plane: the same surface as the standard basis.
+        default = curvature(saddle, ANGLES, kind="gaussian")
+        skewed = curvature(
+            saddle, ANGLES, kind="gaussian", directions=[[1.0, 0.0], [1.0, 1e-7]]
+        )
+        np.testing.assert_allclose(skewed, default, rtol=1e-6)
+
+    @pytest.mark.parametrize(
+        "frame",
+        [
+            [[1.0, 0.0], [2.0, 0.0]],
+            [[1.0, 0.0], [1.0, 1e-12]],
+            [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        ],
+        ids=["parallel", "within-rounding", "three-in-two"],
+    )
+    def test_a_dependent_frame_is_refused(self, frame):
+        with pytest.raises(ValueError, match="must be linearly independent"):
+            curvature(saddle, ANGLES, kind="scalar", directions=frame)
+
+    def test_a_singular_metric_gives_nan_and_a_warning(self):
+        def rank_one(x):  # the image of the plane is a curve
+            return torch.cat([x[:, :1], x[:, :1] ** 2, torch.sin(x[:, :1])], dim=1)
+
+        with pytest.warns(geometry.DegenerateMetricWarning, match="3 of 3 rows"):
+            kappa = curvature(rank_one, ANGLES, kind="gaussian")
+        assert np.isnan(kappa).all()
+
+    def test_only_the_singular_rows_are_nan(self):
+        def pinched(x):  # rank 2 except where x0 = 0
+            return torch.cat([x[:, :1] ** 3, x[:, 1:], x[:, :1] ** 2 * x[:, 1:]], dim=1)
+
+        X = np.array([[0.0, 0.5], [0.8, 0.3]])
+        with pytest.warns(geometry.DegenerateMetricWarning, match="1 of 2 rows"):
+            kappa = curvature(pinched, X, kind="gaussian")
+        assert np.isnan(kappa[0]) and np.isfinite(kappa[1])
+
+    def test_intrinsic_memory_grows_as_p_squared(self):
+        """No intermediate larger than the (p, p, m) Hessian, whatever p is."""
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class LargestTensor(TorchDispatchMode):
+            numel = 0
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                for tensor in out if isinstance(out, (tuple, list)) else [out]:
+                    if isinstance(tensor, torch.Tensor):
+                        LargestTensor.numel = max(LargestTensor.numel, tensor.numel())
+                return out
+
+        p = 40
+        gen = torch.Generator().manual_seed(0)
+        W = torch.randn(p, 6, dtype=torch.float64, generator=gen)
+
+        def f(x):  # an immersion of R^40 into R^46: full rank, curved
+            return torch.cat([x, torch.tanh(x @ W)], dim=1)
+
+        X = np.random.default_rng(0).normal(size=(1, p))
+        with LargestTensor():
+            kappa = curvature(f, X, kind="scalar")
+        m = p + 6
+        assert np.isfinite(kappa).all() and kappa[0] != 0
+        # The Hessian has p * p * m = 73,600 numbers; g^-1 x g^-1 had p^4 = 2.56M.
+        assert LargestTensor.numel <= 2 * p * p * m
+
+
 class TestChunking:
     def test_chunks_do_not_change_the_result(self, monkeypatch):
         f = RepresentationMap(small_net(alpha=1.0, depth=2))
@@ -336,6 +407,16 @@ class TestBadInput:
             ({"method": "symbolic"}, ValueError, "'method' parameter"),
             ({"eps": 0.0}, ValueError, "'eps' parameter .* Got 0.0"),
             ({"eps": -1e-3}, ValueError, "'eps' parameter"),
+            (
+                {"eps": 1e300, "method": "finite_difference"},
+                ValueError,
+                r"eps=1e\+300 is out of float64's range .*eps\*\*2 = inf",
+            ),
+            (
+                {"eps": 1e-200, "method": "finite_difference"},
+                ValueError,
+                "eps=1e-200 is out of float64's range",
+            ),
             ({"n_directions": 0}, ValueError, "'n_directions' parameter"),
             (
                 {"condition_number": 0.5, "metric": "anisotropic"},

@@ -1,6 +1,7 @@
 """representation_curvature, the curvature scorers and the refit rule, in use."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from skgate import (
     make_linear_task,
     representation_curvature,
 )
+from skgate.geometry import DegenerateMetricWarning
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +83,16 @@ class TestEstimatorLevel:
             m = gated.representation(X[:1], layer=layer)[0].size
             metric_kwargs = {"covariance": np.linspace(0.5, 2.0, m)}
         for kind in ("acceleration", "extrinsic", "gaussian", "scalar"):
-            kappa = gated.curvature(X, layer=layer, kind=kind, **metric_kwargs)
-            assert kappa.shape == (30,) and np.isfinite(kappa).all()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", DegenerateMetricWarning)
+                kappa = gated.curvature(X, layer=layer, kind=kind, **metric_kwargs)
+            assert kappa.shape == (30,)
+            # Intrinsic kinds are NaN, with a warning, where the Jacobian of
+            # the layer (near-)loses rank; never a large finite number.
+            undefined = np.isnan(kappa)
+            assert np.isfinite(kappa[~undefined]).all()
+            assert not undefined.any() or kind in ("gaussian", "scalar")
+            assert bool(undefined.any()) == bool(caught)
             if kind in ("acceleration", "extrinsic"):
                 assert (kappa > 0).all()
 
@@ -242,6 +252,12 @@ class TestRefitRule:
         results = _results([0.80, 0.83, 0.82], [0.05] * 3, [3e-12, 8e-12, 4.0])
         assert refit(results) == 1
 
+    def test_signed_curvature_ranks_by_magnitude(self):
+        """A flat model never loses to a negatively curved one (gaussian, scalar)."""
+        refit = least_curvature_refit()
+        assert refit(_results([0.9, 0.9], [0.01, 0.01], [0.0, -0.0007])) == 0
+        assert refit(_results([0.9, 0.9, 0.9], [0.01] * 3, [-2.0, 1.0, -0.5])) == 2
+
     def test_failed_fits_are_skipped(self):
         results = _results([np.nan, 0.9, 0.89], [np.nan, 0.02, 0.02], [0.0, 3.0, 1.0])
         assert least_curvature_refit()(results) == 2
@@ -365,3 +381,62 @@ class TestWhereUsersPutThem:
         loaded = pickle.loads(pickle.dumps(search))
         np.testing.assert_array_equal(loaded.predict_proba(X), search.predict_proba(X))
         assert loaded.best_index_ == search.best_index_
+
+
+class TestSignedKindsAndTokens:
+    def test_joint_score_never_rewards_negative_curvature(self, data, fast):
+        X, y = data
+        clf = GatedAttentionClassifier(**{**fast, "alpha": 1.5}).fit(X, y)
+        gaussian = representation_curvature(clf, X, kind="gaussian")
+        assert (gaussian < 0).any()  # the case that was rewarded
+        joint = make_joint_scorer(1.0, kind="gaussian")(clf, X, y)
+        assert joint == pytest.approx(clf.score(X, y) - np.abs(gaussian).mean())
+        assert joint < clf.score(X, y)
+
+    @pytest.mark.parametrize("kind", ["acceleration", "extrinsic", "gaussian"])
+    def test_copies_of_a_token_do_not_change_the_measurement(self, data, fast, kind):
+        X, y = data
+        one, many = (
+            GatedAttentionClassifier(**{**fast, "n_tokens": n}).fit(X, y)
+            for n in (1, 16)
+        )
+        np.testing.assert_array_equal(one.predict_proba(X), many.predict_proba(X))
+        np.testing.assert_allclose(
+            representation_curvature(many, X[:30], kind=kind),
+            representation_curvature(one, X[:30], kind=kind),
+            rtol=1e-9,
+            atol=1e-12,
+        )
+
+    def test_frobenius_norm_is_sqrt_tokens_times_the_rms(self, gated, data):
+        """The paper's Frobenius acceleration, computed on the raw representation."""
+        from skgate.geometry import curvature
+        from skgate.nn import RepresentationMap
+
+        X = data[0][:20]
+        module = gated._float64_module()
+        frobenius = curvature(RepresentationMap(module, "attention"), X)
+        rms = representation_curvature(gated, X)
+        np.testing.assert_allclose(frobenius, np.sqrt(gated.n_tokens) * rms, rtol=1e-12)
+
+
+class TestNonAffinePipelines:
+    def test_a_bending_step_before_the_estimator_warns(self, data, fast):
+        from sklearn.preprocessing import PolynomialFeatures
+
+        from skgate.model_selection import NonAffinePipelineWarning
+
+        X, y = data
+        pipe = make_pipeline(
+            PolynomialFeatures(2), GatedAttentionClassifier("none", **fast)
+        ).fit(X, y)
+        with pytest.warns(NonAffinePipelineWarning, match="'polynomialfeatures'"):
+            kappa = representation_curvature(pipe, X[:5])
+        assert kappa.max() < 1e-9  # the final step alone is flat, as documented
+
+    def test_affine_steps_do_not_warn(self, pipeline, data):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            representation_curvature(pipeline, data[0][:5])

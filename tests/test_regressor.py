@@ -62,6 +62,17 @@ def test_targets_are_standardised_inside(friedman, fast):
     np.testing.assert_allclose(large, 1000 * small + 5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("scale", [1e154, 1e300])
+def test_targets_whose_square_overflows(friedman, fast, scale):
+    """y.std() overflows float64 from |y| ~ 1e154: the scale stays finite and
+    the model is the one fitted to y itself, scaled."""
+    X, y = friedman
+    small = GatedAttentionRegressor(**fast).fit(X, y).predict(X)
+    huge = GatedAttentionRegressor(**fast).fit(X, scale * y)
+    assert np.isfinite(huge.y_scale_).all() and np.isfinite(huge.y_mean_).all()
+    np.testing.assert_allclose(huge.predict(X) / scale, small, rtol=1e-5)
+
+
 def test_multi_output(friedman, fast):
     X, y = friedman
     Y = np.c_[y, -2 * y]

@@ -120,3 +120,20 @@ def test_a_killed_worker_does_not_lose_the_search(client, data, fast):
     killer.join()
     _same_results(local, remote)
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_a_multithreaded_worker_gives_the_same_search(data, fast):
+    """Fits running side by side in one worker's threads draw from their own
+    generators, so the search is the one run sequentially."""
+    local = _search(fast).fit(*data)
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        dashboard_address=None,
+        silence_logs=50,
+    )
+    with cluster, distributed.Client(cluster):
+        with parallel_config(backend="dask"):
+            remote = _search(fast, n_jobs=-1).fit(*data)
+    _same_results(local, remote)

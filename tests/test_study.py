@@ -263,6 +263,8 @@ class TestCommandLine:
             (["reproduce", "--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
             (["reproduce", "--seeds", "1"], "--seeds must be >= 2"),
             (["reproduce", "--seeds", "x"], "invalid int value"),
+            (["demo", "--random-state", "-1"], "--random-state must be an int in"),
+            (["demo", "--random-state", str(2**32)], "--random-state must be an"),
         ],
     )
     def test_bad_arguments(self, argv, message, capsys):
@@ -339,3 +341,16 @@ def test_a_design_needs_two_seeds(make):
     assert len(make(2).seeds) == 2
     with pytest.raises(ValueError, match="at least 2 seeds.*seeds=\\(0,\\)"):
         make(1)
+
+
+def test_an_unwritable_out_fails_before_any_work(monkeypatch, tmp_path, capsys):
+    def no_work(*args, **kwargs):
+        raise AssertionError("the study started")
+
+    monkeypatch.setattr(sweeps, "run_sweep", no_work)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["reproduce", "--quick", "--out", str(blocker / "results")])
+    assert info.value.code == 2
+    assert "is not a writable folder" in capsys.readouterr().err

@@ -8,6 +8,7 @@ gated classifiers on three tasks and prints their held-out accuracy.
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -233,9 +234,24 @@ def _parser():
     return parser
 
 
+def _check_writable(parser, out):
+    """Fail before any work when ``out`` cannot hold the results."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out must be a folder; {str(out)!r} is a file.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        parser.error(
+            f"--out {str(out)!r} is not a writable folder ({exc.strerror}); "
+            f"choose another with --out DIR."
+        )
+
+
 def _reproduce_command(args, parser):
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        parser.error(f"--out must be a folder; {args.out!r} is a file.")
+    _check_writable(parser, args.out)
     if args.n_jobs == 0 or args.n_jobs < -1:
         parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
     if args.seeds is not None and args.seeds < 2:
@@ -264,6 +280,11 @@ def _demo_command(args, parser):
         parser.error(f"--n-samples must be >= 10; got {args.n_samples}.")
     if args.max_epochs < 0:
         parser.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
+    if not 0 <= args.random_state < 2**32:
+        parser.error(
+            f"--random-state must be an int in [0, 2**32 - 1] (a NumPy seed); "
+            f"got {args.random_state}."
+        )
     table = demo(args.n_samples, args.max_epochs, args.random_state)
     print(
         f"\nHeld-out accuracy ({round(100 * sweeps.TEST_SIZE)} % test split, "

@@ -19,6 +19,7 @@ __all__ = [
     "GATE_LABELS",
     "GATE_ORDER",
     "INIT_SEED_FACTOR",
+    "SEQUENCE_LENGTH",
     "StudyDesign",
 ]
 
@@ -37,6 +38,8 @@ ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 COARSE_ALPHAS = (0.0, 0.5, 1.0, 1.5)
 #: Condition numbers of the anisotropic output metrics (C4); 1 is Euclidean.
 CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
+#: Observations per row in the sequence conditions (each one 2-D token).
+SEQUENCE_LENGTH = 8
 #: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
 INIT_SEED_FACTOR = 4
 
@@ -125,8 +128,9 @@ class StudyDesign:
         """The settings of every sweep, by name.
 
         - "gates" (C1, C4): curved tasks x gates x head {mlp, linear} x tokens
-          {copied, 8 noisy observations as a sequence}, with curvature under
-          the anisotropic metrics of :data:`CONDITION_NUMBERS`.
+          {copied, :data:`SEQUENCE_LENGTH` noisy observations as a sequence},
+          with curvature under the anisotropic metrics of
+          :data:`CONDITION_NUMBERS`.
         - "alpha" (C2, C3): ``alphas`` on the curved tasks and the linear task.
         - "depth_init", "depth_trained" (C5): ``depths`` at initialisation
           (0 epochs, :data:`INIT_SEED_FACTOR` times the seeds) and trained.
@@ -138,7 +142,7 @@ class StudyDesign:
                 shape=shapes,
                 gate=gates,
                 head=["mlp", "linear"],
-                n_observations=[1, 8],
+                n_observations=[1, SEQUENCE_LENGTH],
                 condition_numbers=[CONDITION_NUMBERS],
             ),
             "alpha": self._grid(task=["curved"], shape=shapes, alpha=list(self.alphas))

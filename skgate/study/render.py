@@ -7,6 +7,7 @@ line writes the strings to files.
 """
 
 import inspect
+import math
 import platform
 
 import numpy as np
@@ -18,7 +19,13 @@ import torch
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as stats
-from .design import COARSE_ALPHAS, GATE_LABELS, GATE_ORDER, StudyDesign
+from .design import (
+    COARSE_ALPHAS,
+    GATE_LABELS,
+    GATE_ORDER,
+    SEQUENCE_LENGTH,
+    StudyDesign,
+)
 from .sweeps import BASELINE_MAX_ITER, DEFAULTS, TEST_SIZE
 from .toy import TOY_INNER_FOLDS, TOY_OUTER_FOLDS
 
@@ -86,6 +93,7 @@ def _model_text():
 
 def _curvature_text():
     c = _defaults(representation_curvature)
+    tokens = GatedAttentionClassifier().n_tokens
     return (
         f"- Curvature: the paper's {c['kind']} `‖D²f(x)[v,v]‖` of the "
         f"{c['layer']} output (last block, before pooling), mean over "
@@ -93,7 +101,11 @@ def _curvature_text():
         f"{DEFAULTS['n_curvature']} test points; `curvature_exact` by the "
         "second-order forward pass, `curvature_fd` by float64 central differences "
         f"(eps {c['eps']:g}), `curvature_extrinsic` the normal part over squared "
-        "speed."
+        "speed. Norms over the token axis are root-mean-squares over tokens (n "
+        "copies of a token measure what one does); the paper's Frobenius norm "
+        f"of the same layer is sqrt(n_tokens) times the acceleration here: "
+        f"{math.sqrt(tokens):.3g} with {tokens} copied tokens, "
+        f"{math.sqrt(SEQUENCE_LENGTH):.3g} with {SEQUENCE_LENGTH} observed ones."
     )
 
 
