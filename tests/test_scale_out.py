@@ -130,7 +130,7 @@ def test_a_multithreaded_worker_gives_the_same_search(data, fast):
         n_workers=1,
         threads_per_worker=2,
         processes=False,
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=50,
     )
     with cluster, distributed.Client(cluster):
