@@ -14,20 +14,40 @@ from numbers import Integral, Real
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    _fit_context,
+    is_classifier,
+)
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import (
     Interval,
     StrOptions,
     validate_parameter_constraints,
 )
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
-from skorch import NeuralNetClassifier, NeuralNetRegressor
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 from skorch.callbacks import Callback
+from skorch.helper import predefined_split
 
 from . import geometry
 from ._docstrings import fill_docstring
+from ._training import (
+    BatchIterator,
+    ValidationScore,
+    WeightedData,
+    WeightedNeuralNetClassifier,
+    WeightedNeuralNetRegressor,
+)
 from .geometry import documents_curvature_keywords
 from .nn import GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
 
@@ -48,64 +68,18 @@ _NET_PARAMETERS = tuple(
 _PREDICT_CHUNK = 8192
 
 
-class _BatchIterator:
-    """Mini-batches of a skorch ``Dataset`` of tensors, cut by slicing.
-
-    skorch's default, a torch ``DataLoader``, fetches rows one by one and
-    collates them; here a batch is one indexing operation. The same batches
-    (a fresh permutation each epoch when ``shuffle``, drawn from ``generator``:
-    the fit's own, never torch's process-wide one), at a fraction of the cost
-    for a small model.
-    """
-
-    def __init__(self, dataset, batch_size, shuffle=False, generator=None):
-        self.X, self.y = dataset.X, dataset.y
-        self.batch_size = batch_size
-        self.shuffle = shuffle
-        self.generator = generator
-
-    def __len__(self):
-        return -(-len(self.X) // self.batch_size)
-
-    def __iter__(self):
-        n = len(self.X)
-        if self.shuffle:
-            order = torch.randperm(n, generator=self.generator)
-        else:
-            order = torch.arange(n)
-        for start in range(0, n, self.batch_size):
-            index = order[start : start + self.batch_size]
-            yield self.X[index], self.y[index]
-
-
-class _ModeOnce:
-    """A skorch net that switches train/eval mode only when it changes.
-
-    skorch sets the mode before every batch; ``Module.train`` walks every
-    submodule each time, about 8 % of a fit of this small model.
-    """
-
-    def _set_training(self, training=True):
-        if getattr(self, "module_", None) is None or self.module_.training != training:
-            super()._set_training(training)
-
-
-class _NeuralNetClassifier(_ModeOnce, NeuralNetClassifier):
-    pass
-
-
-class _NeuralNetRegressor(_ModeOnce, NeuralNetRegressor):
-    pass
-
-
 def _is_callback(obj):
     return isinstance(obj, Callback) or (
         isinstance(obj, type) and issubclass(obj, Callback)
     )
 
 
-def _check_callbacks(callbacks):
-    """A private copy of the ``callbacks`` parameter (a list or tuple, or None)."""
+def _check_callbacks(callbacks, validation):
+    """A private copy of the ``callbacks`` parameter (a list or tuple, or None).
+
+    ``validation``: whether a validation split is scored (early stopping);
+    without one, a callback monitoring a validation score is refused.
+    """
     if callbacks is None:
         return []
     for item in callbacks:
@@ -123,13 +97,13 @@ def _check_callbacks(callbacks):
     for item in callbacks:
         callback = item[1] if isinstance(item, tuple) else item
         monitor = getattr(callback, "monitor", None)
-        if isinstance(monitor, str) and monitor.startswith("valid"):
+        if isinstance(monitor, str) and monitor.startswith("valid") and not validation:
             raise ValueError(
                 f"callbacks: {type(callback).__name__} monitors {monitor!r}, a "
-                f"validation score, but skgate trains on all of X and scores no "
-                f"validation split. Use monitor='train_loss' (or "
-                f"'train_loss_best' for Checkpoint), or select epochs by "
-                f"cross-validation (GridSearchCV over max_epochs)."
+                f"validation score, but without early stopping skgate trains on "
+                f"all of X and scores no validation split. Set "
+                f"early_stopping=True (a validation_fraction of X is held out "
+                f"and scored every epoch), or use monitor='train_loss'."
             )
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
     return copy.deepcopy(list(callbacks))
@@ -162,6 +136,52 @@ _HUGE_TARGET = 1e100
 #: Above this gate strength the gate's range (1 - alpha, 1 + alpha) is wide
 #: enough to blow up activations; a divergence then names alpha first.
 _LARGE_ALPHA = 100.0
+
+
+def _with_parameters(base_init, *, after, **extra):
+    """An ``__init__`` with ``base_init``'s signature plus the keyword-only
+    ``extra`` parameters (name=default) after ``after``: a subclass adds its
+    own parameters without restating the shared ones."""
+    signature = inspect.signature(base_init)
+    parameters = list(signature.parameters.values())
+    at = [p.name for p in parameters].index(after) + 1
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, default in extra.items()
+    ]
+    signature = signature.replace(parameters=parameters[:at] + added + parameters[at:])
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    __init__.__doc__ = base_init.__doc__
+    return __init__
+
+
+def _check_labels(y):
+    """The sorted distinct labels of ``y``, or a TypeError if they do not sort."""
+    try:
+        check_classification_targets(y)
+        return np.unique(y)
+    except TypeError as exc:
+        kinds = sorted({type(label).__name__ for label in y})
+        raise TypeError(
+            f"y mixes labels of types {kinds}, which cannot be sorted into "
+            f"classes_; allowed: labels of one type (all numbers or all strings)."
+        ) from exc
+
+
+def _weighted_data(X, y_net, weight, rows):
+    """The chosen rows as float32 tensors for the net (weights None: unweighted)."""
+    return WeightedData(
+        torch.from_numpy(X[rows].astype(np.float32)),
+        torch.from_numpy(y_net[rows]),
+        None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
+    )
 
 
 def _check_converged(net, X, estimator):
@@ -214,6 +234,11 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         "lr": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "weight_decay": [Interval(Real, 0, None, closed="left")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "warm_start": ["boolean"],
         "callbacks": [None, list, tuple],
         "device": [str, torch.device],
         "random_state": ["random_state"],
@@ -234,6 +259,11 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        warm_start=False,
         callbacks=None,
         device="cpu",
         random_state=None,
@@ -241,17 +271,24 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
     ):
         # The signature is the one declaration of every hyper-parameter; the
         # body stores them (and only them) under the same names.
-        for name in self._get_param_names():
-            setattr(self, name, locals()[name])
+        parameters = locals()
+        for name in inspect.signature(_GatedAttentionBase).parameters:
+            setattr(self, name, parameters[name])
 
     # -- validation ---------------------------------------------------------
 
-    def _validate_X(self, X, y=None, *, reset):
-        """Validate X (and y at fit) like scikit-learn; return float64 X."""
-        if reset:
-            X, y = validate_data(self, X, y, dtype=np.float64, **self._y_checks)
+    def _validate_X(self, X, y="no_validation", *, reset):
+        """Validate X (and y, when given) like scikit-learn: float64 X, or (X, y).
+
+        ``reset``: a fresh fit sets ``n_features_in_``; otherwise X must match it.
+        """
+        predicting = isinstance(y, str) and y == "no_validation"
+        if not predicting:
+            X, y = validate_data(
+                self, X, y, reset=reset, dtype=np.float64, **self._y_checks
+            )
         else:
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            X = validate_data(self, X, reset=reset, dtype=np.float64)
         # Any layout (reversed, strided, Fortran): torch reads C-contiguous rows.
         X = np.ascontiguousarray(X)
         # Checked in float64, before the cast: a value beyond float32's range
@@ -262,7 +299,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
                 f"float32 range of the model (<= {_FLOAT32_MAX:.3g}); scale X "
                 f"first, e.g. with sklearn.preprocessing.StandardScaler."
             )
-        return (X, y) if reset else X
+        return X if predicting else (X, y)
 
     def _check_token_dim(self, n_features):
         if self.token_dim is not None and n_features % self.token_dim:
@@ -273,8 +310,20 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             )
 
     @abstractmethod
-    def _prepare_targets(self, y):
-        """Validate ``y`` and encode it for the net: ``(y_for_net, n_outputs)``."""
+    def _prepare_targets(self, y, *, reset, classes=None):
+        """Validate ``y``, set or check the fitted target attributes (``classes_``
+        or the target scales) and encode ``y`` for the net: ``(y_net, n_outputs)``.
+
+        ``reset``: a fresh fit; otherwise ``y`` must fit the fitted model.
+        """
+
+    @abstractmethod
+    def _validation_score(self, outputs, data):
+        """Score (higher is better) of the net's ``outputs`` on held-out ``data``."""
+
+    def _class_weights(self, y_net):
+        """Per-row weights from ``class_weight`` (None: no class weighting)."""
+        return None
 
     # -- training -----------------------------------------------------------
 
@@ -293,7 +342,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         module.reset_parameters(generator)
         return module
 
-    def _build_net(self, module, callbacks, generator):
+    def _build_net(self, module, callbacks, generator, valid=None):
+        unused = self._unused_callbacks + (() if valid else ("valid_loss",))
         return self._net_class(
             module=module,
             criterion=self._criterion,
@@ -304,23 +354,34 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             optimizer__fused=torch.device(self.device).type in ("cpu", "cuda"),
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
-            iterator_train=_BatchIterator,
-            iterator_valid=_BatchIterator,
+            iterator_train=BatchIterator,
+            iterator_valid=BatchIterator,
             iterator_train__shuffle=True,
             iterator_train__generator=generator,
-            # Without a validation split these defaults score nothing.
-            **{f"callbacks__{name}": None for name in self._unused_callbacks},
-            # All of X trains, as in any scikit-learn estimator; validate with
-            # cross-validation or pass a skorch train split through callbacks.
-            train_split=None,
-            callbacks=callbacks,
+            **{f"callbacks__{name}": None for name in unused},
+            # All of X trains unless early stopping holds out a validation
+            # split, scored by the ValidationScore callback.
+            train_split=None if valid is None else predefined_split(valid.data),
+            callbacks=callbacks + ([("validation_score", valid)] if valid else []),
             device=self.device,
             verbose=self.verbose,
         )
 
+    def _atomic(self, train, *args):
+        """Run ``train(*args)``; if it fails, restore the estimator as it was
+        (fitted with its old network, labels and scales, or unfitted)."""
+        before = dict(vars(self))
+        try:
+            return train(*args)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Train a fresh network on ``X, y``.
+    def fit(self, X, y, sample_weight=None):
+        """Train the network on ``X, y``: afresh, or on from the fitted one with
+        ``warm_start=True``.
 
         Parameters
         ----------
@@ -328,41 +389,140 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             Finite numbers; a DataFrame's column names are kept as
             ``feature_names_in_``.
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: each mini-batch's loss is the weighted mean
+            of its rows' losses (and the validation score, with early
+            stopping, is weighted too). Rows of weight 0 are left out; equal
+            weights are the same as none. Multiplied by ``class_weight``.
 
         Returns
         -------
         self
         """
-        # Atomic: a fit that fails leaves the estimator as it was (fitted with
-        # its old network, labels and scales, or unfitted), never a mixture.
-        before = dict(vars(self))
-        try:
-            return self._fit(X, y)
-        except BaseException:
-            vars(self).clear()
-            vars(self).update(before)
-            raise
+        return self._atomic(self._train, X, y, sample_weight, False, None)
 
-    def _fit(self, X, y):
-        callbacks = _check_callbacks(self.callbacks)
+    def _partial_fit(self, X, y, sample_weight, classes):
+        return self._atomic(self._train, X, y, sample_weight, True, classes)
+
+    def _train(self, X, y, sample_weight, incremental, classes):
+        fresh = not hasattr(self, "net_") or not (incremental or self.warm_start)
+        validating = self.early_stopping and not incremental
+        callbacks = _check_callbacks(self.callbacks, validating)
         _check_device(self.device)
-        X, y = self._validate_X(X, y, reset=True)
-        self._check_token_dim(X.shape[1])
-        y_net, n_outputs = self._prepare_targets(y)
-        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        X, y = self._validate_X(X, y, reset=fresh)
+        if fresh:
+            self._check_token_dim(X.shape[1])
+        elif not incremental:
+            self._check_same_targets(y)
+        y_net, n_outputs = self._prepare_targets(y, reset=fresh, classes=classes)
+        weight = self._sample_weights(X, y_net, sample_weight)
+        seeds = check_random_state(self.random_state).randint(2**31 - 1, size=2)
         # The fit's own random stream: weights and shuffling depend on
         # random_state alone, whatever other threads draw, and torch's
         # process-wide generator is never used.
-        generator = torch.Generator().manual_seed(seed)
+        generator = torch.Generator().manual_seed(int(seeds[0]))
+        train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
         # Training needs autograd, even when the caller is in inference mode.
         with torch.inference_mode(False), torch.enable_grad():
-            module = self._build_module(X.shape[1], n_outputs, generator)
-            net = self._build_net(module, callbacks, generator)
-            net.fit(torch.from_numpy(X.astype(np.float32)), torch.from_numpy(y_net))
+            net = self._net_for(
+                incremental, fresh, X, n_outputs, callbacks, generator, valid
+            )
+            epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
+            if incremental:
+                net.partial_fit(train, None, epochs=1)
+            else:
+                net.fit(train, None)
         _check_converged(net, X, self)
+        self._record(net, valid, fresh, epochs_before)
+        return self
+
+    def _net_for(self, incremental, fresh, X, n_outputs, callbacks, generator, valid):
+        """The skorch net to train: new, the fitted one (partial_fit), or a new
+        one around the fitted network (warm_start: a fresh optimizer)."""
+        if fresh:
+            module = self._build_module(X.shape[1], n_outputs, generator)
+            return self._build_net(module, callbacks, generator, valid)
+        if incremental:
+            return self.net_
+        return self._build_net(self.net_.module_, callbacks, generator, valid)
+
+    def _sample_weights(self, X, y_net, sample_weight):
+        """Row weights (float64), sample_weight times class_weight, or None."""
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
+        classes = self._class_weights(y_net)
+        if classes is not None:
+            sample_weight = (
+                classes if sample_weight is None else sample_weight * classes
+            )
+        if sample_weight is None:
+            return None
+        if not sample_weight.sum() > 0:
+            raise ValueError(
+                "sample_weight (times class_weight) is 0 for every row: nothing "
+                "to train on; allowed: non-negative weights, at least one > 0."
+            )
+        return sample_weight
+
+    def _split(self, X, y_net, weight, seed, validating):
+        """Training data and, with early stopping, the held-out ValidationScore.
+
+        Rows of weight 0 are dropped first: they take no part in anything.
+        """
+        if weight is not None:
+            keep = weight > 0
+            X, y_net, weight = X[keep], y_net[keep], weight[keep]
+            # Scaled to mean 1 (so that 3 w trains the model w does), and none
+            # at all when equal: exactly the unweighted fit.
+            same = np.all(weight == weight[0])
+            weight = None if same else weight / weight.mean()
+        rows = np.arange(len(X))
+        if not validating:
+            return _weighted_data(X, y_net, weight, rows), None
+        train, held_out = self._validation_rows(y_net, seed)
+        data = _weighted_data(X, y_net, weight, held_out)
+        valid = ValidationScore(
+            data, self._validation_score, self.n_iter_no_change, self.tol
+        )
+        return _weighted_data(X, y_net, weight, train), valid
+
+    def _validation_rows(self, y_net, seed):
+        """Indices (train, held out): ``validation_fraction`` of the rows,
+        stratified by class for a classifier, as MLPClassifier holds them out."""
+        n = len(y_net)
+        stratify = y_net if is_classifier(self) else None
+        n_held = int(np.ceil(self.validation_fraction * n))
+        least = len(np.unique(y_net)) if stratify is not None else 1
+        if n_held < least or n - n_held < least:
+            raise ValueError(
+                f"validation_fraction={self.validation_fraction} holds out "
+                f"{n_held} of {n} rows, but early stopping needs at least {least} "
+                f"row(s) (one per class) both held out and left to train on; "
+                f"allowed: a fraction in (0, 1) that leaves both."
+            )
+        return train_test_split(
+            np.arange(n), test_size=n_held, stratify=stratify, random_state=seed
+        )
+
+    def _record(self, net, valid, fresh, epochs_before):
+        """Fitted attributes from the trained net; a warm start or partial_fit
+        extends ``loss_curve_`` and ``n_iter_`` as MLPClassifier does."""
+        new = [
+            float(row["train_loss"])
+            for row in net.history[epochs_before:]
+            if "train_loss" in row
+        ]
+        self.loss_curve_ = ([] if fresh else list(self.loss_curve_)) + new
+        self.n_iter_ = len(self.loss_curve_)
         self.net_ = net
         self.history_ = net.history
-        return self
+        if valid is not None:
+            self.validation_scores_ = list(valid.scores_)
+            self.best_validation_score_ = valid.best_score_
+        elif fresh:
+            self.validation_scores_ = self.best_validation_score_ = None
 
     # -- forward passes -----------------------------------------------------
 
@@ -519,7 +679,29 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     batch_size : int >= 1, default=64
         Rows per optimisation step.
     weight_decay : float >= 0, default=1e-2
-        AdamW weight decay.
+        AdamW weight decay (decoupled; MLPClassifier's L2 penalty is called
+        ``alpha``, a name this estimator uses for the gate).
+    class_weight : None, "balanced" or dict, default=None
+        Weights per class, multiplied into ``sample_weight``: "balanced" is
+        ``n_samples / (n_classes * count)`` (scikit-learn's
+        ``compute_class_weight``), a dict maps labels of ``y`` to weights
+        (missing labels weigh 1).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the rows (stratified, seeded by
+        ``random_state``), score them after every epoch (accuracy), stop after
+        more than ``n_iter_no_change`` epochs without an improvement of more
+        than ``tol``, and restore the best epoch's weights (MLPClassifier's
+        rule). skorch's ``EarlyStopping`` and ``Checkpoint`` callbacks work
+        too then (the history has ``valid_loss``).
+    validation_fraction : float in (0, 1), default=0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int >= 1, default=10
+        Epochs without improvement tolerated before early stopping stops.
+    tol : float >= 0, default=1e-4
+        The least gain in validation score that counts as an improvement.
+    warm_start : bool, default=False
+        ``fit`` continues from the fitted network (same features and classes)
+        with a fresh optimizer, instead of starting afresh.
     callbacks : list of skorch callbacks or None, default=None
         Extra skorch callbacks (instances or ``(name, callback)`` pairs), added
         to skorch's defaults; copied at ``fit``, so the parameter stays as given.
@@ -545,6 +727,14 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         :class:`skgate.nn.GatedAttentionNet`.
     history_ : skorch.History
         Per-epoch training history (``history_[:, "train_loss"]``).
+    loss_curve_ : list of float
+        The training loss of every epoch, across warm starts and partial fits.
+    n_iter_ : int
+        Epochs run (``len(loss_curve_)``).
+    validation_scores_ : list of float or None
+        With early stopping: the held-out score after each epoch.
+    best_validation_score_ : float or None
+        With early stopping: the best of them, whose weights were restored.
 
     Examples
     --------
@@ -562,27 +752,108 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     (2, 8, 64)
     """
 
-    _net_class = _NeuralNetClassifier
+    _net_class = WeightedNeuralNetClassifier
     _criterion = torch.nn.CrossEntropyLoss
-    _unused_callbacks = ("valid_loss", "valid_acc")
+    _unused_callbacks = ("valid_acc",)
 
-    def _prepare_targets(self, y):
-        try:
-            check_classification_targets(y)
-            self.classes_, y_encoded = np.unique(y, return_inverse=True)
-        except TypeError as exc:
-            kinds = sorted({type(label).__name__ for label in y})
-            raise TypeError(
-                f"y mixes labels of types {kinds}, which cannot be sorted into "
-                f"classes_; allowed: labels of one type (all numbers or all "
-                f"strings)."
-            ) from exc
-        if len(self.classes_) < 2:
+    __init__ = _with_parameters(
+        _GatedAttentionBase.__init__, after="weight_decay", class_weight=None
+    )
+
+    _parameter_constraints = {
+        **_GatedAttentionBase._parameter_constraints,
+        "class_weight": [None, StrOptions({"balanced"}), dict],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One epoch over ``X, y``, continuing from the fitted network.
+
+        As MLPClassifier's: the first call builds the network and must name
+        every class; later calls keep the network and the optimizer's state.
+        Early stopping does not apply.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label ``y`` will ever hold; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        if classes is None and not hasattr(self, "classes_"):
             raise ValueError(
-                f"y has 1 class ({self.classes_[0]!r}); {type(self).__name__} "
-                f"needs at least 2 classes."
+                "classes must be passed on the first call to partial_fit: every "
+                "label y will ever hold (as for MLPClassifier.partial_fit)."
             )
+        return self._partial_fit(X, y, sample_weight, classes)
+
+    def _prepare_targets(self, y, *, reset, classes=None):
+        labels = _check_labels(y)
+        if reset:
+            self.classes_ = labels if classes is None else _check_labels(classes)
+            if len(self.classes_) < 2:
+                raise ValueError(
+                    f"y has 1 class ({self.classes_[0]!r}); {type(self).__name__} "
+                    f"needs at least 2 classes."
+                )
+        elif classes is not None and not np.array_equal(
+            _check_labels(classes), self.classes_
+        ):
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()!r} differs from the classes "
+                f"of the first call to partial_fit, {self.classes_.tolist()!r}; "
+                f"they cannot change."
+            )
+        unknown = np.setdiff1d(labels, self.classes_)
+        if len(unknown):
+            raise ValueError(
+                f"y has labels {unknown.tolist()!r} that are not in classes_ "
+                f"{self.classes_.tolist()!r}; partial_fit and warm_start cannot add "
+                f"classes (pass them all in classes= on the first call)."
+            )
+        y_encoded = np.searchsorted(self.classes_, y)
         return y_encoded.astype(np.int64), len(self.classes_)
+
+    def _check_same_targets(self, y):
+        labels = _check_labels(y)
+        if not np.array_equal(labels, self.classes_):
+            raise ValueError(
+                f"warm_start=True continues the fitted network, so y must hold "
+                f"its classes {self.classes_.tolist()!r}; got {labels.tolist()!r}. Set "
+                f"warm_start=False to fit afresh."
+            )
+
+    def _class_weights(self, y_net):
+        if self.class_weight is None:
+            return None
+        if isinstance(self.class_weight, dict):
+            unknown = [
+                label for label in self.class_weight if label not in set(self.classes_)
+            ]
+            if unknown:
+                raise ValueError(
+                    f"class_weight names labels {unknown!r} that are not classes "
+                    f"of y; allowed keys: {list(self.classes_)!r}."
+                )
+        present = np.unique(y_net)
+        weights = np.ones(len(self.classes_))
+        weights[present] = (
+            compute_class_weight(self.class_weight, classes=present, y=y_net)
+            if self.class_weight == "balanced"
+            else [self.class_weight.get(self.classes_[c], 1.0) for c in present]
+        )
+        return weights[y_net]
+
+    def _validation_score(self, outputs, data):
+        weight = None if data.w is None else data.w.numpy()
+        return accuracy_score(
+            data.y.numpy(), outputs.argmax(dim=1).numpy(), sample_weight=weight
+        )
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``.
@@ -670,12 +941,44 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
     True
     """
 
-    _net_class = _NeuralNetRegressor
+    _net_class = WeightedNeuralNetRegressor
     _criterion = torch.nn.MSELoss
-    _unused_callbacks = ("valid_loss",)
     _y_checks = {"y_numeric": True, "multi_output": True}
 
-    def _prepare_targets(self, y):
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, sample_weight=None):
+        """One epoch over ``X, y``, continuing from the fitted network.
+
+        The first call builds the network and fixes the target scaling
+        (``y_mean_``, ``y_scale_``) from its ``y``; later calls keep both and
+        the optimizer's state. Early stopping does not apply.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        return self._partial_fit(X, y, sample_weight, None)
+
+    def _check_same_targets(self, y):
+        n_outputs = np.asarray(y).reshape(len(y), -1).shape[1]
+        if n_outputs != self.n_outputs_:
+            raise ValueError(
+                f"warm_start=True continues the fitted network, so y must have "
+                f"its {self.n_outputs_} output(s); got {n_outputs}. Set "
+                f"warm_start=False to fit afresh."
+            )
+
+    def _validation_score(self, outputs, data):
+        weight = None if data.w is None else data.w.numpy()
+        return r2_score(data.y.numpy(), outputs.numpy(), sample_weight=weight)
+
+    def _prepare_targets(self, y, *, reset, classes=None):
         try:
             y2d = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         except (TypeError, ValueError) as exc:
@@ -684,6 +987,14 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
                 f"{np.asarray(y).dtype} ({exc}). For labels use "
                 f"GatedAttentionClassifier."
             ) from exc
+        if not reset:
+            if y2d.shape[1] != self.n_outputs_:
+                raise ValueError(
+                    f"y has {y2d.shape[1]} output(s) but the fitted model has "
+                    f"{self.n_outputs_}; partial_fit cannot change them."
+                )
+            y_standard = (y2d - self.y_mean_) / self.y_scale_
+            return y_standard.astype(np.float32), self.n_outputs_
         self.n_outputs_ = y2d.shape[1]
         # y.std() squares y and overflows float64 from |y| ~ 1e154 on: huge
         # targets are standardised through y / peak, scaled back.

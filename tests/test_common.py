@@ -34,10 +34,33 @@ ESTIMATORS = [
 
 
 #: Checks that assert a training score, not an interface.
-LEARNING_CHECKS = {"check_classifiers_train", "check_regressors_train"}
+LEARNING_CHECKS = {
+    "check_classifiers_train",
+    "check_regressors_train",
+    "check_class_weight_classifiers",
+}
+
+#: Why a check cannot pass, with the test that checks its property instead.
+_EXPECTED_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "Mini-batch training: a row of weight 2 counts twice in one batch, while "
+        "its two copies land in different batches of a different shuffle, so "
+        "the two fits differ by sampling noise; regressors' predictions show "
+        "it. The property holds statistically: tests/test_estimators.py::"
+        "TestSampleWeight::test_integer_weights_act_like_repeated_rows."
+    )
+}
 
 
-@parametrize_with_checks(ESTIMATORS)
+def expected_failed_checks(estimator):
+    """The sample-weight equivalence is statistical for every estimator, but
+    only the regressors' outputs are fine-grained enough to show it."""
+    if isinstance(estimator, GatedAttentionRegressor):
+        return _EXPECTED_FAILURES
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     if check.func.__name__ in LEARNING_CHECKS:
         defaults = type(estimator)().get_params()

@@ -19,7 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from skorch.callbacks import Callback, LRScheduler
 
-from skgate import GatedAttentionClassifier, make_curved_task
+from skgate import GatedAttentionClassifier, GatedAttentionRegressor, make_curved_task
 from skgate.nn import GatedAttentionNet
 
 
@@ -57,10 +57,23 @@ class TestFitted:
             "lr": 2e-3,
             "batch_size": 64,
             "weight_decay": 1e-2,
+            "class_weight": None,
+            "early_stopping": False,
+            "validation_fraction": 0.1,
+            "n_iter_no_change": 10,
+            "tol": 1e-4,
+            "warm_start": False,
             "callbacks": None,
             "device": "cpu",
             "random_state": None,
             "verbose": 0,
+        }
+        assert list(GatedAttentionClassifier().get_params()) == sorted(
+            GatedAttentionClassifier().get_params()
+        )
+        regressor = GatedAttentionRegressor().get_params()
+        assert set(GatedAttentionClassifier().get_params()) - set(regressor) == {
+            "class_weight"
         }
 
     def test_probabilities(self, fitted, moons):
@@ -152,7 +165,7 @@ class TestParameters:
     def test_the_shared_base_is_abstract(self):
         from skgate.estimators import _GatedAttentionBase
 
-        with pytest.raises(TypeError, match="abstract method _prepare_targets"):
+        with pytest.raises(TypeError, match="abstract methods _prepare_targets"):
             _GatedAttentionBase()
 
 
@@ -466,32 +479,38 @@ class TestBadInput:
 
 class TestBatchIterator:
     def test_every_row_once_per_epoch_in_slices(self):
-        from skorch.dataset import Dataset
-
-        from skgate.estimators import _BatchIterator
+        from skgate._training import BatchIterator, WeightedData
 
         X = torch.arange(10, dtype=torch.float32).reshape(10, 1)
         y = torch.arange(10)
-        plain = list(_BatchIterator(Dataset(X, y), batch_size=4))
+        w = torch.arange(10, dtype=torch.float32) / 10
+        plain = list(BatchIterator(WeightedData(X, y, None), batch_size=4))
         assert [len(b[0]) for b in plain] == [4, 4, 2]
-        assert torch.equal(torch.cat([b[1] for b in plain]), y)
-        torch.manual_seed(0)
-        shuffled = _BatchIterator(Dataset(X, y), batch_size=4, shuffle=True)
+        assert torch.equal(torch.cat([b[1][0] for b in plain]), y)
+        assert all(b[1][1] is None for b in plain)  # unweighted: no weights
+        shuffled = BatchIterator(
+            WeightedData(X, y, w),
+            batch_size=4,
+            shuffle=True,
+            generator=torch.Generator().manual_seed(0),
+        )
         assert len(shuffled) == 3
         batches = list(shuffled)
-        first = torch.cat([b[1] for b in batches])
+        first = torch.cat([b[1][0] for b in batches])
         assert sorted(first.tolist()) == list(range(10))
         assert not torch.equal(first, y)
         rows = torch.cat([b[0] for b in batches]).flatten().long()
-        assert torch.equal(rows, first)  # X and y stay paired
-        torch.manual_seed(0)
-        again = torch.cat([b[1] for b in shuffled])
+        weights = torch.cat([b[1][1] for b in batches])
+        assert torch.equal(rows, first)  # X, y and w stay paired
+        assert torch.equal(weights, first / 10)
+        shuffled.generator = torch.Generator().manual_seed(0)
+        again = torch.cat([b[1][0] for b in shuffled])
         assert torch.equal(first, again)
 
     def test_fit_uses_it(self, fitted):
-        from skgate.estimators import _BatchIterator
+        from skgate._training import BatchIterator
 
-        assert fitted.net_.iterator_train is _BatchIterator
+        assert fitted.net_.iterator_train is BatchIterator
         assert "valid_acc" not in dict(fitted.net_.callbacks_)
 
 
@@ -691,3 +710,311 @@ class TestHardeningRoundTwo:
             **kwargs,
         )
         GatedAttentionClassifier(**{**fast, "callbacks": [train]}).fit(*moons)
+
+
+class TestSampleWeight:
+    def test_equal_weights_are_no_weights(self, moons, fast):
+        X, y = moons
+        plain = GatedAttentionClassifier(**fast).fit(X, y).predict_proba(X)
+        for weight in (np.ones(len(y)), np.full(len(y), 3.0)):
+            clf = GatedAttentionClassifier(**fast).fit(X, y, sample_weight=weight)
+            np.testing.assert_array_equal(clf.predict_proba(X), plain)
+
+    def test_scaling_all_weights_changes_nothing(self, moons, fast):
+        X, y = moons
+        weight = np.random.default_rng(0).random(len(y))
+        one = GatedAttentionClassifier(**fast).fit(X, y, sample_weight=weight)
+        three = GatedAttentionClassifier(**fast).fit(X, y, sample_weight=3 * weight)
+        np.testing.assert_array_equal(one.predict_proba(X), three.predict_proba(X))
+
+    def test_zero_weight_rows_are_left_out(self, moons, fast):
+        X, y = moons
+        weight = np.random.default_rng(1).integers(0, 4, len(y)).astype(float)
+        keep = weight > 0
+        weighted = GatedAttentionClassifier(**fast).fit(X, y, sample_weight=weight)
+        dropped = GatedAttentionClassifier(**fast).fit(
+            X[keep], y[keep], sample_weight=weight[keep]
+        )
+        np.testing.assert_array_equal(
+            weighted.predict_proba(X), dropped.predict_proba(X)
+        )
+
+    def test_integer_weights_act_like_repeated_rows(self):
+        """The statistical form of scikit-learn's sample-weight equivalence.
+
+        Weight 4 on class 1 moves the predicted share of class 1 from about 0.5
+        to about 0.75; repeating those rows 4 times moves it as far. Over 3
+        seeds, weighted and repeated agree to within a quarter of that move.
+        """
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(
+            400,
+            n_features=4,
+            n_informative=2,
+            class_sep=0.3,
+            flip_y=0.1,
+            random_state=0,
+        )
+        weight = np.where(y == 1, 4, 1)
+        repeated = np.repeat(X, weight, axis=0), np.repeat(y, weight)
+        gaps, moves = [], []
+
+        def share(seed, *data, **kwargs):
+            params = {"max_epochs": 10, "d_model": 16, "random_state": seed}
+            clf = GatedAttentionClassifier(**params).fit(*data, **kwargs)
+            return clf.predict_proba(X)[:, 1].mean()
+
+        for seed in range(3):
+            weighted = share(seed, X, y, sample_weight=weight)
+            gaps.append(abs(weighted - share(seed, *repeated)))
+            moves.append(weighted - share(seed, X, y))
+        assert np.mean(moves) > 0.15
+        assert np.mean(gaps) < 0.25 * np.mean(moves)
+
+    @pytest.mark.parametrize(
+        "weight, error, match",
+        [
+            (np.ones(5), ValueError, "sample_weight.shape == \\(5,\\), expected"),
+            (-np.ones(300), ValueError, "Negative values in data passed"),
+            (np.full(300, np.nan), ValueError, "Input sample_weight contains NaN"),
+            (np.zeros(300), ValueError, "Sample weights must contain at least one"),
+            ("heavy", TypeError, ""),
+        ],
+        ids=["length", "negative", "nan", "all-zero", "string"],
+    )
+    def test_bad_weights(self, moons, fast, weight, error, match):
+        with pytest.raises((error, ValueError), match=match):
+            GatedAttentionClassifier(**fast).fit(*moons, sample_weight=weight)
+
+    def test_metadata_routing(self, moons, fast):
+        import sklearn
+        from sklearn.metrics import accuracy_score, make_scorer
+        from sklearn.model_selection import cross_validate
+
+        X, y = moons
+        weight = np.where(y == 1, 5.0, 1.0)
+        with sklearn.config_context(enable_metadata_routing=True):
+            clf = GatedAttentionClassifier(**fast)
+            clf.set_fit_request(sample_weight=True).set_score_request(
+                sample_weight=False
+            )
+            search = GridSearchCV(clf, {"alpha": [0.0, 1.0]}, cv=3)
+            search.fit(X, y, sample_weight=weight)
+            plain = GridSearchCV(clf, {"alpha": [0.0, 1.0]}, cv=3).fit(X, y)
+            assert not np.array_equal(
+                search.cv_results_["mean_test_score"],
+                plain.cv_results_["mean_test_score"],
+            )
+            scaler = StandardScaler().set_fit_request(sample_weight=False)
+            pipe = make_pipeline(scaler, clf)
+            scorer = make_scorer(accuracy_score).set_score_request(sample_weight=True)
+            routed = cross_validate(
+                pipe, X, y, cv=3, scoring=scorer, params={"sample_weight": weight}
+            )
+            assert np.isfinite(routed["test_score"]).all()
+            direct = clone(clf).fit(X, y, sample_weight=weight)
+            np.testing.assert_array_equal(
+                search.best_estimator_.predict_proba(X)
+                if search.best_params_ == {"alpha": 1.0}
+                else direct.predict_proba(X),
+                direct.predict_proba(X),
+            )
+
+
+class TestClassWeight:
+    def test_balanced_is_inverse_frequency_times_sample_weight(self, fast):
+        X, y = make_blobs(300, centers=[[-1, 0], [1, 0]], random_state=0)
+        keep = np.r_[np.flatnonzero(y == 0), np.flatnonzero(y == 1)[:50]]
+        X, y = X[keep], y[keep]  # 150 of class 0, 50 of class 1
+        weights = {0: 200 / (2 * 150), 1: 200 / (2 * 50)}
+        balanced = GatedAttentionClassifier(class_weight="balanced", **fast)
+        explicit = GatedAttentionClassifier(class_weight=weights, **fast)
+        manual = GatedAttentionClassifier(**fast)
+        sample = np.where(y == 1, weights[1], weights[0])
+        np.testing.assert_allclose(
+            balanced.fit(X, y).predict_proba(X),
+            manual.fit(X, y, sample_weight=sample).predict_proba(X),
+            rtol=0,
+            atol=1e-6,
+        )
+        np.testing.assert_allclose(
+            explicit.fit(X, y).predict_proba(X),
+            balanced.predict_proba(X),
+            atol=1e-6,
+        )
+        both = clone(explicit).fit(X, y, sample_weight=np.full(len(y), 2.0))
+        np.testing.assert_allclose(
+            both.predict_proba(X), explicit.predict_proba(X), atol=1e-6
+        )
+
+    def test_class_weight_moves_the_boundary(self, fast):
+        X, y = make_blobs(400, centers=[[-0.5, 0], [0.5, 0]], random_state=0)
+        params = {**fast, "max_epochs": 10}
+        plain = GatedAttentionClassifier(**params).fit(X, y)
+        heavy = GatedAttentionClassifier(class_weight={1: 10.0}, **params).fit(X, y)
+        assert (heavy.predict(X) == 1).mean() > (plain.predict(X) == 1).mean() + 0.1
+
+    def test_unknown_labels_are_named(self, moons, fast):
+        clf = GatedAttentionClassifier(class_weight={0: 1.0, "z": 2.0}, **fast)
+        with pytest.raises(ValueError, match="class_weight names labels \\['z'\\]"):
+            clf.fit(*moons)
+
+
+class TestEarlyStopping:
+    def test_stops_restores_the_best_and_records(self, moons, fast):
+        clf = GatedAttentionClassifier(
+            **{**fast, "max_epochs": 200}, early_stopping=True, n_iter_no_change=3
+        ).fit(*moons)
+        scores = clf.validation_scores_
+        assert clf.n_iter_ == len(scores) == len(clf.loss_curve_) < 200
+        assert clf.best_validation_score_ == max(scores)
+        # stopped after more than n_iter_no_change epochs without a gain > tol
+        best = int(np.argmax(scores))
+        assert len(scores) - 1 - best > 3
+        # the restored weights are the best epoch's: rescore the held-out rows
+        train, held = clf._validation_rows(
+            np.searchsorted(clf.classes_, moons[1]),
+            int(np.random.RandomState(0).randint(2**31 - 1, size=2)[1]),
+        )
+        X, y = moons
+        assert clf.score(X[held], y[held]) == pytest.approx(
+            clf.best_validation_score_, abs=1e-9
+        )
+
+    def test_matches_a_manual_hold_out_when_it_never_stops(self, moons, fast):
+        """With tol=0 and patience beyond max_epochs, early stopping trains on
+        the other rows for max_epochs and keeps the best epoch."""
+        clf = GatedAttentionClassifier(
+            **fast, early_stopping=True, n_iter_no_change=100
+        ).fit(*moons)
+        assert clf.n_iter_ == fast["max_epochs"]
+        assert len(clf.history_[:, "valid_loss"]) == fast["max_epochs"]
+
+    def test_skorch_callbacks_that_need_valid_loss_work(self, moons, fast, tmp_path):
+        from skorch.callbacks import Checkpoint, EarlyStopping
+
+        clf = GatedAttentionClassifier(
+            **{**fast, "max_epochs": 100},
+            early_stopping=True,
+            n_iter_no_change=1000,
+            callbacks=[EarlyStopping(patience=2), Checkpoint(dirname=str(tmp_path))],
+        ).fit(*moons)
+        assert clf.n_iter_ < 100
+        assert (tmp_path / "params.pt").exists()
+
+    def test_validation_score_is_weighted(self, moons, fast):
+        X, y = moons
+        params = {**fast, "early_stopping": True, "validation_fraction": 0.3}
+        weight = np.where(y == 1, 9.0, 1.0)
+        plain = GatedAttentionClassifier(**params).fit(X, y)
+        weighted = GatedAttentionClassifier(**params).fit(X, y, sample_weight=weight)
+        assert plain.validation_scores_ != weighted.validation_scores_
+
+    @pytest.mark.parametrize(
+        "fraction, match",
+        [
+            (0.0, "'validation_fraction' parameter"),
+            (1.0, "'validation_fraction' parameter"),
+            (0.001, "holds out 1 of 300 rows, but early stopping needs at least 2"),
+            (0.999, "holds out 300 of 300 rows"),
+        ],
+    )
+    def test_bad_fractions(self, moons, fast, fraction, match):
+        clf = GatedAttentionClassifier(
+            **fast, early_stopping=True, validation_fraction=fraction
+        )
+        with pytest.raises(ValueError, match=match):
+            clf.fit(*moons)
+
+    def test_regressor_scores_r2(self, fast):
+        from sklearn.datasets import make_friedman1
+
+        from skgate import GatedAttentionRegressor
+
+        X, y = make_friedman1(300, random_state=0)
+        reg = GatedAttentionRegressor(
+            **{**fast, "max_epochs": 60}, early_stopping=True, n_iter_no_change=5
+        ).fit(X, y)
+        assert 0 < reg.best_validation_score_ <= 1
+        assert reg.n_iter_ == len(reg.validation_scores_)
+
+
+class TestWarmStartAndPartialFit:
+    def test_loss_curve_and_n_iter(self, moons, fast):
+        clf = GatedAttentionClassifier(**fast).fit(*moons)
+        assert clf.n_iter_ == fast["max_epochs"] == len(clf.loss_curve_)
+        assert clf.loss_curve_ == [float(v) for v in clf.history_[:, "train_loss"]]
+        assert clf.validation_scores_ is None and clf.best_validation_score_ is None
+
+    def test_warm_start_continues(self, moons, fast):
+        X, y = moons
+        warm = GatedAttentionClassifier(**fast, warm_start=True).fit(X, y)
+        first = warm.loss_curve_[:]
+        weights = [p.detach().clone() for p in warm.net_.module_.parameters()]
+        warm.fit(X, y)
+        assert warm.n_iter_ == 2 * fast["max_epochs"]
+        assert warm.loss_curve_[: len(first)] == first
+        assert warm.loss_curve_[-1] < first[0]
+        cold = GatedAttentionClassifier(**fast).fit(X, y)
+        restarted = clone(cold).fit(X, y)
+        np.testing.assert_array_equal(cold.predict_proba(X), restarted.predict_proba(X))
+        assert not all(
+            torch.equal(a, b)
+            for a, b in zip(weights, warm.net_.module_.parameters(), strict=True)
+        )
+
+    def test_warm_start_needs_the_same_classes_and_features(self, moons, fast):
+        X, y = moons
+        warm = GatedAttentionClassifier(**fast, warm_start=True).fit(X, y)
+        with pytest.raises(ValueError, match="must hold its classes \\[0, 1\\]"):
+            warm.fit(X, np.where(y == 1, 2, 0))
+        with pytest.raises(ValueError, match="X has 3 features"):
+            warm.fit(np.c_[X, X[:, 0]], y)
+        assert warm.n_iter_ == fast["max_epochs"]  # the failed fits left it whole
+
+    def test_partial_fit_is_one_epoch_and_keeps_the_optimizer(self, moons, fast):
+        X, y = moons
+        clf = GatedAttentionClassifier(**fast)
+        clf.partial_fit(X, y, classes=[0, 1])
+        optimizer = clf.net_.optimizer_
+        step = float(optimizer.state_dict()["state"][0]["step"])
+        clf.partial_fit(X, y)
+        assert clf.net_.optimizer_ is optimizer
+        assert float(optimizer.state_dict()["state"][0]["step"]) == 2 * step
+        assert clf.n_iter_ == 2 == len(clf.loss_curve_)
+        # two partial fits are the first two epochs of one fit
+        two = GatedAttentionClassifier(**{**fast, "max_epochs": 2}).fit(X, y)
+        np.testing.assert_allclose(
+            clf.loss_curve_[0], two.loss_curve_[0], rtol=0, atol=0
+        )
+
+    def test_partial_fit_classes(self, moons, fast):
+        X, y = moons
+        clf = GatedAttentionClassifier(**fast)
+        with pytest.raises(ValueError, match="classes must be passed on the first"):
+            clf.partial_fit(X, y)
+        clf.partial_fit(X[y == 0], y[y == 0], classes=[0, 1, 2])
+        assert list(clf.classes_) == [0, 1, 2]
+        assert clf.predict_proba(X).shape == (len(X), 3)
+        with pytest.raises(ValueError, match="differs from the classes of the first"):
+            clf.partial_fit(X, y, classes=[0, 1])
+        with pytest.raises(ValueError, match="labels \\[7\\] that are not in"):
+            clf.partial_fit(X, np.full(len(y), 7))
+        with pytest.raises(ValueError, match="X has 1 features"):
+            clf.partial_fit(X[:, :1], y)
+        assert clf.n_iter_ == 1
+
+    def test_regressor_partial_fit(self, fast):
+        from sklearn.datasets import make_friedman1
+
+        from skgate import GatedAttentionRegressor
+
+        X, y = make_friedman1(200, random_state=0)
+        reg = GatedAttentionRegressor(**fast)
+        for _ in range(3):
+            reg.partial_fit(X, y)
+        assert reg.n_iter_ == 3
+        assert reg.loss_curve_[-1] < reg.loss_curve_[0]
+        with pytest.raises(ValueError, match="y has 2 output\\(s\\) but the fitted"):
+            reg.partial_fit(X, np.c_[y, y])

@@ -36,10 +36,10 @@ def fitted(friedman):
 def test_shares_the_classifiers_base_and_parameters():
     assert issubclass(GatedAttentionRegressor, _GatedAttentionBase)
     assert issubclass(GatedAttentionClassifier, _GatedAttentionBase)
-    assert (
-        GatedAttentionRegressor().get_params()
-        == GatedAttentionClassifier().get_params()
-    )
+    shared = GatedAttentionRegressor().get_params()
+    classifier = GatedAttentionClassifier().get_params()
+    assert {k: classifier[k] for k in shared} == shared
+    assert set(classifier) - set(shared) == {"class_weight"}
     for method in ("fit", "representation", "curvature", "_validate_X", "_forward"):
         assert getattr(GatedAttentionRegressor, method) is getattr(
             _GatedAttentionBase, method

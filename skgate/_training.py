@@ -1,0 +1,140 @@
+"""The skorch side of training: weighted mini-batches, a validation score, nets.
+
+Private to :mod:`skgate.estimators`, which knows scikit-learn; this module
+knows skorch and torch. Rows travel with their sample weights: a batch is
+``(X, (y, weight))``, and the loss of a batch is the weighted mean of its
+rows' losses. Without weights (``w=None``, also what equal weights become)
+the loss is the criterion's own mean, bit for bit.
+"""
+
+import copy
+
+import numpy as np
+import torch
+from skorch import NeuralNetClassifier, NeuralNetRegressor
+from skorch.callbacks import Callback
+
+
+class WeightedData(torch.utils.data.Dataset):
+    """Rows ``X``, targets ``y`` and weights ``w`` (tensors), read by slicing."""
+
+    def __init__(self, X, y, w):
+        self.X, self.y, self.w = X, y, w
+
+    def __len__(self):
+        return len(self.X)
+
+    def __getitem__(self, index):
+        return self.X[index], (self.y[index], _rows(self.w, index))
+
+
+def _rows(w, index):
+    return None if w is None else w[index]
+
+
+class BatchIterator:
+    """Mini-batches of a :class:`WeightedData`, cut by slicing.
+
+    skorch's default, a torch ``DataLoader``, fetches rows one by one and
+    collates them; here a batch is one indexing operation. The same batches
+    (a fresh permutation each epoch when ``shuffle``, drawn from ``generator``:
+    the fit's own, never torch's process-wide one), at a fraction of the cost
+    for a small model.
+    """
+
+    def __init__(self, dataset, batch_size, shuffle=False, generator=None):
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.generator = generator
+
+    def __len__(self):
+        return -(-len(self.dataset) // self.batch_size)
+
+    def __iter__(self):
+        data, n = self.dataset, len(self.dataset)
+        if self.shuffle:
+            order = torch.randperm(n, generator=self.generator)
+        else:
+            order = torch.arange(n)
+        for start in range(0, n, self.batch_size):
+            index = order[start : start + self.batch_size]
+            yield data.X[index], (data.y[index], _rows(data.w, index))
+
+
+class _WeightedNet:
+    """A skorch net whose loss is the weighted mean of the rows' losses, and
+    that switches train/eval mode only when it changes (skorch sets it before
+    every batch; ``Module.train`` walks every submodule, 8 % of a small fit)."""
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        target, weight = y_true
+        if weight is None:
+            return super().get_loss(y_pred, target, X=X, training=training)
+        per_row = type(self.criterion_)(reduction="none")
+        losses = per_row(y_pred, target.to(y_pred.device))
+        losses = losses.reshape(len(losses), -1).mean(dim=1)  # mean over outputs
+        weight = weight.to(losses.device)
+        total = weight.sum()
+        if total == 0:  # a batch of rows that do not count
+            return (losses * weight).sum()
+        return (losses * weight).sum() / total
+
+    def _set_training(self, training=True):
+        if getattr(self, "module_", None) is None or self.module_.training != training:
+            super()._set_training(training)
+
+
+class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):
+    pass
+
+
+class WeightedNeuralNetRegressor(_WeightedNet, NeuralNetRegressor):
+    pass
+
+
+class ValidationScore(Callback):
+    """Score a held-out split after every epoch; stop when it stops improving.
+
+    MLPClassifier's early stopping: an epoch improves when its score exceeds
+    the best so far by more than ``tol``; after more than ``n_iter_no_change``
+    epochs without improvement training stops, and the weights of the best
+    epoch are restored. ``score(outputs, data)`` maps the network's outputs on
+    the held-out rows to a number (higher is better), weighted by their
+    sample weights. The scores are recorded in the history as "valid_score".
+    """
+
+    def __init__(self, data, score, n_iter_no_change, tol):
+        self.data = data
+        self.score = score
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+
+    def initialize(self):
+        self.scores_, self.best_score_ = [], -np.inf
+        self.best_state_, self.no_improvement_ = None, 0
+        return self
+
+    def on_epoch_end(self, net, **kwargs):
+        module = net.module_
+        training = module.training
+        module.eval()
+        with torch.no_grad():
+            outputs = module(self.data.X.to(net.device)).cpu()
+        module.train(training)
+        score = float(self.score(outputs, self.data))
+        self.scores_.append(score)
+        net.history.record("valid_score", score)
+        if score < self.best_score_ + self.tol:
+            self.no_improvement_ += 1
+        else:
+            self.no_improvement_ = 0
+        if score > self.best_score_:
+            self.best_score_ = score
+            self.best_state_ = copy.deepcopy(module.state_dict())
+        if self.no_improvement_ > self.n_iter_no_change:
+            raise KeyboardInterrupt  # skorch's way to end training early
+
+    def on_train_end(self, net, **kwargs):
+        if self.best_state_ is not None:
+            net.module_.load_state_dict(self.best_state_)
