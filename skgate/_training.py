@@ -138,3 +138,6 @@ class ValidationScore(Callback):
     def on_train_end(self, net, **kwargs):
         if self.best_state_ is not None:
             net.module_.load_state_dict(self.best_state_)
+        # Done: the held-out rows and the best weights need not ride along
+        # in every pickle of the fitted model.
+        self.data = self.best_state_ = None

@@ -443,6 +443,14 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             module = self._build_module(X.shape[1], n_outputs, generator)
             return self._build_net(module, callbacks, generator, valid)
         if incremental:
+            if self.net_.train_split is not None:  # fitted with early stopping,
+                # which partial_fit does not do (as MLPClassifier's).
+                self.net_.train_split = None
+                self.net_.callbacks_ = [
+                    (name, callback)
+                    for name, callback in self.net_.callbacks_
+                    if name != "validation_score"
+                ]
             return self.net_
         return self._build_net(self.net_.module_, callbacks, generator, valid)
 

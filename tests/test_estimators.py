@@ -1005,6 +1005,17 @@ class TestWarmStartAndPartialFit:
             clf.partial_fit(X[:, :1], y)
         assert clf.n_iter_ == 1
 
+    def test_partial_fit_after_early_stopping_just_trains(self, moons, fast):
+        clf = GatedAttentionClassifier(
+            **{**fast, "max_epochs": 50}, early_stopping=True, n_iter_no_change=2
+        ).fit(*moons)
+        epochs, scores = clf.n_iter_, list(clf.validation_scores_)
+        clf.partial_fit(*moons)
+        clf.partial_fit(*moons)
+        assert clf.n_iter_ == epochs + 2
+        assert clf.validation_scores_ == scores  # no validation in partial_fit
+        assert "validation_score" not in dict(clf.net_.callbacks_)
+
     def test_regressor_partial_fit(self, fast):
         from sklearn.datasets import make_friedman1
 

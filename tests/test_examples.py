@@ -36,3 +36,36 @@ def test_readme_example_runs():
     assert namespace["cv"]["test_curvature"].shape == (3,)
     assert len(namespace["rows"]) == 8
     assert namespace["search"].best_score_ > 0.85
+
+
+def test_readme_quotes_the_committed_benchmarks():
+    """The README's benchmark numbers are those of benchmarks/results."""
+    import pandas as pd
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    frame = pd.read_csv(ROOT / "benchmarks/results/MLP.csv")
+    reached = frame.pivot(index="rows", columns="model", values=frame.columns[3])
+    ratios = (
+        reached["skgate (early_stopping=True)"] / reached["MLPClassifier (defaults)"]
+    )
+    assert (
+        "in "
+        + ", ".join(f"{r:.2f}" for r in ratios[:-1])
+        + f" and {ratios.iloc[-1]:.2f}"
+        " times MLPClassifier's time"
+    ) in readme
+    hgb = reached["HistGradientBoosting (defaults)"]
+    assert "HistGradientBoosting was faster than both" in readme
+    assert (hgb < reached["skgate (early_stopping=True)"]).all()
+    assert (hgb < reached["MLPClassifier (defaults)"]).all()
+    total = frame.set_index(["rows", "model"])["seconds in all"]
+    largest = frame["rows"].max()
+    assert (
+        f"({total[largest, 'skgate (early_stopping=True)']:.0f} s against "
+        f"{total[largest, 'MLPClassifier (defaults)']:.0f} s)"
+    ) in readme
+    intrinsic = (ROOT / "benchmarks/results/INTRINSIC.md").read_text()
+    row = next(line for line in intrinsic.splitlines() if line.startswith("| 500 |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    seconds, gigabytes = float(cells[2]), float(cells[3])
+    assert f"{gigabytes:.1f} GB and {seconds:.0f} s" in readme

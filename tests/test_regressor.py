@@ -143,3 +143,20 @@ def test_digits_as_row_tokens():
     ).fit(X_train, y_train)
     assert clf[-1].net_.module_.n_tokens == 8
     assert clf.score(X_test, y_test) > 0.9
+
+
+def test_sample_weight(friedman, fast):
+    X, y = friedman
+    plain = GatedAttentionRegressor(**fast).fit(X, y).predict(X)
+    equal = GatedAttentionRegressor(**fast).fit(
+        X, y, sample_weight=np.full(len(y), 2.0)
+    )
+    np.testing.assert_array_equal(equal.predict(X), plain)
+    # All the weight on the rows with large targets: their fit improves.
+    heavy = np.where(y > np.median(y), 10.0, 0.1)
+    weighted = GatedAttentionRegressor(**fast).fit(X, y, sample_weight=heavy)
+    top = y > np.median(y)
+    assert (
+        np.abs(weighted.predict(X)[top] - y[top]).mean()
+        < np.abs(plain[top] - y[top]).mean()
+    )
