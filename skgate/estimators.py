@@ -506,7 +506,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         if n_held < least or n - n_held < least:
             raise ValueError(
                 f"validation_fraction={self.validation_fraction} holds out "
-                f"{n_held} of {n} rows, but early stopping needs at least {least} "
+                f"{n_held} of the n_samples={n} rows, but early stopping needs at "
+                f"least {least} "
                 f"row(s) (one per class) both held out and left to train on; "
                 f"allowed: a fraction in (0, 1) that leaves both."
             )

@@ -916,8 +916,8 @@ class TestEarlyStopping:
         [
             (0.0, "'validation_fraction' parameter"),
             (1.0, "'validation_fraction' parameter"),
-            (0.001, "holds out 1 of 300 rows, but early stopping needs at least 2"),
-            (0.999, "holds out 300 of 300 rows"),
+            (0.001, "holds out 1 of the n_samples=300 rows, but early stopping"),
+            (0.999, "holds out 300 of the n_samples=300 rows"),
         ],
     )
     def test_bad_fractions(self, moons, fast, fraction, match):
