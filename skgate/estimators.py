@@ -807,8 +807,8 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
             self.classes_ = labels if classes is None else _check_labels(classes)
             if len(self.classes_) < 2:
                 raise ValueError(
-                    f"y has 1 class ({self.classes_.tolist()[0]!r}); {type(self).__name__} "
-                    f"needs at least 2 classes."
+                    f"y has 1 class ({self.classes_.tolist()[0]!r}); "
+                    f"{type(self).__name__} needs at least 2 classes."
                 )
         elif classes is not None and not np.array_equal(
             _check_labels(classes), self.classes_
