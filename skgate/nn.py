@@ -410,7 +410,7 @@ class GatedAttentionNet(nn.Module):
             )
         return int(layer) % self.depth
 
-    def representation(self, x, layer="attention"):
+    def representation(self, x, layer="attention", *, token_scale=1.0):
         """The representation of ``x`` at ``layer``.
 
         Parameters
@@ -421,6 +421,10 @@ class GatedAttentionNet(nn.Module):
             (batch, n_tokens, d_model); an int: that block's output (0-based,
             negative counts from the end); "pooled": the mean over tokens,
             (batch, d_model); "logits": the head's output, (batch, n_outputs).
+        token_scale : float, default=1.0
+            Multiplies layers with a token axis ("attention", an int); the
+            geometry's root-mean-square over tokens is ``1 / sqrt(n_tokens)``.
+            Applied before copied tokens are expanded, so they stay views.
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
@@ -429,13 +433,14 @@ class GatedAttentionNet(nn.Module):
         for block in self.blocks[: last + 1]:
             h = block(h)
         if isinstance(layer, int) or layer == "attention":
-            return self._copies(h)
+            # Scaled before the copies are restored: they stay views.
+            return self._copies(h if token_scale == 1.0 else token_scale * h)
         pooled = h.mean(dim=-2)
         if layer == "pooled":
             return pooled
         return self.head(pooled)
 
-    def representation_jet(self, x, v, layer="attention"):
+    def representation_jet(self, x, v, layer="attention", *, token_scale=1.0):
         """``representation(x + t v, layer)`` and its first two t-derivatives at 0.
 
         Exact (the chain rule through every layer, see ``GatedAttentionBlock.jet``)
@@ -447,7 +452,7 @@ class GatedAttentionNet(nn.Module):
         Parameters
         ----------
         x, v : Tensors of shape (..., n_features), broadcastable
-        layer : as in :meth:`representation`
+        layer, token_scale : as in :meth:`representation`
 
         Returns
         -------
@@ -470,6 +475,8 @@ class GatedAttentionNet(nn.Module):
         for block in self.blocks[: last + 1]:
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":
+            if token_scale != 1.0:
+                jet = tuple(token_scale * part for part in jet)
             return tuple(self._copies(part) for part in jet)
         jet = tuple(part.mean(dim=-2) for part in jet)
         if layer == "pooled":
@@ -517,8 +524,7 @@ class RepresentationMap:
         self.scale = 1 / math.sqrt(net.n_tokens) if token_rms and tokens else 1.0
 
     def __call__(self, x):
-        return self.scale * self.net.representation(x, self.layer)
+        return self.net.representation(x, self.layer, token_scale=self.scale)
 
     def jet(self, x, v):
-        jet = self.net.representation_jet(x, v, self.layer)
-        return jet if self.scale == 1.0 else tuple(self.scale * part for part in jet)
+        return self.net.representation_jet(x, v, self.layer, token_scale=self.scale)
