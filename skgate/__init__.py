@@ -17,10 +17,13 @@ from .model_selection import (
     make_joint_scorer,
     representation_curvature,
 )
+from .search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 
 __all__ = [
     "GatedAttentionClassifier",
+    "GatedAttentionClassifierCV",
     "GatedAttentionRegressor",
+    "GatedAttentionRegressorCV",
     "curvature_score",
     "least_curvature_refit",
     "make_curvature_scorer",

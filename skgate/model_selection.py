@@ -90,6 +90,9 @@ def _split_pipeline(estimator):
     if isinstance(estimator, Pipeline):
         steps, final = estimator[:-1], estimator[-1]
         _warn_non_affine(steps, final)
+    # A fitted search (GatedAttentionClassifierCV, GridSearchCV with refit)
+    # is measured through its refit model.
+    final = getattr(final, "best_estimator_", final)
     if not callable(getattr(final, "curvature", None)) or not callable(
         getattr(final, "representation", None)
     ):

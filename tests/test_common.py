@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 from skgate import GatedAttentionClassifier, GatedAttentionRegressor
+from skgate.search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 
 ESTIMATORS = [
     GatedAttentionClassifier(**CHECK_PARAMS, random_state=0),
@@ -41,7 +42,9 @@ ESTIMATORS = [
     ),
     GatedAttentionRegressor(
         early_stopping=True, validation_fraction=0.5, **CHECK_PARAMS, random_state=0
-    ),
+    ),  # The batched searches: 2 alphas x 2 folds (the checks' data are small).
+    GatedAttentionClassifierCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
+    GatedAttentionRegressorCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
 ]
 
 
@@ -68,7 +71,10 @@ def expected_failed_checks(estimator):
     """The sample-weight equivalence is statistical for every estimator; the
     regressors' outputs are fine-grained enough to show it, and with early
     stopping repeated rows also change which rows are held out."""
-    if isinstance(estimator, GatedAttentionRegressor) or estimator.early_stopping:
+    regressor = isinstance(
+        estimator, (GatedAttentionRegressor, GatedAttentionRegressorCV)
+    )
+    if regressor or estimator.early_stopping:
         return _EXPECTED_FAILURES
     return {}
 
@@ -84,7 +90,13 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 
 @pytest.mark.parametrize(
-    "Estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+    "Estimator",
+    [
+        GatedAttentionClassifier,
+        GatedAttentionRegressor,
+        GatedAttentionClassifierCV,
+        GatedAttentionRegressorCV,
+    ],
 )
 def test_param_validation(Estimator):
     """Every parameter's constraint rejects what it must, with sklearn's message."""

@@ -1,0 +1,374 @@
+"""Cross-validated search over the gate strength: all (alpha, fold) models at once.
+
+``GatedAttentionClassifierCV`` and ``GatedAttentionRegressorCV`` are to
+``GridSearchCV(GatedAttentionClassifier(), {"alpha": alphas})`` what
+``RidgeCV`` is to a grid search over Ridge's ``alpha``: one estimator, one
+efficient search. All ``len(alphas) x n_splits`` models train together as one
+batched network (:mod:`skgate._batched`): each sees exactly its fold's rows in
+its own seeded order, so it is the model ``GatedAttentionClassifier(alpha=a)``
+would train alone on them, up to float32 rounding. Each is scored on its
+held-out fold (accuracy or R², and :func:`~skgate.curvature_score`), the
+alpha is selected like :func:`~skgate.least_curvature_refit` (or by the best
+score), and the chosen alpha is refit on all the data.
+"""
+
+import inspect
+import time
+from numbers import Real
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.model_selection import check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._batched import BatchedTrainer
+from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
+from .model_selection import least_curvature_refit, make_curvature_scorer
+
+__all__ = ["GatedAttentionClassifierCV", "GatedAttentionRegressorCV"]
+
+#: Parameters of the search itself, before the estimator's own.
+_SEARCH = {
+    "cv": 5,
+    "selection": "least_curvature",
+    "n_std": 1.0,
+    "curvature": None,
+}
+_DEFAULT_ALPHAS = (0.0, 0.5, 1.0, 1.5)
+
+
+def _cv_init(estimator_class):
+    """``__init__(alphas=..., *, <search parameters>, <the estimator's but alpha>)``."""
+    own = [
+        p
+        for name, p in inspect.signature(estimator_class).parameters.items()
+        if name != "alpha"
+    ]
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter(
+            "alphas", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_DEFAULT_ALPHAS
+        ),
+        *(inspect.Parameter(n, keyword, default=d) for n, d in _SEARCH.items()),
+        *(p.replace(kind=keyword) for p in own),
+    ]
+    signature = inspect.Signature(parameters)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            setattr(self, name, value)
+
+    __init__.__signature__ = signature
+    return __init__
+
+
+class _GatedAttentionCV(BaseEstimator):
+    """The search shared by the classifier and the regressor."""
+
+    _estimator_class = None
+    _score_name = None
+
+    def _estimator_params(self):
+        names = inspect.signature(self._estimator_class).parameters
+        return {name: getattr(self, name) for name in names if name != "alpha"}
+
+    def _check_alphas(self):
+        try:
+            alphas = np.asarray(self.alphas, dtype=np.float64).ravel()
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"alphas must be a sequence of numbers >= 0; got {self.alphas!r}."
+            ) from exc
+        if len(alphas) == 0 or not np.isfinite(alphas).all() or (alphas < 0).any():
+            raise ValueError(
+                f"alphas must be a non-empty sequence of finite numbers >= 0; got "
+                f"{self.alphas!r}."
+            )
+        if self.gate != "multiplicative" and len(alphas) > 1:
+            raise ValueError(
+                f"alphas are searched only with gate='multiplicative'; with "
+                f"gate={self.gate!r} alpha has no effect."
+            )
+        return [float(a) for a in alphas]
+
+    def _models(self, alphas, folds, X, y, sample_weight, seed):
+        """One estimator per (alpha, fold), its network built, and its data."""
+        models, data, generators = [], [], []
+        for alpha in alphas:
+            for train, _ in folds:
+                model = self._estimator_class(alpha=alpha, **self._estimator_params())
+                model._validate_params()
+                Xf, yf = model._validate_X(X[train], y[train], reset=True)
+                y_net, n_outputs = model._prepare_targets(yf, reset=True)
+                self._check_fold_targets(model, y)
+                w = None if sample_weight is None else sample_weight[train]
+                weight = model._sample_weights(Xf, y_net, w)
+                fold_data, _ = model._split(Xf, y_net, weight, 0, False)
+                generator = torch.Generator().manual_seed(seed)
+                model._module = model._build_module(X.shape[1], n_outputs, generator)
+                models.append(model)
+                generators.append(generator)
+                data.append((fold_data.X, fold_data.y, fold_data.w))
+        return models, data, generators
+
+    def _check_fold_targets(self, model, y):
+        """Hook: a classifier's folds must all hold every class of ``y``."""
+
+    def _train(self, models, data, generators):
+        proto = models[0]
+        trainer = BatchedTrainer(
+            [m._module for m in models],
+            [m.alpha for m in models],
+            proto._criterion,
+            lr=proto.lr,
+            weight_decay=proto.weight_decay,
+            batch_size=proto.batch_size,
+        )
+        with torch.inference_mode(False), torch.enable_grad():
+            curves = trainer.fit(data, generators, proto.max_epochs)
+        for model, module, curve, generator in zip(
+            models,
+            trainer.modules([m._module for m in models]),
+            curves,
+            generators,
+            strict=True,
+        ):
+            net = model._build_net(module, [], generator)
+            net.initialize()
+            model.net_, model.history_ = net, net.history
+            model.loss_curve_, model.n_iter_ = curve, len(curve)
+            model.validation_scores_ = model.best_validation_score_ = None
+            del model._module
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, sample_weight=None):
+        """Search ``alphas`` by cross-validation, then refit the chosen one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows, for training (each fold's rows keep theirs)
+            and for the refit; fold scores are unweighted.
+
+        Returns
+        -------
+        self
+        """
+        alphas = self._check_alphas()
+        scorer = make_curvature_scorer(**(self.curvature or {}))
+        proto = self._estimator_class(alpha=alphas[0], **self._estimator_params())
+        X, y = proto._validate_X(X, y, reset=True)
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        cv = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
+        folds = list(cv.split(X, y))
+        seed = int(check_random_state(self.random_state).randint(2**31 - 1, size=2)[0])
+        start = time.perf_counter()
+        models, data, generators = self._models(
+            alphas, folds, X, y, sample_weight, seed
+        )
+        self._train(models, data, generators)
+        fit_seconds = (time.perf_counter() - start) / len(models)
+        self.cv_results_ = self._results(alphas, folds, models, X, y, scorer)
+        self.cv_results_["mean_fit_time"] = np.full(len(alphas), fit_seconds)
+        self.cv_results_["std_fit_time"] = np.zeros(len(alphas))
+        self.best_index_ = self._select(self.cv_results_)
+        self.alpha_ = alphas[self.best_index_]
+        self.best_params_ = {"alpha": self.alpha_}
+        self.best_score_ = self.cv_results_[f"mean_test_{self._score_name}"][
+            self.best_index_
+        ]
+        self.n_splits_ = len(folds)
+        best = self._estimator_class(alpha=self.alpha_, **self._estimator_params())
+        self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
+        self.n_features_in_ = best.n_features_in_
+        if hasattr(best, "feature_names_in_"):
+            self.feature_names_in_ = best.feature_names_in_
+        return self
+
+    def _results(self, alphas, folds, models, X, y, scorer):
+        """GridSearchCV's ``cv_results_`` keys, for the score and the curvature."""
+        n_alphas, n_folds = len(alphas), len(folds)
+        scores = np.empty((n_alphas, n_folds))
+        curvatures = np.empty((n_alphas, n_folds))
+        seconds = np.empty((n_alphas, n_folds))
+        for i in range(n_alphas):
+            for k, (_, test) in enumerate(folds):
+                model = models[i * n_folds + k]
+                start = time.perf_counter()
+                scores[i, k] = model.score(X[test], y[test])
+                curvatures[i, k] = scorer(model, X[test])
+                seconds[i, k] = time.perf_counter() - start
+        results = {
+            "mean_score_time": seconds.mean(axis=1),
+            "std_score_time": seconds.std(axis=1),
+            "param_alpha": np.ma.MaskedArray(alphas, mask=False),
+            "params": [{"alpha": a} for a in alphas],
+        }
+        for name, values in ((self._score_name, scores), ("curvature", curvatures)):
+            for k in range(n_folds):
+                results[f"split{k}_test_{name}"] = values[:, k]
+            results[f"mean_test_{name}"] = values.mean(axis=1)
+            results[f"std_test_{name}"] = values.std(axis=1)
+            order = np.argsort(-values.mean(axis=1), kind="stable")
+            ranks = np.empty(n_alphas, dtype=np.int32)
+            ranks[order] = np.arange(1, n_alphas + 1)
+            results[f"rank_test_{name}"] = ranks
+        return results
+
+    def _select(self, results):
+        if self.selection == "best":
+            return int(np.argmax(results[f"mean_test_{self._score_name}"]))
+        rule = least_curvature_refit(score=self._score_name, n_std=self.n_std)
+        return rule(results)
+
+    # -- the refit model's methods ------------------------------------------
+
+    def __getattr__(self, name):
+        # Fitted attributes of the refit model (classes_, net_, loss_curve_,
+        # y_mean_, ...), once there is one.
+        best = self.__dict__.get("best_estimator_")
+        if best is not None and name.endswith("_") and not name.startswith("__"):
+            return getattr(best, name)
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    def predict(self, X):
+        """The refit model's predictions (see the base estimator's ``predict``)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def representation(self, X, layer="attention"):
+        """The refit model's representation of ``X`` at ``layer``."""
+        check_is_fitted(self)
+        return self.best_estimator_.representation(X, layer=layer)
+
+
+def _constraints(estimator_class):
+    constraints = dict(estimator_class._parameter_constraints)
+    constraints.pop("alpha")
+    return {
+        "alphas": ["array-like"],
+        "cv": ["cv_object"],
+        "selection": [StrOptions({"least_curvature", "best"})],
+        "n_std": [Interval(Real, 0, None, closed="left")],
+        "curvature": [None, dict],
+        **constraints,
+    }
+
+
+class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
+    """Gated attention classifier with its gate strength chosen by cross-validation.
+
+    Parameters
+    ----------
+    alphas : array-like of floats >= 0, default=(0.0, 0.5, 1.0, 1.5)
+        Gate strengths searched (``gate="multiplicative"``).
+    cv : int, cross-validation generator or iterable, default=5
+        As in ``GridSearchCV`` (an int is a ``StratifiedKFold``). Every
+        training fold must hold every class.
+    selection : {"least_curvature", "best"}, default="least_curvature"
+        "least_curvature": among the alphas whose mean accuracy is within
+        ``n_std`` fold standard deviations of the best, the least curved
+        (:func:`~skgate.least_curvature_refit`); "best": the best accuracy.
+    n_std : float >= 0, default=1.0
+    curvature : dict or None, default=None
+        Keywords of :func:`~skgate.representation_curvature` for the fold
+        curvature scores (None: :func:`~skgate.curvature_score`'s defaults).
+    gate, depth, d_model, ... : every parameter of
+        :class:`~skgate.GatedAttentionClassifier` but ``alpha``. Early
+        stopping applies to the refit only: the fold models train
+        ``max_epochs``.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen gate strength.
+    best_index_ : int
+        Its index in ``alphas`` and ``cv_results_``.
+    cv_results_ : dict of arrays
+        GridSearchCV's keys: ``params``, ``param_alpha``,
+        ``split{k}_test_accuracy``, ``mean_test_accuracy``,
+        ``std_test_accuracy``, ``rank_test_accuracy``, the same for
+        ``curvature``, and fit and score times (the batched fit's time is
+        shared evenly between its models).
+    best_estimator_ : GatedAttentionClassifier
+        The chosen alpha refit on all the data; its fitted attributes
+        (``classes_``, ``net_``, ``loss_curve_``, ...) and methods
+        (``predict``, ``predict_proba``, ``representation``) are this
+        estimator's. ``curvature`` is the parameter here, so measure with
+        ``representation_curvature(search, X)`` (or ``curvature_score``),
+        which use the refit model.
+
+    Examples
+    --------
+    >>> from skgate import GatedAttentionClassifierCV, make_linear_task
+    >>> X, y = make_linear_task(300, random_state=0)
+    >>> search = GatedAttentionClassifierCV(cv=3, max_epochs=5, random_state=0)
+    >>> search.fit(X, y).alpha_
+    0.0
+    >>> sorted(search.cv_results_)[:3]
+    ['mean_fit_time', 'mean_score_time', 'mean_test_accuracy']
+    """
+
+    _estimator_class = GatedAttentionClassifier
+    _score_name = "accuracy"
+    _parameter_constraints = _constraints(GatedAttentionClassifier)
+    __init__ = _cv_init(GatedAttentionClassifier)
+
+    def _check_fold_targets(self, model, y):
+        classes = np.unique(y)
+        if not np.array_equal(model.classes_, classes):
+            missing = np.setdiff1d(classes, model.classes_).tolist()
+            raise ValueError(
+                f"cv={self.cv!r} leaves the classes {missing!r} out of a training "
+                f"fold; every fold must hold every class: lower cv (at most the "
+                f"size of the smallest class)."
+            )
+
+    def predict_proba(self, X):
+        """The refit model's class probabilities."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    def predict_log_proba(self, X):
+        """The refit model's log class probabilities."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)
+
+
+class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
+    """Gated attention regressor with its gate strength chosen by cross-validation.
+
+    As :class:`GatedAttentionClassifierCV`, scoring R² (``cv_results_`` keys
+    ``*_test_r2``); an int ``cv`` is a ``KFold``. Each fold model standardises
+    its own targets, as it would alone.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from skgate import GatedAttentionRegressorCV
+    >>> X, y = make_friedman1(300, random_state=0)
+    >>> search = GatedAttentionRegressorCV(cv=3, max_epochs=5, random_state=0)
+    >>> search.fit(X, y).alpha_ in search.alphas
+    True
+    """
+
+    _estimator_class = GatedAttentionRegressor
+    _score_name = "r2"
+    _parameter_constraints = _constraints(GatedAttentionRegressor)
+    __init__ = _cv_init(GatedAttentionRegressor)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

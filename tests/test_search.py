@@ -1,0 +1,153 @@
+"""The batched CV estimators against GridSearchCV on the same splits."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+
+from skgate import (
+    GatedAttentionClassifier,
+    GatedAttentionClassifierCV,
+    GatedAttentionRegressor,
+    GatedAttentionRegressorCV,
+    curvature_score,
+    least_curvature_refit,
+    make_curved_task,
+    make_linear_task,
+    representation_curvature,
+)
+
+ALPHAS = (0.0, 0.5, 1.0, 1.5)
+
+
+def _grid_search(estimator, X, y, cv, score="accuracy"):
+    return GridSearchCV(
+        estimator,
+        {"alpha": list(ALPHAS)},
+        cv=cv,
+        scoring={score: score, "curvature": curvature_score},
+        refit=least_curvature_refit(score=score),
+    ).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "task, params, opens",
+    [
+        ("linear", {}, False),
+        ("checkerboard", {"head": "linear"}, True),
+    ],
+)
+def test_selects_what_grid_search_selects(task, params, opens):
+    if task == "linear":
+        X, y = make_linear_task(600, random_state=0)
+    else:
+        X, y = make_curved_task(600, shape="checkerboard", random_state=0)
+    params = {**params, "max_epochs": 10, "random_state": 0}
+    cv = StratifiedKFold(3)
+    batched = GatedAttentionClassifierCV(ALPHAS, cv=cv, **params).fit(X, y)
+    grid = _grid_search(GatedAttentionClassifier(**params), X, y, cv)
+    assert batched.alpha_ == grid.best_params_["alpha"]
+    assert (batched.alpha_ > 0) == opens
+    for key in ("mean_test_accuracy", "mean_test_curvature"):
+        np.testing.assert_allclose(
+            batched.cv_results_[key], grid.cv_results_[key], rtol=1e-3, atol=0.02
+        )
+    np.testing.assert_allclose(
+        batched.predict_proba(X), grid.best_estimator_.predict_proba(X), atol=1e-12
+    )
+
+
+def test_cv_results_look_like_grid_searchs():
+    X, y = make_linear_task(200, random_state=0)
+    params = {"max_epochs": 2, "d_model": 16, "random_state": 0}
+    batched = GatedAttentionClassifierCV(ALPHAS, cv=3, **params).fit(X, y)
+    grid = _grid_search(GatedAttentionClassifier(**params), X, y, 3)
+    assert set(batched.cv_results_) == set(grid.cv_results_)
+    frame = pd.DataFrame(batched.cv_results_)
+    assert list(frame["param_alpha"]) == list(ALPHAS)
+    assert frame["rank_test_accuracy"].min() == 1
+    assert batched.best_index_ == ALPHAS.index(batched.alpha_)
+    assert batched.best_params_ == {"alpha": batched.alpha_}
+    assert batched.n_splits_ == 3
+
+
+def test_the_refit_model_speaks_for_the_search():
+    X, y = make_linear_task(200, random_state=0)
+    search = GatedAttentionClassifierCV(
+        (0.0, 1.0), cv=2, max_epochs=2, d_model=16, random_state=0
+    ).fit(X, y)
+    best = search.best_estimator_
+    assert best.alpha == search.alpha_
+    np.testing.assert_array_equal(search.classes_, best.classes_)
+    assert search.net_ is best.net_ and search.loss_curve_ == best.loss_curve_
+    np.testing.assert_array_equal(search.predict(X), best.predict(X))
+    np.testing.assert_array_equal(search.representation(X), best.representation(X))
+    np.testing.assert_array_equal(
+        representation_curvature(search, X[:5]), best.curvature(X[:5])
+    )
+    assert curvature_score(search, X) == curvature_score(best, X)
+    assert search.score(X, y) == best.score(X, y)
+    with pytest.raises(AttributeError, match="no attribute 'nothing_'"):
+        search.nothing_  # noqa: B018
+
+
+def test_best_selection_and_curvature_settings():
+    X, y = make_curved_task(300, shape="checkerboard", random_state=0)
+    params = {"max_epochs": 3, "d_model": 16, "random_state": 0}
+    best = GatedAttentionClassifierCV(ALPHAS, cv=2, selection="best", **params)
+    best.fit(X, y)
+    assert best.best_index_ == int(np.argmax(best.cv_results_["mean_test_accuracy"]))
+    pooled = GatedAttentionClassifierCV(
+        ALPHAS, cv=2, curvature={"layer": "pooled", "kind": "extrinsic"}, **params
+    ).fit(X, y)
+    assert not np.allclose(
+        pooled.cv_results_["mean_test_curvature"],
+        best.cv_results_["mean_test_curvature"],
+    )
+
+
+def test_regressor_cv_matches_grid_search():
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(300, random_state=0)
+    params = {"max_epochs": 5, "d_model": 16, "random_state": 0}
+    cv = KFold(3)
+    batched = GatedAttentionRegressorCV(ALPHAS, cv=cv, **params).fit(X, y)
+    grid = _grid_search(GatedAttentionRegressor(**params), X, y, cv, score="r2")
+    np.testing.assert_allclose(
+        batched.cv_results_["mean_test_r2"], grid.cv_results_["mean_test_r2"], atol=0.02
+    )
+    assert batched.alpha_ == grid.best_params_["alpha"]
+    assert set(batched.cv_results_) == set(grid.cv_results_)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"alphas": []}, ValueError, "alphas must be a non-empty sequence"),
+        ({"alphas": [0.0, -1.0]}, ValueError, "alphas must be a non-empty"),
+        ({"alphas": [0.0, np.nan]}, ValueError, "alphas must be a non-empty"),
+        ({"alphas": ["a"]}, TypeError, "alphas must be a sequence of numbers"),
+        ({"gate": "silu"}, ValueError, "searched only with gate='multiplicative'"),
+        ({"cv": 40}, ValueError, "n_splits=40 cannot be greater than"),
+        ({"selection": "worst"}, ValueError, "'selection' parameter"),
+        ({"curvature": {"kind": "ricci"}}, ValueError, "'kind' parameter"),
+    ],
+)
+def test_bad_input(kwargs, error, match):
+    X, y = make_linear_task(60, random_state=0)
+    search = GatedAttentionClassifierCV(**{"max_epochs": 1, **kwargs})
+    with pytest.raises(error, match=match):
+        search.fit(X, y)
+
+
+def test_a_class_missing_from_a_training_fold_is_named():
+    X, y = make_linear_task(60, random_state=0)
+    y = y.copy()
+    y[:2] = 2  # a class of 2 rows
+    folds = [(np.arange(2, 60), np.arange(2)), (np.arange(60), np.arange(0))]
+    search = GatedAttentionClassifierCV((0.0,), cv=folds[:1], max_epochs=1)
+    with pytest.raises(
+        ValueError, match="leaves the classes \\[2\\] out of a training"
+    ):
+        search.fit(X, y)
