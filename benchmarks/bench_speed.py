@@ -273,6 +273,48 @@ assert labels.shape == (1_000_000,)
     return baseline, curvature_peak, predict_peak
 
 
+def bench_search(repeats):
+    """Wall time of the alpha search: the batched CV estimator, GridSearchCV
+    with 2 workers, and one single fit, on 2000 rows for 20 epochs."""
+    from sklearn.model_selection import GridSearchCV
+
+    from skgate import GatedAttentionClassifierCV
+
+    X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
+    alphas4, alphas16 = [0.0, 0.5, 1.0, 1.5], list(np.linspace(0, 1.5, 16))
+
+    def cv(alphas, folds):
+        return lambda: GatedAttentionClassifierCV(alphas, cv=folds, random_state=0).fit(
+            X, y
+        )
+
+    def grid():
+        GridSearchCV(
+            GatedAttentionClassifier(random_state=0),
+            {"alpha": alphas4},
+            cv=5,
+            n_jobs=2,
+        ).fit(X, y)
+
+    times = {
+        "one fit": median_seconds(
+            lambda: GatedAttentionClassifier(random_state=0).fit(X, y), repeats
+        ),
+        "CV estimator, 4 alphas x 5 folds + refit": median_seconds(
+            cv(alphas4, 5), repeats
+        ),
+        "GridSearchCV(n_jobs=2), 4 alphas x 5 folds + refit": median_seconds(
+            grid, max(1, repeats // 2)
+        ),
+        "CV estimator, 16 alphas x 10 folds + refit": median_seconds(
+            cv(alphas16, 10), 1
+        ),
+    }
+    for name, seconds in times.items():
+        log(f"search: {name}: {seconds:.2f} s")
+    return times
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -288,6 +330,7 @@ def main(argv=None):
     curv = bench_curvature(2000, repeats)
     rows, slopes = bench_scaling(max(1, repeats // 2))
     parallel = bench_parallel(8)
+    search = bench_search(max(1, repeats // 2))
     setup_rss, curvature_rss, predict_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
     X_test, y_test = make_curved_task(1000, shape="checkerboard", random_state=1)
@@ -315,6 +358,11 @@ def main(argv=None):
         "nested jvp / second-order forward pass (200 points)": curv["nested jvp 200"]
         / curv["jet 200"],
         "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
+        **{
+            f"{name} / one fit": seconds / search["one fit"]
+            for name, seconds in search.items()
+            if name != "one fit"
+        },
     }
     flop_limit = flops / peak
     quick = " --quick" if args.quick else ""

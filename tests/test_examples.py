@@ -36,6 +36,8 @@ def test_readme_example_runs():
     assert namespace["cv"]["test_curvature"].shape == (3,)
     assert len(namespace["rows"]) == 8
     assert namespace["search"].best_score_ > 0.85
+    assert namespace["alpha_search"].alpha_ == 0.0
+    assert namespace["refit_kappa"].max() < 1e-9  # alpha 0: flat
 
 
 def test_readme_quotes_the_committed_benchmarks():
