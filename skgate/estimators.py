@@ -150,6 +150,12 @@ def _with_parameters(base_init, *, after, **extra):
         for name, default in extra.items()
     ]
     signature = signature.replace(parameters=parameters[:at] + added + parameters[at:])
+    return init_storing(signature)
+
+
+def init_storing(signature):
+    """An ``__init__`` with ``signature`` (self first) that stores every
+    argument under its name, as scikit-learn estimators do."""
 
     def __init__(self, *args, **kwargs):
         bound = signature.bind(self, *args, **kwargs)
@@ -158,7 +164,6 @@ def _with_parameters(base_init, *, after, **extra):
             setattr(self, name, value)
 
     __init__.__signature__ = signature
-    __init__.__doc__ = base_init.__doc__
     return __init__
 
 

@@ -25,7 +25,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._batched import BatchedTrainer
-from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
+from .estimators import (
+    GatedAttentionClassifier,
+    GatedAttentionRegressor,
+    init_storing,
+)
 from .model_selection import least_curvature_refit, make_curvature_scorer
 
 __all__ = ["GatedAttentionClassifierCV", "GatedAttentionRegressorCV"]
@@ -56,16 +60,7 @@ def _cv_init(estimator_class):
         *(inspect.Parameter(n, keyword, default=d) for n, d in _SEARCH.items()),
         *(p.replace(kind=keyword) for p in own),
     ]
-    signature = inspect.Signature(parameters)
-
-    def __init__(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        for name, value in list(bound.arguments.items())[1:]:
-            setattr(self, name, value)
-
-    __init__.__signature__ = signature
-    return __init__
+    return init_storing(inspect.Signature(parameters))
 
 
 class _GatedAttentionCV(BaseEstimator):
