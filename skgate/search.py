@@ -28,6 +28,7 @@ from ._batched import BatchedTrainer
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,
+    _check_device,
     init_storing,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
@@ -158,8 +159,15 @@ class _GatedAttentionCV(BaseEstimator):
         self
         """
         alphas = self._check_alphas()
+        if torch.device(_check_device(self.device)).type != "cpu":
+            raise ValueError(
+                f"device={self.device!r}: {type(self).__name__} trains its fold "
+                f"models on the CPU (batched training on other devices is not "
+                f"implemented yet); use device='cpu', or GridSearchCV."
+            )
         scorer = make_curvature_scorer(**(self.curvature or {}))
         proto = self._estimator_class(alpha=alphas[0], **self._estimator_params())
+        given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = proto._validate_X(X, y, reset=True)
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=np.float64)
@@ -183,7 +191,7 @@ class _GatedAttentionCV(BaseEstimator):
         ]
         self.n_splits_ = len(folds)
         best = self._estimator_class(alpha=self.alpha_, **self._estimator_params())
-        self.best_estimator_ = best.fit(X, y, sample_weight=sample_weight)
+        self.best_estimator_ = best.fit(*given, sample_weight=sample_weight)
         self.n_features_in_ = best.n_features_in_
         if hasattr(best, "feature_names_in_"):
             self.feature_names_in_ = best.feature_names_in_
@@ -281,8 +289,8 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         curvature scores (None: :func:`~skgate.curvature_score`'s defaults).
     gate, depth, d_model, ... : every parameter of
         :class:`~skgate.GatedAttentionClassifier` but ``alpha``. Early
-        stopping applies to the refit only: the fold models train
-        ``max_epochs``.
+        stopping, ``warm_start`` and ``callbacks`` apply to the refit only:
+        the fold models train ``max_epochs``, on the CPU.
 
     Attributes
     ----------

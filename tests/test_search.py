@@ -132,6 +132,7 @@ def test_regressor_cv_matches_grid_search():
         ({"cv": 40}, ValueError, "n_splits=40 cannot be greater than"),
         ({"selection": "worst"}, ValueError, "'selection' parameter"),
         ({"curvature": {"kind": "ricci"}}, ValueError, "'kind' parameter"),
+        ({"device": "meta"}, ValueError, "device='meta' holds shapes but no"),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -151,3 +152,15 @@ def test_a_class_missing_from_a_training_fold_is_named():
         ValueError, match="leaves the classes \\[2\\] out of a training"
     ):
         search.fit(X, y)
+
+
+def test_dataframes_string_labels_and_weights():
+    X, y = make_curved_task(120, random_state=0)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    labels = np.where(y == 1, "yes", "no")
+    search = GatedAttentionClassifierCV(
+        (0.0, 1.0), cv=2, max_epochs=2, d_model=16, random_state=0
+    ).fit(frame, labels, sample_weight=np.linspace(0.5, 2.0, 120))
+    assert list(search.feature_names_in_) == ["a", "b"]
+    assert list(search.classes_) == ["no", "yes"]
+    assert set(search.predict(frame)) <= {"no", "yes"}
