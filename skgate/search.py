@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ._batched import BatchedTrainer
 from .estimators import (
@@ -170,7 +170,9 @@ class _GatedAttentionCV(BaseEstimator):
         given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = proto._validate_X(X, y, reset=True)
         if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
         cv = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
         folds = list(cv.split(X, y))
         seed = int(check_random_state(self.random_state).randint(2**31 - 1, size=2)[0])

@@ -164,3 +164,16 @@ def test_dataframes_string_labels_and_weights():
     assert list(search.feature_names_in_) == ["a", "b"]
     assert list(search.classes_) == ["no", "yes"]
     assert set(search.predict(frame)) <= {"no", "yes"}
+
+
+@pytest.mark.parametrize(
+    "weight, match",
+    [
+        (np.ones(5), "sample_weight.shape == \\(5,\\)"),
+        (-np.ones(60), "Negative values"),
+    ],
+)
+def test_bad_sample_weight(weight, match):
+    X, y = make_linear_task(60, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        GatedAttentionClassifierCV(cv=2, max_epochs=1).fit(X, y, sample_weight=weight)
