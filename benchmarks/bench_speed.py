@@ -266,11 +266,20 @@ labels = clf.predict(rows)
 assert labels.shape == (1_000_000,)
 """
     )
+    search_peak = peak_rss_of(
+        SETUP
+        + """
+from skgate import GatedAttentionClassifierCV
+X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
+alphas = list(np.linspace(0, 1.5, 16))
+GatedAttentionClassifierCV(alphas, cv=10, random_state=0).fit(X, y)
+"""
+    )
     log(
         f"peak RSS: setup {baseline:.0f} MiB, curvature {curvature_peak:.0f} MiB, "
-        f"predict {predict_peak:.0f} MiB"
+        f"predict {predict_peak:.0f} MiB, search {search_peak:.0f} MiB"
     )
-    return baseline, curvature_peak, predict_peak
+    return baseline, curvature_peak, predict_peak, search_peak
 
 
 def bench_search(repeats):
@@ -331,7 +340,7 @@ def main(argv=None):
     rows, slopes = bench_scaling(max(1, repeats // 2))
     parallel = bench_parallel(8)
     search = bench_search(max(1, repeats // 2))
-    setup_rss, curvature_rss, predict_rss = bench_memory()
+    setup_rss, curvature_rss, predict_rss, search_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
     X_test, y_test = make_curved_task(1000, shape="checkerboard", random_state=1)
     accuracy = {
@@ -421,6 +430,8 @@ def main(argv=None):
         f"| import, fit a model on 500 points | {setup_rss:.0f} |",
         f"| the same, then curvature of 100 000 points | {curvature_rss:.0f} |",
         f"| the same, then predict 1 000 000 rows | {predict_rss:.0f} |",
+        f"| the same, then GatedAttentionClassifierCV, 16 alphas x 10 folds "
+        f"(160 models at once) on 2000 rows | {search_rss:.0f} |",
         "",
         "## Scaling (fit, 5 epochs)",
         "",
