@@ -13,13 +13,15 @@ so a model trained here is the model trained alone up to float32 rounding.
 """
 
 import copy
+import inspect
 import math
 
 import torch
 import torch.nn.functional as F
 
-#: AdamW's defaults, as ``torch.optim.AdamW`` uses them.
-BETAS, EPS = (0.9, 0.999), 1e-8
+#: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
+_ADAMW = inspect.signature(torch.optim.AdamW).parameters
+BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
 
 def _padded(datasets):

@@ -58,8 +58,7 @@ class BatchIterator:
         else:
             order = torch.arange(n)
         for start in range(0, n, self.batch_size):
-            index = order[start : start + self.batch_size]
-            yield data.X[index], (data.y[index], _rows(data.w, index))
+            yield data[order[start : start + self.batch_size]]
 
 
 class _WeightedNet:

@@ -180,8 +180,11 @@ def _check_labels(y):
         ) from exc
 
 
-def _weighted_data(X, y_net, weight, rows):
-    """The chosen rows as float32 tensors for the net (weights None: unweighted)."""
+def _weighted_data(X, y_net, weight, rows=None):
+    """The rows (all, or the chosen ones) as float32 tensors for the net;
+    weights None: unweighted."""
+    if rows is None:  # no fancy-indexed copy of X when every row trains
+        rows = slice(None)
     return WeightedData(
         torch.from_numpy(X[rows].astype(np.float32)),
         torch.from_numpy(y_net[rows]),
@@ -218,9 +221,10 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
 
     A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the
     skorch default callbacks it does not need (``_unused_callbacks``) and how
-    ``y`` is validated (``_y_checks``), and implements the abstract hook
-    ``_prepare_targets(y) -> (y_for_net, n_outputs)``. The signature of
-    ``__init__`` here declares every parameter of both estimators.
+    ``y`` is validated (``_y_checks``), and implements the abstract hooks
+    ``_prepare_targets(y, reset=..., classes=...) -> (y_for_net, n_outputs)``
+    and ``_validation_score(outputs, data)``. The signature of ``__init__``
+    here declares every parameter both estimators share.
     """
 
     _unused_callbacks = ()
@@ -491,9 +495,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             # at all when equal: exactly the unweighted fit.
             same = np.all(weight == weight[0])
             weight = None if same else weight / weight.mean()
-        rows = np.arange(len(X))
         if not validating:
-            return _weighted_data(X, y_net, weight, rows), None
+            return _weighted_data(X, y_net, weight), None
         train, held_out = self._validation_rows(y_net, seed)
         data = _weighted_data(X, y_net, weight, held_out)
         valid = ValidationScore(
@@ -589,7 +592,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             row's value does not depend on the rest of its batch.
         """
         check_is_fitted(self)
-        _check_layer(layer, "representation")
+        check_layer(layer, "representation")
         return self._forward(self._validate_X(X, reset=False), layer)
 
     def curvature(self, X, *, layer="attention", **kwargs):
@@ -626,7 +629,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         True
         """
         check_is_fitted(self)
-        _check_layer(layer, "curvature")
+        check_layer(layer, "curvature")
         X = self._validate_X(X, reset=False)
         module = self._float64_module().cpu()
         f = RepresentationMap(module, layer, token_rms=True)
@@ -647,7 +650,8 @@ layer : "attention", int, "pooled" or "logits", default="attention"
     (n_samples, d_model); "logits": the head's output."""
 
 
-def _check_layer(layer, caller_name):
+def check_layer(layer, caller_name):
+    """Validate a ``layer`` argument of ``caller_name`` against LAYER_CONSTRAINTS."""
     validate_parameter_constraints(LAYER_CONSTRAINTS, {"layer": layer}, caller_name)
 
 

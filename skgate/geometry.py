@@ -277,7 +277,7 @@ def _intrinsic_curvature(velocity, acceleration, k, i, j, kind):
     singular = eigenvalues[:, 0] <= METRIC_RTOL * eigenvalues[:, -1]
     eye = torch.eye(k, dtype=g.dtype).expand_as(g)
     if singular.all():  # nothing to compute: skip the (k, k, m) Hessians
-        return _undefined(singular, k, kind)
+        return _undefined(singular, k)
     L = torch.linalg.cholesky(torch.where(singular[:, None, None], eye, g))
     L_inv = torch.linalg.solve_triangular(L, eye, upper=False)
     H = _hessians(acceleration, k, i, j)
@@ -286,11 +286,11 @@ def _intrinsic_curvature(velocity, acceleration, k, i, j, kind):
     trace = II.diagonal(dim1=1, dim2=2).sum(-1)  # (n, m)
     scalar = (trace * trace).sum(-1) - torch.einsum("nabm,nabm->n", II, II)
     if singular.any():
-        scalar = torch.where(singular, _undefined(singular, k, "scalar"), scalar)
+        scalar = torch.where(singular, _undefined(singular, k), scalar)
     return scalar if kind == "scalar" else scalar / (k * (k - 1))
 
 
-def _undefined(singular, k, kind):
+def _undefined(singular, k):
     """NaN where the metric is singular (0 elsewhere), with one warning."""
     warnings.warn(
         f"{int(singular.sum())} of {len(singular)} rows have a singular "
@@ -321,11 +321,11 @@ def _check_X(X):
     return X
 
 
-def _derivatives_by_chunks(f, X, V, method, eps, m):
-    """:func:`directional_derivatives` with at most a bounded number of points
-    (rows x directions) per call of ``f``: an intrinsic curvature in p inputs
-    needs p (p + 1) / 2 directions, too many for one pass of a wide map."""
-    budget = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // len(X))
+def _derivatives_by_chunks(f, X, V, method, eps, points):
+    """:func:`directional_derivatives` with at most ``points`` (rows x
+    directions) per call of ``f``: an intrinsic curvature in p inputs needs
+    p (p + 1) / 2 directions, too many for one pass of a wide map."""
+    budget = max(1, points // len(X))
     parts = []
     with torch.no_grad():
         for start in range(0, len(V), budget):
@@ -542,11 +542,12 @@ def curvature(
     whiten = _whitening(metric, condition_number, covariance, m)
     # Points f is evaluated at per row: x +- eps v and x, or x along each v.
     evaluations = 2 * len(V) + 1 if method == "finite_difference" else len(V)
-    chunk = max(1, min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS) // evaluations)
+    points = min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS)
+    chunk = max(1, points // evaluations)
     values = []
     for start in range(0, n, chunk):
         velocity, acceleration = _derivatives_by_chunks(
-            f, X[start : start + chunk], V, method, eps, m
+            f, X[start : start + chunk], V, method, eps, points
         )
         velocity, acceleration = whiten(velocity), whiten(acceleration)
         if intrinsic:

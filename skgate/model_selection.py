@@ -23,13 +23,12 @@ from sklearn.preprocessing import (
 )
 from sklearn.utils._param_validation import (
     Interval,
-    validate_parameter_constraints,
     validate_params,
 )
 from sklearn.utils.validation import check_is_fitted
 
 from ._docstrings import fill_docstring
-from .estimators import LAYER_CONSTRAINTS, LAYER_DOC
+from .estimators import LAYER_DOC, check_layer
 from .geometry import _check_options, documents_curvature_keywords
 
 __all__ = [
@@ -147,9 +146,7 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     >>> kappa.shape, bool((kappa > 0).all())
     ((200,), True)
     """
-    validate_parameter_constraints(
-        LAYER_CONSTRAINTS, {"layer": layer}, "representation_curvature"
-    )
+    check_layer(layer, "representation_curvature")
     _check_options("representation_curvature", **kwargs)
     steps, final = _split_pipeline(estimator)
     if steps is not None:
@@ -184,21 +181,21 @@ class _CurvatureScorer:
 
 
 class _JointScorer:
-    """``scorer(estimator, X, y)``: score - tradeoff * mean curvature."""
+    """``scorer(estimator, X, y)``: score - tradeoff * mean |curvature|."""
 
     def __init__(self, tradeoff, **kwargs):
         self.tradeoff = tradeoff
-        self.curvature = _CurvatureScorer(**kwargs)
+        self.kwargs = kwargs
 
     def __call__(self, estimator, X, y):
         score = estimator.score(X, y)
         # By magnitude: a saddle (negative Gaussian curvature) bends as much as
         # a sphere, and must never score above a flat model.
-        kappa = representation_curvature(estimator, X, **self.curvature.kwargs)
+        kappa = representation_curvature(estimator, X, **self.kwargs)
         return float(score - self.tradeoff * np.mean(np.abs(kappa)))
 
     def __repr__(self):
-        kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.curvature.kwargs})
+        kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.kwargs})
         return f"make_joint_scorer({kwargs})"
 
 
@@ -234,9 +231,7 @@ def make_curvature_scorer(**kwargs):
     (3,)
     """
     layer = kwargs.pop("layer", _DEFAULT_LAYER)
-    validate_parameter_constraints(
-        LAYER_CONSTRAINTS, {"layer": layer}, "make_curvature_scorer"
-    )
+    check_layer(layer, "make_curvature_scorer")
     _check_options("make_curvature_scorer", **kwargs)
     return _CurvatureScorer(layer=layer, **kwargs)
 

@@ -93,24 +93,32 @@ class _GatedAttentionCV(BaseEstimator):
             )
         return [float(a) for a in alphas]
 
+    def _fold(self, X, y, sample_weight, train):
+        """A fold's training data for the net, prepared once for every alpha by
+        an estimator fitted as far as its targets (classes_, target scales)."""
+        model = self._estimator_class(**self._estimator_params())
+        Xf, yf = model._validate_X(X[train], y[train], reset=True)
+        y_net, n_outputs = model._prepare_targets(yf, reset=True)
+        self._check_fold_targets(model, y)
+        w = None if sample_weight is None else sample_weight[train]
+        weight = model._sample_weights(Xf, y_net, w)
+        fold_data, _ = model._split(Xf, y_net, weight, 0, False)
+        fitted = {k: v for k, v in vars(model).items() if k.endswith("_")}
+        return fitted, n_outputs, (fold_data.X, fold_data.y, fold_data.w)
+
     def _models(self, alphas, folds, X, y, sample_weight, seed):
         """One estimator per (alpha, fold), its network built, and its data."""
+        prepared = [self._fold(X, y, sample_weight, train) for train, _ in folds]
         models, data, generators = [], [], []
         for alpha in alphas:
-            for train, _ in folds:
+            for fitted, n_outputs, fold_data in prepared:
                 model = self._estimator_class(alpha=alpha, **self._estimator_params())
-                model._validate_params()
-                Xf, yf = model._validate_X(X[train], y[train], reset=True)
-                y_net, n_outputs = model._prepare_targets(yf, reset=True)
-                self._check_fold_targets(model, y)
-                w = None if sample_weight is None else sample_weight[train]
-                weight = model._sample_weights(Xf, y_net, w)
-                fold_data, _ = model._split(Xf, y_net, weight, 0, False)
+                vars(model).update(fitted)
                 generator = torch.Generator().manual_seed(seed)
                 model._module = model._build_module(X.shape[1], n_outputs, generator)
                 models.append(model)
                 generators.append(generator)
-                data.append((fold_data.X, fold_data.y, fold_data.w))
+                data.append(fold_data)
         return models, data, generators
 
     def _check_fold_targets(self, model, y):
