@@ -24,34 +24,93 @@ _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
 
-def _padded(datasets):
-    """Rows of every model in one tensor (M, n_max, ...), zero-padded."""
-    n_max = max(len(X) for X, _, _ in datasets)
+class _Pool:
+    """The rows of every model in one table, each distinct tensor once.
 
-    def pad(tensor):
-        out = tensor.new_zeros((n_max, *tensor.shape[1:]))
-        out[: len(tensor)] = tensor
-        return out
+    Models that train on the same rows (the folds of a search share one
+    tensor across alphas) share them here: model ``m``'s row ``i`` is pool
+    row ``offsets[m] + i``, and a batch is one gather of pool rows, so memory
+    holds the distinct data once, not once per model.
+    """
 
-    X = torch.stack([pad(X) for X, _, _ in datasets])
-    y = torch.stack([pad(y) for _, y, _ in datasets])
-    w = torch.stack(
-        [pad(torch.ones(len(X_)) if w is None else w) for X_, _, w in datasets]
-    )
-    return X, y, w
+    def __init__(self, datasets):
+        columns, first, self.offsets, self.sizes = [], {}, [], []
+        total = 0
+        for X, y, w in datasets:
+            if id(X) not in first:
+                first[id(X)] = total
+                weight = torch.ones(len(X)) if w is None else w
+                columns.append((X, y, weight, w))
+                total += len(X)
+            self.offsets.append(first[id(X)])
+            self.sizes.append(len(X))
+        self._check_shared(datasets, first, columns)
+        self.X = torch.cat([c[0] for c in columns])
+        self.y = torch.cat([c[1] for c in columns])
+        self.w = torch.cat([c[2] for c in columns])
+
+    @staticmethod
+    def _check_shared(datasets, first, columns):
+        """Models sharing an X tensor must share its targets and weights too."""
+        by_start = {}
+        start = 0
+        for X, y, _, w in columns:
+            by_start[start] = (y, w)
+            start += len(X)
+        for X, y, w in datasets:
+            y0, w0 = by_start[first[id(X)]]
+            if y is not y0 or w is not w0:
+                raise ValueError("models sharing rows X must share y and w too")
+
+    def epoch(self, generators, batch_size):
+        """This epoch's pool rows per model, (M, steps * batch_size): each
+        model's own permutation of its rows, padded; the mask of real rows."""
+        steps = max(math.ceil(n / batch_size) for n in self.sizes)
+        index = torch.zeros(len(self.sizes), steps * batch_size, dtype=torch.long)
+        mask = torch.zeros(len(self.sizes), steps * batch_size)
+        for m, (n, generator) in enumerate(zip(self.sizes, generators, strict=True)):
+            index[m, :n] = torch.randperm(n, generator=generator) + self.offsets[m]
+            mask[m, :n] = 1.0
+        return index, mask, steps
+
+    def batch(self, index):
+        """Rows, targets and weights of pool rows ``index`` (M, B)."""
+        flat = index.reshape(-1)
+        X, y = self.X.index_select(0, flat), self.y.index_select(0, flat)
+        w = self.w.index_select(0, flat)
+        return (
+            X.view(*index.shape, *X.shape[1:]),
+            y.view(*index.shape, *y.shape[1:]),
+            w.view(index.shape),
+        )
 
 
-def _epoch_orders(sizes, generators, batch_size):
-    """Per model, its permutation of its rows for this epoch, as (M, steps * B)
-    indices into its padded rows, and the matching mask of real rows."""
-    steps = max(math.ceil(n / batch_size) for n in sizes)
-    width = steps * batch_size
-    index = torch.zeros(len(sizes), width, dtype=torch.long)
-    mask = torch.zeros(len(sizes), width)
-    for m, (n, generator) in enumerate(zip(sizes, generators, strict=True)):
-        index[m, :n] = torch.randperm(n, generator=generator)
-        mask[m, :n] = 1.0
-    return index, mask, steps
+def _take(tensors, index):
+    """The rows ``index`` (a LongTensor, or None: all) of each tensor: views
+    when they are one run of consecutive rows, else copies (see :func:`_put`)."""
+    if index is None:
+        return tensors
+    first = int(index[0])
+    if int(index[-1]) - first == len(index) - 1:  # sorted and unique: a run
+        return [t[first : first + len(index)] for t in tensors]
+    return [t.index_select(0, index) for t in tensors]
+
+
+def _put(tensors, index, parts):
+    """Write ``parts`` (from :func:`_take`) back into rows ``index`` of
+    ``tensors``: nothing to do for views, which were changed in place."""
+    for tensor, part in zip(tensors, parts, strict=True):
+        if index is not None and part.data_ptr() != tensor[index[0]].data_ptr():
+            tensor.index_copy_(0, index, part)
+
+
+def _padded_rows(tensors):
+    """Tensors of different lengths in one (M, n_max, ...) tensor, zero-padded."""
+    n_max = max(len(t) for t in tensors)
+    out = tensors[0].new_zeros((len(tensors), n_max, *tensors[0].shape[1:]))
+    for m, t in enumerate(tensors):
+        out[m, : len(t)] = t
+    return out
 
 
 def _unused_weights(net):
@@ -116,70 +175,95 @@ class BatchedTrainer:
     """Train ``modules`` (initialised, float32, one architecture) together.
 
     ``criterion``: a torch loss class (per-row losses with ``reduction="none"``).
-    All weights of a model live in one row of an (M, P) tensor, the weights
-    its output uses first; an AdamW step is torch's own fused kernel over the
-    used part of each active model's row, as ``AdamW(fused=True)`` steps a
-    single model (weights without a gradient are not touched, as there).
+    Each weight is stacked over the models, (M, *shape); the weights a model's
+    output does not use (query and key over copied tokens) are left out, as a
+    single model's optimiser leaves weights without a gradient untouched. An
+    AdamW step is torch's own fused kernel, the one ``AdamW(fused=True)``
+    runs for a single model: one call for every model at the same step
+    count, so that a model's update is elementwise the one it would get alone.
     """
 
     def __init__(self, modules, alphas, criterion, *, lr, weight_decay, batch_size):
         self.net = modules[0]
         unused = _unused_weights(self.net)
-        names = [name for name, _ in self.net.named_parameters()]
-        order = [n for n in names if n not in unused] + [
-            n for n in names if n in unused
-        ]
-        shapes = dict(self.net.named_parameters())
-        self.shapes = {name: shapes[name].shape for name in order}
-        self.n_used = sum(math.prod(self.shapes[n]) for n in order if n not in unused)
-        rows = []
-        for module in modules:
-            weights = dict(module.named_parameters())
-            rows.append(torch.cat([weights[n].detach().reshape(-1) for n in order]))
-        self.flat = torch.stack(rows)
+        self.names = [n for n, _ in self.net.named_parameters() if n not in unused]
+        weights = [dict(module.named_parameters()) for module in modules]
+        self.params = {
+            name: torch.stack([w[name].detach() for w in weights]).contiguous()
+            for name in self.names
+        }
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in self.params.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in self.params.items()}
+        # AdamW's step count of each model, float32 like torch's own state.
+        self.steps = torch.zeros(len(modules), dtype=torch.float32)
         self.alphas = torch.tensor(alphas, dtype=torch.float32)
         self.criterion = criterion(reduction="none")
         self.lr, self.weight_decay, self.batch_size = lr, weight_decay, batch_size
-        self.exp_avg = torch.zeros_like(self.flat)
-        self.exp_avg_sq = torch.zeros_like(self.flat)
-        self.steps = [torch.zeros((), dtype=torch.float32) for _ in modules]
 
-    def _views(self, flat):
-        """Per-name views (M, *shape) into the flat weights."""
-        sizes = [math.prod(shape) for shape in self.shapes.values()]
-        parts = torch.split(flat, sizes, dim=1)
-        return {
-            name: part.view(len(flat), *shape)
-            for (name, shape), part in zip(self.shapes.items(), parts, strict=True)
-        }
-
-    def _gradients(self, xb, yb, wb):
-        """Per-model gradients of each model's weighted mean loss, and the losses."""
-        flat = self.flat.detach().requires_grad_()
-        out = batched_logits(self.net, self._views(flat), self.alphas, xb)
+    def _losses(self, params, alphas, xb, yb, wb):
+        """Each model's weighted mean loss on its batch, (M,)."""
+        out = batched_logits(self.net, params, alphas, xb)
         M, B = out.shape[:2]
         losses = self.criterion(
             out.reshape(M * B, *out.shape[2:]), yb.reshape(M * B, *yb.shape[2:])
         )
         losses = losses.reshape(M, B, -1).mean(dim=2)
-        per_model = (losses * wb).sum(dim=1) / wb.sum(dim=1).clamp(min=1e-30)
-        # Models are independent: the gradient of the sum is each one's own.
-        (gradient,) = torch.autograd.grad(per_model.sum(), flat)
-        return gradient, per_model.detach()
+        return (losses * wb).sum(dim=1) / wb.sum(dim=1).clamp(min=1e-30)
 
-    def _update(self, gradient, active):
-        """One AdamW step of the active models (torch's fused kernel)."""
-        rows = [m for m in range(len(self.steps)) if active[m] > 0]
-        used = slice(0, self.n_used)
-        steps = [self.steps[m] for m in rows]
-        torch._foreach_add_(steps, 1)
+    def _step(self, rows, xb, yb, wb):
+        """One AdamW step of the models ``rows`` (a LongTensor; None: every
+        model) on their batches; returns their losses."""
+        names = self.names
+        params, exp_avg, exp_avg_sq = (
+            _take([state[n] for n in names], rows)
+            for state in (self.params, self.exp_avg, self.exp_avg_sq)
+        )
+        alphas, steps = _take([self.alphas, self.steps], rows)
+        leaves = [p.detach().requires_grad_() for p in params]
+        weights = dict(zip(names, leaves, strict=True))
+        per_model = self._losses(weights, alphas, xb, yb, wb)
+        # Models are independent: the gradient of the sum is each one's own.
+        gradients = torch.autograd.grad(per_model.sum(), leaves)
+        with torch.no_grad():
+            # The fused kernel reads memory in order: gradients of transposed
+            # weights (those of the batched matrix products) must be laid out.
+            gradients = [g.contiguous() for g in gradients]
+            steps += 1
+            self._adamw(params, gradients, exp_avg, exp_avg_sq, steps)
+            _put([self.steps], rows, [steps])
+            for state, part in zip(
+                (self.params, self.exp_avg, self.exp_avg_sq),
+                (params, exp_avg, exp_avg_sq),
+                strict=True,
+            ):
+                _put([state[n] for n in names], rows, part)
+        return per_model.detach()
+
+    def _adamw(self, params, gradients, exp_avg, exp_avg_sq, steps):
+        """AdamW on stacked tensors (in place), each model at its ``steps``.
+
+        One fused call: models that sat steps out have fewer, so the stacks
+        are cut into runs of models at the same count (views where they sit
+        side by side), each run with its own step tensor.
+        """
+        if bool((steps == steps[0]).all()):
+            groups = [(None, steps[0])]
+        else:
+            groups = [
+                (torch.nonzero(steps == value).squeeze(1), value)
+                for value in torch.unique(steps)
+            ]
+        stacks = (params, gradients, exp_avg, exp_avg_sq)
+        state = [[] for _ in stacks]
+        counts = []
+        for index, value in groups:
+            for whole, parts in zip(stacks, state, strict=True):
+                parts.extend(_take(whole, index))
+            counts += [value.clone()] * len(params)
         torch._fused_adamw_(
-            [self.flat[m, used] for m in rows],
-            [gradient[m, used] for m in rows],
-            [self.exp_avg[m, used] for m in rows],
-            [self.exp_avg_sq[m, used] for m in rows],
+            *state,
             [],
-            steps,
+            counts,
             amsgrad=False,
             lr=self.lr,
             beta1=BETAS[0],
@@ -190,44 +274,107 @@ class BatchedTrainer:
             grad_scale=None,
             found_inf=None,
         )
+        n = len(params)
+        for g, (index, _) in enumerate(groups):
+            for i in (0, 2, 3):  # the weights and moments, not the gradients
+                _put(stacks[i], index, state[i][g * n : (g + 1) * n])
 
-    def fit(self, datasets, generators, epochs):
+    def _rows_of(self, models):
+        """The stacked weights of ``models`` (a LongTensor) by name."""
+        return {n: self.params[n].index_select(0, models) for n in self.names}
+
+    def fit(self, datasets, generators, epochs, validation=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
 
-        Returns the per-model training loss of each epoch (M lists), the mean
-        of its batches' losses weighted by their rows, as skorch reports it.
+        ``validation``: per model None or a
+        :class:`~skgate._training.ValidationScore` (initialised): after each
+        epoch the model's float32 outputs on its held-out rows are scored;
+        it stops when the score stops improving and ends with the weights of
+        its best epoch, as its fit alone would.
+
+        Returns the per-model training loss of each epoch it trained (M lists),
+        the mean of its batches' losses weighted by their rows, as skorch
+        reports it.
         """
-        X, y, w = _padded(datasets)
-        sizes = [len(d[0]) for d in datasets]
+        M = len(datasets)
+        validation = validation or [None] * M
+        pool = _Pool(datasets)
         curves = [[] for _ in datasets]
         B = self.batch_size
-        models = torch.arange(len(sizes))[:, None]
+        stopped = torch.zeros(M, dtype=torch.bool)
+        best = {}
         for _ in range(epochs):
-            index, mask, n_steps = _epoch_orders(sizes, generators, B)
-            totals = torch.zeros(len(sizes))
+            if stopped.all():
+                break
+            index, mask, n_steps = pool.epoch(generators, B)
+            totals = torch.zeros(M)
             for step in range(n_steps):
-                rows = index[:, step * B : (step + 1) * B]
-                real = mask[:, step * B : (step + 1) * B]
-                wb = w[models, rows] * real
-                active = real.sum(dim=1) > 0
-                gradient, losses = self._gradients(X[models, rows], y[models, rows], wb)
-                with torch.no_grad():
-                    self._update(gradient, active)
+                part = slice(step * B, (step + 1) * B)
+                real = mask[:, part]
+                active = (real.sum(dim=1) > 0) & ~stopped
+                if not active.any():  # the models with more steps have stopped
+                    break
+                rows = None if active.all() else torch.nonzero(active).squeeze(1)
+                picked = index[:, part] if rows is None else index[rows, part]
+                real = real if rows is None else real[rows]
+                xb, yb, wb = pool.batch(picked)
+                losses = self._step(rows, xb, yb, wb * real)
                 # skorch's train_loss: batch losses weighted by their rows.
-                totals += losses * real.sum(dim=1)
-            for m, n in enumerate(sizes):
-                curves[m].append(float(totals[m] / n))
+                if rows is None:
+                    totals += losses * real.sum(dim=1)
+                else:
+                    totals[rows] += losses * real.sum(dim=1)
+            for m, n in enumerate(pool.sizes):
+                if not stopped[m]:
+                    curves[m].append(float(totals[m] / n))
+            self._validate(validation, stopped, best)
+        for m, state in best.items():
+            for name in self.names:
+                self.params[name][m] = state[name]
         return curves
+
+    def _validate(self, validation, stopped, best):
+        """Score the held-out rows of every model still training; mark those
+        that stop, keep the weights of each one's best epoch."""
+        models = [
+            m for m, v in enumerate(validation) if v is not None and not stopped[m]
+        ]
+        if not models:
+            return
+        rows = torch.tensor(models)
+        held_out = [validation[m].data for m in models]
+        X = _padded_rows([d.X for d in held_out])
+        with torch.no_grad():
+            out = batched_logits(self.net, self._rows_of(rows), self.alphas[rows], X)
+        for m, data, outputs in zip(models, held_out, out, strict=True):
+            is_best, stop = validation[m].observe(
+                validation[m].score(outputs[: len(data.X)], data)
+            )
+            if is_best:
+                best[m] = {n: self.params[n][m].clone() for n in self.names}
+            if stop:
+                stopped[m] = True
 
     def modules(self, templates):
         """The trained networks: ``templates`` (one per model, e.g. the modules
         passed in) given the trained weights."""
         trained = []
-        views = self._views(self.flat)
         for m, template in enumerate(templates):
             module = copy.deepcopy(template)
             state = module.state_dict()
-            state.update({k: v[m] for k, v in views.items()})
+            state.update({name: self.params[name][m] for name in self.names})
             module.load_state_dict(state)
             trained.append(module)
         return trained
+
+    def optimizer_state(self, m):
+        """Model ``m``'s AdamW state by weight name, as ``torch.optim.AdamW``
+        keeps it (weights it never stepped have none)."""
+        return {
+            name: {
+                "step": self.steps[m].clone(),
+                "exp_avg": self.exp_avg[name][m].clone(),
+                "exp_avg_sq": self.exp_avg_sq[name][m].clone(),
+            }
+            for name in self.names
+        }

@@ -122,17 +122,25 @@ class ValidationScore(Callback):
             outputs = module(self.data.X.to(net.device)).cpu()
         module.train(training)
         score = float(self.score(outputs, self.data))
-        self.scores_.append(score)
         net.history.record("valid_score", score)
+        is_best, stop = self.observe(score)
+        if is_best:
+            self.best_state_ = copy.deepcopy(module.state_dict())
+        if stop:
+            raise KeyboardInterrupt  # skorch's way to end training early
+
+    def observe(self, score):
+        """Record an epoch's score; returns (is it the best so far, stop now)."""
+        score = float(score)
+        self.scores_.append(score)
         if score < self.best_score_ + self.tol:
             self.no_improvement_ += 1
         else:
             self.no_improvement_ = 0
-        if score > self.best_score_:
+        is_best = score > self.best_score_
+        if is_best:
             self.best_score_ = score
-            self.best_state_ = copy.deepcopy(module.state_dict())
-        if self.no_improvement_ > self.n_iter_no_change:
-            raise KeyboardInterrupt  # skorch's way to end training early
+        return is_best, self.no_improvement_ > self.n_iter_no_change
 
     def on_train_end(self, net, **kwargs):
         if self.best_state_ is not None:

@@ -417,6 +417,27 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         fresh = not hasattr(self, "net_") or not (incremental or self.warm_start)
         validating = self.early_stopping and not incremental
         callbacks = _check_callbacks(self.callbacks, validating)
+        X, n_outputs, generator, train, valid = self._prepare_fit(
+            X, y, sample_weight, fresh, incremental, classes
+        )
+        # Training needs autograd, even when the caller is in inference mode.
+        with torch.inference_mode(False), torch.enable_grad():
+            net = self._net_for(
+                incremental, fresh, X, n_outputs, callbacks, generator, valid
+            )
+            epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
+            if incremental:
+                net.partial_fit(train, None, epochs=1)
+            else:
+                net.fit(train, None)
+        _check_converged(net, X, self)
+        self._record(net, valid, fresh, epochs_before)
+        return self
+
+    def _prepare_fit(self, X, y, sample_weight, fresh, incremental, classes):
+        """Everything a fit settles before training: the validated ``X``, the
+        number of outputs, the fit's random generator, the training data and
+        the early-stopping ValidationScore (or None)."""
         _check_device(self.device)
         X, y = self._validate_X(X, y, reset=fresh)
         if fresh:
@@ -430,19 +451,31 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         # random_state alone, whatever other threads draw, and torch's
         # process-wide generator is never used.
         generator = torch.Generator().manual_seed(int(seeds[0]))
+        validating = self.early_stopping and not incremental
         train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
-        # Training needs autograd, even when the caller is in inference mode.
-        with torch.inference_mode(False), torch.enable_grad():
-            net = self._net_for(
-                incremental, fresh, X, n_outputs, callbacks, generator, valid
-            )
-            epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
-            if incremental:
-                net.partial_fit(train, None, epochs=1)
-            else:
-                net.fit(train, None)
+        return X, n_outputs, generator, train, valid
+
+    def _adopt(self, module, generator, X, curve, valid, optimizer_state):
+        """Become fitted with ``module``, trained outside skorch (by skgate's
+        batched training) exactly as :meth:`fit` would train it: the skorch
+        net around it, its history (epoch, train_loss, valid_score), the
+        AdamW state a later ``partial_fit`` continues from, the fitted
+        attributes."""
+        net = self._build_net(module, [], generator)
+        net.initialize()
+        for epoch, loss in enumerate(curve):
+            net.history.new_epoch()
+            net.history.record("epoch", epoch + 1)
+            net.history.record("train_loss", loss)
+            if valid is not None:
+                net.history.record("valid_score", valid.scores_[epoch])
+        parameters = dict(net.module_.named_parameters())
+        for name, state in optimizer_state.items():
+            net.optimizer_.state[parameters[name]] = state
+        if valid is not None:
+            valid.data = valid.best_state_ = None
         _check_converged(net, X, self)
-        self._record(net, valid, fresh, epochs_before)
+        self._record(net, valid, True, 0)
         return self
 
     def _net_for(self, incremental, fresh, X, n_outputs, callbacks, generator, valid):

@@ -17,18 +17,21 @@ import time
 from numbers import Real
 
 import numpy as np
-import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    _fit_context,
+    clone,
+)
 from sklearn.model_selection import check_cv
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._batched import BatchedTrainer
+from ._together import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,
-    _check_device,
     init_storing,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
@@ -93,62 +96,32 @@ class _GatedAttentionCV(BaseEstimator):
             )
         return [float(a) for a in alphas]
 
-    def _fold(self, X, y, sample_weight, train):
-        """A fold's training data for the net, prepared once for every alpha by
-        an estimator fitted as far as its targets (classes_, target scales)."""
-        model = self._estimator_class(**self._estimator_params())
-        Xf, yf = model._validate_X(X[train], y[train], reset=True)
-        y_net, n_outputs = model._prepare_targets(yf, reset=True)
-        self._check_fold_targets(model, y)
-        w = None if sample_weight is None else sample_weight[train]
-        weight = model._sample_weights(Xf, y_net, w)
-        fold_data, _ = model._split(Xf, y_net, weight, 0, False)
-        fitted = {k: v for k, v in vars(model).items() if k.endswith("_")}
-        return fitted, n_outputs, (fold_data.X, fold_data.y, fold_data.w)
+    def _fit_models(self, base, alphas, folds, X, y, sample_weight, given):
+        """Every (alpha, fold) model (alpha-major) fitted on its training
+        fold, and every alpha refit on all the data (``given``: X and y as
+        the caller gave them).
 
-    def _models(self, alphas, folds, X, y, sample_weight, seed):
-        """One estimator per (alpha, fold), its network built, and its data."""
-        prepared = [self._fold(X, y, sample_weight, train) for train, _ in folds]
-        models, data, generators = [], [], []
-        for alpha in alphas:
-            for fitted, n_outputs, fold_data in prepared:
-                model = self._estimator_class(alpha=alpha, **self._estimator_params())
-                vars(model).update(fitted)
-                generator = torch.Generator().manual_seed(seed)
-                model._module = model._build_module(X.shape[1], n_outputs, generator)
-                models.append(model)
-                generators.append(generator)
-                data.append(fold_data)
-        return models, data, generators
+        Each is ``clone(base)`` with its alpha, as ``GridSearchCV`` makes its
+        candidates, fitted by :func:`~skgate._together.fit_together`: as its
+        own ``fit`` would, those of one architecture trained as one batch. A
+        fold's rows are one array shared by every alpha. Refitting every
+        alpha inside the batch costs less than one refit alone afterwards
+        (a batched model costs a fraction of a fit alone); the chosen one is
+        kept.
+        """
+        fold_data = []
+        for train, _ in folds:
+            self._check_fold_targets(y[train], y)
+            w = None if sample_weight is None else sample_weight[train]
+            fold_data.append((X[train], y[train], w))
+        data = fold_data * len(alphas) + [(*given, sample_weight)] * len(alphas)
+        models = [clone(base).set_params(alpha=a) for a in alphas for _ in folds]
+        refits = [clone(base).set_params(alpha=a) for a in alphas]
+        fit_together(models + refits, data)
+        return models, refits
 
-    def _check_fold_targets(self, model, y):
+    def _check_fold_targets(self, y_fold, y):
         """Hook: a classifier's folds must all hold every class of ``y``."""
-
-    def _train(self, models, data, generators):
-        proto = models[0]
-        trainer = BatchedTrainer(
-            [m._module for m in models],
-            [m.alpha for m in models],
-            proto._criterion,
-            lr=proto.lr,
-            weight_decay=proto.weight_decay,
-            batch_size=proto.batch_size,
-        )
-        with torch.inference_mode(False), torch.enable_grad():
-            curves = trainer.fit(data, generators, proto.max_epochs)
-        for model, module, curve, generator in zip(
-            models,
-            trainer.modules([m._module for m in models]),
-            curves,
-            generators,
-            strict=True,
-        ):
-            net = model._build_net(module, [], generator)
-            net.initialize()
-            model.net_, model.history_ = net, net.history
-            model.loss_curve_, model.n_iter_ = curve, len(curve)
-            model.validation_scores_ = model.best_validation_score_ = None
-            del model._module
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -167,29 +140,22 @@ class _GatedAttentionCV(BaseEstimator):
         self
         """
         alphas = self._check_alphas()
-        if torch.device(_check_device(self.device)).type != "cpu":
-            raise ValueError(
-                f"device={self.device!r}: {type(self).__name__} trains its fold "
-                f"models on the CPU (batched training on other devices is not "
-                f"implemented yet); use device='cpu', or GridSearchCV."
-            )
         scorer = make_curvature_scorer(**(self.curvature or {}))
-        proto = self._estimator_class(alpha=alphas[0], **self._estimator_params())
+        base = self._estimator_class(alpha=alphas[0], **self._estimator_params())
         given = X, y  # the refit sees them as given (DataFrame column names too)
-        X, y = proto._validate_X(X, y, reset=True)
+        X, y = base._validate_X(X, y, reset=True)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True
             )
         cv = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
         folds = list(cv.split(X, y))
-        seed = int(check_random_state(self.random_state).randint(2**31 - 1, size=2)[0])
         start = time.perf_counter()
-        models, data, generators = self._models(
-            alphas, folds, X, y, sample_weight, seed
+        models, refits = self._fit_models(
+            base, alphas, folds, X, y, sample_weight, given
         )
-        self._train(models, data, generators)
-        fit_seconds = (time.perf_counter() - start) / len(models)
+        # The batch's time, shared evenly between its models.
+        fit_seconds = (time.perf_counter() - start) / (len(models) + len(refits))
         self.cv_results_ = self._results(alphas, folds, models, X, y, scorer)
         self.cv_results_["mean_fit_time"] = np.full(len(alphas), fit_seconds)
         self.cv_results_["std_fit_time"] = np.zeros(len(alphas))
@@ -200,8 +166,8 @@ class _GatedAttentionCV(BaseEstimator):
             self.best_index_
         ]
         self.n_splits_ = len(folds)
-        best = self._estimator_class(alpha=self.alpha_, **self._estimator_params())
-        self.best_estimator_ = best.fit(*given, sample_weight=sample_weight)
+        self.refit_time_ = fit_seconds
+        self.best_estimator_ = best = refits[self.best_index_]
         self.n_features_in_ = best.n_features_in_
         if hasattr(best, "feature_names_in_"):
             self.feature_names_in_ = best.feature_names_in_
@@ -298,9 +264,13 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         Keywords of :func:`~skgate.representation_curvature` for the fold
         curvature scores (None: :func:`~skgate.curvature_score`'s defaults).
     gate, depth, d_model, ... : every parameter of
-        :class:`~skgate.GatedAttentionClassifier` but ``alpha``. Early
-        stopping, ``warm_start`` and ``callbacks`` apply to the refit only:
-        the fold models train ``max_epochs``, on the CPU.
+        :class:`~skgate.GatedAttentionClassifier` but ``alpha``. Every
+        model, the fold models and the refit, is fitted as that estimator's
+        ``fit`` fits it (early stopping included) on a fresh clone, as
+        ``GridSearchCV`` does, so ``warm_start`` has no effect. The fold
+        models train as one batched network on the CPU; with ``callbacks``,
+        ``verbose`` output or another ``device`` they train one by one
+        (skorch runs those one net at a time).
 
     Attributes
     ----------
@@ -338,10 +308,10 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
     _parameter_constraints = _constraints(GatedAttentionClassifier)
     __init__ = _cv_init(GatedAttentionClassifier)
 
-    def _check_fold_targets(self, model, y):
-        classes = np.unique(y)
-        if not np.array_equal(model.classes_, classes):
-            missing = np.setdiff1d(classes, model.classes_).tolist()
+    def _check_fold_targets(self, y_fold, y):
+        classes, present = np.unique(y), np.unique(y_fold)
+        if not np.array_equal(present, classes):
+            missing = np.setdiff1d(classes, present).tolist()
             raise ValueError(
                 f"cv={self.cv!r} leaves the classes {missing!r} out of a training "
                 f"fold; every fold must hold every class: lower cv (at most the "

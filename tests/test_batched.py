@@ -1,17 +1,20 @@
 """skgate._batched: many networks trained as one are the networks trained alone.
 
-The engine of the batched cross-validated search (issue 14, in progress):
-each model in the batch must see its own rows, in its own generator's order,
-in the same batches as alone, and models whose epoch is shorter must sit the
-extra steps out unchanged.
+The engine of the batched cross-validated search and of the study: each
+model in the batch must see its own rows, in its own generator's order, in
+the same batches as alone; models whose epoch is shorter must sit the extra
+steps out unchanged; early stopping, the optimiser state and the fitted
+attributes must be those of the fit alone.
 """
 
 import numpy as np
 import pytest
 import torch
+from sklearn.base import clone
 
 from skgate import GatedAttentionClassifier, make_curved_task
-from skgate._batched import BatchedTrainer
+from skgate._batched import BatchedTrainer, _Pool
+from skgate._together import fit_together
 
 PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
 
@@ -85,3 +88,98 @@ def test_a_model_sitting_a_step_out_does_not_move():
         trained[0].parameters(), alone.net_.module_.parameters(), strict=True
     ):
         torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
+# -- fit_together: estimators fitted in one batch, each as its own fit would --
+
+
+def _pairs(estimators, data):
+    """Each estimator fitted together with the others, and a clone fitted alone."""
+    alone = [
+        clone(e).fit(X, y, sample_weight=w)
+        for e, (X, y, w) in zip(estimators, data, strict=True)
+    ]
+    together = fit_together([clone(e) for e in estimators], data)
+    return together, alone
+
+
+def _assert_same_model(got, want, X, atol=1e-6):
+    np.testing.assert_allclose(got.loss_curve_, want.loss_curve_, rtol=1e-5)
+    assert got.n_iter_ == want.n_iter_
+    np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(X), atol=atol)
+
+
+def test_early_stopping_in_the_batch_stops_each_model_as_alone():
+    """Models stop at different epochs (one never improves for long, one
+    keeps improving) and end with their best epoch's weights."""
+    X, y = make_curved_task(300, shape="checkerboard", random_state=0)
+    params = {**PARAMS, "max_epochs": 40, "early_stopping": True, "n_iter_no_change": 3}
+    estimators = [
+        GatedAttentionClassifier(
+            alpha=a,
+            random_state=s,
+            **{k: v for k, v in params.items() if k != "random_state"},
+        )
+        for a, s in ((0.0, 0), (1.5, 1), (1.0, 2))
+    ]
+    data = [(X, y, None), (X[:200], y[:200], None), (X, y, np.linspace(0.5, 2, 300))]
+    together, alone = _pairs(estimators, data)
+    stops = [model.n_iter_ for model in alone]
+    assert len(set(stops)) > 1 and max(stops) < 40  # they do stop, at different epochs
+    for got, want in zip(together, alone, strict=True):
+        _assert_same_model(got, want, X)
+        assert got.validation_scores_ == pytest.approx(
+            want.validation_scores_, abs=1e-9
+        )
+        assert got.best_validation_score_ == pytest.approx(want.best_validation_score_)
+        assert list(got.history_[:, "valid_score"]) == pytest.approx(
+            want.validation_scores_
+        )
+
+
+def test_partial_fit_continues_a_batched_model_as_one_fit_alone():
+    """The batch hands each model its AdamW state: a partial_fit after it
+    takes the step a partial_fit after the fit alone takes."""
+    X, y = make_curved_task(120, random_state=0)
+    estimator = GatedAttentionClassifier(alpha=1.0, **PARAMS)
+    (together,), (alone,) = _pairs([estimator], [(X, y, None)])
+    together.partial_fit(X, y)
+    alone.partial_fit(X, y)
+    _assert_same_model(together, alone, X)
+    state = together.net_.optimizer_.state_dict()["state"]
+    assert {int(s["step"]) for s in state.values()} == {7 * 8}  # 8 steps per epoch
+
+
+def test_what_cannot_share_a_batch_fits_alone_or_in_its_own_batch():
+    """Other architectures form batches of their own; callbacks, verbose
+    output or a warm start from a fitted model make a model fit alone."""
+    from skorch.callbacks import EpochTimer
+
+    X, y = make_curved_task(100, random_state=0)
+    warm = GatedAttentionClassifier(warm_start=True, **PARAMS).fit(X, y)
+    estimators = [
+        GatedAttentionClassifier("none", **PARAMS),
+        GatedAttentionClassifier(alpha=0.5, **PARAMS),
+        GatedAttentionClassifier(alpha=0.5, head="linear", **PARAMS),
+        GatedAttentionClassifier(
+            alpha=1.0, callbacks=[("timer", EpochTimer())], **PARAMS
+        ),
+    ]
+    data = [(X, y, None)] * len(estimators)
+    together, alone = _pairs(estimators, data)
+    for got, want in zip(together, alone, strict=True):
+        _assert_same_model(got, want, X)
+    expected = clone(warm).fit(X, y).fit(X, y)  # two fits on: the warm start
+    (continued,) = fit_together([warm], [(X, y, None)])
+    np.testing.assert_array_equal(continued.predict_proba(X), expected.predict_proba(X))
+    assert continued.n_iter_ == 2 * PARAMS["max_epochs"]
+
+
+def test_models_sharing_rows_share_them_in_memory():
+    X, y = make_curved_task(100, random_state=0)
+    Xt, yt = torch.tensor(X, dtype=torch.float32), torch.tensor(y)
+    pool = _Pool([(Xt, yt, None)] * 3 + [(Xt[:50], yt[:50], None)])
+    assert len(pool.X) == 150
+    assert pool.offsets == [0, 0, 0, 100] and pool.sizes == [100, 100, 100, 50]
+    with pytest.raises(ValueError, match="share y"):
+        _Pool([(Xt, yt, None), (Xt, yt.clone(), None)])

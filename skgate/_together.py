@@ -1,0 +1,91 @@
+"""Fit many gated attention estimators at once, each as its own ``fit`` would.
+
+Private to :mod:`skgate.search` and :mod:`skgate.study`. Estimators whose
+networks share an architecture and a training recipe (every parameter but
+``alpha`` and ``random_state``, and the width of their data) train as one
+batched network (:class:`skgate._batched.BatchedTrainer`); each keeps its own
+rows, weights, random stream and early stopping, so it ends as ``fit`` alone
+would leave it, up to float32 rounding. The rest (user callbacks, a device
+other than the CPU, verbose output, a warm start from a fitted model) fit one
+by one: skorch runs those, one net at a time.
+"""
+
+import torch
+
+from ._batched import BatchedTrainer
+
+__all__ = ["fit_together"]
+
+#: Parameters that may differ inside one batch.
+_PER_MODEL = ("alpha", "random_state")
+
+
+def _batchable(estimator):
+    return (
+        not estimator.callbacks
+        and torch.device(estimator.device).type == "cpu"
+        and not estimator.verbose
+        and not (estimator.warm_start and hasattr(estimator, "net_"))
+    )
+
+
+def _key(estimator, n_features, n_outputs):
+    """What every model of a batch must share."""
+    params = estimator.get_params(deep=False)
+    shared = tuple(
+        sorted((k, repr(v)) for k, v in params.items() if k not in _PER_MODEL)
+    )
+    return type(estimator), shared, n_features, n_outputs
+
+
+def fit_together(estimators, data):
+    """Fit ``estimators[i]`` on ``data[i] = (X, y, sample_weight or None)``.
+
+    Returns the estimators, fitted (in place), in their order.
+    """
+    groups = {}
+    for estimator, (X, y, sample_weight) in zip(estimators, data, strict=True):
+        if not _batchable(estimator):
+            estimator.fit(X, y, sample_weight=sample_weight)
+            continue
+        plan = estimator._prepare_fit(X, y, sample_weight, True, False, None)
+        X_valid, n_outputs = plan[0], plan[1]
+        key = _key(estimator, X_valid.shape[1], n_outputs)
+        groups.setdefault(key, []).append((estimator, plan))
+    for members in groups.values():
+        _fit_batch(members)
+    return estimators
+
+
+def _fit_batch(members):
+    """Train one batch of prepared estimators and hand each its network."""
+    # Models with as many rows take as many steps: side by side, they are
+    # stepped through views of the stacked weights rather than copies.
+    members = sorted(members, key=lambda member: len(member[1][3]))
+    proto = members[0][0]
+    modules = [
+        estimator._build_module(X.shape[1], n_outputs, generator)
+        for estimator, (X, n_outputs, generator, _, _) in members
+    ]
+    trainer = BatchedTrainer(
+        modules,
+        [estimator.alpha for estimator, _ in members],
+        proto._criterion,
+        lr=proto.lr,
+        weight_decay=proto.weight_decay,
+        batch_size=proto.batch_size,
+    )
+    # Training needs autograd, even when the caller is in inference mode.
+    with torch.inference_mode(False), torch.enable_grad():
+        curves = trainer.fit(
+            [(train.X, train.y, train.w) for _, (_, _, _, train, _) in members],
+            [generator for _, (_, _, generator, _, _) in members],
+            proto.max_epochs,
+            [valid and valid.initialize() for _, (*_, valid) in members],
+        )
+    for m, ((estimator, (X, _, generator, _, valid)), module) in enumerate(
+        zip(members, trainer.modules(modules), strict=True)
+    ):
+        estimator._adopt(
+            module, generator, X, curves[m], valid, trainer.optimizer_state(m)
+        )
