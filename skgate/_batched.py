@@ -12,7 +12,6 @@ fewer steps sit out the remaining steps unchanged (masked, not approximated),
 so a model trained here is the model trained alone up to float32 rounding.
 """
 
-import copy
 import inspect
 import math
 
@@ -47,7 +46,8 @@ class _Pool:
         self._check_shared(datasets, first, columns)
         self.X = torch.cat([c[0] for c in columns])
         self.y = torch.cat([c[1] for c in columns])
-        self.w = torch.cat([c[2] for c in columns])
+        # Weights in the rows' precision (the loss is computed in it).
+        self.w = torch.cat([c[2] for c in columns]).to(self.X.dtype)
 
     @staticmethod
     def _check_shared(datasets, first, columns):
@@ -171,6 +171,104 @@ def batched_logits(net, params, alphas, x):
     return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
 
 
+def _affine(x, params, name):
+    """``x @ W^T + b`` per model, x (M, B, in): the product and its input."""
+    weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
+    if bias is None:
+        return torch.bmm(x, weight.transpose(1, 2))
+    return torch.baddbmm(bias[:, None, :], x, weight.transpose(1, 2))
+
+
+def _affine_backward(grads, params, name, x, d_out, need_input=True):
+    """Gradients of ``_affine(x, params, name)`` given d_out: the weight's
+    (d_out^T x, laid out like the weight) and bias's into ``grads``; returns
+    the input's."""
+    grads[f"{name}.weight"] = torch.bmm(d_out.transpose(1, 2), x)
+    if f"{name}.bias" in params:
+        grads[f"{name}.bias"] = d_out.sum(dim=1)
+    return torch.bmm(d_out, params[f"{name}.weight"]) if need_input else None
+
+
+def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
+    """Each model's weighted mean loss and its gradients, by hand, for copied
+    tokens (``net.token_dim`` None).
+
+    With copied tokens every block acts on one token (see the net), so the
+    network is a stack of affine maps, gates and a head: its backward pass is
+    written out here, a few batched products and pointwise operations per
+    layer, instead of autograd's graph of several times as many small
+    operations (the cost of a step of small models is their number).
+    ``regression``: the loss is the mean squared error over the outputs,
+    else cross-entropy with integer targets ``y``. Returns ``(losses (M,),
+    {name: gradient})``.
+    """
+    M = x.shape[0]
+    share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
+    h = _affine(x, params, "embed")
+    saved = []
+    for index, block in enumerate(net.blocks):
+        name = f"blocks.{index}"
+        a = _affine(h, params, f"{name}.value")
+        if block.gate == "multiplicative":
+            g = torch.tanh(_affine(h, params, f"{name}.gate_proj"))
+            strength = alphas.view(M, 1, 1)
+            saved.append((h, a, g, strength))
+            h = a * (1 + strength * g)
+        elif block.gate == "silu":
+            saved.append((h, a))
+            h = F.silu(a)
+        else:
+            saved.append((h, a))
+            h = a
+    linear_head = isinstance(net.head, torch.nn.Linear)
+    if linear_head:
+        out = _affine(h, params, "head")
+    else:
+        z = _affine(h, params, "head.0")
+        u = F.gelu(z)
+        out = _affine(u, params, "head.2")
+    if regression:
+        error = out - y
+        losses = (error * error).mean(dim=2)
+        d_out = error * (2 / out.shape[2])
+    else:
+        log_p = torch.log_softmax(out, dim=2)
+        picked = y.unsqueeze(2)
+        losses = -log_p.gather(2, picked).squeeze(2)
+        d_out = torch.exp(log_p)
+        d_out.scatter_add_(2, picked, torch.full_like(log_p[..., :1], -1.0))
+    per_model = (losses * w).sum(dim=1) / w.sum(dim=1).clamp(min=1e-30)
+    d_out = d_out * share.unsqueeze(2)
+    grads = {}
+    if linear_head:
+        d_h = _affine_backward(grads, params, "head", h, d_out)
+    else:
+        d_u = _affine_backward(grads, params, "head.2", u, d_out)
+        d_z = torch.ops.aten.gelu_backward(d_u, z)
+        d_h = _affine_backward(grads, params, "head.0", h, d_z)
+    for index in reversed(range(len(net.blocks))):
+        name = f"blocks.{index}"
+        block_input, a, *gate = saved[index]
+        if net.blocks[index].gate == "multiplicative":
+            g, strength = gate
+            d_a = d_h * (1 + strength * g)
+            d_pre = torch.ops.aten.tanh_backward(d_h * a * strength, g)
+            d_in = _affine_backward(
+                grads, params, f"{name}.gate_proj", block_input, d_pre
+            )
+        else:
+            d_a = (
+                torch.ops.aten.silu_backward(d_h, a)
+                if net.blocks[index].gate == "silu"
+                else d_h
+            )
+            d_in = None
+        d_value = _affine_backward(grads, params, f"{name}.value", block_input, d_a)
+        d_h = d_value if d_in is None else d_value + d_in
+    _affine_backward(grads, params, "embed", x, d_h, need_input=False)
+    return per_model, grads
+
+
 class BatchedTrainer:
     """Train ``modules`` (initialised, float32, one architecture) together.
 
@@ -198,6 +296,13 @@ class BatchedTrainer:
         self.steps = torch.zeros(len(modules), dtype=torch.float32)
         self.alphas = torch.tensor(alphas, dtype=torch.float32)
         self.criterion = criterion(reduction="none")
+        self.regression = isinstance(self.criterion, torch.nn.MSELoss)
+        if not self.regression and not isinstance(
+            self.criterion, torch.nn.CrossEntropyLoss
+        ):
+            raise ValueError(
+                f"criterion must be CrossEntropyLoss or MSELoss; got {criterion!r}."
+            )
         self.lr, self.weight_decay, self.batch_size = lr, weight_decay, batch_size
 
     def _losses(self, params, alphas, xb, yb, wb):
@@ -210,6 +315,28 @@ class BatchedTrainer:
         losses = losses.reshape(M, B, -1).mean(dim=2)
         return (losses * wb).sum(dim=1) / wb.sum(dim=1).clamp(min=1e-30)
 
+    def _gradients(self, params, alphas, xb, yb, wb):
+        """Each model's loss on its batch and the gradients of its weights
+        (laid out in memory, which the fused AdamW kernel needs)."""
+        if self.net.token_dim is None:  # copied tokens: the backward by hand
+            with torch.no_grad():
+                per_model, grads = copied_losses_and_gradients(
+                    self.net,
+                    dict(zip(self.names, params, strict=True)),
+                    alphas,
+                    xb,
+                    yb,
+                    wb,
+                    self.regression,
+                )
+            return per_model, [grads[name].contiguous() for name in self.names]
+        leaves = [p.detach().requires_grad_() for p in params]
+        weights = dict(zip(self.names, leaves, strict=True))
+        per_model = self._losses(weights, alphas, xb, yb, wb)
+        # Models are independent: the gradient of the sum is each one's own.
+        gradients = torch.autograd.grad(per_model.sum(), leaves)
+        return per_model.detach(), [g.contiguous() for g in gradients]
+
     def _step(self, rows, xb, yb, wb):
         """One AdamW step of the models ``rows`` (a LongTensor; None: every
         model) on their batches; returns their losses."""
@@ -219,25 +346,19 @@ class BatchedTrainer:
             for state in (self.params, self.exp_avg, self.exp_avg_sq)
         )
         alphas, steps = _take([self.alphas, self.steps], rows)
-        leaves = [p.detach().requires_grad_() for p in params]
-        weights = dict(zip(names, leaves, strict=True))
-        per_model = self._losses(weights, alphas, xb, yb, wb)
-        # Models are independent: the gradient of the sum is each one's own.
-        gradients = torch.autograd.grad(per_model.sum(), leaves)
+        per_model, gradients = self._gradients(params, alphas, xb, yb, wb)
         with torch.no_grad():
-            # The fused kernel reads memory in order: gradients of transposed
-            # weights (those of the batched matrix products) must be laid out.
-            gradients = [g.contiguous() for g in gradients]
             steps += 1
             self._adamw(params, gradients, exp_avg, exp_avg_sq, steps)
-            _put([self.steps], rows, [steps])
-            for state, part in zip(
-                (self.params, self.exp_avg, self.exp_avg_sq),
-                (params, exp_avg, exp_avg_sq),
-                strict=True,
-            ):
-                _put([state[n] for n in names], rows, part)
-        return per_model.detach()
+            if rows is not None:  # else the stacks were updated in place
+                _put([self.steps], rows, [steps])
+                for state, part in zip(
+                    (self.params, self.exp_avg, self.exp_avg_sq),
+                    (params, exp_avg, exp_avg_sq),
+                    strict=True,
+                ):
+                    _put([state[n] for n in names], rows, part)
+        return per_model
 
     def _adamw(self, params, gradients, exp_avg, exp_avg_sq, steps):
         """AdamW on stacked tensors (in place), each model at its ``steps``.
@@ -276,6 +397,8 @@ class BatchedTrainer:
         )
         n = len(params)
         for g, (index, _) in enumerate(groups):
+            if index is None:  # updated in place
+                continue
             for i in (0, 2, 3):  # the weights and moments, not the gradients
                 _put(stacks[i], index, state[i][g * n : (g + 1) * n])
 
@@ -357,15 +480,13 @@ class BatchedTrainer:
 
     def modules(self, templates):
         """The trained networks: ``templates`` (one per model, e.g. the modules
-        passed in) given the trained weights."""
-        trained = []
-        for m, template in enumerate(templates):
-            module = copy.deepcopy(template)
-            state = module.state_dict()
-            state.update({name: self.params[name][m] for name in self.names})
-            module.load_state_dict(state)
-            trained.append(module)
-        return trained
+        passed in, which are changed) given the trained weights, in place."""
+        with torch.no_grad():
+            for m, template in enumerate(templates):
+                weights = dict(template.named_parameters())
+                for name in self.names:
+                    weights[name].copy_(self.params[name][m])
+        return list(templates)
 
     def optimizer_state(self, m):
         """Model ``m``'s AdamW state by weight name, as ``torch.optim.AdamW``

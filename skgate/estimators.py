@@ -9,6 +9,7 @@ without skorch's ``module__`` prefixes.
 
 import copy
 import inspect
+import weakref
 from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
 
@@ -54,6 +55,10 @@ from .nn import GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+#: Float64 copies of trained networks, by network (see _float64_module); an
+#: entry goes with its network.
+_FLOAT64_COPIES = weakref.WeakKeyDictionary()
 
 # The network's architecture keywords; the estimator passes its parameters of
 # the same names through, so each is declared once, in the estimator's signature.
@@ -189,6 +194,13 @@ def _weighted_data(X, y_net, weight, rows=None):
         torch.from_numpy(X[rows].astype(np.float32)),
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
+    )
+
+
+def _same_tensors(first, second):
+    return len(first) == len(second) and all(
+        a.shape == b.shape and torch.equal(a, b)
+        for a, b in zip(first, second, strict=True)
     )
 
 
@@ -577,8 +589,23 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
     # -- forward passes -----------------------------------------------------
 
     def _float64_module(self):
-        """A float64 copy of the trained network, in evaluation mode."""
-        return copy.deepcopy(self.net_.module_).double().eval()
+        """A float64 copy of the trained network, in evaluation mode.
+
+        Kept while the network's weights are equal to those it was copied
+        from (compared exactly, which costs a fraction of the copy), so that
+        predicting and measuring the same fitted model copy it once; any
+        change to the weights (a partial_fit, weights set by hand) makes a
+        new copy. (Version counters would be cheaper, but torch's fused
+        AdamW kernel updates weights without bumping them.)
+        """
+        module = self.net_.module_
+        weights = [p.detach() for p in module.parameters()]
+        cached = _FLOAT64_COPIES.get(module)
+        if cached is None or not _same_tensors(cached[0], weights):
+            snapshot = [w.clone() for w in weights]
+            cached = snapshot, copy.deepcopy(module).double().eval()
+            _FLOAT64_COPIES[module] = cached
+        return cached[1]
 
     def _forward(self, X, layer):
         """The module's output at ``layer`` for validated ``X``, in float64 chunks.

@@ -507,7 +507,11 @@ def curvature(
     f : callable
         Maps a float64 tensor (n, p) to a float64 tensor (n, ...), row by row
         (e.g. a ``.double()`` torch module). A ``jet(x, v)`` method, if present,
-        gives exact derivatives in one pass (see :func:`directional_derivatives`).
+        gives exact derivatives in one pass (see :func:`directional_derivatives`);
+        under the Euclidean metric, a ``euclidean_equivalent()`` method, if
+        present, gives a map with the same geometry on fewer outputs (see
+        :meth:`skgate.nn.RepresentationMap.euclidean_equivalent`), measured
+        instead.
     X : array-like of shape (n, p)
         Points at which to measure, finite.
     {curvature_keywords}
@@ -538,6 +542,10 @@ def curvature(
     intrinsic = kind in ("gaussian", "scalar")
     if intrinsic:
         V, i, j = _pair_directions(V)
+    if metric is None and covariance is None and hasattr(f, "euclidean_equivalent"):
+        # The same Euclidean geometry on fewer numbers (e.g. one of several
+        # copied tokens, see RepresentationMap.euclidean_equivalent).
+        f = f.euclidean_equivalent()
     m = _output_size(f, X)
     whiten = _whitening(metric, condition_number, covariance, m)
     # Points f is evaluated at per row: x +- eps v and x, or x along each v.

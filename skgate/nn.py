@@ -528,3 +528,31 @@ class RepresentationMap:
 
     def jet(self, x, v):
         return self.net.representation_jet(x, v, self.layer, token_scale=self.scale)
+
+    def euclidean_equivalent(self):
+        """A map with this one's Euclidean geometry and fewer outputs, or self.
+
+        Copied tokens at a layer with a token axis are ``n_tokens`` equal
+        copies of one token ``t`` (scaled by ``token_scale``): the map
+        ``t -> (s t, ..., s t)`` is ``sqrt(n_tokens) s`` times an isometry,
+        so under the Euclidean metric every curvature of this map is that of
+        ``x -> sqrt(n_tokens) s t(x)``, measured on 1/n_tokens of the numbers.
+        (Other metrics weigh the copies differently: they use this map.)
+        """
+        tokens = self.layer == "attention" or not isinstance(self.layer, str)
+        if self.net.token_dim is not None or not tokens:
+            return self
+        return _OneToken(self, math.sqrt(self.net.n_tokens))
+
+
+class _OneToken:
+    """The first token of a map of copied tokens, times ``factor``."""
+
+    def __init__(self, copies, factor):
+        self.copies, self.factor = copies, factor
+
+    def __call__(self, x):
+        return self.factor * self.copies(x)[..., :1, :]
+
+    def jet(self, x, v):
+        return tuple(self.factor * part[..., :1, :] for part in self.copies.jet(x, v))

@@ -1029,3 +1029,18 @@ class TestWarmStartAndPartialFit:
         assert reg.loss_curve_[-1] < reg.loss_curve_[0]
         with pytest.raises(ValueError, match="y has 2 output\\(s\\) but the fitted"):
             reg.partial_fit(X, np.c_[y, y])
+
+
+def test_float64_copy_follows_the_weights(moons):
+    """Predictions reuse one float64 copy of the network until its weights
+    change: a partial_fit, or weights written by hand, are seen at once."""
+    X, y = moons
+    clf = GatedAttentionClassifier(max_epochs=2, d_model=8, random_state=0).fit(X, y)
+    first = clf.predict_proba(X)
+    assert clf._float64_module() is clf._float64_module()
+    clf.partial_fit(X, y)
+    second = clf.predict_proba(X)
+    assert not np.array_equal(first, second)
+    with torch.no_grad():
+        clf.net_.module_.head[2].bias[1] += 10.0  # class 1 everywhere
+    assert (clf.predict(X) == clf.classes_[1]).all()

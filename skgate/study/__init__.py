@@ -1,12 +1,14 @@
 """The reproduction study of "Gating Enables Curvature": sweeps, claims, report, plots.
 
 Everything here exists to rerun the paper's claims and report which hold; it
-uses the library's public API, and nothing in the library imports it.
+uses the library's public API and its batched training
+(``skgate._together``); nothing in the library imports it.
 
 - :mod:`~skgate.study.design`: which settings run (:class:`StudyDesign`) and
   the study's constants;
 - :mod:`~skgate.study.sweeps`: settings x seeds -> one row per fit
-  (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel;
+  (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel,
+  settings that differ in seed and alpha trained as one batch;
 - :mod:`~skgate.study.claims`: statistics and verdicts, as data;
 - :mod:`~skgate.study.render`: REPORT.md and TOY.md as strings;
 - :mod:`~skgate.study.plots`: the figures (matplotlib);

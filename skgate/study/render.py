@@ -381,8 +381,10 @@ def _toy_intro():
         f"{TOY_OUTER_FOLDS}-fold cross-validation (stratified for classification, "
         "shuffled, seed 0), StandardScaler before every model. The gated model's "
         f"alpha is tuned over {list(COARSE_ALPHAS)} by an inner {TOY_INNER_FOLDS}-fold "
-        "GridSearchCV with `least_curvature_refit` (accuracy or R², then the least "
-        "curvature); SiLU and ungated use the defaults. Scores: accuracy, or R² for "
+        "search selecting like `least_curvature_refit` (accuracy or R², then the "
+        "least curvature): `GatedAttentionClassifierCV` (or the regressor's), the "
+        "candidates GridSearchCV would fit, trained as one batch; SiLU and "
+        "ungated use the defaults. Scores: accuracy, or R² for "
         "regression; mean ± std over folds, the best per dataset in bold.",
         "",
     ]

@@ -31,6 +31,7 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import ParameterGrid, train_test_split
 from tqdm.auto import tqdm
 
+from .._together import fit_together
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
@@ -40,9 +41,11 @@ __all__ = [
     "MEASUREMENTS",
     "MODEL_KEYS",
     "TIMINGS",
+    "batches",
     "grid",
     "make_task",
     "run_baselines",
+    "run_batch",
     "run_setting",
     "run_sweep",
 ]
@@ -170,6 +173,32 @@ def _measure(clf, X_test, y_test, setting):
     return row
 
 
+def _prepared(setting):
+    """The setting completed with the defaults, its classifier (unfitted) and
+    its split (X_train, X_test, y_train, y_test)."""
+    s = {**DEFAULTS, **setting}
+    token_dim = SEQUENCE_TOKEN_DIM if s["n_observations"] > 1 else None
+    clf = GatedAttentionClassifier(
+        **{key: s[key] for key in MODEL_KEYS},
+        token_dim=token_dim,
+        random_state=s["seed"],
+    )
+    return s, clf, _split(s)
+
+
+def _row(s, clf, split, fit_seconds):
+    """The setting's row: what it is and what its fitted classifier measures."""
+    _, X_test, _, y_test = split
+    return {
+        **{k: v for k, v in s.items() if k != "condition_numbers"},
+        "alpha": s["alpha"] if s["gate"] == "multiplicative" else np.nan,
+        "shape": s["shape"] if s["task"] == "curved" else None,
+        "token_dim": clf.token_dim,
+        **_measure(clf, X_test, y_test, s),
+        "fit_seconds": fit_seconds,
+    }
+
+
 def run_setting(setting):
     """Fit and measure one setting; returns one row (a dict).
 
@@ -183,39 +212,68 @@ def run_setting(setting):
     anisotropic metric of condition number ``c``, for each of
     ``condition_numbers``), and ``fit_seconds``.
     """
-    s = {**DEFAULTS, **setting}
-    X_train, X_test, y_train, y_test = _split(s)
-    token_dim = SEQUENCE_TOKEN_DIM if s["n_observations"] > 1 else None
-    clf = GatedAttentionClassifier(
-        **{key: s[key] for key in MODEL_KEYS},
-        token_dim=token_dim,
-        random_state=s["seed"],
-    )
+    s, clf, split = _prepared(setting)
+    X_train, _, y_train, _ = split
     # One thread per setting: the same bits whatever n_jobs is, and no
     # oversubscription when joblib runs settings side by side.
     with torch_threads(1):
         start = time.perf_counter()
         clf.fit(X_train, y_train)
         fit_seconds = time.perf_counter() - start
-        measurements = _measure(clf, X_test, y_test, s)
-    return {
-        **{k: v for k, v in s.items() if k != "condition_numbers"},
-        "alpha": s["alpha"] if s["gate"] == "multiplicative" else np.nan,
-        "shape": s["shape"] if s["task"] == "curved" else None,
-        "token_dim": token_dim,
-        **measurements,
-        "fit_seconds": fit_seconds,
-    }
+        return _row(s, clf, split, fit_seconds)
 
 
-def _parallel_rows(jobs, *, n_jobs, progress, description):
-    """Run joblib ``jobs`` with a progress bar; results in the order of ``jobs``."""
+def run_batch(settings):
+    """Fit the settings' classifiers as one batched network and measure each.
+
+    Rows as :func:`run_setting` gives them, each the fit alone up to float32
+    rounding (:func:`skgate._together.fit_together`); ``fit_seconds`` is the
+    batch's time shared evenly. Settings that cannot share a network (other
+    architectures) train in batches of their own.
+    """
+    prepared = [_prepared(setting) for setting in settings]
+    with torch_threads(1):
+        start = time.perf_counter()
+        fit_together(
+            [clf for _, clf, _ in prepared],
+            [(split[0], split[2], None) for _, _, split in prepared],
+        )
+        fit_seconds = (time.perf_counter() - start) / len(prepared)
+        return [_row(s, clf, split, fit_seconds) for s, clf, split in prepared]
+
+
+#: Setting keys that may differ inside one batch of a batched sweep.
+BATCH_FREE_KEYS = ("seed", "alpha")
+
+
+def batches(settings):
+    """Indices of ``settings`` grouped into batches: settings that differ only
+    in :data:`BATCH_FREE_KEYS`, in order of first appearance. The grouping
+    depends on the settings alone, never on ``n_jobs``, so the rows do not
+    either."""
+    groups = {}
+    for i, setting in enumerate(settings):
+        s = {**DEFAULTS, **setting}
+        key = repr(sorted((k, v) for k, v in s.items() if k not in BATCH_FREE_KEYS))
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None):
+    """Run joblib ``jobs`` with a progress bar counting ``sizes`` (the fits
+    of each job; default 1 each); results in the order of ``jobs``."""
     jobs = list(jobs)
-    rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    return list(tqdm(rows, total=len(jobs), desc=description, disable=not progress))
+    sizes = [1] * len(jobs) if sizes is None else sizes
+    rows = []
+    with tqdm(total=sum(sizes), desc=description, disable=not progress) as bar:
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+        for result, size in zip(results, sizes, strict=True):
+            rows.append(result)
+            bar.update(size)
+    return rows
 
 
-def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep"):
+def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched=True):
     """Run every setting (in parallel with ``n_jobs``); one row per fit.
 
     Parameters
@@ -225,19 +283,40 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep"):
     n_jobs : int, default=1
         joblib workers; the rows do not depend on it.
     progress : bool, default=True
-        Show a progress bar (tqdm) on stderr.
+        Show a progress bar (tqdm) on stderr, counting fits.
     description : str, default="sweep"
         The progress bar's label.
+    batched : bool, default=True
+        Train the settings of each of :func:`batches` as one batched network
+        (:func:`run_batch`); False fits each alone (:func:`run_setting`).
+        The rows agree up to the float32 rounding of training (see
+        docs/design.md, "Batched training", for the tolerance the tests hold
+        them to).
 
     Returns
     -------
     pandas.DataFrame
         In the order of ``settings``.
     """
-    jobs = (delayed(run_setting)(setting) for setting in settings)
-    rows = _parallel_rows(
-        jobs, n_jobs=n_jobs, progress=progress, description=description
+    if not batched:
+        jobs = (delayed(run_setting)(setting) for setting in settings)
+        rows = _parallel_rows(
+            jobs, n_jobs=n_jobs, progress=progress, description=description
+        )
+        return pd.DataFrame(rows)
+    groups = batches(settings)
+    jobs = (delayed(run_batch)([settings[i] for i in group]) for group in groups)
+    results = _parallel_rows(
+        jobs,
+        n_jobs=n_jobs,
+        progress=progress,
+        description=description,
+        sizes=[len(group) for group in groups],
     )
+    rows = [None] * len(settings)
+    for group, group_rows in zip(groups, results, strict=True):
+        for i, row in zip(group, group_rows, strict=True):
+            rows[i] = row
     return pd.DataFrame(rows)
 
 
