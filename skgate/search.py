@@ -136,6 +136,7 @@ class _GatedAttentionCV(BaseEstimator):
         base = self._estimator_class(alpha=alphas[0], **self._estimator_params())
         given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = base._validate_X(X, y, reset=True)
+        base._prepare_targets(y, reset=True)  # y checked as the models check it
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True

@@ -71,7 +71,10 @@ class TestSweeps:
             seed=[0, 1],
             **{**TINY, "max_epochs": [3]},
         )
-        assert sweeps.batches(settings) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+        batches = sweeps.batches(settings)
+        assert sorted(map(len, batches)) == [4, 4]
+        for batch in batches:  # one gate each, every alpha and seed
+            assert len({settings[i]["gate"] for i in batch}) == 1
         alone = run_sweep(settings, progress=False, batched=False)
         together = run_sweep(settings, progress=False)
         n_test = round(TINY["n_samples"][0] * sweeps.TEST_SIZE)
