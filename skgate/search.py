@@ -157,11 +157,13 @@ class _GatedAttentionCV(BaseEstimator):
             self.best_index_
         ]
         self.n_splits_ = len(folds)
-        # The refit alone, as GridSearchCV's: one model gains nothing from a
-        # batch, and refitting every alpha in the batch costs as much (measured).
+        # The chosen alpha alone, by the same engine: a batch of one trains in
+        # about 0.65 of skorch's time (measured), and is the model fit() trains
+        # up to float32 rounding. (Refitting every alpha inside the fold batch
+        # was measured to cost as much as one refit alone.)
         start = time.perf_counter()
         best = clone(base).set_params(alpha=self.alpha_)
-        self.best_estimator_ = best.fit(*given, sample_weight=sample_weight)
+        (self.best_estimator_,) = fit_together([best], [(*given, sample_weight)])
         self.refit_time_ = time.perf_counter() - start
         self.n_features_in_ = best.n_features_in_
         if hasattr(best, "feature_names_in_"):

@@ -52,8 +52,10 @@ def test_selects_what_grid_search_selects(task, params, opens):
         np.testing.assert_allclose(
             batched.cv_results_[key], grid.cv_results_[key], rtol=1e-3, atol=0.02
         )
+    # The refit is a batch of one: the model fit alone up to float32 rounding
+    # (measured: 8.5e-8; 8e-7 after 20 epochs on 2000 rows).
     np.testing.assert_allclose(
-        batched.predict_proba(X), grid.best_estimator_.predict_proba(X), atol=1e-12
+        batched.predict_proba(X), grid.best_estimator_.predict_proba(X), atol=1e-6
     )
 
 
