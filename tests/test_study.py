@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from skgate.study import claims, cli, plots, render, sweeps, toy
 from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
@@ -166,12 +167,17 @@ class TestStatistics:
             ]
             + [{"c": "b", "gate": "h", "seed": s, "v": 1.0} for s in range(5)]
         )
-        table = claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
-        a, b = table.iloc[0], table.iloc[1]
-        assert (
-            a["holds"] and a["p"] < 0.001 and a["mean difference"] == pytest.approx(0.6)
+        table = claims.adjust(
+            claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
         )
-        assert not b["holds"] and b["p"] > 0.05
+        a, b = table.iloc[0], table.iloc[1]
+        assert a["mean difference"] == pytest.approx(0.6)
+        # differences 0.5, 0.55, ..., 0.7: mean 0.6, sd 0.0791, t(4)
+        half = stats.t.ppf(0.975, 4) * np.std([0.5, 0.55, 0.6, 0.65, 0.7], ddof=1)
+        assert a["ci high"] - a["mean difference"] == pytest.approx(half / np.sqrt(5))
+        assert a["p holm"] == pytest.approx(min(1, 2 * a["p"]))  # 2 tests
+        assert a["outcome"] == claims.HOLDS and a["holds"]
+        assert b["outcome"] == claims.INCONCLUSIVE and not b["holds"]
 
     def test_constant_differences(self):
         frame = _seeded(
@@ -181,26 +187,100 @@ class TestStatistics:
                 for g, v in (("g", 2.0), ("h", 0.0))
             ]
         )
-        assert claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")["holds"][0]
-        assert not claims.paired_comparison(frame, ["c"], "gate", "h", "g", "v")[
-            "holds"
-        ][0]
+        up = claims.adjust(
+            claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
+        )
+        down = claims.adjust(
+            claims.paired_comparison(frame, ["c"], "gate", "h", "g", "v")
+        )
+        assert up["outcome"][0] == claims.HOLDS
+        assert down["outcome"][0] == claims.REVERSED
+
+    def test_equivalence_within_the_margin(self):
+        """Accuracies that differ by noise of 0.005 are no effect (TOST within
+        0.02); 0.1 apart they are a reversal of the claimed order."""
+        rng = np.random.default_rng(0)
+        rows = []
+        for s in range(10):
+            base = 0.8 + 0.01 * rng.standard_normal()
+            rows += [
+                {
+                    "c": "same",
+                    "gate": "g",
+                    "seed": s,
+                    "accuracy": base + 0.005 * rng.standard_normal(),
+                },
+                {"c": "same", "gate": "h", "seed": s, "accuracy": base},
+                {"c": "worse", "gate": "g", "seed": s, "accuracy": base - 0.1},
+                {"c": "worse", "gate": "h", "seed": s, "accuracy": base},
+            ]
+        table = claims.adjust(
+            claims.paired_comparison(_seeded(rows), ["c"], "gate", "g", "h", "accuracy")
+        )
+        assert list(table["outcome"]) == [claims.NO_EFFECT, claims.REVERSED]
+
+    def test_holm_against_hand_computed_values(self):
+        # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04,
+        # made non-decreasing: 0.02, 0.03, 0.06, 0.06
+        np.testing.assert_allclose(
+            claims.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02]
+        )
+        # NaN is left out of m: 0.5 * 2 = 1, then 0.9 * 1 raised to 1 (monotone)
+        np.testing.assert_allclose(claims.holm([0.5, np.nan, 0.9]), [1.0, np.nan, 1.0])
+        np.testing.assert_allclose(claims.holm([0.001, 0.9]), [0.002, 0.9])
+        assert claims.holm([]).size == 0
 
     def test_spearman_trend(self):
         x = np.repeat(np.arange(5), 3)
         frame = pd.DataFrame(
             {"c": 0, "x": x, "up": x + 0.01 * np.arange(15), "flat": np.ones(15)}
         )
-        assert claims.spearman_trend(frame, ["c"], "x", "up")["holds"][0]
-        assert not claims.spearman_trend(frame, ["c"], "x", "flat")["holds"][0]
+        up = claims.adjust(claims.spearman_trend(frame, ["c"], "x", "up"))
+        assert up["outcome"][0] == claims.HOLDS
+        assert up["ci low"][0] < up["rho"][0] < up["ci high"][0]
+        assert up["rho"][0] > 0.95  # ties in x keep it below 1
+        down = claims.adjust(
+            claims.spearman_trend(frame.assign(up=-frame["up"]), ["c"], "x", "up")
+        )
+        assert down["outcome"][0] == claims.REVERSED
+        flat = claims.adjust(claims.spearman_trend(frame, ["c"], "x", "flat"))
+        assert flat["outcome"][0] == claims.NO_EFFECT  # a constant: no trend
 
     def test_verdicts(self):
-        assert claims.verdict([True, True], ["a", "b"]) == "reproduced"
-        assert claims.verdict([True, False], ["a", "b"]) == (
-            "partly reproduced (holds in: a)"
+        H, R, N, I = (  # noqa: E741
+            claims.HOLDS,
+            claims.REVERSED,
+            claims.NO_EFFECT,
+            claims.INCONCLUSIVE,
         )
-        assert claims.verdict([False, False], ["a", "b"]) == "not reproduced"
-        assert claims.verdict([], []) == "not reproduced"
+        assert claims.verdict([H, H], ["a", "b"]) == "reproduced"
+        assert claims.verdict([H, I], ["a", "b"]) == (
+            "partly reproduced (1 of 2: holds in a)"
+        )
+        assert claims.verdict([H, R], ["a", "b"]) == (
+            "partly reproduced (1 of 2: holds in a; reversed in b)"
+        )
+        assert claims.verdict([R, I], ["a", "b"]).startswith("contradicted (reversed")
+        assert claims.verdict([N, N], ["a", "b"]) == "not reproduced"
+        assert claims.verdict([N, I], ["a", "b"]).startswith("inconclusive (low power")
+        assert claims.condition_status([H, N]) == N
+        assert claims.condition_status([H, R, I]) == R
+        assert claims.condition_status([H, I]) == I
+
+    def test_two_seeds_are_never_a_failure(self):
+        """With 2 seeds (1 degree of freedom) a claim is inconclusive or
+        holds, never "not reproduced" for want of data."""
+        rows = [
+            {"c": c, "gate": g, "seed": s, "v": v + 0.1 * s + 0.05 * (c == "b") * s}
+            for c in ("a", "b")
+            for s in range(2)
+            for g, v in (("g", 1.0), ("h", 0.9))
+        ]
+        table = claims.adjust(
+            claims.paired_comparison(_seeded(rows), ["c"], "gate", "g", "h", "v")
+        )
+        statuses = [claims.condition_status([o]) for o in table["outcome"]]
+        assert claims.verdict(statuses, ["a", "b"]) != "not reproduced"
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +315,11 @@ class TestReproduce:
         assert {"REPORT.md", "timings.csv"} <= names
         assert len(verdicts) == 5
         assert all(
-            re.match("(reproduced|partly reproduced|not reproduced)", v)
+            re.match(
+                "(reproduced|partly reproduced|not reproduced|contradicted|"
+                "inconclusive)",
+                v,
+            )
             for v in verdicts.values()
         )
 
