@@ -32,6 +32,7 @@ __all__ = [
     "mean_std",
     "paired_comparison",
     "spearman_trend",
+    "statuses",
     "toy_alphas",
     "toy_gated_vs_ungated",
     "verdict",
@@ -304,7 +305,7 @@ def verdict(statuses, conditions):
     )
 
 
-def _statuses(tests, condition):
+def statuses(tests, condition):
     """Each condition's status, in order of first appearance."""
     grouped = tests.groupby(condition, sort=False, dropna=False)["outcome"]
     table = grouped.agg(condition_status).reset_index()
@@ -329,8 +330,8 @@ GATE_CONDITION = ["shape", "head", "tokens"]
 
 
 def _verdict_of(tests, condition):
-    statuses = _statuses(tests, condition)
-    return verdict(statuses["status"], _condition_names(statuses, condition))
+    table = statuses(tests, condition)
+    return verdict(table["status"], _condition_names(table, condition))
 
 
 def claim_gates(gates):
@@ -457,12 +458,12 @@ def claim_anisotropy(gates):
         tables.append(tests)
     tests = adjust(pd.concat(tables, ignore_index=True))
     by = ["condition_number"] + GATE_CONDITION
-    statuses = _statuses(tests, by)
-    euclidean = statuses[statuses["condition_number"] == CONDITION_NUMBERS[0]]
+    table = statuses(tests, by)
+    euclidean = table[table["condition_number"] == CONDITION_NUMBERS[0]]
     held = euclidean.set_index(GATE_CONDITION)["status"] == HOLDS
     per_number, names = [], []
     for c in CONDITION_NUMBERS:
-        here = statuses[statuses["condition_number"] == c].set_index(GATE_CONDITION)
+        here = table[table["condition_number"] == c].set_index(GATE_CONDITION)
         kept = here.loc[held[held].index, "status"] if held.any() else here["status"]
         per_number.append(
             REVERSED

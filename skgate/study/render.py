@@ -365,6 +365,69 @@ def _differences_section(agreement):
     ]
 
 
+def _tally(statuses):
+    """'k of N' with the rest of the conditions by status."""
+    statuses = list(statuses)
+    rest = [
+        f"{name} in {sum(s == status for s in statuses)}"
+        for name, status in (
+            ("reversed", stats.REVERSED),
+            ("no effect", stats.NO_EFFECT),
+            ("inconclusive", stats.INCONCLUSIVE),
+        )
+        if any(s == status for s in statuses)
+    ]
+    held = sum(s == stats.HOLDS for s in statuses)
+    return f"{held} of {len(statuses)}" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def _trend_phrase(row):
+    return (
+        f"rho {row['rho']:.2f} [{row['ci low']:.2f}, {row['ci high']:.2f}], "
+        f"{row['outcome']}"
+    )
+
+
+def summary(claims):
+    """The report's summary, sentence by sentence, generated from ``claims``
+    (the README quotes it verbatim; a test holds the two equal)."""
+    c1, c2, c3, c4, c5 = (claims[f"C{i}"] for i in range(1, 6))
+    by = stats.GATE_CONDITION
+    order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
+    tests = c1["tests"]
+    c1_parts = [
+        f"{label}: {_tally(stats.statuses(tests[tests['measure'] == m], by)['status'])}"
+        for m, label in (("curvature_exact", "curvature"), ("accuracy", "accuracy"))
+    ]
+    c2_parts = [
+        f"{label} on {_tally(stats.statuses(t, ['shape'])['status'])} curved shapes"
+        for label, t in (
+            ("curvature", c2["tests"][c2["tests"]["y"] == "curvature_exact"]),
+            ("accuracy", c2["tests"][c2["tests"]["y"] == "accuracy"]),
+        )
+    ]
+    c3_parts = [
+        f"{name.split(' (')[0]}: {status}" for name, status in c3["statements"].items()
+    ]
+    gated = c5["tests"][c5["tests"]["gate"] == "multiplicative"]
+    c5_parts = [f"{row['stage']} {_trend_phrase(row)}" for _, row in gated.iterrows()]
+    return [
+        f"- C1 ({order}, per condition of shape, head and tokens; Holm over "
+        f"{len(c1['tests'])} tests): the ordering holds in {'; '.join(c1_parts)} "
+        "conditions.",
+        f"- C2 (Spearman with alpha): rises for {'; '.join(c2_parts)}.",
+        f"- C3 (linear task): {'; '.join(c3_parts)}.",
+        f"- C4 (anisotropic metrics): {c4['verdict']}; the Euclidean curvature "
+        f"ordering it must keep holds in {c4['euclidean ordering holds in']} of "
+        f"{c4['conditions']} conditions.",
+        f"- C5 (gated curvature against depth, Spearman): {'; '.join(c5_parts)}.",
+    ]
+
+
+def _summary_section(claims):
+    return ["", "## Summary", "", *summary(claims)]
+
+
 def render_report(results, claims, design, figures):
     """REPORT.md as a string.
 
@@ -384,6 +447,7 @@ def render_report(results, claims, design, figures):
     lines = [
         *_setup_section(design),
         *_verdict_table(stats.verdicts(claims)),
+        *_summary_section(claims),
         *_gates_section(results["gates"], claims["C1"], figures["gates"]),
         *_alpha_section(results["alpha"], claims["C2"], figures["alpha"]),
         *_linear_section(results["alpha"], claims["C3"]),
