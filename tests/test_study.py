@@ -438,16 +438,23 @@ def test_toy_benchmark_rows_and_report(tmp_path):
 
 
 def test_readme_verdicts_are_the_committed_reports():
-    """The README's verdict table is the committed REPORT.md's, row for row."""
+    """The README's verdict table and summary are the committed REPORT.md's,
+    row for row."""
     root = Path(__file__).resolve().parents[1]
 
     def verdict_rows(text):
         titles = tuple(f"| {title} |" for title in claims.CLAIMS.values())
         return [line for line in text.splitlines() if line.startswith(titles)]
 
-    report = verdict_rows((root / "benchmarks/results/REPORT.md").read_text())
+    report_text = (root / "benchmarks/results/REPORT.md").read_text()
+    readme_text = (root / "README.md").read_text()
+    report = verdict_rows(report_text)
     assert len(report) == len(claims.CLAIMS)
-    assert verdict_rows((root / "README.md").read_text()) == report
+    assert verdict_rows(readme_text) == report
+    # The summary sentences too: generated into REPORT.md, quoted in the README.
+    summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
+    assert summary.startswith("- C1") and summary.count("\n- C") == 4
+    assert summary in readme_text
 
 
 @pytest.mark.parametrize("make", [StudyDesign.full, StudyDesign.quick])
