@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from skgate import make_curved_task, make_linear_task
-from skgate.datasets import CURVED_SHAPES
+from skgate.datasets import CURVED_SHAPES, bayes_accuracy
 
 MAKERS = [make_curved_task, make_linear_task]
 
@@ -132,3 +132,56 @@ def test_bad_shape():
 def test_bad_weights(weights, error):
     with pytest.raises(error, match="weights must be 2 finite real numbers"):
         make_linear_task(weights=weights)
+
+
+# -- bayes_accuracy -------------------------------------------------------------
+
+
+def _cross_bayes_by_quadrature(noise, n_observations, bound=2.0, grid=801):
+    """The cross task's Bayes accuracy by quadrature, independent of the
+    Monte Carlo: its label c1 c2 > 0 factorises, so P(c_i > 0 | m_i) is a
+    truncated normal's mass, and the mean m has density (1 / 2b) (Phi((b - m)
+    / s) - Phi((-b - m) / s)) per coordinate."""
+    from scipy.stats import norm
+
+    s = noise / np.sqrt(n_observations)
+    m = np.linspace(-bound - 6 * s, bound + 6 * s, grid)
+    upper, lower = norm.cdf((bound - m) / s), norm.cdf((-bound - m) / s)
+    density = (upper - lower) / (2 * bound)
+    positive = (upper - norm.cdf(-m / s)) / (upper - lower)
+    q1, q2 = np.meshgrid(positive, positive, indexing="ij")
+    p = q1 * q2 + (1 - q1) * (1 - q2)
+    weight = np.outer(density, density) * (m[1] - m[0]) ** 2
+    return float((weight * np.maximum(p, 1 - p)).sum() / weight.sum())
+
+
+@pytest.mark.parametrize("noise, n_observations", [(0.2, 1), (0.5, 1), (0.5, 4)])
+def test_bayes_accuracy_matches_quadrature_on_the_cross(noise, n_observations):
+    exact = _cross_bayes_by_quadrature(noise, n_observations)
+    estimate = bayes_accuracy(
+        "cross",
+        noise=noise,
+        n_observations=n_observations,
+        n_points=20_000,
+        n_draws=1_000,
+        random_state=0,
+    )
+    se = np.sqrt(exact * (1 - exact) / 20_000)
+    assert abs(estimate - exact) < 4 * se  # measured: within 2 standard errors
+
+
+def test_bayes_accuracy_limits():
+    assert bayes_accuracy("rings", noise=0.0, n_points=100) == 1.0
+    many = bayes_accuracy(
+        "checkerboard", noise=0.2, n_observations=8, n_points=4000, n_draws=500
+    )
+    few = bayes_accuracy("checkerboard", noise=0.2, n_points=4000, n_draws=500)
+    assert 0.5 < few < many < 1.0  # more observations, a sharper posterior
+    assert bayes_accuracy("linear", noise=50.0, n_points=4000, n_draws=200) < 0.6
+
+
+def test_bayes_accuracy_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        bayes_accuracy("spiral")
+    with pytest.raises(ValueError, match="noise"):
+        bayes_accuracy("circle", noise=-1.0)
