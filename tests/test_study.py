@@ -312,7 +312,9 @@ class TestReproduce:
             assert f"{sweep}.csv" in names
         for figure in ["gates", "alpha", "anisotropy", "depth", "boundaries"]:
             assert f"fig_{figure}.png" in names
-        assert {"REPORT.md", "timings.csv"} <= names
+        assert {"REPORT.md", "timings.csv", "bayes.csv"} <= names
+        bayes = pd.read_csv(out / "bayes.csv")
+        assert bayes["bayes accuracy"].between(0.5, 1).all()
         assert len(verdicts) == 5
         assert all(
             re.match(

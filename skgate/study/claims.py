@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..datasets import bayes_accuracy
 from .design import CONDITION_NUMBERS, GATE_ORDER
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "claim_gates",
     "claim_linear",
     "adjust",
+    "bayes_ceilings",
     "condition_status",
     "curvature_agreement",
     "evaluate_claims",
@@ -504,6 +506,33 @@ def claim_depth(depth_init, depth_trained):
             [condition_status([o]) for o in gated["outcome"]], list(gated["stage"])
         ),
     }
+
+
+def bayes_ceilings(frames, sizes=(20_000, 1_000)):
+    """The Bayes accuracy of every task in ``frames``, from its generator.
+
+    One row per (task, shape, noise, n_observations) found in the tables
+    ``frames`` (sweeps, or settings; tasks of skgate's makers only:
+    make_moons and make_circles have no latent label to integrate), with
+    "bayes accuracy" from :func:`skgate.datasets.bayes_accuracy` with
+    ``sizes`` = (rows, posterior draws per row).
+    """
+    keys = ["task", "shape", "noise", "n_observations"]
+    tasks = pd.concat([frame[keys] for frame in frames]).drop_duplicates()
+    tasks = tasks.reset_index(drop=True)
+    tasks = tasks[tasks["task"].isin(["curved", "linear"])].reset_index(drop=True)
+    tasks["bayes accuracy"] = [
+        bayes_accuracy(
+            row.shape if row.task == "curved" else "linear",
+            noise=row.noise,
+            n_observations=int(row.n_observations),
+            n_points=sizes[0],
+            n_draws=sizes[1],
+            random_state=0,
+        )
+        for row in tasks.itertuples(index=False)
+    ]
+    return tasks
 
 
 #: Each claim's one-line statement, as the verdict table names it.

@@ -76,6 +76,9 @@ class StudyDesign:
     n_samples: int
     baseline_tasks: tuple
     fixed: dict = field(default_factory=dict)
+    #: Monte Carlo sizes of the tasks' Bayes accuracies (rows, posterior
+    #: draws per row): standard error about 0.5 / sqrt(rows) at worst.
+    bayes_sizes: tuple = (20_000, 1_000)
 
     @classmethod
     def full(cls, n_seeds=5):
@@ -101,6 +104,7 @@ class StudyDesign:
             depths=(1, 2, 3, 4),
             n_samples=600,
             baseline_tasks=("moons", "circles", "checkerboard"),
+            bayes_sizes=(4_000, 300),
         )
 
     def __post_init__(self):

@@ -54,6 +54,14 @@ def _mean_pm_std(frame, by, value, columns):
     ).reset_index()
 
 
+def _with_bayes(table, bayes, on):
+    """``table`` with the tasks' Bayes accuracy as its last column, by ``on``."""
+    bayes = stats.with_tokens(bayes).rename(columns={"bayes accuracy": "Bayes"})
+    bayes["Bayes"] = bayes["Bayes"].map(lambda a: f"{a:.3f}")
+    bayes = bayes.drop_duplicates(on)[on + ["Bayes"]]
+    return table.merge(bayes, on=on, how="left")
+
+
 def _dataset_table(frame, value, cell):
     """Datasets x models: ``cell(mean, std)`` of ``value``, best mean in bold."""
     summary = stats.mean_std(frame, ["dataset", "model"], value)
@@ -175,7 +183,7 @@ def _verdict_table(verdicts):
     ]
 
 
-def _gates_section(gates, c1, figure):
+def _gates_section(gates, c1, figure, bayes):
     gates = stats.with_tokens(gates)
     by = stats.GATE_CONDITION + ["gate"]
     return [
@@ -186,9 +194,16 @@ def _gates_section(gates, c1, figure):
         "",
         f"![gates]({figure})",
         "",
-        "Mean ± std over seeds (accuracy):",
+        "Mean ± std over seeds (accuracy), beside the task's Bayes accuracy "
+        "(the best any classifier can do, Monte Carlo from the generator):",
         "",
-        _fmt(_mean_pm_std(gates, by, "accuracy", "gate")),
+        _fmt(
+            _with_bayes(
+                _mean_pm_std(gates, by, "accuracy", "gate"),
+                bayes[bayes["task"] == "curved"],
+                ["shape", "tokens"],
+            )
+        ),
         "",
         "Mean ± std over seeds (curvature, exact):",
         "",
@@ -204,7 +219,7 @@ def _gates_section(gates, c1, figure):
     ]
 
 
-def _alpha_section(alpha, c2, figure):
+def _alpha_section(alpha, c2, figure, bayes):
     curved = alpha[alpha["task"] == "curved"]
     return [
         "",
@@ -214,9 +229,15 @@ def _alpha_section(alpha, c2, figure):
         "",
         f"![alpha]({figure})",
         "",
-        "Test accuracy by alpha (mean ± std over seeds):",
+        "Test accuracy by alpha (mean ± std over seeds) and the Bayes accuracy:",
         "",
-        _fmt(_mean_pm_std(curved, ["shape", "alpha"], "accuracy", "alpha")),
+        _fmt(
+            _with_bayes(
+                _mean_pm_std(curved, ["shape", "alpha"], "accuracy", "alpha"),
+                bayes[(bayes["task"] == "curved") & (bayes["n_observations"] == 1)],
+                ["shape"],
+            )
+        ),
         "",
         "Curvature by alpha (mean ± std over seeds):",
         "",
@@ -233,7 +254,7 @@ def _alpha_section(alpha, c2, figure):
     ]
 
 
-def _linear_section(alpha, c3):
+def _linear_section(alpha, c3, bayes):
     linear = alpha[alpha["task"] == "linear"]
     accuracy = stats.mean_std(linear, ["alpha"], "accuracy")
     curvature = stats.mean_std(linear, ["alpha"], "curvature_exact")[["mean", "std"]]
@@ -254,6 +275,12 @@ def _linear_section(alpha, c3):
         "significantly; curvature rises by the trend rule.",
         "",
         *[f"- {name}: {status}" for name, status in c3["statements"].items()],
+        "",
+        "Bayes accuracy of the linear task: "
+        + ", ".join(
+            f"{a:.3f}" for a in bayes.loc[bayes["task"] == "linear", "bayes accuracy"]
+        )
+        + ".",
         "",
         _fmt(table),
         "",
@@ -321,7 +348,21 @@ def _depth_section(results, c5, figure):
     ]
 
 
-def _baselines_section(baselines, figure):
+def _with_dataset_bayes(table, bayes):
+    """The baselines' table with the Bayes accuracy of each skgate task."""
+    copied = bayes[bayes["n_observations"] == 1]
+    names = [
+        shape if task == "curved" else task
+        for task, shape in zip(copied["task"], copied["shape"], strict=True)
+    ]
+    ceiling = dict(zip(names, copied["bayes accuracy"], strict=True))
+    table["Bayes"] = [
+        f"{ceiling[d]:.3f}" if d in ceiling else "-" for d in table["dataset"]
+    ]
+    return table
+
+
+def _baselines_section(baselines, figure, bayes):
     seconds = baselines.groupby("model", sort=False)["fit_seconds"].mean()
     return [
         "",
@@ -331,7 +372,9 @@ def _baselines_section(baselines, figure):
         "before LogisticRegression, SVC and MLPClassifier; MLPClassifier with "
         f"max_iter={BASELINE_MAX_ITER}); the best mean per dataset in bold:",
         "",
-        _fmt(_dataset_table(baselines, "accuracy", _mean_pm)),
+        _fmt(
+            _with_dataset_bayes(_dataset_table(baselines, "accuracy", _mean_pm), bayes)
+        ),
         "",
         "Mean fit time in seconds (this run, one thread):",
         "",
@@ -448,12 +491,18 @@ def render_report(results, claims, design, figures):
         *_setup_section(design),
         *_verdict_table(stats.verdicts(claims)),
         *_summary_section(claims),
-        *_gates_section(results["gates"], claims["C1"], figures["gates"]),
-        *_alpha_section(results["alpha"], claims["C2"], figures["alpha"]),
-        *_linear_section(results["alpha"], claims["C3"]),
+        *_gates_section(
+            results["gates"], claims["C1"], figures["gates"], results["bayes"]
+        ),
+        *_alpha_section(
+            results["alpha"], claims["C2"], figures["alpha"], results["bayes"]
+        ),
+        *_linear_section(results["alpha"], claims["C3"], results["bayes"]),
         *_anisotropy_section(claims["C4"], figures["anisotropy"]),
         *_depth_section(results, claims["C5"], figures["depth"]),
-        *_baselines_section(results["baselines"], figures["boundaries"]),
+        *_baselines_section(
+            results["baselines"], figures["boundaries"], results["bayes"]
+        ),
         *_differences_section(stats.curvature_agreement(results)),
     ]
     return "\n".join(lines) + "\n"
