@@ -456,6 +456,7 @@ def test_readme_verdicts_are_the_committed_reports():
     # The summary sentences too: generated into REPORT.md, quoted in the README.
     summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
     assert summary.startswith("- C1") and summary.count("\n- C") == 4
+    assert "\n- Three curvature measures" in summary
     assert summary in readme_text
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "claim_depth",
     "claim_gates",
     "claim_linear",
+    "claim_measures",
     "adjust",
     "bayes_ceilings",
     "condition_status",
@@ -535,6 +536,61 @@ def bayes_ceilings(frames, sizes=(20_000, 1_000)):
     return tasks
 
 
+#: The three curvature measures, each with verdicts of its own.
+CURVATURE_MEASURES = {
+    "curvature_exact": "acceleration (the paper's)",
+    "curvature_extrinsic": "extrinsic",
+    "curvature_gaussian": "intrinsic (Gaussian)",
+}
+
+
+def claim_measures(gates, alpha):
+    """C1's curvature ordering and C2's rise with alpha under each of the
+    three curvature measures, each measure its own Holm family.
+
+    Returns, per measure label: "C1" and "C2" (the tests with outcomes, the
+    per-condition statuses and the verdict); and "disagreements": the C1
+    conditions and C2 shapes where one measure holds and another does not.
+    """
+    frame = with_tokens(gates)
+    curved = alpha[alpha["task"] == "curved"]
+    result = {}
+    for column, label in CURVATURE_MEASURES.items():
+        c1 = adjust(
+            pd.concat(
+                [
+                    paired_comparison(frame, GATE_CONDITION, "gate", b, w, column)
+                    for b, w in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
+                ],
+                ignore_index=True,
+            )
+        )
+        c2 = adjust(spearman_trend(curved, ["shape"], "alpha", column))
+        result[label] = {
+            "C1": {
+                "tests": c1,
+                "statuses": statuses(c1, GATE_CONDITION),
+                "verdict": _verdict_of(c1, GATE_CONDITION),
+            },
+            "C2": {
+                "tests": c2,
+                "statuses": statuses(c2, ["shape"]),
+                "verdict": _verdict_of(c2, ["shape"]),
+            },
+        }
+    disagreements = {}
+    for claim, by in (("C1", GATE_CONDITION), ("C2", ["shape"])):
+        table = None
+        for label, parts in result.items():
+            part = parts[claim]["statuses"].rename(columns={"status": label})
+            table = part if table is None else table.merge(part, on=by)
+        labels = list(result)
+        held = table[labels] == HOLDS
+        table["disagree"] = held.any(axis=1) & ~held.all(axis=1)
+        disagreements[claim] = table
+    return {"measures": result, "disagreements": disagreements}
+
+
 #: Each claim's one-line statement, as the verdict table names it.
 CLAIMS = {
     "C1": "C1 gate ordering (curvature and accuracy)",
@@ -553,6 +609,7 @@ def evaluate_claims(results):
         "C3": claim_linear(results["alpha"]),
         "C4": claim_anisotropy(results["gates"]),
         "C5": claim_depth(results["depth_init"], results["depth_trained"]),
+        "measures": claim_measures(results["gates"], results["alpha"]),
     }
 
 

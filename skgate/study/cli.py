@@ -176,10 +176,18 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     )
     _write_csv(results["bayes"], out / "bayes.csv")
     evaluated = claims.evaluate_claims(results)
-    for name, claim in evaluated.items():
-        claim["tests"].to_csv(
+    for name in claims.CLAIMS:
+        evaluated[name]["tests"].to_csv(
             out / f"tests_{name}.csv", index=False, float_format="%.10g"
         )
+    pd.concat(
+        [
+            parts[claim]["tests"].assign(claim=claim, curvature_measure=label)
+            for label, parts in evaluated["measures"]["measures"].items()
+            for claim in ("C1", "C2")
+        ],
+        ignore_index=True,
+    ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
     _log("figures")
     figures = _draw_figures(results, design, out)
     _timings(results).to_csv(out / "timings.csv", index=False)

@@ -63,9 +63,9 @@ class StudyDesign:
     --------
     >>> design = StudyDesign.quick()
     >>> design.seeds, design.n_samples
-    ((0, 1), 600)
+    ((0, 1, 2, 3, 4), 600)
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
-    {'gates': 24, 'alpha': 16, 'depth_init': 96, 'depth_trained': 24}
+    {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60}
     """
 
     label: str  # "full" or "quick": which command line produced it
@@ -81,8 +81,8 @@ class StudyDesign:
     bayes_sizes: tuple = (20_000, 1_000)
 
     @classmethod
-    def full(cls, n_seeds=5):
-        """The study as published in ``benchmarks/results`` (5 seeds by default)."""
+    def full(cls, n_seeds=10):
+        """The study as published in ``benchmarks/results`` (10 seeds by default)."""
         return cls(
             label="full",
             seeds=tuple(range(n_seeds)),
@@ -94,7 +94,7 @@ class StudyDesign:
         )
 
     @classmethod
-    def quick(cls, n_seeds=2):
+    def quick(cls, n_seeds=5):
         """A small version for ``make demo``: one shape, coarse grids, 600 samples."""
         return cls(
             label="quick",

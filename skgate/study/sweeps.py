@@ -76,6 +76,7 @@ MEASUREMENTS = [
     "curvature_fd",
     "curvature_exact",
     "curvature_extrinsic",
+    "curvature_gaussian",
 ]
 #: ... and those that are timings (vary from run to run).
 TIMINGS = ["fit_seconds"]
@@ -153,6 +154,13 @@ def torch_threads(n):
         torch.set_num_threads(before)
 
 
+def _centre_plane(X):
+    """Orthonormal directions (2, p) moving every 2-D observation of a row
+    alike: the plane of the latent centre."""
+    n_observations = X.shape[1] // 2
+    return np.kron(np.ones(n_observations), np.eye(2)) / np.sqrt(n_observations)
+
+
 def _measure(clf, X_test, y_test, setting):
     """Accuracy on the test split and curvatures on its first rows."""
     X_curv = X_test[: setting["n_curvature"]]
@@ -164,6 +172,14 @@ def _measure(clf, X_test, y_test, setting):
         "curvature_exact": representation_curvature(clf, X_curv).mean(),
         "curvature_extrinsic": representation_curvature(
             clf, X_curv, kind="extrinsic"
+        ).mean(),
+        # Intrinsic: the size of the Gaussian curvature of the image of the
+        # plane that moves the latent centre (every observation together):
+        # the plane the label lives on, the whole input for copied tokens.
+        "curvature_gaussian": np.abs(
+            representation_curvature(
+                clf, X_curv, kind="gaussian", directions=_centre_plane(X_curv)
+            )
         ).mean(),
     }
     for c in setting["condition_numbers"]:
@@ -208,7 +224,8 @@ def run_setting(setting):
     and the measurements on up to ``n_curvature`` test rows: ``accuracy`` (on
     the whole test split), ``curvature_fd`` (the paper's acceleration by float64
     central differences), ``curvature_exact`` (the same, exact),
-    ``curvature_extrinsic``, ``curvature_cond_<c>`` (exact acceleration under the
+    ``curvature_extrinsic``, ``curvature_gaussian`` (mean absolute Gaussian
+    curvature), ``curvature_cond_<c>`` (exact acceleration under the
     anisotropic metric of condition number ``c``, for each of
     ``condition_numbers``), and ``fit_seconds``.
     """
