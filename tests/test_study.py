@@ -116,10 +116,10 @@ class TestSweeps:
     def test_study_sizes(self):
         full = StudyDesign.full().sweeps()
         assert {k: len(v) for k, v in full.items()} == {
-            "gates": 4 * 3 * 2 * 2 * 5,
-            "alpha": 4 * 7 * 5 + 7 * 5,
-            "depth_init": 3 * 6 * 20,
-            "depth_trained": 3 * 6 * 5,
+            "gates": 4 * 3 * 2 * 2 * 10,
+            "alpha": 4 * 7 * 10 + 7 * 10,
+            "depth_init": 3 * 6 * 40,
+            "depth_trained": 3 * 6 * 10,
         }
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
 
@@ -347,7 +347,7 @@ class TestReproduce:
             assert heading in text
         for claim, verdict in verdicts.items():
             assert f"| {claim} | {verdict} |" in text
-        assert "**Low power**: 2 seeds" in text
+        assert "**Low power**: 5 seeds" in text
         # A number in a table is the CSV's number.
         linear = pd.read_csv(out / "alpha.csv").query("task == 'linear'")
         accuracy = linear.groupby("alpha")["accuracy"].mean()
