@@ -437,6 +437,18 @@ def test_toy_benchmark_rows_and_report(tmp_path):
         assert heading in text
     iris = frame[(frame["dataset"] == "iris")].groupby("model")["score"].mean()
     assert f"**{iris.max():.3f} ± " in text  # the best iris model is in bold
+    # Each dataset by its exact call, which makes the data the run used.
+    assert "`sklearn.datasets.load_iris(return_X_y=True)`" in text
+    assert toy.toy_call("moons") == (
+        "sklearn.datasets.make_moons(n_samples=500, noise=0.2, random_state=0)"
+    )
+    import sklearn.datasets
+
+    for name, (X, y, *_rest) in toy.toy_datasets().items():
+        # The printed call, run as printed, gives the data the benchmark used.
+        X_call, y_call = eval(toy.toy_call(name), {"sklearn": sklearn})  # noqa: S307
+        np.testing.assert_array_equal(X_call, X)
+        np.testing.assert_array_equal(y_call, y)
 
 
 def test_readme_verdicts_are_the_committed_reports():

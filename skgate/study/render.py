@@ -27,7 +27,7 @@ from .design import (
     StudyDesign,
 )
 from .sweeps import BASELINE_MAX_ITER, DEFAULTS, TEST_SIZE
-from .toy import TOY_INNER_FOLDS, TOY_OUTER_FOLDS
+from .toy import TOY_INNER_FOLDS, TOY_OUTER_FOLDS, TOY_SPECS, toy_call
 
 __all__ = ["render_report", "render_toy_report", "toy_section"]
 
@@ -610,11 +610,27 @@ def _toy_plain_words(toy, alphas, differences, seconds):
     ]
 
 
+def _toy_datasets_section(toy):
+    """Every dataset of the run by its exact scikit-learn call."""
+    rows = [
+        {
+            "dataset": name,
+            "call": f"`{toy_call(name)}`",
+            "task": TOY_SPECS[name][2],
+            "tokens": "copied"
+            if TOY_SPECS[name][3] is None
+            else f"rows of {TOY_SPECS[name][3]} features",
+        }
+        for name in toy["dataset"].unique()
+    ]
+    return ["## Datasets", "", _fmt(pd.DataFrame(rows)), ""]
+
+
 def render_toy_report(toy, seconds):
     """TOY.md as a string: tables per task type, the paired test, the chosen alphas."""
     test = stats.toy_gated_vs_ungated(toy)
     alphas = stats.toy_alphas(toy)
-    lines = _toy_intro()
+    lines = _toy_intro() + _toy_datasets_section(toy)
     for task, frame in toy.groupby("task", sort=False):
         table = _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")
         lines += [f"## {task.capitalize()}", "", _fmt(table), ""]

@@ -38,12 +38,85 @@ from .claims import GATED, UNGATED
 from .design import COARSE_ALPHAS
 from .sweeps import BASELINE_MAX_ITER, _parallel_rows, torch_threads
 
-__all__ = ["QUICK_TOY", "run_toy_benchmark", "toy_datasets"]
+__all__ = ["QUICK_TOY", "TOY_SPECS", "run_toy_benchmark", "toy_call", "toy_datasets"]
 
 #: Folds of the outer cross-validation and of the gated model's inner search.
 TOY_OUTER_FOLDS, TOY_INNER_FOLDS = 5, 3
 #: The datasets of the quick run.
 QUICK_TOY = ("iris", "breast_cancer", "moons", "diabetes")
+
+
+#: Rows of each generated dataset.
+TOY_ROWS = 500
+#: Every toy dataset: name -> (scikit-learn function, keyword arguments, task,
+#: token_dim). TOY.md prints each as the exact call.
+TOY_SPECS = {
+    "iris": (sk.load_iris, {"return_X_y": True}, "classification", None),
+    "wine": (sk.load_wine, {"return_X_y": True}, "classification", None),
+    "breast_cancer": (
+        sk.load_breast_cancer,
+        {"return_X_y": True},
+        "classification",
+        None,
+    ),
+    "digits": (sk.load_digits, {"return_X_y": True}, "classification", None),
+    # The digits again, as a sequence of 8 rows of 8 pixels.
+    "digits (8 row tokens)": (
+        sk.load_digits,
+        {"return_X_y": True},
+        "classification",
+        8,
+    ),
+    "moons": (
+        sk.make_moons,
+        {"n_samples": TOY_ROWS, "noise": 0.2, "random_state": 0},
+        "classification",
+        None,
+    ),
+    "circles": (
+        sk.make_circles,
+        {"n_samples": TOY_ROWS, "noise": 0.1, "factor": 0.5, "random_state": 0},
+        "classification",
+        None,
+    ),
+    "classification": (
+        sk.make_classification,
+        {
+            "n_samples": TOY_ROWS,
+            "n_features": 10,
+            "n_informative": 5,
+            "random_state": 0,
+        },
+        "classification",
+        None,
+    ),
+    "gaussian_quantiles": (
+        sk.make_gaussian_quantiles,
+        {"n_samples": TOY_ROWS, "n_features": 2, "random_state": 0},
+        "classification",
+        None,
+    ),
+    "blobs": (
+        sk.make_blobs,
+        {"n_samples": TOY_ROWS, "centers": 3, "random_state": 0},
+        "classification",
+        None,
+    ),
+    "diabetes": (sk.load_diabetes, {"return_X_y": True}, "regression", None),
+    "friedman1": (
+        sk.make_friedman1,
+        {"n_samples": TOY_ROWS, "random_state": 0},
+        "regression",
+        None,
+    ),
+}
+
+
+def toy_call(name):
+    """The exact scikit-learn call that makes toy dataset ``name``, as text."""
+    function, kwargs, _, _ = TOY_SPECS[name]
+    arguments = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    return f"sklearn.datasets.{function.__name__}({arguments})"
 
 
 def toy_datasets():
@@ -52,40 +125,13 @@ def toy_datasets():
     ``task`` is "classification" or "regression"; ``token_dim`` is the sequence
     form used by the gated attention models (None: copied tokens). The
     digits appear twice: copied tokens, and 8 row-tokens of 8 pixels each.
-    Nothing is downloaded: the data ship with scikit-learn or are generated.
+    Nothing is downloaded: the data ship with scikit-learn or are generated
+    (:data:`TOY_SPECS`, printed by :func:`toy_call`).
     """
-    n = 500  # rows of each generated dataset
-    classification = {
-        "iris": sk.load_iris(return_X_y=True),
-        "wine": sk.load_wine(return_X_y=True),
-        "breast_cancer": sk.load_breast_cancer(return_X_y=True),
-        "digits": sk.load_digits(return_X_y=True),
-        "moons": sk.make_moons(n, noise=0.2, random_state=0),
-        "circles": sk.make_circles(n, noise=0.1, factor=0.5, random_state=0),
-        "classification": sk.make_classification(
-            n, n_features=10, n_informative=5, random_state=0
-        ),
-        "gaussian_quantiles": sk.make_gaussian_quantiles(
-            n_samples=n, n_features=2, random_state=0
-        ),
-        "blobs": sk.make_blobs(n, centers=3, random_state=0),
+    return {
+        name: (*function(**kwargs), task, token_dim)
+        for name, (function, kwargs, task, token_dim) in TOY_SPECS.items()
     }
-    regression = {
-        "diabetes": sk.load_diabetes(return_X_y=True),
-        "friedman1": sk.make_friedman1(n, random_state=0),
-    }
-    datasets = {
-        name: (*Xy, "classification", None) for name, Xy in classification.items()
-    }
-    # The digits again, as a sequence of 8 rows of 8 pixels, after the copied form.
-    order = list(datasets)
-    order.insert(order.index("digits") + 1, "digits (8 row tokens)")
-    datasets["digits (8 row tokens)"] = (*classification["digits"], "classification", 8)
-    datasets = {name: datasets[name] for name in order}
-    datasets.update(
-        {name: (*Xy, "regression", None) for name, Xy in regression.items()}
-    )
-    return datasets
 
 
 def _toy_models(task, token_dim, max_epochs):
