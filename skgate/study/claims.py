@@ -19,6 +19,7 @@ __all__ = [
     "CLAIMS",
     "CURVATURE_MARGIN",
     "FLAT_ACCURACY",
+    "METRIC_FAMILIES",
     "RULES",
     "claim_alpha",
     "claim_anisotropy",
@@ -439,56 +440,85 @@ def claim_linear(alpha):
     }
 
 
+#: C4's metric families: the column prefix of each in the sweep tables.
+METRIC_FAMILIES = {"diagonal": "curvature_cond", "rotated": "curvature_rot"}
+
+
 def claim_anisotropy(gates):
     """C4: the curvature ordering of C1 under anisotropic metrics.
 
-    Per condition number, the C1 curvature ordering per condition; the claim
-    holds at a condition number when the ordering holds there in every
-    condition where it holds under the Euclidean metric (and in at least one).
+    Two families of metrics per condition number: axis-aligned diagonal ones
+    and randomly rotated SPD ones (the same eigenvalues; see
+    :func:`skgate.study.sweeps.rotated_metric`). At each (family, condition
+    number) the C1 curvature ordering is tested per condition (one Holm
+    family for all of C4); it holds there when the ordering holds in every
+    condition where it holds under the Euclidean metric (and in at least
+    one), and is reversed when it is reversed in any of those.
     """
     frame = with_tokens(gates)
+    families = {
+        name: prefix
+        for name, prefix in METRIC_FAMILIES.items()
+        if f"{prefix}_{CONDITION_NUMBERS[0]:g}" in frame
+    }
     tables = []
-    for c in CONDITION_NUMBERS:
-        column = f"curvature_cond_{c:g}"
-        tests = pd.concat(
-            [
-                paired_comparison(frame, GATE_CONDITION, "gate", b, w, column)
-                for b, w in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
-            ],
-            ignore_index=True,
-        )
-        tests.insert(0, "condition_number", c)
-        tables.append(tests)
+    for family, prefix in families.items():
+        for c in CONDITION_NUMBERS:
+            tests = pd.concat(
+                [
+                    paired_comparison(
+                        frame, GATE_CONDITION, "gate", b, w, f"{prefix}_{c:g}"
+                    )
+                    for b, w in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
+                ],
+                ignore_index=True,
+            )
+            tests.insert(0, "condition_number", c)
+            tests.insert(0, "metric", family)
+            tables.append(tests)
     tests = adjust(pd.concat(tables, ignore_index=True))
-    by = ["condition_number"] + GATE_CONDITION
+    by = ["metric", "condition_number"] + GATE_CONDITION
     table = statuses(tests, by)
-    euclidean = table[table["condition_number"] == CONDITION_NUMBERS[0]]
+    euclidean = table[
+        (table["metric"] == "diagonal")
+        & (table["condition_number"] == CONDITION_NUMBERS[0])
+    ]
     held = euclidean.set_index(GATE_CONDITION)["status"] == HOLDS
-    per_number, names = [], []
-    for c in CONDITION_NUMBERS:
-        here = table[table["condition_number"] == c].set_index(GATE_CONDITION)
-        kept = here.loc[held[held].index, "status"] if held.any() else here["status"]
-        per_number.append(
-            REVERSED
-            if (kept == REVERSED).any()
-            else HOLDS
-            if held.any() and (kept == HOLDS).all()
-            else INCONCLUSIVE
-        )
-        names.append(f"condition number {c:g}")
-    ratios = (
-        frame.groupby("gate", sort=False)[
-            [f"curvature_cond_{c:g}" for c in CONDITION_NUMBERS]
-        ]
-        .mean()
-        .div(frame.groupby("gate", sort=False)["curvature_cond_1"].mean(), axis=0)
+    per_metric, names = [], []
+    for family in families:
+        for c in CONDITION_NUMBERS:
+            here = table[(table["metric"] == family) & (table["condition_number"] == c)]
+            here = here.set_index(GATE_CONDITION)["status"]
+            kept = here.loc[held[held].index] if held.any() else here
+            per_metric.append(
+                REVERSED
+                if (kept == REVERSED).any()
+                else HOLDS
+                if held.any() and (kept == HOLDS).all()
+                else INCONCLUSIVE
+            )
+            names.append(f"{family} metric, condition number {c:g}")
+    euclidean_mean = frame.groupby("gate", sort=False)["curvature_cond_1"].mean()
+    ratios = pd.concat(
+        [
+            frame.groupby("gate", sort=False)[
+                [f"{prefix}_{c:g}" for c in CONDITION_NUMBERS]
+            ]
+            .mean()
+            .div(euclidean_mean, axis=0)
+            .set_axis([f"{c:g}" for c in CONDITION_NUMBERS], axis=1)
+            .assign(metric=family)
+            .reset_index()
+            for family, prefix in families.items()
+        ],
+        ignore_index=True,
     )
     return {
         "tests": tests,
         "euclidean ordering holds in": int(held.sum()),
         "conditions": int(len(held)),
         "ratios": ratios,
-        "verdict": verdict(per_number, names),
+        "verdict": verdict(per_metric, names),
     }
 
 

@@ -19,6 +19,7 @@ Examples
 (2, 3)
 """
 
+import functools
 import inspect
 import time
 from contextlib import contextmanager
@@ -182,11 +183,29 @@ def _measure(clf, X_test, y_test, setting):
             )
         ).mean(),
     }
+    size = clf.net_.module_.n_tokens * clf.d_model  # the layer's flattened size
     for c in setting["condition_numbers"]:
         row[f"curvature_cond_{c:g}"] = representation_curvature(
             clf, X_curv, metric="anisotropic", condition_number=c
         ).mean()
+        row[f"curvature_rot_{c:g}"] = representation_curvature(
+            clf, X_curv, metric=rotated_metric(size, c)
+        ).mean()
     return row
+
+
+@functools.lru_cache(maxsize=32)
+def rotated_metric(size, condition_number):
+    """A random rotated SPD metric ``Q diag(l) Q^T`` of the given size and
+    condition number: eigenvalues log-spaced from 1 to 1 / condition_number
+    (the diagonal metric's), eigenvectors a rotation drawn from seed 0 (QR of
+    a Gaussian matrix), so it mixes every coordinate with every other."""
+    rng = np.random.default_rng(0)
+    Q, R = np.linalg.qr(rng.standard_normal((size, size)))
+    Q = Q * np.sign(np.diag(R))  # the Haar-distributed rotation
+    eigenvalues = np.logspace(0, -np.log10(condition_number), size)
+    metric = (Q * eigenvalues) @ Q.T
+    return (metric + metric.T) / 2
 
 
 def _prepared(setting):
@@ -225,7 +244,8 @@ def run_setting(setting):
     the whole test split), ``curvature_fd`` (the paper's acceleration by float64
     central differences), ``curvature_exact`` (the same, exact),
     ``curvature_extrinsic``, ``curvature_gaussian`` (mean absolute Gaussian
-    curvature), ``curvature_cond_<c>`` (exact acceleration under the
+    curvature), ``curvature_rot_<c>`` (under :func:`rotated_metric`),
+    ``curvature_cond_<c>`` (exact acceleration under the
     anisotropic metric of condition number ``c``, for each of
     ``condition_numbers``), and ``fit_seconds``.
     """
