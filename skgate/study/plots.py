@@ -36,9 +36,19 @@ def pyplot():
     return plt
 
 
-def _stats(frame, by, value):
+def _mean_ci(frame, by, value, low=0.0, high=None):
+    """Mean of ``value`` per ``by`` and its 95 % t interval as error-bar
+    lengths (below, above), the interval cut at ``low`` / ``high`` (the range
+    of the quantity: curvature is not negative, accuracy not above 1)."""
     grouped = frame.groupby(by, sort=True)[value]
-    return grouped.mean(), grouped.std().fillna(0.0)
+    mean, sd, n = grouped.mean(), grouped.std().fillna(0.0), grouped.count()
+    from scipy import stats
+
+    factor = stats.t.ppf(0.975, np.maximum(n - 1, 1)) / np.sqrt(n)
+    half = sd * factor
+    below = np.minimum(half, mean - low) if low is not None else half
+    above = half if high is None else np.minimum(half, high - mean)
+    return mean, below, above
 
 
 def plot_gates(gates):
@@ -60,14 +70,21 @@ def plot_gates(gates):
         ):
             ax = axes[row, col]
             for i, gate in enumerate(GATE_ORDER):
-                mean, std = _stats(group[group["gate"] == gate], "shape", value)
-                mean, std = mean.reindex(shapes), std.reindex(shapes)
+                mean, below, above = (
+                    part.reindex(shapes)
+                    for part in _mean_ci(
+                        group[group["gate"] == gate],
+                        "shape",
+                        value,
+                        high=1.0 if value == "accuracy" else None,
+                    )
+                )
                 x = np.arange(len(shapes)) + (i - 1) * width
                 ax.bar(
                     x,
                     mean,
                     width,
-                    yerr=std,
+                    yerr=[below, above],
                     color=GATE_COLORS[gate],
                     label=GATE_LABELS[gate],
                     capsize=2,
@@ -81,7 +98,7 @@ def plot_gates(gates):
             else:
                 ax.set_ylim(0.4, 1.0)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle("C1: gate kind vs curvature and accuracy (mean ± std over seeds)")
+    fig.suptitle("C1: gate kind vs curvature and accuracy (mean, 95 % CI over seeds)")
     fig.tight_layout()
     return fig
 
@@ -96,16 +113,23 @@ def plot_alpha(alpha):
     for label, group in frame.groupby("label", sort=True):
         style = {"color": "black", "linestyle": "--"} if label == "linear" else {}
         for ax, value in zip(axes, ["accuracy", "curvature_exact"], strict=True):
-            mean, std = _stats(group, "alpha", value)
+            high = 1.0 if value == "accuracy" else None
+            mean, below, above = _mean_ci(group, "alpha", value, high=high)
             ax.errorbar(
-                mean.index, mean, yerr=std, marker="o", capsize=3, label=label, **style
+                mean.index,
+                mean,
+                yerr=[below, above],
+                marker="o",
+                capsize=3,
+                label=label,
+                **style,
             )
     axes[0].set_ylabel("test accuracy")
     axes[1].set_ylabel("curvature (acceleration)")
     for ax in axes:
         ax.set_xlabel("gate strength alpha")
     axes[0].legend(title="task", fontsize=8)
-    fig.suptitle("C2/C3: gate strength vs accuracy and curvature (mean ± std)")
+    fig.suptitle("C2/C3: gate strength vs accuracy and curvature (mean, 95 % CI)")
     fig.tight_layout()
     return fig
 
@@ -186,11 +210,13 @@ def plot_depth(depth_init, depth_trained):
         strict=True,
     ):
         for gate in GATE_ORDER:
-            mean, std = _stats(frame[frame["gate"] == gate], "depth", "curvature_exact")
+            mean, below, above = _mean_ci(
+                frame[frame["gate"] == gate], "depth", "curvature_exact"
+            )
             ax.errorbar(
                 mean.index,
                 mean,
-                yerr=std,
+                yerr=[below, above],
                 marker="o",
                 capsize=3,
                 color=GATE_COLORS[gate],
@@ -199,7 +225,7 @@ def plot_depth(depth_init, depth_trained):
         ax.set_xlabel("depth (attention blocks)")
         ax.set_ylabel("curvature (acceleration)")
         ax.set_yscale("symlog", linthresh=1e-3)
-        ax.set_title(f"C5: {title}")
+        ax.set_title(f"C5: {title} (mean, 95 % CI)")
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     return fig
