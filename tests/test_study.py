@@ -267,6 +267,41 @@ class TestStatistics:
         assert claims.condition_status([H, R, I]) == R
         assert claims.condition_status([H, I]) == I
 
+    def test_accuracy_headroom(self):
+        """Every arm within 0.05 of Bayes: the ceiling; the best arm below
+        0.55: near chance; one arm far below Bayes: neither."""
+        rows = []
+        for shape, accuracies in {
+            "circle": (0.88, 0.89, 0.87),
+            "rings": (0.52, 0.54, 0.50),
+            "checkerboard": (0.75, 0.59, 0.53),
+        }.items():
+            for gate, a in zip(
+                ("multiplicative", "silu", "none"), accuracies, strict=True
+            ):
+                rows.append(
+                    {
+                        "shape": shape,
+                        "head": "mlp",
+                        "n_observations": 1,
+                        "gate": gate,
+                        "seed": 0,
+                        "accuracy": a,
+                    }
+                )
+        bayes = pd.DataFrame(
+            {
+                "task": "curved",
+                "shape": ["circle", "rings", "checkerboard"],
+                "noise": 0.2,
+                "n_observations": 1,
+                "bayes accuracy": [0.90, 0.72, 0.79],
+            }
+        )
+        table = claims.accuracy_headroom(pd.DataFrame(rows), bayes)
+        assert list(table["at ceiling"]) == [True, False, False]
+        assert list(table["near chance"]) == [False, True, False]
+
     def test_two_seeds_are_never_a_failure(self):
         """With 2 seeds (1 degree of freedom) a claim is inconclusive or
         holds, never "not reproduced" for want of data."""
@@ -469,6 +504,7 @@ def test_readme_verdicts_are_the_committed_reports():
     summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
     assert summary.startswith("- C1") and summary.count("\n- C") == 4
     assert "\n- Three curvature measures" in summary
+    assert "\n- Accuracy headroom" in summary
     assert summary in readme_text
 
 

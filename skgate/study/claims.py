@@ -27,6 +27,8 @@ __all__ = [
     "claim_gates",
     "claim_linear",
     "claim_measures",
+    "CEILING_MARGIN",
+    "accuracy_headroom",
     "adjust",
     "bayes_ceilings",
     "condition_status",
@@ -631,9 +633,43 @@ CLAIMS = {
 }
 
 
+#: A condition's accuracy is at the ceiling when every arm's mean is within
+#: this of the task's Bayes accuracy, and near chance when even the best arm's
+#: mean is below 1/2 plus this: either way, "no difference" there says little.
+CEILING_MARGIN = 0.05
+
+
+def accuracy_headroom(gates, bayes):
+    """Per C1 condition: the worst and best arms' mean accuracies, the task's
+    Bayes accuracy, and whether the condition is at the ceiling (every arm
+    near Bayes) or near chance (every arm near 1/2; see
+    :data:`CEILING_MARGIN`): conditions where accuracy cannot tell the gates
+    apart."""
+    frame = with_tokens(gates)
+    means = frame.groupby(GATE_CONDITION + ["gate"], sort=False)["accuracy"].mean()
+    by_condition = means.groupby(GATE_CONDITION, sort=False)
+    table = pd.concat(
+        [by_condition.min().rename("worst arm"), by_condition.max().rename("best arm")],
+        axis=1,
+    ).reset_index()
+    ceilings = with_tokens(bayes[bayes["task"] == "curved"])
+    table = table.merge(
+        ceilings[["shape", "tokens", "bayes accuracy"]].drop_duplicates(
+            ["shape", "tokens"]
+        ),
+        on=["shape", "tokens"],
+        how="left",
+    )
+    table["at ceiling"] = table["worst arm"] >= table["bayes accuracy"] - CEILING_MARGIN
+    table["near chance"] = table["best arm"] < 0.5 + CEILING_MARGIN
+    return table
+
+
 def evaluate_claims(results):
-    """Every claim's statistics from the sweep tables, by claim id (C1..C5)."""
-    return {
+    """Every claim's statistics from the sweep tables, by claim id (C1..C5),
+    the three curvature measures, and (when ``results`` has the tasks'
+    Bayes accuracies, "bayes") the accuracy headroom of C1's conditions."""
+    claims = {
         "C1": claim_gates(results["gates"]),
         "C2": claim_alpha(results["alpha"]),
         "C3": claim_linear(results["alpha"]),
@@ -641,6 +677,9 @@ def evaluate_claims(results):
         "C5": claim_depth(results["depth_init"], results["depth_trained"]),
         "measures": claim_measures(results["gates"], results["alpha"]),
     }
+    if "bayes" in results:
+        claims["headroom"] = accuracy_headroom(results["gates"], results["bayes"])
+    return claims
 
 
 def verdicts(claims):

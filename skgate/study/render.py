@@ -472,7 +472,30 @@ def summary(claims):
         f"{c4['conditions']} conditions.",
         f"- C5 (gated curvature against depth, Spearman): {'; '.join(c5_parts)}.",
         _measures_sentence(claims["measures"]),
+        *([_headroom_sentence(claims["headroom"])] if "headroom" in claims else []),
     ]
+
+
+def _headroom_sentence(headroom):
+    """Which C1 conditions accuracy cannot inform (ceiling or chance)."""
+
+    def names(mask):
+        rows = headroom[mask]
+        return (
+            "; ".join(
+                f"{r['shape']}/{r['head']}/{r['tokens']}" for _, r in rows.iterrows()
+            )
+            or "none"
+        )
+
+    return (
+        f"- Accuracy headroom (C1 conditions, against the task's Bayes accuracy, "
+        f"margin {stats.CEILING_MARGIN}): every arm at the ceiling in "
+        f"{int(headroom['at ceiling'].sum())} of {len(headroom)} "
+        f"({names(headroom['at ceiling'])}); near chance in "
+        f"{int(headroom['near chance'].sum())} ({names(headroom['near chance'])}). "
+        "There, no accuracy difference between the gates says little."
+    )
 
 
 def _measures_sentence(measures):
