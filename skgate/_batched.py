@@ -37,30 +37,18 @@ class _Pool:
         total = 0
         for X, y, w in datasets:
             if id(X) not in first:
-                first[id(X)] = total
-                weight = torch.ones(len(X)) if w is None else w
-                columns.append((X, y, weight, w))
+                first[id(X)] = (total, y, w)
+                columns.append((X, y, torch.ones(len(X)) if w is None else w))
                 total += len(X)
-            self.offsets.append(first[id(X)])
+            offset, y0, w0 = first[id(X)]
+            if y is not y0 or w is not w0:
+                raise ValueError("models sharing rows X must share y and w too")
+            self.offsets.append(offset)
             self.sizes.append(len(X))
-        self._check_shared(datasets, first, columns)
         self.X = torch.cat([c[0] for c in columns])
         self.y = torch.cat([c[1] for c in columns])
         # Weights in the rows' precision (the loss is computed in it).
         self.w = torch.cat([c[2] for c in columns]).to(self.X.dtype)
-
-    @staticmethod
-    def _check_shared(datasets, first, columns):
-        """Models sharing an X tensor must share its targets and weights too."""
-        by_start = {}
-        start = 0
-        for X, y, _, w in columns:
-            by_start[start] = (y, w)
-            start += len(X)
-        for X, y, w in datasets:
-            y0, w0 = by_start[first[id(X)]]
-            if y is not y0 or w is not w0:
-                raise ValueError("models sharing rows X must share y and w too")
 
     def epoch(self, generators, batch_size):
         """This epoch's pool rows per model, (M, steps * batch_size): each
@@ -171,18 +159,10 @@ def batched_logits(net, params, alphas, x):
     return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
 
 
-def _affine(x, params, name):
-    """``x @ W^T + b`` per model, x (M, B, in): the product and its input."""
-    weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
-    if bias is None:
-        return torch.bmm(x, weight.transpose(1, 2))
-    return torch.baddbmm(bias[:, None, :], x, weight.transpose(1, 2))
-
-
-def _affine_backward(grads, params, name, x, d_out, need_input=True):
-    """Gradients of ``_affine(x, params, name)`` given d_out: the weight's
-    (d_out^T x, laid out like the weight) and bias's into ``grads``; returns
-    the input's."""
+def _linear_backward(grads, params, name, x, d_out, need_input=True):
+    """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
+    ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
+    bias's into ``grads``; returns the input's."""
     grads[f"{name}.weight"] = torch.bmm(d_out.transpose(1, 2), x)
     if f"{name}.bias" in params:
         grads[f"{name}.bias"] = d_out.sum(dim=1)
@@ -204,13 +184,13 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
     """
     M = x.shape[0]
     share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
-    h = _affine(x, params, "embed")
+    h = _linear(x, params, "embed")
     saved = []
     for index, block in enumerate(net.blocks):
         name = f"blocks.{index}"
-        a = _affine(h, params, f"{name}.value")
+        a = _linear(h, params, f"{name}.value")
         if block.gate == "multiplicative":
-            g = torch.tanh(_affine(h, params, f"{name}.gate_proj"))
+            g = torch.tanh(_linear(h, params, f"{name}.gate_proj"))
             strength = alphas.view(M, 1, 1)
             saved.append((h, a, g, strength))
             h = a * (1 + strength * g)
@@ -222,11 +202,11 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
             h = a
     linear_head = isinstance(net.head, torch.nn.Linear)
     if linear_head:
-        out = _affine(h, params, "head")
+        out = _linear(h, params, "head")
     else:
-        z = _affine(h, params, "head.0")
+        z = _linear(h, params, "head.0")
         u = F.gelu(z)
-        out = _affine(u, params, "head.2")
+        out = _linear(u, params, "head.2")
     if regression:
         error = out - y
         losses = (error * error).mean(dim=2)
@@ -241,11 +221,11 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
     d_out = d_out * share.unsqueeze(2)
     grads = {}
     if linear_head:
-        d_h = _affine_backward(grads, params, "head", h, d_out)
+        d_h = _linear_backward(grads, params, "head", h, d_out)
     else:
-        d_u = _affine_backward(grads, params, "head.2", u, d_out)
+        d_u = _linear_backward(grads, params, "head.2", u, d_out)
         d_z = torch.ops.aten.gelu_backward(d_u, z)
-        d_h = _affine_backward(grads, params, "head.0", h, d_z)
+        d_h = _linear_backward(grads, params, "head.0", h, d_z)
     for index in reversed(range(len(net.blocks))):
         name = f"blocks.{index}"
         block_input, a, *gate = saved[index]
@@ -253,7 +233,7 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
             g, strength = gate
             d_a = d_h * (1 + strength * g)
             d_pre = torch.ops.aten.tanh_backward(d_h * a * strength, g)
-            d_in = _affine_backward(
+            d_in = _linear_backward(
                 grads, params, f"{name}.gate_proj", block_input, d_pre
             )
         else:
@@ -263,9 +243,9 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
                 else d_h
             )
             d_in = None
-        d_value = _affine_backward(grads, params, f"{name}.value", block_input, d_a)
+        d_value = _linear_backward(grads, params, f"{name}.value", block_input, d_a)
         d_h = d_value if d_in is None else d_value + d_in
-    _affine_backward(grads, params, "embed", x, d_h, need_input=False)
+    _linear_backward(grads, params, "embed", x, d_h, need_input=False)
     return per_model, grads
 
 
