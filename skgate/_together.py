@@ -13,6 +13,7 @@ by one: skorch runs those, one net at a time.
 import torch
 
 from ._batched import BatchedTrainer
+from .estimators import _same_tensors
 
 __all__ = ["fit_together"]
 
@@ -44,17 +45,33 @@ def fit_together(estimators, data):
     Returns the estimators, fitted (in place), in their order.
     """
     groups = {}
-    for estimator, (X, y, sample_weight) in zip(estimators, data, strict=True):
+    shared = {}  # id of a data tuple -> the training data it was first made into
+    for estimator, item in zip(estimators, data, strict=True):
+        X, y, sample_weight = item
         if not _batchable(estimator):
             estimator.fit(X, y, sample_weight=sample_weight)
             continue
         plan = estimator._prepare_fit(X, y, sample_weight, True, False, None)
+        # Estimators given the same data (the alphas of one fold) share its
+        # tensors, so the batch holds them once (see _batched._Pool).
+        first = shared.setdefault(id(item), plan[3])
+        if first is not plan[3] and _same_data(first, plan[3]):
+            plan = (*plan[:3], first, plan[4])
         X_valid, n_outputs = plan[0], plan[1]
         key = _key(estimator, X_valid.shape[1], n_outputs)
         groups.setdefault(key, []).append((estimator, plan))
     for members in groups.values():
         _fit_batch(members)
     return estimators
+
+
+def _same_data(first, second):
+    """Equal training data (rows, targets, weights or both unweighted)."""
+    if (first.w is None) != (second.w is None):
+        return False
+    tensors = [t for t in (first.X, first.y, first.w) if t is not None]
+    others = [t for t in (second.X, second.y, second.w) if t is not None]
+    return _same_tensors(tensors, others)
 
 
 def _fit_batch(members):

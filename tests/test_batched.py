@@ -233,3 +233,25 @@ def test_sequences_train_through_autograd_as_alone():
     together, alone = _pairs(estimators, [(X, y, None), (X[:90], y[:90], None)])
     for got, want in zip(together, alone, strict=True):
         _assert_same_model(got, want, X)
+
+
+def test_estimators_given_the_same_data_share_it(monkeypatch):
+    """The alphas of one fold are given one data tuple: the batch holds its
+    rows once (3 folds of 200 rows: 600 pool rows for 4 alphas, not 2400)."""
+    import skgate._batched as batched
+    from skgate import GatedAttentionClassifierCV
+
+    pools = []
+
+    class Spy(batched._Pool):
+        def __init__(self, datasets):
+            super().__init__(datasets)
+            pools.append(self)
+
+    monkeypatch.setattr(batched, "_Pool", Spy)
+    X, y = make_curved_task(300, random_state=0)
+    GatedAttentionClassifierCV(
+        (0.0, 0.5, 1.0, 1.5), cv=3, max_epochs=1, d_model=8, random_state=0
+    ).fit(X, y)
+    fold_pool = pools[0]
+    assert len(fold_pool.sizes) == 12 and len(fold_pool.X) == 600
