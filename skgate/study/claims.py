@@ -18,7 +18,6 @@ __all__ = [
     "ALPHA_LEVEL",
     "CLAIMS",
     "CURVATURE_MARGIN",
-    "FLAT_ACCURACY",
     "METRIC_FAMILIES",
     "RULES",
     "claim_alpha",
@@ -34,6 +33,7 @@ __all__ = [
     "condition_status",
     "curvature_agreement",
     "evaluate_claims",
+    "gate_ordering",
     "holm",
     "mean_std",
     "paired_comparison",
@@ -54,7 +54,6 @@ ACCURACY_MARGIN = 0.02
 CURVATURE_MARGIN = 0.10
 #: Equivalence margin of "no trend": a Spearman correlation within +-0.1.
 TREND_MARGIN = 0.1
-FLAT_ACCURACY = ACCURACY_MARGIN  # C3: "accuracy does not change"
 
 #: The outcome of one test, after Holm's correction within its claim.
 HOLDS, REVERSED, NO_EFFECT, INCONCLUSIVE = (
@@ -340,16 +339,25 @@ def _verdict_of(tests, condition):
     return verdict(table["status"], _condition_names(table, condition))
 
 
+def gate_ordering(frame, value):
+    """C1's ordering in ``value``: each gate against the next of
+    :data:`~skgate.study.design.GATE_ORDER`, per condition, paired by seed
+    (unadjusted; ``frame`` with a tokens column)."""
+    return pd.concat(
+        [
+            paired_comparison(frame, GATE_CONDITION, "gate", better, worse, value)
+            for better, worse in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
+        ],
+        ignore_index=True,
+    )
+
+
 def claim_gates(gates):
     """C1: multiplicative > silu > none in curvature and accuracy, per condition."""
     frame = with_tokens(gates)
     tests = adjust(
         pd.concat(
-            [
-                paired_comparison(frame, GATE_CONDITION, "gate", better, worse, measure)
-                for measure in ("curvature_exact", "accuracy")
-                for better, worse in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
-            ],
+            [gate_ordering(frame, m) for m in ("curvature_exact", "accuracy")],
             ignore_index=True,
         )
     )
@@ -466,15 +474,7 @@ def claim_anisotropy(gates):
     tables = []
     for family, prefix in families.items():
         for c in CONDITION_NUMBERS:
-            tests = pd.concat(
-                [
-                    paired_comparison(
-                        frame, GATE_CONDITION, "gate", b, w, f"{prefix}_{c:g}"
-                    )
-                    for b, w in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
-                ],
-                ignore_index=True,
-            )
+            tests = gate_ordering(frame, f"{prefix}_{c:g}")
             tests.insert(0, "condition_number", c)
             tests.insert(0, "metric", family)
             tables.append(tests)
@@ -588,15 +588,7 @@ def claim_measures(gates, alpha):
     curved = alpha[alpha["task"] == "curved"]
     result = {}
     for column, label in CURVATURE_MEASURES.items():
-        c1 = adjust(
-            pd.concat(
-                [
-                    paired_comparison(frame, GATE_CONDITION, "gate", b, w, column)
-                    for b, w in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
-                ],
-                ignore_index=True,
-            )
-        )
+        c1 = adjust(gate_ordering(frame, column))
         c2 = adjust(spearman_trend(curved, ["shape"], "alpha", column))
         result[label] = {
             "C1": {
