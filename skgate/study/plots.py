@@ -3,10 +3,12 @@
 matplotlib is imported when a figure is drawn, not when this module is.
 
 Each function takes the study's DataFrames, draws one figure and returns it;
-error bars are one standard deviation over seeds.
+error bars are 95 % confidence intervals of the mean, never outside the
+quantity's range (curvature is not negative, accuracy not above 1).
 """
 
 import numpy as np
+from scipy import stats
 
 from .claims import with_tokens
 from .design import GATE_LABELS, GATE_ORDER
@@ -36,16 +38,19 @@ def pyplot():
     return plt
 
 
+def _t_half_width(sd, n):
+    """Half the width of the 95 % t interval of a mean of ``n`` values with
+    standard deviation ``sd`` (one degree of freedom at the least)."""
+    return stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
+
+
 def _mean_ci(frame, by, value, low=0.0, high=None):
     """Mean of ``value`` per ``by`` and its 95 % t interval as error-bar
     lengths (below, above), the interval cut at ``low`` / ``high`` (the range
     of the quantity: curvature is not negative, accuracy not above 1)."""
     grouped = frame.groupby(by, sort=True)[value]
-    mean, sd, n = grouped.mean(), grouped.std().fillna(0.0), grouped.count()
-    from scipy import stats
-
-    factor = stats.t.ppf(0.975, np.maximum(n - 1, 1)) / np.sqrt(n)
-    half = sd * factor
+    mean = grouped.mean()
+    half = _t_half_width(grouped.std().fillna(0.0), grouped.count())
     below = np.minimum(half, mean - low) if low is not None else half
     above = half if high is None else np.minimum(half, high - mean)
     return mean, below, above
@@ -139,11 +144,8 @@ def _geometric_ci(values):
     interval on the logarithms): never below 0, as curvature is not."""
     logs = np.log(np.asarray(values, dtype=float))
     mean = logs.mean()
-    if len(logs) < 2:
-        return np.exp(mean), np.exp(mean), np.exp(mean)
-    from scipy import stats
-
-    half = stats.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs))
+    spread = logs.std(ddof=1) if len(logs) > 1 else 0.0
+    half = _t_half_width(spread, len(logs))
     return np.exp(mean), np.exp(mean - half), np.exp(mean + half)
 
 
