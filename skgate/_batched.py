@@ -92,6 +92,21 @@ def _put(tensors, index, parts):
             tensor.index_copy_(0, index, part)
 
 
+def _runs(steps, lrs):
+    """Models by learning rate, then by step count: ``{lr: [(index, step)]}``,
+    ``index`` a LongTensor of models (None: all of them, at one step and rate)."""
+    if bool((steps == steps[0]).all()) and bool((lrs == lrs[0]).all()):
+        return {float(lrs[0]): [(None, steps[0])]}
+    runs = {}
+    for lr in torch.unique(lrs):
+        same_lr = lrs == lr
+        runs[float(lr)] = [
+            (torch.nonzero(same_lr & (steps == value)).squeeze(1), value)
+            for value in torch.unique(steps[same_lr])
+        ]
+    return runs
+
+
 def _padded_rows(tensors):
     """Tensors of different lengths in one (M, n_max, ...) tensor, zero-padded."""
     n_max = max(len(t) for t in tensors)
@@ -262,6 +277,7 @@ class BatchedTrainer:
     """
 
     def __init__(self, modules, alphas, criterion, *, lr, weight_decay, batch_size):
+        # ``lr``: one learning rate, or one per model.
         self.net = modules[0]
         unused = _unused_weights(self.net)
         self.names = [n for n, _ in self.net.named_parameters() if n not in unused]
@@ -283,7 +299,10 @@ class BatchedTrainer:
             raise ValueError(
                 f"criterion must be CrossEntropyLoss or MSELoss; got {criterion!r}."
             )
-        self.lr, self.weight_decay, self.batch_size = lr, weight_decay, batch_size
+        # float64 holds each Python float exactly: a model's kernel call gets
+        # the very learning rate its optimiser alone would.
+        self.lrs = torch.as_tensor(lr, dtype=torch.float64).expand(len(modules))
+        self.weight_decay, self.batch_size = weight_decay, batch_size
 
     def _losses(self, params, alphas, xb, yb, wb):
         """Each model's weighted mean loss on its batch, (M,)."""
@@ -325,11 +344,11 @@ class BatchedTrainer:
             _take([state[n] for n in names], rows)
             for state in (self.params, self.exp_avg, self.exp_avg_sq)
         )
-        alphas, steps = _take([self.alphas, self.steps], rows)
+        alphas, steps, lrs = _take([self.alphas, self.steps, self.lrs], rows)
         per_model, gradients = self._gradients(params, alphas, xb, yb, wb)
         with torch.no_grad():
             steps += 1
-            self._adamw(params, gradients, exp_avg, exp_avg_sq, steps)
+            self._adamw(params, gradients, exp_avg, exp_avg_sq, steps, lrs)
             if rows is not None:  # else the stacks were updated in place
                 _put([self.steps], rows, [steps])
                 for state, part in zip(
@@ -340,47 +359,43 @@ class BatchedTrainer:
                     _put([state[n] for n in names], rows, part)
         return per_model
 
-    def _adamw(self, params, gradients, exp_avg, exp_avg_sq, steps):
-        """AdamW on stacked tensors (in place), each model at its ``steps``.
+    def _adamw(self, params, gradients, exp_avg, exp_avg_sq, steps, lrs):
+        """AdamW on stacked tensors (in place), each model at its ``steps``
+        with its learning rate ``lrs``.
 
-        One fused call: models that sat steps out have fewer, so the stacks
-        are cut into runs of models at the same count (views where they sit
-        side by side), each run with its own step tensor.
+        One fused call per learning rate: models that sat steps out have
+        fewer, so the stacks are cut into runs of models at the same count and
+        rate (views where they sit side by side), each run with its own step
+        tensor.
         """
-        if bool((steps == steps[0]).all()):
-            groups = [(None, steps[0])]
-        else:
-            groups = [
-                (torch.nonzero(steps == value).squeeze(1), value)
-                for value in torch.unique(steps)
-            ]
         stacks = (params, gradients, exp_avg, exp_avg_sq)
-        state = [[] for _ in stacks]
-        counts = []
-        for index, value in groups:
-            for whole, parts in zip(stacks, state, strict=True):
-                parts.extend(_take(whole, index))
-            counts += [value.clone()] * len(params)
-        torch._fused_adamw_(
-            *state,
-            [],
-            counts,
-            amsgrad=False,
-            lr=self.lr,
-            beta1=BETAS[0],
-            beta2=BETAS[1],
-            weight_decay=self.weight_decay,
-            eps=EPS,
-            maximize=False,
-            grad_scale=None,
-            found_inf=None,
-        )
         n = len(params)
-        for g, (index, _) in enumerate(groups):
-            if index is None:  # updated in place
-                continue
-            for i in (0, 2, 3):  # the weights and moments, not the gradients
-                _put(stacks[i], index, state[i][g * n : (g + 1) * n])
+        for lr, groups in _runs(steps, lrs).items():
+            state = [[] for _ in stacks]
+            counts = []
+            for index, value in groups:
+                for whole, parts in zip(stacks, state, strict=True):
+                    parts.extend(_take(whole, index))
+                counts += [value.clone()] * n
+            torch._fused_adamw_(
+                *state,
+                [],
+                counts,
+                amsgrad=False,
+                lr=lr,
+                beta1=BETAS[0],
+                beta2=BETAS[1],
+                weight_decay=self.weight_decay,
+                eps=EPS,
+                maximize=False,
+                grad_scale=None,
+                found_inf=None,
+            )
+            for g, (index, _) in enumerate(groups):
+                if index is None:  # updated in place
+                    continue
+                for i in (0, 2, 3):  # the weights and moments, not the gradients
+                    _put(stacks[i], index, state[i][g * n : (g + 1) * n])
 
     def _rows_of(self, models):
         """The stacked weights of ``models`` (a LongTensor) by name."""

@@ -17,8 +17,14 @@ from .estimators import _same_tensors
 
 __all__ = ["fit_together"]
 
+#: Models per batched network at most: larger groups train as several
+#: networks of about equal size. Per model, training time falls with the batch
+#: up to 10-20 models and rises beyond (30 epochs of the checkerboard, 700
+#: rows, gated: 53 ms per model at 10, 58 at 20, 71 at 40).
+MAX_MODELS = 10
+
 #: Parameters that may differ inside one batch.
-_PER_MODEL = ("alpha", "random_state")
+_PER_MODEL = ("alpha", "random_state", "lr")
 
 
 def _batchable(estimator):
@@ -61,8 +67,21 @@ def fit_together(estimators, data):
         key = _key(estimator, X_valid.shape[1], n_outputs)
         groups.setdefault(key, []).append((estimator, plan))
     for members in groups.values():
-        _fit_batch(members)
+        # Models with as many rows take as many steps, and models with one
+        # learning rate share a kernel call: side by side, they are stepped
+        # through views of the stacked weights rather than copies.
+        members = sorted(members, key=lambda member: (len(member[1][3]), member[0].lr))
+        n_chunks = -(-len(members) // MAX_MODELS)
+        for chunk in range(n_chunks):
+            _fit_batch(_part(members, chunk, n_chunks))
     return estimators
+
+
+def _part(items, i, n):
+    """The ``i``-th of ``n`` consecutive parts of ``items``, as equal as can be."""
+    size, extra = divmod(len(items), n)
+    start = i * size + min(i, extra)
+    return items[start : start + size + (i < extra)]
 
 
 def _same_data(first, second):
@@ -76,9 +95,6 @@ def _same_data(first, second):
 
 def _fit_batch(members):
     """Train one batch of prepared estimators and hand each its network."""
-    # Models with as many rows take as many steps: side by side, they are
-    # stepped through views of the stacked weights rather than copies.
-    members = sorted(members, key=lambda member: len(member[1][3]))
     proto = members[0][0]
     modules = [
         estimator._build_module(X.shape[1], n_outputs, generator)
@@ -88,7 +104,7 @@ def _fit_batch(members):
         modules,
         [estimator.alpha for estimator, _ in members],
         proto._criterion,
-        lr=proto.lr,
+        lr=[estimator.lr for estimator, _ in members],
         weight_decay=proto.weight_decay,
         batch_size=proto.batch_size,
     )

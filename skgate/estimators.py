@@ -50,7 +50,7 @@ from ._training import (
     WeightedNeuralNetRegressor,
 )
 from .geometry import documents_curvature_keywords
-from .nn import GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
+from .nn import GATE_GAIN, GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
 
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
@@ -62,10 +62,13 @@ _FLOAT64_COPIES = weakref.WeakKeyDictionary()
 
 # The network's architecture keywords; the estimator passes its parameters of
 # the same names through, so each is declared once, in the estimator's signature.
+# The gate's initialisation gain is not a hyper-parameter of the estimators:
+# it is a class attribute (``_gate_gain``), which the study's sensitivity check
+# overrides in a subclass.
 _NET_PARAMETERS = tuple(
     name
     for name, parameter in inspect.signature(GatedAttentionNet).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "gate_gain"
 )
 
 # Rows per forward pass at prediction time: large enough to amortise the
@@ -241,6 +244,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
 
     _unused_callbacks = ()
     _y_checks = {}
+    #: The gate projection's initialisation gain (skgate.nn.GATE_GAIN).
+    _gate_gain = GATE_GAIN
 
     _parameter_constraints = {
         "gate": [StrOptions(set(GATES))],
@@ -357,6 +362,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         torch's process-wide generator or its default dtype.
         """
         architecture = {name: getattr(self, name) for name in _NET_PARAMETERS}
+        architecture["gate_gain"] = self._gate_gain
         with torch.device("meta"):
             module = GatedAttentionNet(n_features, n_outputs, **architecture)
         module = module.to_empty(device=self.device).to(torch.float32)

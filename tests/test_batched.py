@@ -138,6 +138,28 @@ def test_early_stopping_in_the_batch_stops_each_model_as_alone():
         )
 
 
+def test_learning_rates_differ_inside_one_batch_each_as_alone():
+    """One batch of four models at two learning rates and two training-set
+    sizes (so runs of step counts and of rates cross): each is its fit alone,
+    and each keeps its own rate (a model given another's rate would move by
+    several times as much)."""
+    X, y = make_curved_task(200, shape="checkerboard", random_state=0)
+    estimators = [
+        GatedAttentionClassifier(alpha=1.0, lr=lr, **{**PARAMS, "random_state": s})
+        for s, lr in enumerate((8e-3, 1e-3, 8e-3, 1e-3))
+    ]
+    data = [
+        (X, y, None),
+        (X, y, None),
+        (X[:120], y[:120], None),
+        (X[:150], y[:150], None),
+    ]
+    together, alone = _pairs(estimators, data)
+    for got, want in zip(together, alone, strict=True):
+        assert got.net_.optimizer_.param_groups[0]["lr"] == want.lr
+        _assert_same_model(got, want, X)
+
+
 def test_partial_fit_continues_a_batched_model_as_one_fit_alone():
     """The batch hands each model its AdamW state: a partial_fit after it
     takes the step a partial_fit after the fit alone takes."""
@@ -237,7 +259,8 @@ def test_sequences_train_through_autograd_as_alone():
 
 def test_estimators_given_the_same_data_share_it(monkeypatch):
     """The alphas of one fold are given one data tuple: the batch holds its
-    rows once (3 folds of 200 rows: 600 pool rows for 4 alphas, not 2400)."""
+    rows once (3 folds of 200 rows: 600 pool rows for the 6 models of each
+    of the two networks the 12 fold models make, not 1200)."""
     import skgate._batched as batched
     from skgate import GatedAttentionClassifierCV
 
@@ -253,5 +276,32 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
     GatedAttentionClassifierCV(
         (0.0, 0.5, 1.0, 1.5), cv=3, max_epochs=1, d_model=8, random_state=0
     ).fit(X, y)
-    fold_pool = pools[0]
-    assert len(fold_pool.sizes) == 12 and len(fold_pool.X) == 600
+    assert [len(pool.sizes) for pool in pools[:2]] == [6, 6]
+    assert [len(pool.X) for pool in pools[:2]] == [600, 600]
+
+
+def test_large_groups_train_as_several_networks_each_model_as_alone(monkeypatch):
+    """Above MAX_MODELS a group is cut into consecutive parts of about equal
+    size (5 models at most 2 per network: 2, 2 and 1), each model still its
+    fit alone."""
+    import skgate._batched as batched
+    import skgate._together as together
+
+    sizes = []
+
+    class Spy(batched._Pool):
+        def __init__(self, datasets):
+            super().__init__(datasets)
+            sizes.append(len(self.sizes))
+
+    monkeypatch.setattr(batched, "_Pool", Spy)
+    monkeypatch.setattr(together, "MAX_MODELS", 2)
+    X, y = make_curved_task(100, random_state=0)
+    estimators = [
+        GatedAttentionClassifier(alpha=a, **{**PARAMS, "random_state": s})
+        for s, a in enumerate((0.0, 0.5, 1.0, 1.5, 2.0))
+    ]
+    got, want = _pairs(estimators, [(X, y, None)] * 5)
+    assert sizes == [2, 2, 1]
+    for a, b in zip(got, want, strict=True):
+        _assert_same_model(a, b, X)

@@ -235,12 +235,46 @@ class TestValidation:
             ({"n_tokens": 0}, ValueError, "n_tokens must be an int >= 1"),
             ({"token_dim": 2}, ValueError, "token_dim must divide"),
             ({"n_features": 0}, ValueError, "n_features must be an int >= 1"),
+            (
+                {"gate_gain": 0.0},
+                ValueError,
+                "gate_gain must be a finite real number > 0",
+            ),
+            ({"gate_gain": float("inf")}, ValueError, "gate_gain must be a finite"),
+            ({"gate_gain": True}, TypeError, "gate_gain must be a real number"),
         ],
     )
     def test_bad_arguments(self, kwargs, error, match):
         params = {"n_features": 3, "n_outputs": 2, **kwargs}
         with pytest.raises(error, match=match):
             GatedAttentionNet(**params)
+
+
+def test_gate_gain_scales_the_same_draws_and_one_over_root_3_is_pytorchs():
+    """The gate projection is drawn Xavier-uniform with ``gate_gain``: the
+    same random numbers at any gain (the weights are proportional), bounded
+    by gain * sqrt(3 / d); gain 1 / sqrt(3) is the bound of PyTorch's own
+    nn.Linear (1 / sqrt(d)), and every other weight is untouched."""
+    d = 64
+    nets = {
+        gain: GatedAttentionBlock(d, gate_gain=gain) for gain in (2.0, 1 / math.sqrt(3))
+    }
+    for net in nets.values():
+        net.reset_parameters(torch.Generator().manual_seed(0))
+    wide, default = (nets[g].gate_proj.weight for g in nets)
+    torch.testing.assert_close(wide, default * 2 * math.sqrt(3), rtol=1e-6, atol=0)
+    assert default.abs().max() <= 1 / math.sqrt(d)
+    assert default.abs().max() > 0.99 / math.sqrt(d)  # the bound is reached
+    reference = torch.nn.Linear(d, d)
+    torch.nn.init.kaiming_uniform_(
+        reference.weight, a=math.sqrt(5), generator=torch.Generator().manual_seed(1)
+    )
+    assert reference.weight.abs().max() <= 1 / math.sqrt(d)
+    for name, weight in nets[2.0].named_parameters():
+        if name != "gate_proj.weight":
+            assert torch.equal(
+                weight, dict(nets[1 / math.sqrt(3)].named_parameters())[name]
+            )
 
 
 def test_token_rms_keeps_copied_tokens_as_views():

@@ -7,8 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 from scipy import stats
 
+from skgate import make_curved_task
 from skgate.study import claims, cli, plots, render, sweeps, toy
 from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
 from skgate.study.sweeps import grid, run_setting, run_sweep
@@ -120,8 +122,51 @@ class TestSweeps:
             "alpha": 4 * 7 * 10 + 7 * 10,
             "depth_init": 3 * 6 * 40,
             "depth_trained": 3 * 6 * 10,
+            # shapes x gates x heads x learning rates x budgets x seeds
+            "budget": 4 * 3 * 2 * 3 * 2 * 10,
+            # shapes x gates x noises other than 0.2 x budgets x seeds
+            "noise": 4 * 3 * 3 * 2 * 10,
+            "matched": 4 * 2 * 2 * 10,
+            "gate_init": 4 * 2 * 10,
         }
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
+        budget = full["budget"]
+        # Early stopping that never stops before the budget.
+        assert all(s["early_stopping"] for s in budget)
+        assert all(s["n_iter_no_change"] == s["max_epochs"] for s in budget)
+        assert {s["d_model"] for s in full["matched"]} == {78, 90}
+
+    def test_matched_width_matches_the_effective_weights(self):
+        from skgate.study.design import effective_weights, matched_width
+
+        # Gated, MLP head, d=64: embedding 2*64+64, value 64*64, gate 64*64+64,
+        # head 64*64+64 + 64*2+2 (query and key unused over copied tokens).
+        assert effective_weights("multiplicative", "mlp", 64) == (
+            192 + 4096 + 4160 + 4160 + 130
+        )
+        for head in ("mlp", "linear"):
+            d = matched_width("none", head)
+            target = effective_weights("multiplicative", head, 64)
+            gaps = [
+                abs(effective_weights("none", head, w) - target)
+                for w in (d - 1, d, d + 1)
+            ]
+            assert gaps[1] == min(gaps)
+        with pytest.raises(ValueError, match="noises must include the default 0.2"):
+            dataclasses.replace(StudyDesign.quick(), noises=(0.1,))
+
+    def test_pytorch_gate_init_differs_in_the_gate_scale_alone(self):
+        X, y = make_curved_task(60, random_state=0)
+        params = {"max_epochs": 0, "d_model": 8, "random_state": 0}
+        ours = sweeps.GATE_INITS["gain 2"](**params).fit(X, y).net_.module_
+        theirs = sweeps.GATE_INITS["pytorch"](**params).fit(X, y).net_.module_
+        for (name, a), (_, b) in zip(
+            ours.named_parameters(), theirs.named_parameters(), strict=True
+        ):
+            if name == "blocks.0.gate_proj.weight":
+                torch.testing.assert_close(a, b * 2 * np.sqrt(3), rtol=1e-6, atol=0)
+            else:
+                assert torch.equal(a, b), name
 
     def test_fixed_keys_fill_defaults_but_never_an_axis(self):
         design = StudyDesign.quick().with_fixed(max_epochs=1, n_samples=90)
@@ -284,23 +329,32 @@ class TestStatistics:
                         "shape": shape,
                         "head": "mlp",
                         "n_observations": 1,
+                        "noise": 0.2,
                         "gate": gate,
                         "seed": 0,
                         "accuracy": a,
                     }
                 )
+        # The same shapes at another noise: each condition takes its own noise's.
         bayes = pd.DataFrame(
             {
                 "task": "curved",
-                "shape": ["circle", "rings", "checkerboard"],
-                "noise": 0.2,
+                "shape": ["circle", "rings", "checkerboard"] * 2,
+                "noise": [0.2] * 3 + [0.05] * 3,
                 "n_observations": 1,
-                "bayes accuracy": [0.90, 0.72, 0.79],
+                "bayes accuracy": [0.90, 0.72, 0.79, 0.99, 0.97, 0.95],
             }
         )
         table = claims.accuracy_headroom(pd.DataFrame(rows), bayes)
+        assert len(table) == 3
+        assert list(table["bayes accuracy"]) == [0.90, 0.72, 0.79]
         assert list(table["at ceiling"]) == [True, False, False]
         assert list(table["near chance"]) == [False, True, False]
+        by_noise = claims.accuracy_headroom(
+            pd.DataFrame(rows).assign(noise=0.05), bayes, ["shape", "noise"]
+        )
+        assert list(by_noise["bayes accuracy"]) == [0.99, 0.97, 0.95]
+        assert not by_noise["at ceiling"].any()
 
     def test_two_seeds_are_never_a_failure(self):
         """With 2 seeds (1 degree of freedom) a claim is inconclusive or
@@ -326,7 +380,7 @@ def tiny_study(tmp_path_factory, request):
     request.addfinalizer(monkeypatch.undo)
     monkeypatch.setattr(sweeps, "fit_boundary_models", lambda n: cli_panels())
     design = StudyDesign.quick().with_fixed(**{k: v[0] for k, v in TINY.items()})
-    design = dataclasses.replace(design, depths=(1, 2))
+    design = dataclasses.replace(design, depths=(1, 2), budgets=(1, 2))
     verdicts = cli.reproduce(out, design=design, n_jobs=1)
     return out, verdicts
 
@@ -343,14 +397,22 @@ class TestReproduce:
     def test_writes_every_file(self, tiny_study):
         out, verdicts = tiny_study
         names = {p.name for p in out.iterdir()}
-        for sweep in ["gates", "alpha", "depth_init", "depth_trained", "baselines"]:
+        for sweep in [
+            *["gates", "alpha", "depth_init", "depth_trained", "baselines"],
+            *["budget", "noise", "matched", "gate_init"],
+        ]:
             assert f"{sweep}.csv" in names
-        for figure in ["gates", "alpha", "anisotropy", "depth", "boundaries"]:
+        for figure in [
+            *["gates", "alpha", "anisotropy", "depth", "boundaries", "budget", "noise"]
+        ]:
             assert f"fig_{figure}.png" in names
-        assert {"REPORT.md", "timings.csv", "bayes.csv"} <= names
+        assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
-        assert len(verdicts) == 5
+        # Every noise level of the noise sweep has its ceiling.
+        assert set(bayes["noise"]) == {0.05, 0.2, 0.4}
+        # C1-C5, then the controls: 2 budgets, size, initialisation, 2 noise budgets.
+        assert len(verdicts) == 5 + 2 + 1 + 1 + 2
         assert all(
             re.match(
                 "(reproduced|partly reproduced|not reproduced|contradicted|"
@@ -376,6 +438,11 @@ class TestReproduce:
             "## C3",
             "## C4",
             "## C5",
+            "## Controls",
+            "### Training budget and learning rate",
+            "### Arms of the same size",
+            "### The gate's initialisation",
+            "### Noise",
             "## Baselines",
             "## What differs from the paper",
         ]:

@@ -8,7 +8,7 @@ uses the library's public API and its batched training
   the study's constants;
 - :mod:`~skgate.study.sweeps`: settings x seeds -> one row per fit
   (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel,
-  settings that differ in seed and alpha trained as one batch;
+  settings that differ in seed, alpha and learning rate trained as one batch;
 - :mod:`~skgate.study.claims`: statistics and verdicts, as data;
 - :mod:`~skgate.study.render`: REPORT.md and TOY.md as strings;
 - :mod:`~skgate.study.plots`: the figures (matplotlib);

@@ -11,6 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from ..datasets import bayes_accuracy
+from ..estimators import GatedAttentionClassifier
 from .design import CONDITION_NUMBERS, GATE_ORDER
 
 __all__ = [
@@ -20,7 +21,15 @@ __all__ = [
     "CURVATURE_MARGIN",
     "METRIC_FAMILIES",
     "RULES",
+    "C1_MEASURES",
+    "NOISE_CONDITION",
     "claim_alpha",
+    "claim_budget",
+    "claim_gate_init",
+    "claim_matched",
+    "claim_noise",
+    "control_verdicts",
+    "select_learning_rate",
     "claim_anisotropy",
     "claim_depth",
     "claim_gates",
@@ -339,36 +348,47 @@ def _verdict_of(tests, condition):
     return verdict(table["status"], _condition_names(table, condition))
 
 
-def gate_ordering(frame, value):
+def gate_ordering(frame, value, condition=GATE_CONDITION):
     """C1's ordering in ``value``: each gate against the next of
-    :data:`~skgate.study.design.GATE_ORDER`, per condition, paired by seed
-    (unadjusted; ``frame`` with a tokens column)."""
+    :data:`~skgate.study.design.GATE_ORDER`, per ``condition`` (default: shape,
+    head, tokens), paired by seed (unadjusted; ``frame`` with a tokens column
+    when the condition names it)."""
     return pd.concat(
         [
-            paired_comparison(frame, GATE_CONDITION, "gate", better, worse, value)
+            paired_comparison(frame, condition, "gate", better, worse, value)
             for better, worse in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
         ],
         ignore_index=True,
     )
 
 
-def claim_gates(gates):
-    """C1: multiplicative > silu > none in curvature and accuracy, per condition."""
-    frame = with_tokens(gates)
+#: C1's two measures: the paper's curvature and accuracy.
+C1_MEASURES = ("curvature_exact", "accuracy")
+
+
+def _ordering_claim(frame, measures=C1_MEASURES, condition=GATE_CONDITION):
+    """C1's ordering in each of ``measures``, Holm-corrected as one family:
+    the tests, the verdict over ``condition`` and the verdict per measure."""
     tests = adjust(
         pd.concat(
-            [gate_ordering(frame, m) for m in ("curvature_exact", "accuracy")],
-            ignore_index=True,
+            [gate_ordering(frame, m, condition) for m in measures], ignore_index=True
         )
     )
     return {
+        "frame": frame,
         "tests": tests,
-        "verdict": _verdict_of(tests, GATE_CONDITION),
+        "statuses": statuses(tests, condition),
+        "verdict": _verdict_of(tests, condition),
         "verdict by measure": {
-            measure: _verdict_of(tests[tests["measure"] == measure], GATE_CONDITION)
-            for measure in ("curvature_exact", "accuracy")
+            measure: _verdict_of(tests[tests["measure"] == measure], condition)
+            for measure in measures
         },
     }
+
+
+def claim_gates(gates):
+    """C1: multiplicative > silu > none in curvature and accuracy, per condition."""
+    return _ordering_claim(with_tokens(gates))
 
 
 def claim_alpha(alpha):
@@ -631,30 +651,155 @@ CLAIMS = {
 CEILING_MARGIN = 0.05
 
 
-def accuracy_headroom(gates, bayes):
-    """Per C1 condition: the worst and best arms' mean accuracies, the task's
+def accuracy_headroom(frame, bayes, condition=GATE_CONDITION):
+    """Per condition: the worst and best arms' mean accuracies, the task's
     Bayes accuracy, and whether the condition is at the ceiling (every arm
     near Bayes) or near chance (every arm near 1/2; see
     :data:`CEILING_MARGIN`): conditions where accuracy cannot tell the gates
-    apart."""
-    frame = with_tokens(gates)
-    means = frame.groupby(GATE_CONDITION + ["gate"], sort=False)["accuracy"].mean()
-    by_condition = means.groupby(GATE_CONDITION, sort=False)
+    apart. ``frame``: a sweep with a row per gate and seed (C1's by default)."""
+    frame = with_tokens(frame)
+    by = condition + [k for k in ("noise", "tokens") if k not in condition]
+    means = frame.groupby(by + ["gate"], sort=False)["accuracy"].mean()
+    by_condition = means.groupby(by, sort=False)
     table = pd.concat(
         [by_condition.min().rename("worst arm"), by_condition.max().rename("best arm")],
         axis=1,
     ).reset_index()
+    keys = ["shape", "noise", "tokens"]
     ceilings = with_tokens(bayes[bayes["task"] == "curved"])
     table = table.merge(
-        ceilings[["shape", "tokens", "bayes accuracy"]].drop_duplicates(
-            ["shape", "tokens"]
-        ),
-        on=["shape", "tokens"],
-        how="left",
+        ceilings[keys + ["bayes accuracy"]].drop_duplicates(keys), on=keys, how="left"
     )
     table["at ceiling"] = table["worst arm"] >= table["bayes accuracy"] - CEILING_MARGIN
     table["near chance"] = table["best arm"] < 0.5 + CEILING_MARGIN
-    return table
+    return table[
+        condition
+        + ["worst arm", "best arm", "bayes accuracy", "at ceiling", "near chance"]
+    ]
+
+
+# -- controls: what else could explain C1 ---------------------------------------
+
+#: Setting keys that make an arm (all but the learning rate and the measurements).
+_ARM_KEYS = (
+    "task",
+    "shape",
+    "noise",
+    "n_observations",
+    "gate",
+    "alpha",
+    "depth",
+    "head",
+    "d_model",
+    "max_epochs",
+    "gate_init",
+    "seed",
+)
+
+
+def select_learning_rate(frame):
+    """Each arm's learning rate as an inner search picks it: per seed and
+    setting, the row (of the ``lr`` values tried) with the best validation
+    score, the smallest rate on ties. The test split plays no part."""
+    keys = [k for k in _ARM_KEYS if k in frame]
+    ordered = frame.sort_values("lr", kind="stable")
+    best = ordered.groupby(keys, sort=False, dropna=False)["validation_score"].idxmax()
+    return frame.loc[sorted(best)]
+
+
+def claim_budget(budget):
+    """C1 at each training budget of the ``budget`` sweep, each arm with its
+    learning rate chosen by :func:`select_learning_rate`; with the rates
+    chosen and the epochs the kept weights come from."""
+    frame = with_tokens(select_learning_rate(budget))
+    by_budget = {
+        int(epochs): _ordering_claim(part)
+        for epochs, part in frame.groupby("max_epochs", sort=True)
+    }
+    chosen = (
+        frame.groupby(["max_epochs", "gate", "lr"], sort=False)
+        .size()
+        .unstack("lr", fill_value=0)
+        .reset_index()
+    )
+    epochs = frame.groupby(["max_epochs", "gate"], sort=False)["best_epoch"].median()
+    return {
+        "frame": frame,
+        "by budget": by_budget,
+        "chosen": chosen,
+        "best epoch": epochs.rename("median best epoch").reset_index(),
+    }
+
+
+def _substituted(gates, control, gate_arms):
+    """C1's copied-token conditions with the arms ``gate_arms`` taken from
+    ``control`` instead of ``gates`` (same tasks, splits and seeds)."""
+    copied = with_tokens(gates)
+    copied = copied[copied["tokens"] == "copied"]
+    control = with_tokens(control)
+    return pd.concat(
+        [
+            copied[~copied["gate"].isin(gate_arms)],
+            control[control["gate"].isin(gate_arms)],
+        ],
+        ignore_index=True,
+    )
+
+
+def claim_matched(gates, matched):
+    """C1 with the SiLU and ungated arms widened to the gated arm's number of
+    effective weights (the ``matched`` sweep), copied tokens."""
+    return _ordering_claim(_substituted(gates, matched, ("silu", "none")))
+
+
+def claim_gate_init(gates, gate_init):
+    """C1 with the gated arm's gate initialised as PyTorch's default (the
+    ``gate_init`` sweep), copied tokens; and the sensitivity itself: skgate's
+    gain 2 against PyTorch's default, paired by seed, per condition (its own
+    Holm family; "holds" means gain 2 is higher)."""
+    claim = _ordering_claim(_substituted(gates, gate_init, ("multiplicative",)))
+    copied = with_tokens(gates)
+    gated = pd.concat(
+        [
+            copied[
+                (copied["tokens"] == "copied") & (copied["gate"] == "multiplicative")
+            ],
+            with_tokens(gate_init),
+        ],
+        ignore_index=True,
+    )
+    claim["sensitivity"] = adjust(
+        pd.concat(
+            [
+                paired_comparison(
+                    gated, GATE_CONDITION, "gate_init", "gain 2", "pytorch", measure
+                )
+                for measure in C1_MEASURES
+            ],
+            ignore_index=True,
+        )
+    )
+    return claim
+
+
+NOISE_CONDITION = ["shape", "noise"]
+
+
+def claim_noise(noise, budget, bayes):
+    """C1's accuracy ordering across noise levels, at each budget: the
+    ``noise`` sweep with the ``budget`` sweep's rows at the default noise
+    (MLP head, the classifier's default learning rate); with the accuracy
+    headroom of each (shape, noise)."""
+    default_lr = GatedAttentionClassifier().lr
+    same = budget[(budget["head"] == "mlp") & (budget["lr"] == default_lr)]
+    frame = pd.concat([noise, same], ignore_index=True)
+    frame = frame.sort_values(["max_epochs", "shape", "noise"], kind="stable")
+    by_budget = {}
+    for epochs, part in frame.groupby("max_epochs", sort=True):
+        claim = _ordering_claim(part, ("accuracy",), NOISE_CONDITION)
+        claim["headroom"] = accuracy_headroom(part, bayes, NOISE_CONDITION)
+        by_budget[int(epochs)] = claim
+    return {"frame": frame, "by budget": by_budget}
 
 
 def evaluate_claims(results):
@@ -671,12 +816,53 @@ def evaluate_claims(results):
     }
     if "bayes" in results:
         claims["headroom"] = accuracy_headroom(results["gates"], results["bayes"])
+    controls = {}
+    if "budget" in results:
+        controls["budget"] = claim_budget(results["budget"])
+    if "matched" in results:
+        controls["matched"] = claim_matched(results["gates"], results["matched"])
+    if "gate_init" in results:
+        controls["gate_init"] = claim_gate_init(results["gates"], results["gate_init"])
+    if "noise" in results and "budget" in results and "bayes" in results:
+        controls["noise"] = claim_noise(
+            results["noise"], results["budget"], results["bayes"]
+        )
+    if controls:
+        claims["controls"] = controls
     return claims
 
 
+def control_verdicts(claims):
+    """Control statement -> verdict: C1 under the controls that
+    :func:`evaluate_claims` found sweeps for (budgets with the learning rate
+    searched, parameter-matched arms, PyTorch's gate initialisation, noise)."""
+    controls = claims.get("controls", {})
+    table = {}
+    for epochs, claim in controls.get("budget", {}).get("by budget", {}).items():
+        title = f"C1 accuracy at {epochs} epochs, learning rate searched per arm"
+        table[title] = claim["verdict by measure"]["accuracy"]
+    if "matched" in controls:
+        title = "C1 with SiLU and ungated arms as large as the gated one"
+        table[title] = controls["matched"]["verdict"]
+    if "gate_init" in controls:
+        title = "C1 with PyTorch's default gate initialisation"
+        table[title] = controls["gate_init"]["verdict"]
+    for epochs, claim in controls.get("noise", {}).get("by budget", {}).items():
+        noises = sorted(claim["statuses"]["noise"].unique())
+        title = (
+            f"C1 accuracy across noise {noises[0]:g}-{noises[-1]:g}, {epochs} epochs"
+        )
+        table[title] = claim["verdict"]
+    return table
+
+
 def verdicts(claims):
-    """Claim statement -> verdict, in the order of :data:`CLAIMS`."""
-    return {title: claims[key]["verdict"] for key, title in CLAIMS.items()}
+    """Claim statement -> verdict, in the order of :data:`CLAIMS`, then the
+    controls' (:func:`control_verdicts`)."""
+    return {
+        **{title: claims[key]["verdict"] for key, title in CLAIMS.items()},
+        **control_verdicts(claims),
+    }
 
 
 #: Below this exact curvature a model counts as flat when comparing methods.

@@ -113,7 +113,7 @@ def _run_baselines(design, n_jobs):
     return pd.concat([gated[columns], others[columns]], ignore_index=True)
 
 
-def _draw_figures(results, design, out):
+def _draw_figures(results, evaluated, design, out):
     """Every figure of the report, saved in ``out``; returns their file names."""
     figures = {
         "gates": lambda: plots.plot_gates(results["gates"]),
@@ -128,11 +128,36 @@ def _draw_figures(results, design, out):
             sweeps.fit_boundary_models(design.n_samples)
         ),
     }
+    controls = evaluated.get("controls", {})
+    if "budget" in controls:
+        figures["budget"] = lambda: plots.plot_budget(controls["budget"]["frame"])
+    if "noise" in controls:
+        figures["noise"] = lambda: plots.plot_noise(
+            controls["noise"]["frame"], results["bayes"]
+        )
     paths = {}
     for name, draw in figures.items():
         paths[name] = f"fig_{name}.png"
-        draw().savefig(out / paths[name], dpi=110)
+        figure = draw()
+        figure.savefig(out / paths[name], dpi=110)
+        plots.pyplot().close(figure)
     return paths
+
+
+def _control_tests(controls):
+    """Every control's tests in one table, named by control (and budget)."""
+    parts = []
+    for name, control in controls.items():
+        if "by budget" in control:
+            parts += [
+                claim["tests"].assign(control=name, max_epochs=epochs)
+                for epochs, claim in control["by budget"].items()
+            ]
+        else:
+            parts.append(control["tests"].assign(control=name))
+        if "sensitivity" in control:
+            parts.append(control["sensitivity"].assign(control=f"{name} sensitivity"))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def _timings(results):
@@ -170,6 +195,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
         [
             results["gates"],
             results["alpha"],
+            results["noise"],
             pd.DataFrame(design.baseline_settings()),
         ],
         design.bayes_sizes,
@@ -188,8 +214,11 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
         ],
         ignore_index=True,
     ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
+    _control_tests(evaluated.get("controls", {})).to_csv(
+        out / "tests_controls.csv", index=False, float_format="%.10g"
+    )
     _log("figures")
-    figures = _draw_figures(results, design, out)
+    figures = _draw_figures(results, evaluated, design, out)
     _timings(results).to_csv(out / "timings.csv", index=False)
     report = render.render_report(results, evaluated, design, figures)
     (out / "REPORT.md").write_text(report)

@@ -7,20 +7,29 @@ defaults from :class:`~skgate.GatedAttentionClassifier`).
 
 from dataclasses import dataclass, field, replace
 
+import torch
+
+from .._batched import _unused_weights
 from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
-from .sweeps import grid
+from ..nn import GatedAttentionNet
+from .sweeps import DEFAULTS, grid
 
 __all__ = [
     "ALPHAS",
     "BASELINE_TASKS",
+    "BUDGETS",
     "COARSE_ALPHAS",
     "CONDITION_NUMBERS",
     "GATE_LABELS",
     "GATE_ORDER",
     "INIT_SEED_FACTOR",
+    "LEARNING_RATES",
+    "NOISES",
     "SEQUENCE_LENGTH",
     "StudyDesign",
+    "effective_weights",
+    "matched_width",
 ]
 
 #: C1's predicted order, most curved first. The gates the study compares, not
@@ -42,6 +51,43 @@ CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
 SEQUENCE_LENGTH = 8
 #: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
 INIT_SEED_FACTOR = 4
+#: The controls' training budgets (epochs): the paper's and a long one, at
+#: which every arm has stopped improving on its validation rows.
+BUDGETS = (20, 300)
+#: The controls' learning-rate search: the classifier's default and a factor
+#: of 4 either side; each arm picks its own on its validation rows.
+LEARNING_RATES = (5e-4, 2e-3, 8e-3)
+#: Noise levels of the noise sweep (every other sweep uses the makers' 0.2).
+NOISES = (0.05, 0.1, 0.2, 0.4)
+
+
+def effective_weights(gate, head, d_model, n_features=2, n_outputs=2):
+    """How many weights the output of a copied-token network depends on
+    (query and key are not among them: one token attends to itself)."""
+    with torch.device("meta"):
+        net = GatedAttentionNet(
+            n_features, n_outputs, gate=gate, head=head, d_model=d_model
+        )
+    unused = _unused_weights(net)
+    return sum(p.numel() for n, p in net.named_parameters() if n not in unused)
+
+
+def matched_width(gate, head, *, like="multiplicative", d_model=None):
+    """The d_model at which ``gate`` has as many effective weights as
+    ``like`` at ``d_model`` (default: the classifier's), the nearest integer.
+
+    Examples
+    --------
+    >>> matched_width("none", "mlp"), matched_width("none", "linear")
+    (78, 90)
+    """
+    d_model = DEFAULTS["d_model"] if d_model is None else d_model
+    target = effective_weights(like, head, d_model)
+    return min(
+        range(1, 4 * d_model),
+        key=lambda d: abs(effective_weights(gate, head, d) - target),
+    )
+
 
 #: Tasks on which the scikit-learn baselines run, as setting keys.
 BASELINE_TASKS = {
@@ -65,7 +111,8 @@ class StudyDesign:
     >>> design.seeds, design.n_samples
     ((0, 1, 2, 3, 4), 600)
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
-    {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60}
+    {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60, \
+'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10}
     """
 
     label: str  # "full" or "quick": which command line produced it
@@ -75,6 +122,10 @@ class StudyDesign:
     depths: tuple
     n_samples: int
     baseline_tasks: tuple
+    #: The controls: training budgets, learning rates searched, noise levels.
+    budgets: tuple = BUDGETS
+    learning_rates: tuple = LEARNING_RATES
+    noises: tuple = NOISES
     fixed: dict = field(default_factory=dict)
     #: Monte Carlo sizes of the tasks' Bayes accuracies (rows, posterior
     #: draws per row): standard error about 0.5 / sqrt(rows) at worst.
@@ -95,7 +146,8 @@ class StudyDesign:
 
     @classmethod
     def quick(cls, n_seeds=5):
-        """A small version for ``make demo``: one shape, coarse grids, 600 samples."""
+        """A small version for ``make demo``: one shape, coarse grids, 600
+        samples, curvature on 100 test points, shorter controls."""
         return cls(
             label="quick",
             seeds=tuple(range(n_seeds)),
@@ -104,7 +156,13 @@ class StudyDesign:
             depths=(1, 2, 3, 4),
             n_samples=600,
             baseline_tasks=("moons", "circles", "checkerboard"),
+            budgets=(20, 100),
+            learning_rates=(2e-3, 8e-3),
+            noises=(0.05, 0.2, 0.4),
             bayes_sizes=(4_000, 300),
+            # Curvature on half the test points: most of the quick run's time
+            # is measurement (the anisotropic metrics of sequences).
+            fixed={"n_curvature": 100},
         )
 
     def __post_init__(self):
@@ -113,6 +171,15 @@ class StudyDesign:
                 f"The study needs at least 2 seeds for its paired statistics; got "
                 f"seeds={self.seeds!r}."
             )
+        # The noise sweep takes its default-noise point from the budget sweep.
+        for name, value, within in (
+            ("noises", DEFAULTS["noise"], self.noises),
+            ("learning_rates", DEFAULTS["lr"], self.learning_rates),
+        ):
+            if value not in within:
+                raise ValueError(
+                    f"{name} must include the default {value:g}; got {within!r}."
+                )
 
     def with_fixed(self, **keys):
         """The same design with ``keys`` set in every setting."""
@@ -138,14 +205,23 @@ class StudyDesign:
         - "alpha" (C2, C3): ``alphas`` on the curved tasks and the linear task.
         - "depth_init", "depth_trained" (C5): ``depths`` at initialisation
           (0 epochs, :data:`INIT_SEED_FACTOR` times the seeds) and trained.
+        - The controls of C1, copied tokens. "budget": each of ``budgets``
+          with each of ``learning_rates``, both heads, trained on 90 % of the
+          training rows and kept at the epoch of the best accuracy on the
+          other 10 % (early stopping that never stops before the budget);
+          "noise": ``noises`` (bar the default, which "budget" has) at each
+          budget, MLP head, the default learning rate; "matched": SiLU and
+          ungated at :func:`matched_width`; "gate_init": gated with PyTorch's
+          default gate initialisation.
         """
         shapes, gates = list(self.shapes), list(GATE_ORDER)
+        heads = ["mlp", "linear"]
         return {
             "gates": self._grid(
                 task=["curved"],
                 shape=shapes,
                 gate=gates,
-                head=["mlp", "linear"],
+                head=heads,
                 n_observations=[1, SEQUENCE_LENGTH],
                 condition_numbers=[CONDITION_NUMBERS],
             ),
@@ -161,7 +237,44 @@ class StudyDesign:
             "depth_trained": self._grid(
                 shape=["checkerboard"], gate=gates, depth=list(self.depths)
             ),
+            "budget": self._budgeted(
+                shape=shapes, gate=gates, head=heads, lr=list(self.learning_rates)
+            ),
+            "noise": self._budgeted(
+                shape=shapes,
+                gate=gates,
+                noise=[n for n in self.noises if n != DEFAULTS["noise"]],
+            ),
+            "matched": [
+                setting
+                for gate in ("silu", "none")
+                for head in heads
+                for setting in self._grid(
+                    shape=shapes,
+                    gate=[gate],
+                    head=[head],
+                    d_model=[matched_width(gate, head)],
+                )
+            ],
+            "gate_init": self._grid(
+                shape=shapes, gate=["multiplicative"], head=heads, gate_init=["pytorch"]
+            ),
         }
+
+    def _budgeted(self, **axes):
+        """Settings at each of ``budgets``, trained with early stopping on a
+        held-out tenth that never stops before the budget: the weights of
+        the epoch with the best validation accuracy are kept."""
+        return [
+            setting
+            for epochs in self.budgets
+            for setting in self._grid(
+                **axes,
+                max_epochs=[epochs],
+                early_stopping=[True],
+                n_iter_no_change=[epochs],
+            )
+        ]
 
     def baseline_settings(self):
         """Gated attention settings (every gate) on each baseline task."""

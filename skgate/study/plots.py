@@ -17,8 +17,10 @@ __all__ = [
     "plot_alpha",
     "plot_anisotropy",
     "plot_boundaries",
+    "plot_budget",
     "plot_depth",
     "plot_gates",
+    "plot_noise",
 ]
 
 GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
@@ -264,5 +266,94 @@ def plot_boundaries(panels, resolution=60):
         for ax in axes[row]:
             ax.set_xlabel("x1")
             ax.set_ylabel("x2")
+    fig.tight_layout()
+    return fig
+
+
+def _accuracy_lines(ax, frame, x, *, log_x=False):
+    """Test accuracy against ``x``, one line per gate (mean, 95 % CI)."""
+    for gate in GATE_ORDER:
+        mean, below, above = _mean_ci(
+            frame[frame["gate"] == gate], x, "accuracy", high=1.0
+        )
+        ax.errorbar(
+            mean.index,
+            mean,
+            yerr=[below, above],
+            marker="o",
+            capsize=3,
+            color=GATE_COLORS[gate],
+            label=GATE_LABELS[gate],
+        )
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_xticks(
+        sorted(frame[x].unique()), [f"{v:g}" for v in sorted(frame[x].unique())]
+    )
+    ax.set_ylim(0.4, 1.0)
+
+
+def plot_budget(selected):
+    """Controls: accuracy against the training budget per gate, shape and
+    head, each arm at its searched learning rate (``selected``: rows of
+    :func:`~skgate.study.claims.select_learning_rate`)."""
+    plt = pyplot()
+    shapes = list(dict.fromkeys(selected["shape"]))
+    heads = list(dict.fromkeys(selected["head"]))
+    fig, axes = plt.subplots(
+        len(heads),
+        len(shapes),
+        figsize=(2.8 * len(shapes), 2.6 * len(heads)),
+        squeeze=False,
+        sharey=True,
+    )
+    for (row, head), (col, shape) in (
+        (r, c) for r in enumerate(heads) for c in enumerate(shapes)
+    ):
+        ax = axes[row, col]
+        part = selected[(selected["head"] == head) & (selected["shape"] == shape)]
+        _accuracy_lines(ax, part, "max_epochs", log_x=True)
+        ax.set_title(f"{shape}, head={head}", fontsize=9)
+        ax.set_xlabel("epochs")
+    for row in range(len(heads)):
+        axes[row, 0].set_ylabel("test accuracy")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle(
+        "Controls: accuracy at each budget, learning rate searched per arm "
+        "(mean, 95 % CI)"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def plot_noise(frame, bayes):
+    """Controls: accuracy against the task's noise per gate and shape, one
+    row per budget, with the task's Bayes accuracy (dashed)."""
+    plt = pyplot()
+    shapes = list(dict.fromkeys(frame["shape"]))
+    budgets = sorted(frame["max_epochs"].unique())
+    fig, axes = plt.subplots(
+        len(budgets),
+        len(shapes),
+        figsize=(2.8 * len(shapes), 2.6 * len(budgets)),
+        squeeze=False,
+        sharey=True,
+    )
+    ceilings = bayes[(bayes["task"] == "curved") & (bayes["n_observations"] == 1)]
+    for (row, epochs), (col, shape) in (
+        (r, c) for r in enumerate(budgets) for c in enumerate(shapes)
+    ):
+        ax = axes[row, col]
+        part = frame[(frame["max_epochs"] == epochs) & (frame["shape"] == shape)]
+        _accuracy_lines(ax, part, "noise", log_x=True)
+        line = ceilings[ceilings["shape"] == shape].sort_values("noise")
+        line = line[line["noise"].isin(part["noise"].unique())]
+        ax.plot(line["noise"], line["bayes accuracy"], "k--", label="Bayes")
+        ax.set_title(f"{shape}, {epochs} epochs", fontsize=9)
+        ax.set_xlabel("noise")
+    for row in range(len(budgets)):
+        axes[row, 0].set_ylabel("test accuracy")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("Controls: accuracy against noise, MLP head (mean, 95 % CI)")
     fig.tight_layout()
     return fig

@@ -2,7 +2,8 @@
 
 A *setting* is a flat dict: the task (``task``, ``shape``, ``n_samples``,
 ``noise``, ``n_observations``), the model (``gate``, ``alpha``, ``depth``,
-``head``, ``d_model``, ``max_epochs``) and the ``seed``. :func:`run_setting`
+``head``, ``d_model``, ``max_epochs``, ``lr``, ``early_stopping``,
+``n_iter_no_change``, ``gate_init``) and the ``seed``. :func:`run_setting`
 makes the data, splits it (stratified, :data:`TEST_SIZE` held out), fits a
 :class:`~skgate.GatedAttentionClassifier` and measures it; :func:`run_sweep`
 runs many settings in parallel with joblib. Every number is determined by the
@@ -21,6 +22,7 @@ Examples
 
 import functools
 import inspect
+import math
 import time
 from contextlib import contextmanager
 
@@ -39,8 +41,10 @@ from ..model_selection import representation_curvature
 
 __all__ = [
     "DEFAULTS",
+    "GATE_INITS",
     "MEASUREMENTS",
     "MODEL_KEYS",
+    "PyTorchGateInitClassifier",
     "TIMINGS",
     "batches",
     "grid",
@@ -52,7 +56,17 @@ __all__ = [
 ]
 
 #: Setting keys that are parameters of the classifier; their defaults are its own.
-MODEL_KEYS = ("gate", "alpha", "depth", "head", "d_model", "max_epochs")
+MODEL_KEYS = (
+    "gate",
+    "alpha",
+    "depth",
+    "head",
+    "d_model",
+    "max_epochs",
+    "lr",
+    "early_stopping",
+    "n_iter_no_change",
+)
 _MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
 _TASK_DEFAULTS = {
     name: parameter.default
@@ -66,6 +80,7 @@ DEFAULTS = {
     "shape": "checkerboard",
     **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
     **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
+    "gate_init": "gain 2",
     "seed": 0,
     "condition_numbers": (),
     "n_curvature": 200,
@@ -74,6 +89,8 @@ DEFAULTS = {
 #: Columns of a sweep that are measurements (deterministic) ...
 MEASUREMENTS = [
     "accuracy",
+    "validation_score",
+    "best_epoch",
     "curvature_fd",
     "curvature_exact",
     "curvature_extrinsic",
@@ -89,6 +106,20 @@ TEST_SIZE = 0.3
 SEQUENCE_TOKEN_DIM = 2
 #: Iteration limit of the iterative baselines (MLP's default, 200, stops short).
 BASELINE_MAX_ITER = 2000
+
+
+class PyTorchGateInitClassifier(GatedAttentionClassifier):
+    """:class:`~skgate.GatedAttentionClassifier` with the gate projection
+    initialised as PyTorch's ``nn.Linear`` default (Xavier gain ``1 / sqrt(3)``
+    instead of skgate's 2: weights uniform in ``+-1 / sqrt(d_model)``), from
+    the same random numbers, so it differs from the default classifier in
+    that scale alone. The study's sensitivity check of the initialisation."""
+
+    _gate_gain = 1 / math.sqrt(3)
+
+
+#: The gate initialisations a setting may ask for (``gate_init``), by name.
+GATE_INITS = {"gain 2": GatedAttentionClassifier, "pytorch": PyTorchGateInitClassifier}
 
 
 def make_task(task, *, shape, n_samples, noise, n_observations, seed):
@@ -165,8 +196,16 @@ def _centre_plane(X):
 def _measure(clf, X_test, y_test, setting):
     """Accuracy on the test split and curvatures on its first rows."""
     X_curv = X_test[: setting["n_curvature"]]
+    stopped = setting["early_stopping"]
     row = {
         "accuracy": clf.score(X_test, y_test),
+        # With early stopping: the best held-out score of training (what the
+        # study's learning-rate search selects on) and its epoch, whose
+        # weights the classifier keeps.
+        "validation_score": clf.best_validation_score_ if stopped else np.nan,
+        "best_epoch": (
+            int(np.argmax(clf.validation_scores_)) + 1 if stopped else clf.n_iter_
+        ),
         "curvature_fd": representation_curvature(
             clf, X_curv, method="finite_difference"
         ).mean(),
@@ -213,7 +252,11 @@ def _prepared(setting):
     its split (X_train, X_test, y_train, y_test)."""
     s = {**DEFAULTS, **setting}
     token_dim = SEQUENCE_TOKEN_DIM if s["n_observations"] > 1 else None
-    clf = GatedAttentionClassifier(
+    if s["gate_init"] not in GATE_INITS:
+        raise ValueError(
+            f"gate_init must be one of {list(GATE_INITS)}; got {s['gate_init']!r}."
+        )
+    clf = GATE_INITS[s["gate_init"]](
         **{key: s[key] for key in MODEL_KEYS},
         token_dim=token_dim,
         random_state=s["seed"],
@@ -280,7 +323,7 @@ def run_batch(settings):
 
 
 #: Setting keys that may differ inside one batch of a batched sweep.
-BATCH_FREE_KEYS = ("seed", "alpha")
+BATCH_FREE_KEYS = ("seed", "alpha", "lr")
 
 
 def batches(settings):
