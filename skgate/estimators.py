@@ -697,9 +697,13 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         check_is_fitted(self)
         check_layer(layer, "curvature")
         X = self._validate_X(X, reset=False)
+        return geometry.curvature(self._representation_map(layer), X, **kwargs)
+
+    def _representation_map(self, layer):
+        """The float64 map whose curvature :meth:`curvature` measures."""
+        check_is_fitted(self)
         module = self._float64_module().cpu()
-        f = RepresentationMap(module, layer, token_rms=True)
-        return geometry.curvature(f, X, **kwargs)
+        return RepresentationMap(module, layer, token_rms=True)
 
 
 #: Where a representation is read: the constraint every ``layer`` argument shares.

@@ -42,6 +42,7 @@ __all__ = [
     "KINDS",
     "METHODS",
     "curvature",
+    "curvature_by_metric",
     "directional_derivatives",
     "documents_curvature_keywords",
 ]
@@ -533,7 +534,83 @@ def curvature(
     >>> curvature(lambda x: 3 * x + 1, [[0.0, 1.0]], kind="scalar").tolist()
     [0.0]
     """
-    _check_metric_options(metric, condition_number, covariance)
+    options = {"metric": metric, "condition_number": condition_number}
+    return _curvatures(
+        f,
+        X,
+        [{**options, "covariance": covariance}],
+        kind=kind,
+        method=method,
+        n_directions=n_directions,
+        eps=eps,
+        random_state=random_state,
+        directions=directions,
+    )[0]
+
+
+def curvature_by_metric(f, X, metrics, **kwargs):
+    """:func:`curvature` under each of several output metrics, from one
+    evaluation of the derivatives (which the metrics share).
+
+    Parameters
+    ----------
+    f, X
+        As for :func:`curvature`.
+    metrics : list of dict
+        Each a set of metric options of :func:`curvature` (``metric``,
+        ``condition_number``, ``covariance``; missing ones are None).
+    **kwargs
+        The other keywords of :func:`curvature` (kind, method, directions...).
+
+    Returns
+    -------
+    ndarray of shape (len(metrics), n), float64
+        Row ``i`` is ``curvature(f, X, **metrics[i], **kwargs)``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> circle = lambda t: torch.cat([torch.cos(t), torch.sin(t)], dim=1)
+    >>> curvature_by_metric(circle, [[0.0]], [{}, {"metric": 4.0}]).tolist()
+    [[1.0], [2.0]]
+    """
+    names = ("metric", "condition_number", "covariance")
+    unknown = sorted({key for options in metrics for key in options} - set(names))
+    if unknown:
+        raise TypeError(f"metrics may hold only the keys {list(names)}; got {unknown}.")
+    shared = sorted(set(kwargs) & set(names))
+    if shared:
+        raise TypeError(
+            f"curvature_by_metric takes the metric options in metrics, not as "
+            f"keywords; got {shared}."
+        )
+    for options in metrics:
+        _check_options("curvature_by_metric", **options)
+    _check_options("curvature_by_metric", **kwargs)
+    return _curvatures(
+        f,
+        X,
+        [{name: options.get(name) for name in names} for options in metrics],
+        **{
+            name: kwargs.get(name, CURVATURE_KEYWORDS[name].default)
+            for name in (
+                "kind",
+                "method",
+                "n_directions",
+                "eps",
+                "random_state",
+                "directions",
+            )
+        },
+    )
+
+
+def _curvatures(
+    f, X, metrics, *, kind, method, n_directions, eps, random_state, directions
+):
+    """(len(metrics), n): the curvature under each metric's options."""
+    for options in metrics:
+        _check_metric_options(**options)
     if method == "finite_difference":
         _check_eps(eps)
     X = _check_X(X)
@@ -542,28 +619,33 @@ def curvature(
     intrinsic = kind in ("gaussian", "scalar")
     if intrinsic:
         V, i, j = _pair_directions(V)
-    if metric is None and covariance is None and hasattr(f, "euclidean_equivalent"):
+    euclidean = all(
+        options["metric"] is None and options["covariance"] is None
+        for options in metrics
+    )
+    if euclidean and hasattr(f, "euclidean_equivalent"):
         # The same Euclidean geometry on fewer numbers (e.g. one of several
         # copied tokens, see RepresentationMap.euclidean_equivalent).
         f = f.euclidean_equivalent()
     m = _output_size(f, X)
-    whiten = _whitening(metric, condition_number, covariance, m)
+    whitenings = [_whitening(**options, m=m) for options in metrics]
     # Points f is evaluated at per row: x +- eps v and x, or x along each v.
     evaluations = 2 * len(V) + 1 if method == "finite_difference" else len(V)
     points = min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS)
     chunk = max(1, points // evaluations)
-    values = []
+    values = [[] for _ in metrics]
     for start in range(0, n, chunk):
-        velocity, acceleration = _derivatives_by_chunks(
+        derivatives = _derivatives_by_chunks(
             f, X[start : start + chunk], V, method, eps, points
         )
-        velocity, acceleration = whiten(velocity), whiten(acceleration)
-        if intrinsic:
-            k = len(V) - len(i)
-            values.append(_intrinsic_curvature(velocity, acceleration, k, i, j, kind))
-        else:
-            values.append(_curve_curvature(velocity, acceleration, kind).mean(dim=1))
-    return torch.cat(values).numpy()
+        for whiten, out in zip(whitenings, values, strict=True):
+            velocity, acceleration = (whiten(d) for d in derivatives)
+            if intrinsic:
+                k = len(V) - len(i)
+                out.append(_intrinsic_curvature(velocity, acceleration, k, i, j, kind))
+            else:
+                out.append(_curve_curvature(velocity, acceleration, kind).mean(dim=1))
+    return np.stack([torch.cat(out).numpy() for out in values])
 
 
 #: The keyword-only parameters of :func:`curvature`, in order, with their defaults.

@@ -175,6 +175,49 @@ class TestMetrics:
         assert curvature(gated, X, **kw).mean() > curvature(ungated, X, **kw).mean()
 
 
+class TestCurvatureByMetric:
+    """Several metrics from one evaluation of the derivatives: each row is
+    curvature() under that metric alone, for every kind and method, on a
+    net whose map has an Euclidean shortcut (copied tokens)."""
+
+    @pytest.mark.parametrize("method", METHODS)
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_each_row_is_curvature_under_that_metric(self, kind, method):
+        torch.manual_seed(0)
+        net = GatedAttentionNet(3, 2, d_model=4, n_tokens=3).double()
+        f = RepresentationMap(net, "attention", token_rms=True)
+        X = torch.randn(5, 3, dtype=torch.float64)
+        m = 12
+        spd = torch.randn(m, m, dtype=torch.float64)
+        metrics = [
+            {},
+            {"metric": "anisotropic", "condition_number": 100.0},
+            {"metric": spd @ spd.T + torch.eye(m, dtype=torch.float64)},
+            {"covariance": torch.full((m,), 0.5, dtype=torch.float64)},
+        ]
+        got = geometry.curvature_by_metric(f, X, metrics, kind=kind, method=method)
+        assert got.shape == (4, 5)
+        for row, options in zip(got, metrics, strict=True):
+            want = curvature(f, X, kind=kind, method=method, **options)
+            # Alone, the Euclidean row measures one copied token; here the
+            # whole map: central differences round differently (3e-12).
+            rtol = 1e-12 if method == "exact" else 1e-9
+            np.testing.assert_allclose(row, want, rtol=rtol, atol=1e-15)
+
+    @pytest.mark.parametrize(
+        "metrics, kwargs, error, match",
+        [
+            ([{"metrc": None}], {}, TypeError, "metrics may hold only the keys"),
+            ([{}], {"metric": "anisotropic"}, TypeError, "not as keywords"),
+            ([{"metric": "anisotropic"}], {}, ValueError, "needs condition_number"),
+            ([{}], {"kind": "bent"}, ValueError, "kind"),
+        ],
+    )
+    def test_bad_options(self, metrics, kwargs, error, match):
+        with pytest.raises(error, match=match):
+            geometry.curvature_by_metric(circle(1.0), [[0.0]], metrics, **kwargs)
+
+
 class TestIdentities:
     @pytest.mark.parametrize("kind", KINDS)
     def test_isometries_of_the_output_leave_curvature_unchanged(self, kind):

@@ -128,6 +128,8 @@ class TestSweeps:
             "noise": 4 * 3 * 3 * 2 * 10,
             "matched": 4 * 2 * 2 * 10,
             "gate_init": 4 * 2 * 10,
+            # (shapes + the linear task) x coarse alphas x learning rates x seeds
+            "alpha_budget": (4 + 1) * 4 * 3 * 10,
         }
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
         budget = full["budget"]
@@ -399,11 +401,12 @@ class TestReproduce:
         names = {p.name for p in out.iterdir()}
         for sweep in [
             *["gates", "alpha", "depth_init", "depth_trained", "baselines"],
-            *["budget", "noise", "matched", "gate_init"],
+            *["budget", "noise", "matched", "gate_init", "alpha_budget"],
         ]:
             assert f"{sweep}.csv" in names
         for figure in [
-            *["gates", "alpha", "anisotropy", "depth", "boundaries", "budget", "noise"]
+            *["gates", "alpha", "anisotropy", "depth", "boundaries"],
+            *["budget", "noise", "alpha_budget"],
         ]:
             assert f"fig_{figure}.png" in names
         assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
@@ -411,8 +414,9 @@ class TestReproduce:
         assert bayes["bayes accuracy"].between(0.5, 1).all()
         # Every noise level of the noise sweep has its ceiling.
         assert set(bayes["noise"]) == {0.05, 0.2, 0.4}
-        # C1-C5, then the controls: 2 budgets, size, initialisation, 2 noise budgets.
-        assert len(verdicts) == 5 + 2 + 1 + 1 + 2
+        # C1-C5, then the controls: 2 budgets, size, initialisation, C2 and
+        # C3 at the long budget, 2 noise budgets.
+        assert len(verdicts) == 5 + 2 + 1 + 1 + 2 + 2
         assert all(
             re.match(
                 "(reproduced|partly reproduced|not reproduced|contradicted|"
@@ -442,6 +446,7 @@ class TestReproduce:
             "### Training budget and learning rate",
             "### Arms of the same size",
             "### The gate's initialisation",
+            "### C2 and C3 at 2 epochs",
             "### Noise",
             "## Baselines",
             "## What differs from the paper",
@@ -559,19 +564,27 @@ def test_readme_verdicts_are_the_committed_reports():
     root = Path(__file__).resolve().parents[1]
 
     def verdict_rows(text):
-        titles = tuple(f"| {title} |" for title in claims.CLAIMS.values())
-        return [line for line in text.splitlines() if line.startswith(titles)]
+        table = text.split("| claim | verdict |\n|---|---|\n", 1)[1]
+        return table.split("\n\n", 1)[0].splitlines()
 
     report_text = (root / "benchmarks/results/REPORT.md").read_text()
     readme_text = (root / "README.md").read_text()
     report = verdict_rows(report_text)
-    assert len(report) == len(claims.CLAIMS)
+    # C1-C5, then the controls: two budgets, size, initialisation, C2 and C3
+    # at the long budget, noise at two budgets.
+    assert len(report) == len(claims.CLAIMS) + 8
+    for row, title in zip(
+        report[: len(claims.CLAIMS)], claims.CLAIMS.values(), strict=True
+    ):
+        assert row.startswith(f"| {title} |")
     assert verdict_rows(readme_text) == report
     # The summary sentences too: generated into REPORT.md, quoted in the README.
     summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
     assert summary.startswith("- C1") and summary.count("\n- C") == 4
     assert "\n- Three curvature measures" in summary
     assert "\n- Accuracy headroom" in summary
+    for control in ("Budget and learning rate", "Arms of the same size", "Noise"):
+        assert f"\n- {control}" in summary
     assert summary in readme_text
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "C1_MEASURES",
     "NOISE_CONDITION",
     "claim_alpha",
+    "claim_alpha_budget",
     "claim_budget",
     "claim_gate_init",
     "claim_matched",
@@ -731,6 +732,18 @@ def claim_budget(budget):
     }
 
 
+def claim_alpha_budget(alpha_budget):
+    """C2 and C3 on the ``alpha_budget`` sweep (the longest budget), each
+    alpha with its learning rate chosen by :func:`select_learning_rate`."""
+    frame = select_learning_rate(alpha_budget)
+    return {
+        "frame": frame,
+        "epochs": int(frame["max_epochs"].max()),
+        "C2": claim_alpha(frame),
+        "C3": claim_linear(frame),
+    }
+
+
 def _substituted(gates, control, gate_arms):
     """C1's copied-token conditions with the arms ``gate_arms`` taken from
     ``control`` instead of ``gates`` (same tasks, splits and seeds)."""
@@ -823,6 +836,8 @@ def evaluate_claims(results):
         controls["matched"] = claim_matched(results["gates"], results["matched"])
     if "gate_init" in results:
         controls["gate_init"] = claim_gate_init(results["gates"], results["gate_init"])
+    if "alpha_budget" in results:
+        controls["alpha_budget"] = claim_alpha_budget(results["alpha_budget"])
     if "noise" in results and "budget" in results and "bayes" in results:
         controls["noise"] = claim_noise(
             results["noise"], results["budget"], results["bayes"]
@@ -847,6 +862,14 @@ def control_verdicts(claims):
     if "gate_init" in controls:
         title = "C1 with PyTorch's default gate initialisation"
         table[title] = controls["gate_init"]["verdict"]
+    if "alpha_budget" in controls:
+        control = controls["alpha_budget"]
+        for claim in ("C2", "C3"):
+            title = (
+                f"{CLAIMS[claim]}, {control['epochs']} epochs, learning rate "
+                "searched per alpha"
+            )
+            table[title] = control[claim]["verdict"]
     for epochs, claim in controls.get("noise", {}).get("by budget", {}).items():
         noises = sorted(claim["statuses"]["noise"].unique())
         title = (

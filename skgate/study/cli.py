@@ -131,6 +131,13 @@ def _draw_figures(results, evaluated, design, out):
     controls = evaluated.get("controls", {})
     if "budget" in controls:
         figures["budget"] = lambda: plots.plot_budget(controls["budget"]["frame"])
+    if "alpha_budget" in controls:
+        control = controls["alpha_budget"]
+        figures["alpha_budget"] = lambda: plots.plot_alpha(
+            control["frame"],
+            f"C2/C3 at {control['epochs']} epochs, learning rate searched per "
+            "alpha (mean, 95 % CI)",
+        )
     if "noise" in controls:
         figures["noise"] = lambda: plots.plot_noise(
             controls["noise"]["frame"], results["bayes"]
@@ -148,7 +155,12 @@ def _control_tests(controls):
     """Every control's tests in one table, named by control (and budget)."""
     parts = []
     for name, control in controls.items():
-        if "by budget" in control:
+        if name == "alpha_budget":
+            parts += [
+                control[claim]["tests"].assign(control=f"{name} {claim}")
+                for claim in ("C2", "C3")
+            ]
+        elif "by budget" in control:
             parts += [
                 claim["tests"].assign(control=name, max_epochs=epochs)
                 for epochs, claim in control["by budget"].items()

@@ -112,7 +112,7 @@ class StudyDesign:
     ((0, 1, 2, 3, 4), 600)
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
     {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60, \
-'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10}
+'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10, 'alpha_budget': 80}
     """
 
     label: str  # "full" or "quick": which command line produced it
@@ -212,7 +212,9 @@ class StudyDesign:
           "noise": ``noises`` (bar the default, which "budget" has) at each
           budget, MLP head, the default learning rate; "matched": SiLU and
           ungated at :func:`matched_width`; "gate_init": gated with PyTorch's
-          default gate initialisation.
+          default gate initialisation; "alpha_budget": C2 and C3 at the
+          longest budget, :data:`COARSE_ALPHAS`, each alpha with its learning
+          rate searched as in "budget".
         """
         shapes, gates = list(self.shapes), list(GATE_ORDER)
         heads = ["mlp", "linear"]
@@ -259,15 +261,29 @@ class StudyDesign:
             "gate_init": self._grid(
                 shape=shapes, gate=["multiplicative"], head=heads, gate_init=["pytorch"]
             ),
+            "alpha_budget": self._budgeted(
+                task=["curved"],
+                shape=shapes,
+                alpha=list(COARSE_ALPHAS),
+                lr=list(self.learning_rates),
+                budgets=self.budgets[-1:],
+            )
+            + self._budgeted(
+                task=["linear"],
+                alpha=list(COARSE_ALPHAS),
+                lr=list(self.learning_rates),
+                budgets=self.budgets[-1:],
+            ),
         }
 
-    def _budgeted(self, **axes):
-        """Settings at each of ``budgets``, trained with early stopping on a
-        held-out tenth that never stops before the budget: the weights of
-        the epoch with the best validation accuracy are kept."""
+    def _budgeted(self, budgets=None, **axes):
+        """Settings at each of ``budgets`` (default: the design's), trained
+        with early stopping on a held-out tenth that never stops before the
+        budget: the weights of the epoch with the best validation accuracy
+        are kept."""
         return [
             setting
-            for epochs in self.budgets
+            for epochs in (self.budgets if budgets is None else budgets)
             for setting in self._grid(
                 **axes,
                 max_epochs=[epochs],

@@ -10,6 +10,7 @@ quantity's range (curvature is not negative, accuracy not above 1).
 import numpy as np
 from scipy import stats
 
+from ..datasets import CURVED_SHAPES
 from .claims import with_tokens
 from .design import GATE_LABELS, GATE_ORDER
 
@@ -110,8 +111,9 @@ def plot_gates(gates):
     return fig
 
 
-def plot_alpha(alpha):
-    """C2/C3: accuracy and curvature against alpha, curved tasks and the linear one."""
+def plot_alpha(alpha, title=None):
+    """C2/C3: accuracy and curvature against alpha, curved tasks and the linear
+    one (``title``: the figure's, default C2/C3's)."""
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     frame = alpha.assign(
@@ -136,7 +138,9 @@ def plot_alpha(alpha):
     for ax in axes:
         ax.set_xlabel("gate strength alpha")
     axes[0].legend(title="task", fontsize=8)
-    fig.suptitle("C2/C3: gate strength vs accuracy and curvature (mean, 95 % CI)")
+    fig.suptitle(
+        title or "C2/C3: gate strength vs accuracy and curvature (mean, 95 % CI)"
+    )
     fig.tight_layout()
     return fig
 
@@ -287,10 +291,17 @@ def _accuracy_lines(ax, frame, x, *, log_x=False):
         )
     if log_x:
         ax.set_xscale("log")
+        ax.minorticks_off()  # the values themselves label the axis
     ax.set_xticks(
         sorted(frame[x].unique()), [f"{v:g}" for v in sorted(frame[x].unique())]
     )
     ax.set_ylim(0.4, 1.0)
+
+
+def _shapes(frame):
+    """The frame's curved shapes in the makers' order."""
+    present = set(frame["shape"])
+    return [shape for shape in CURVED_SHAPES if shape in present]
 
 
 def plot_budget(selected):
@@ -298,7 +309,7 @@ def plot_budget(selected):
     head, each arm at its searched learning rate (``selected``: rows of
     :func:`~skgate.study.claims.select_learning_rate`)."""
     plt = pyplot()
-    shapes = list(dict.fromkeys(selected["shape"]))
+    shapes = _shapes(selected)
     heads = list(dict.fromkeys(selected["head"]))
     fig, axes = plt.subplots(
         len(heads),
@@ -330,7 +341,7 @@ def plot_noise(frame, bayes):
     """Controls: accuracy against the task's noise per gate and shape, one
     row per budget, with the task's Bayes accuracy (dashed)."""
     plt = pyplot()
-    shapes = list(dict.fromkeys(frame["shape"]))
+    shapes = _shapes(frame)
     budgets = sorted(frame["max_epochs"].unique())
     fig, axes = plt.subplots(
         len(budgets),

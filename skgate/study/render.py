@@ -16,6 +16,7 @@ import sklearn
 import skorch
 import torch
 
+from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as stats
@@ -356,10 +357,13 @@ def _depth_section(results, c5, figure):
     ]
 
 
-def _arm_table(frame, by, value, labels=None):
-    """Mean ± std of ``value`` per ``by`` x arm (``gate``), arms labelled."""
+def _arm_table(frame, by, value):
+    """Mean ± std of ``value`` per ``by`` x arm (``gate``): shapes in the
+    makers' order, arms in C1's."""
+    order = {shape: i for i, shape in enumerate(CURVED_SHAPES)}
+    frame = frame.sort_values("shape", key=lambda s: s.map(order), kind="stable")
     table = _mean_pm_std(frame, by + ["gate"], value, "gate")
-    return table.rename(columns=labels or {})
+    return table[by + [g for g in GATE_ORDER if g in table.columns]]
 
 
 def _budget_part(budget, design, figure):
@@ -407,6 +411,45 @@ def _budget_part(budget, design, figure):
         ),
     ]
     return lines
+
+
+def _alpha_budget_part(control, figure):
+    frame = control["frame"]
+    curved = frame[frame["task"] == "curved"]
+    linear = frame[frame["task"] == "linear"]
+    epochs = control["epochs"]
+    return [
+        "",
+        f"### C2 and C3 at {epochs} epochs",
+        "",
+        f"The alpha sweep at {epochs} epochs (alphas "
+        f"{', '.join(f'{a:g}' for a in COARSE_ALPHAS)}), each alpha with its "
+        "learning rate chosen by the same search, the same protocol as above.",
+        "",
+        f"C2: **{control['C2']['verdict']}**. By measure: "
+        f"{_by_measure(control['C2'])}.",
+        "",
+        f"C3: **{control['C3']['verdict']}**.",
+        "",
+        f"![alpha at {epochs} epochs]({figure})",
+        "",
+        _fmt(
+            pd.concat(
+                [
+                    _mean_pm_std(curved, ["shape", "alpha"], "accuracy", "alpha"),
+                    _mean_pm_std(
+                        linear.assign(shape="linear task"),
+                        ["shape", "alpha"],
+                        "accuracy",
+                        "alpha",
+                    ),
+                ],
+                ignore_index=True,
+            )
+        ),
+        "",
+        _fmt(control["C2"]["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
+    ]
 
 
 def _matched_part(matched_claim, matched):
@@ -519,6 +562,8 @@ def _controls_section(results, controls, design, figures):
     ]
     if "budget" in controls:
         lines += _budget_part(controls["budget"], design, figures["budget"])
+    if "alpha_budget" in controls:
+        lines += _alpha_budget_part(controls["alpha_budget"], figures["alpha_budget"])
     if "matched" in controls:
         lines += _matched_part(controls["matched"], results["matched"])
     if "gate_init" in controls:
@@ -679,6 +724,25 @@ def _controls_sentences(controls):
             "- Budget and learning rate (C1 on copied tokens, each arm's rate "
             f"searched over {', '.join(f'{r:g}' for r in rates)} on validation "
             f"rows): the ordering holds in {'; '.join(parts)} conditions."
+        )
+    if "alpha_budget" in controls:
+        control = controls["alpha_budget"]
+        c2 = control["C2"]["tests"]
+        parts = [
+            f"{label} on {_tally(stats.statuses(tests, ['shape'])['status'])}"
+            for label, tests in (
+                ("curvature", c2[c2["y"] == "curvature_exact"]),
+                ("accuracy", c2[c2["y"] == "accuracy"]),
+            )
+        ]
+        c3 = "; ".join(
+            f"{name.split(' (')[0]}: {status}"
+            for name, status in control["C3"]["statements"].items()
+        )
+        lines.append(
+            f"- C2 and C3 at {control['epochs']} epochs (learning rate searched "
+            f"per alpha): alpha raises {'; '.join(parts)} curved shapes; "
+            f"linear task: {c3}."
         )
     if "matched" in controls:
         lines.append(
