@@ -751,51 +751,59 @@ def _controls_sentences(controls):
             f"{_both_measures(controls['matched'])} conditions."
         )
     if "gate_init" in controls:
-        claim = controls["gate_init"]
-        sensitivity = claim["sensitivity"]
-        moved = []
-        for measure, label in (
-            ("accuracy", "accuracy"),
-            ("curvature_exact", "curvature"),
-        ):
-            outcomes = sensitivity.loc[sensitivity["measure"] == measure, "outcome"]
-            higher = int((outcomes == stats.HOLDS).sum())
-            lower = int((outcomes == stats.REVERSED).sum())
-            moved.append(
-                f"{label} higher with gain 2 in {higher}, lower in {lower} "
-                f"of {len(outcomes)}"
-            )
-        lines.append(
-            "- PyTorch's default gate initialisation instead of gain 2: the "
-            f"ordering holds in {_both_measures(claim)} conditions; "
-            f"{'; '.join(moved)} conditions."
-        )
+        lines.append(_gate_init_sentence(controls["gate_init"]))
     if "noise" in controls:
-        parts, rings = [], []
-        for epochs, claim in controls["noise"]["by budget"].items():
-            headroom = claim["headroom"]
-            informative = ~(headroom["at ceiling"] | headroom["near chance"])
-            parts.append(
-                f"{epochs} epochs: {_tally(claim['statuses']['status'])} (below "
-                f"the ceiling and above chance in {int(informative.sum())})"
-            )
-            hard = headroom[headroom["shape"] == "rings"]
-            if len(hard):
-                cells = ", ".join(
-                    f"{r['noise']:g}: {r['best arm']:.2f}/{r['bayes accuracy']:.2f}"
-                    for _, r in hard.iterrows()
-                )
-                rings.append(f"{epochs} epochs {cells}")
-        lines.append(
-            "- Noise (C1's accuracy ordering per shape x noise, MLP head): holds "
-            f"in {'; '.join(parts)} conditions."
-            + (
-                f" Rings, best arm / Bayes accuracy by noise: {'; '.join(rings)}."
-                if rings
-                else ""
-            )
-        )
+        lines.append(_noise_sentence(controls["noise"]))
     return lines
+
+
+def _gate_init_sentence(claim):
+    """The summary's sentence on the gate initialisation control."""
+    sensitivity = claim["sensitivity"]
+    moved = []
+    for measure, label in (
+        ("accuracy", "accuracy"),
+        ("curvature_exact", "curvature"),
+    ):
+        outcomes = sensitivity.loc[sensitivity["measure"] == measure, "outcome"]
+        higher = int((outcomes == stats.HOLDS).sum())
+        lower = int((outcomes == stats.REVERSED).sum())
+        moved.append(
+            f"{label} higher with gain 2 in {higher}, lower in {lower} "
+            f"of {len(outcomes)}"
+        )
+    return (
+        "- PyTorch's default gate initialisation instead of gain 2: the "
+        f"ordering holds in {_both_measures(claim)} conditions; "
+        f"{'; '.join(moved)} conditions."
+    )
+
+
+def _noise_sentence(control):
+    """The summary's sentence on the noise control."""
+    parts, rings = [], []
+    for epochs, claim in control["by budget"].items():
+        headroom = claim["headroom"]
+        informative = ~(headroom["at ceiling"] | headroom["near chance"])
+        parts.append(
+            f"{epochs} epochs: {_tally(claim['statuses']['status'])} (below "
+            f"the ceiling and above chance in {int(informative.sum())})"
+        )
+        hard = headroom[headroom["shape"] == "rings"]
+        if len(hard):
+            cells = ", ".join(
+                f"{r['noise']:g}: {r['best arm']:.2f}/{r['bayes accuracy']:.2f}"
+                for _, r in hard.iterrows()
+            )
+            rings.append(f"{epochs} epochs {cells}")
+    return "- Noise (C1's accuracy ordering per shape x noise, MLP head): holds " + (
+        f"in {'; '.join(parts)} conditions."
+        + (
+            f" Rings, best arm / Bayes accuracy by noise: {'; '.join(rings)}."
+            if rings
+            else ""
+        )
+    )
 
 
 def _headroom_sentence(headroom):
