@@ -22,7 +22,7 @@ from sklearn.base import (
     _fit_context,
     is_classifier,
 )
-from sklearn.metrics import accuracy_score, r2_score
+from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import (
@@ -938,10 +938,14 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         return weights[y_net]
 
     def _validation_score(self, outputs, data):
-        weight = None if data.w is None else data.w.numpy()
-        return accuracy_score(
-            data.y.numpy(), outputs.argmax(dim=1).numpy(), sample_weight=weight
-        )
+        # accuracy_score's number (the share of rows, or of their weight,
+        # predicted right, in float64), without its input checks: they took
+        # 1.5 ms a call, 40 % of an early-stopped batched fit of 10 models.
+        correct = (outputs.argmax(dim=1) == data.y).to(torch.float64)
+        if data.w is None:
+            return float(correct.mean())
+        weight = data.w.to(torch.float64)
+        return float((correct * weight).sum() / weight.sum())
 
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``.

@@ -1044,3 +1044,26 @@ def test_float64_copy_follows_the_weights(moons):
     with torch.no_grad():
         clf.net_.module_.head[2].bias[1] += 10.0  # class 1 everywhere
     assert (clf.predict(X) == clf.classes_[1]).all()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_validation_score_is_accuracy_score(weighted):
+    """Early stopping scores held-out rows without sklearn's input checks;
+    the number must be accuracy_score's, to the bit."""
+    from types import SimpleNamespace
+
+    from sklearn.metrics import accuracy_score
+
+    generator = torch.Generator().manual_seed(0)
+    clf = GatedAttentionClassifier()
+    for n in (1, 7, 63, 200):
+        outputs = torch.randn(n, 3, generator=generator)
+        y = torch.randint(0, 3, (n,), generator=generator)
+        w = 3 * torch.rand(n, generator=generator) if weighted else None
+        got = clf._validation_score(outputs, SimpleNamespace(y=y, w=w))
+        want = accuracy_score(
+            y.numpy(),
+            outputs.argmax(dim=1).numpy(),
+            sample_weight=None if w is None else w.numpy(),
+        )
+        assert got == want
