@@ -710,6 +710,24 @@ def _both_measures(claim):
     )
 
 
+def _pairwise(tests, measure="accuracy"):
+    """How often each step of C1's ordering holds alone (after the family's
+    Holm correction): 'gated > SiLU in k of N, SiLU > ungated in m of N'."""
+    tests = tests[tests["measure"] == measure]
+    parts = []
+    for comparison, rows in tests.groupby("comparison", sort=False):
+        better, worse = comparison.split(" > ")
+        held = int((rows["outcome"] == stats.HOLDS).sum())
+        parts.append(
+            f"{GATE_SHORT[better]} > {GATE_SHORT[worse]} in {held} of {len(rows)}"
+        )
+    return ", ".join(parts)
+
+
+#: Short names of the arms in summary sentences.
+GATE_SHORT = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+
+
 def _controls_sentences(controls):
     """The summary's sentences on the controls of C1."""
     lines = []
@@ -717,7 +735,8 @@ def _controls_sentences(controls):
         budget = controls["budget"]
         rates = sorted(budget["frame"]["lr"].unique())
         parts = [
-            f"{epochs} epochs: {_both_measures(claim)}"
+            f"{epochs} epochs: {_both_measures(claim)} (accuracy step by step: "
+            f"{_pairwise(claim['tests'])})"
             for epochs, claim in budget["by budget"].items()
         ]
         lines.append(
@@ -748,7 +767,8 @@ def _controls_sentences(controls):
         lines.append(
             "- Arms of the same size (SiLU and ungated widened to the gated "
             "arm's number of effective weights): the ordering holds in "
-            f"{_both_measures(controls['matched'])} conditions."
+            f"{_both_measures(controls['matched'])} conditions (accuracy step "
+            f"by step: {_pairwise(controls['matched']['tests'])})."
         )
     if "gate_init" in controls:
         lines.append(_gate_init_sentence(controls["gate_init"]))
@@ -774,8 +794,8 @@ def _gate_init_sentence(claim):
         )
     return (
         "- PyTorch's default gate initialisation instead of gain 2: the "
-        f"ordering holds in {_both_measures(claim)} conditions; "
-        f"{'; '.join(moved)} conditions."
+        f"ordering holds in {_both_measures(claim)} conditions (accuracy step "
+        f"by step: {_pairwise(claim['tests'])}); {'; '.join(moved)} conditions."
     )
 
 
@@ -786,8 +806,9 @@ def _noise_sentence(control):
         headroom = claim["headroom"]
         informative = ~(headroom["at ceiling"] | headroom["near chance"])
         parts.append(
-            f"{epochs} epochs: {_tally(claim['statuses']['status'])} (below "
-            f"the ceiling and above chance in {int(informative.sum())})"
+            f"{epochs} epochs: {_tally(claim['statuses']['status'])} (step by "
+            f"step: {_pairwise(claim['tests'])}; below the ceiling and above "
+            f"chance in {int(informative.sum())})"
         )
         hard = headroom[headroom["shape"] == "rings"]
         if len(hard):
