@@ -575,6 +575,15 @@ def curvature_by_metric(f, X, metrics, **kwargs):
     [[1.0], [2.0]]
     """
     names = ("metric", "condition_number", "covariance")
+    if (
+        not isinstance(metrics, (list, tuple))
+        or not metrics
+        or not all(isinstance(options, dict) for options in metrics)
+    ):
+        raise TypeError(
+            f"metrics must be a non-empty list of dicts of metric options "
+            f"({list(names)}); got {metrics!r}."
+        )
     unknown = sorted({key for options in metrics for key in options} - set(names))
     if unknown:
         raise TypeError(f"metrics may hold only the keys {list(names)}; got {unknown}.")

@@ -211,6 +211,8 @@ class TestCurvatureByMetric:
             ([{}], {"metric": "anisotropic"}, TypeError, "not as keywords"),
             ([{"metric": "anisotropic"}], {}, ValueError, "needs condition_number"),
             ([{}], {"kind": "bent"}, ValueError, "kind"),
+            ([], {}, TypeError, "non-empty list of dicts"),
+            ({"metric": None}, {}, TypeError, "non-empty list of dicts"),
         ],
     )
     def test_bad_options(self, metrics, kwargs, error, match):

@@ -314,6 +314,31 @@ class TestStatistics:
         assert claims.condition_status([H, R, I]) == R
         assert claims.condition_status([H, I]) == I
 
+    def test_select_learning_rate_uses_validation_scores_alone(self):
+        """Per arm and seed the rate with the best validation score wins
+        (the smallest on ties), whatever its test accuracy; rows without a
+        validation score are refused."""
+        rows = [
+            # gate, seed, lr, validation, test accuracy
+            ("none", 0, 1e-3, 0.70, 0.99),
+            ("none", 0, 1e-2, 0.80, 0.50),
+            ("none", 1, 1e-3, 0.75, 0.60),
+            ("none", 1, 1e-2, 0.75, 0.90),
+            ("silu", 0, 1e-3, 0.90, 0.70),
+            ("silu", 0, 1e-2, 0.60, 0.95),
+        ]
+        frame = pd.DataFrame(
+            rows, columns=["gate", "seed", "lr", "validation_score", "accuracy"]
+        ).assign(shape="circle", max_epochs=20)
+        chosen = claims.select_learning_rate(frame)
+        assert list(zip(chosen["gate"], chosen["seed"], chosen["lr"])) == [
+            ("none", 0, 1e-2),
+            ("none", 1, 1e-3),
+            ("silu", 0, 1e-3),
+        ]
+        with pytest.raises(ValueError, match="needs every row's validation_score"):
+            claims.select_learning_rate(frame.assign(validation_score=np.nan))
+
     def test_accuracy_headroom(self):
         """Every arm within 0.05 of Bayes: the ceiling; the best arm below
         0.55: near chance; one arm far below Bayes: neither."""
@@ -580,7 +605,9 @@ def test_readme_verdicts_are_the_committed_reports():
     assert verdict_rows(readme_text) == report
     # The summary sentences too: generated into REPORT.md, quoted in the README.
     summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
-    assert summary.startswith("- C1") and summary.count("\n- C") == 4
+    # C1-C5, and C2 and C3 at the long budget.
+    assert summary.startswith("- C1") and summary.count("\n- C") == 5
+    assert "\n- C2 and C3 at 300 epochs" in summary
     assert "\n- Three curvature measures" in summary
     assert "\n- Accuracy headroom" in summary
     for control in ("Budget and learning rate", "Arms of the same size", "Noise"):

@@ -703,6 +703,11 @@ def select_learning_rate(frame):
     setting, the row (of the ``lr`` values tried) with the best validation
     score, the smallest rate on ties. The test split plays no part."""
     keys = [k for k in _ARM_KEYS if k in frame]
+    if frame["validation_score"].isna().any():
+        raise ValueError(
+            "select_learning_rate needs every row's validation_score: fits with "
+            "early_stopping=True (the study's budgeted sweeps)."
+        )
     ordered = frame.sort_values("lr", kind="stable")
     best = ordered.groupby(keys, sort=False, dropna=False)["validation_score"].idxmax()
     return frame.loc[sorted(best)]

@@ -264,7 +264,7 @@ def _parser():
     commands = parser.add_subparsers(dest="command", required=True)
     study = commands.add_parser("reproduce", help="the study of the paper's claims")
     study.add_argument(
-        "--quick", action="store_true", help="a small version (about 25 s on 2 cores)"
+        "--quick", action="store_true", help="a small version (about 50 s on 2 cores)"
     )
     study.add_argument(
         "--out",
