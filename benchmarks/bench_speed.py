@@ -26,9 +26,9 @@ from joblib import Parallel, delayed
 from sklearn.neural_network import MLPClassifier
 
 from skgate import GatedAttentionClassifier, make_curved_task
-from skgate._together import MAX_MODELS
 from skgate.geometry import curvature
 from skgate.nn import GatedAttentionNet, RepresentationMap
+from skgate.study.sweeps import BATCH_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -502,7 +502,7 @@ def main(argv=None):
         f"{search['batched training alone, 4 alphas x 5 folds']:.2f} s "
         f"(one fit alone: {search['one fit']:.2f} s). The study's sweeps train "
         "settings that differ only in seed, alpha and learning rate as one batch "
-        f"(at most {MAX_MODELS} models per network): the {n_study} fits of the "
+        f"(at most {BATCH_SIZE} settings per batch): the {n_study} fits of the "
         f"committed design's sweeps of the five claims ({', '.join(STUDY_SWEEPS)}) "
         "take "
         f"{study[False]:.0f} s fitted one by one and {study[True]:.0f} s batched "

@@ -17,12 +17,6 @@ from .estimators import _same_tensors
 
 __all__ = ["fit_together"]
 
-#: Models per batched network at most: larger groups train as several
-#: networks of about equal size. Per model, training time falls with the batch
-#: up to 10-20 models and rises beyond (30 epochs of the checkerboard, 700
-#: rows, gated: 53 ms per model at 10, 58 at 20, 71 at 40).
-MAX_MODELS = 10
-
 #: Parameters that may differ inside one batch.
 _PER_MODEL = ("alpha", "random_state", "lr")
 
@@ -70,18 +64,8 @@ def fit_together(estimators, data):
         # Models with as many rows take as many steps, and models with one
         # learning rate share a kernel call: side by side, they are stepped
         # through views of the stacked weights rather than copies.
-        members = sorted(members, key=lambda member: (len(member[1][3]), member[0].lr))
-        n_chunks = -(-len(members) // MAX_MODELS)
-        for chunk in range(n_chunks):
-            _fit_batch(_part(members, chunk, n_chunks))
+        _fit_batch(sorted(members, key=lambda m: (len(m[1][3]), m[0].lr)))
     return estimators
-
-
-def _part(items, i, n):
-    """The ``i``-th of ``n`` consecutive parts of ``items``, as equal as can be."""
-    size, extra = divmod(len(items), n)
-    start = i * size + min(i, extra)
-    return items[start : start + size + (i < extra)]
 
 
 def _same_data(first, second):

@@ -259,8 +259,7 @@ def test_sequences_train_through_autograd_as_alone():
 
 def test_estimators_given_the_same_data_share_it(monkeypatch):
     """The alphas of one fold are given one data tuple: the batch holds its
-    rows once (3 folds of 200 rows: 600 pool rows for the 6 models of each
-    of the two networks the 12 fold models make, not 1200)."""
+    rows once (3 folds of 200 rows: 600 pool rows for 4 alphas, not 2400)."""
     import skgate._batched as batched
     from skgate import GatedAttentionClassifierCV
 
@@ -276,32 +275,5 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
     GatedAttentionClassifierCV(
         (0.0, 0.5, 1.0, 1.5), cv=3, max_epochs=1, d_model=8, random_state=0
     ).fit(X, y)
-    assert [len(pool.sizes) for pool in pools[:2]] == [6, 6]
-    assert [len(pool.X) for pool in pools[:2]] == [600, 600]
-
-
-def test_large_groups_train_as_several_networks_each_model_as_alone(monkeypatch):
-    """Above MAX_MODELS a group is cut into consecutive parts of about equal
-    size (5 models at most 2 per network: 2, 2 and 1), each model still its
-    fit alone."""
-    import skgate._batched as batched
-    import skgate._together as together
-
-    sizes = []
-
-    class Spy(batched._Pool):
-        def __init__(self, datasets):
-            super().__init__(datasets)
-            sizes.append(len(self.sizes))
-
-    monkeypatch.setattr(batched, "_Pool", Spy)
-    monkeypatch.setattr(together, "MAX_MODELS", 2)
-    X, y = make_curved_task(100, random_state=0)
-    estimators = [
-        GatedAttentionClassifier(alpha=a, **{**PARAMS, "random_state": s})
-        for s, a in enumerate((0.0, 0.5, 1.0, 1.5, 2.0))
-    ]
-    got, want = _pairs(estimators, [(X, y, None)] * 5)
-    assert sizes == [2, 2, 1]
-    for a, b in zip(got, want, strict=True):
-        _assert_same_model(a, b, X)
+    fold_pool = pools[0]
+    assert len(fold_pool.sizes) == 12 and len(fold_pool.X) == 600

@@ -52,6 +52,17 @@ class TestSweeps:
         assert row["curvature_cond_1"] == pytest.approx(row["curvature_exact"])
         assert row["curvature_fd"] == pytest.approx(row["curvature_exact"], rel=1e-3)
 
+    def test_batches_group_by_setting_and_cut_large_groups(self):
+        """Settings differing only in seed, alpha or learning rate share a
+        batch; a group above BATCH_SIZE is cut into consecutive parts of
+        about equal size (25 -> 9, 8, 8), in the settings' order."""
+        settings = grid(gate=["none"], seed=list(range(25))) + grid(
+            gate=["silu"], lr=[1e-3, 2e-3], seed=[0, 1]
+        )
+        parts = sweeps.batches(settings)
+        assert [len(p) for p in parts] == [9, 8, 8, 4]
+        assert [i for p in parts for i in p] == list(range(29))
+
     def test_same_rows_whatever_n_jobs(self):
         settings = grid(
             gate=["none", "multiplicative"], n_observations=[1, 4], seed=[0], **TINY
@@ -331,7 +342,7 @@ class TestStatistics:
             rows, columns=["gate", "seed", "lr", "validation_score", "accuracy"]
         ).assign(shape="circle", max_epochs=20)
         chosen = claims.select_learning_rate(frame)
-        assert list(zip(chosen["gate"], chosen["seed"], chosen["lr"])) == [
+        assert list(zip(chosen["gate"], chosen["seed"], chosen["lr"], strict=True)) == [
             ("none", 0, 1e-2),
             ("none", 1, 1e-3),
             ("silu", 0, 1e-3),

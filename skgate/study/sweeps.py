@@ -332,19 +332,31 @@ def run_batch(settings):
 
 #: Setting keys that may differ inside one batch of a batched sweep.
 BATCH_FREE_KEYS = ("seed", "alpha", "lr")
+#: Settings per batch at most: a larger group is cut into consecutive parts
+#: of about equal size, so that two workers share a sweep's few large groups
+#: evenly (the long-budget C2 sweep has 5 groups of 120 fits) and no network
+#: grows past the size at which a model's training stops getting cheaper
+#: (measured: 53 ms per model at 10 models, 58 at 20, 71 at 40).
+BATCH_SIZE = 10
 
 
 def batches(settings):
     """Indices of ``settings`` grouped into batches: settings that differ only
-    in :data:`BATCH_FREE_KEYS`, in order of first appearance. The grouping
-    depends on the settings alone, never on ``n_jobs``, so the rows do not
-    either."""
+    in :data:`BATCH_FREE_KEYS`, in order of first appearance, in consecutive
+    parts of at most :data:`BATCH_SIZE`. The grouping depends on the settings
+    alone, never on ``n_jobs``, so the rows do not either."""
     groups = {}
     for i, setting in enumerate(settings):
         s = {**DEFAULTS, **setting}
         key = repr(sorted((k, v) for k, v in s.items() if k not in BATCH_FREE_KEYS))
         groups.setdefault(key, []).append(i)
-    return list(groups.values())
+    parts = []
+    for group in groups.values():
+        n = -(-len(group) // BATCH_SIZE)
+        size, extra = divmod(len(group), n)
+        starts = [i * size + min(i, extra) for i in range(n + 1)]
+        parts += [group[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
+    return parts
 
 
 def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None):
