@@ -17,6 +17,12 @@ from .estimators import _same_tensors
 
 __all__ = ["fit_together"]
 
+#: Models per batched network at most; a larger batch trains as consecutive
+#: parts of about equal size. Measured on the CV estimator (2000 rows, 20
+#: epochs): 20 fold models as one network 1.05 s, as two of 10 1.16 s; 160
+#: fold models as one network 15.7 s, as 16 of 10 12.0 s.
+MAX_MODELS = 20
+
 #: Parameters that may differ inside one batch.
 _PER_MODEL = ("alpha", "random_state", "lr")
 
@@ -64,7 +70,14 @@ def fit_together(estimators, data):
         # Models with as many rows take as many steps, and models with one
         # learning rate share a kernel call: side by side, they are stepped
         # through views of the stacked weights rather than copies.
-        _fit_batch(sorted(members, key=lambda m: (len(m[1][3]), m[0].lr)))
+        members = sorted(members, key=lambda m: (len(m[1][3]), m[0].lr))
+        n_parts = -(-len(members) // MAX_MODELS)
+        size, extra = divmod(len(members), n_parts)
+        start = 0
+        for part in range(n_parts):
+            stop = start + size + (part < extra)
+            _fit_batch(members[start:stop])
+            start = stop
     return estimators
 
 

@@ -277,3 +277,30 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
     ).fit(X, y)
     fold_pool = pools[0]
     assert len(fold_pool.sizes) == 12 and len(fold_pool.X) == 600
+
+
+def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch):
+    """Above MAX_MODELS a batch is cut into consecutive parts of about equal
+    size (5 models at most 2 per network: 2, 2 and 1), each model still its
+    fit alone."""
+    import skgate._batched as batched
+    import skgate._together as together
+
+    sizes = []
+
+    class Spy(batched._Pool):
+        def __init__(self, datasets):
+            super().__init__(datasets)
+            sizes.append(len(self.sizes))
+
+    monkeypatch.setattr(batched, "_Pool", Spy)
+    monkeypatch.setattr(together, "MAX_MODELS", 2)
+    X, y = make_curved_task(100, random_state=0)
+    estimators = [
+        GatedAttentionClassifier(alpha=a, **{**PARAMS, "random_state": s})
+        for s, a in enumerate((0.0, 0.5, 1.0, 1.5, 2.0))
+    ]
+    got, want = _pairs(estimators, [(X, y, None)] * 5)
+    assert sizes == [2, 2, 1]
+    for a, b in zip(got, want, strict=True):
+        _assert_same_model(a, b, X)
