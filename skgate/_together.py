@@ -11,6 +11,7 @@ by one: skorch runs those, one net at a time.
 """
 
 import torch
+from sklearn import get_config
 
 from ._batched import BatchedTrainer
 from .estimators import _same_tensors
@@ -57,6 +58,10 @@ def fit_together(estimators, data):
         if not _batchable(estimator):
             estimator.fit(X, y, sample_weight=sample_weight)
             continue
+        # What fit checks first (its _fit_context): the parameters, unless
+        # scikit-learn is told to skip that.
+        if not get_config()["skip_parameter_validation"]:
+            estimator._validate_params()
         plan = estimator._prepare_fit(X, y, sample_weight, True, False, None)
         # Estimators given the same data (the alphas of one fold) share its
         # tensors, so the batch holds them once (see _batched._Pool).

@@ -304,3 +304,16 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
     assert sizes == [2, 2, 1]
     for a, b in zip(got, want, strict=True):
         _assert_same_model(a, b, X)
+
+
+def test_bad_parameters_fail_as_in_fit():
+    """fit_together checks each estimator's parameters as fit does."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = make_curved_task(60, random_state=0)
+    estimators = [
+        GatedAttentionClassifier(**PARAMS),
+        GatedAttentionClassifier(lr=0.0, **PARAMS),
+    ]
+    with pytest.raises(InvalidParameterError, match="'lr' parameter"):
+        fit_together(estimators, [(X, y, None)] * 2)
