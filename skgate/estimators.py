@@ -696,8 +696,26 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         """
         check_is_fitted(self)
         check_layer(layer, "curvature")
+        if geometry._named(kwargs.get("metric"), "fisher"):
+            self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
         return geometry.curvature(self._representation_map(layer), X, **kwargs)
+
+    def _check_fisher(self, layer):
+        """``metric="fisher"`` needs a predicted class distribution: a
+        classifier's logits."""
+        if not isinstance(self, ClassifierMixin):
+            raise ValueError(
+                f"metric='fisher' is the Fisher-Rao metric of a classifier's "
+                f"predicted class distribution; {type(self).__name__} predicts "
+                "none. To read its outputs as the means of N(f(x), Sigma), pass "
+                "covariance=Sigma (Fisher-Rao metric Sigma^-1) at layer='logits'."
+            )
+        if layer != "logits":
+            raise ValueError(
+                f"metric='fisher' measures the class distribution softmax(logits): "
+                f"it needs layer='logits'; got layer={layer!r}."
+            )
 
     def _representation_map(self, layer):
         """The float64 map whose curvature :meth:`curvature` measures."""

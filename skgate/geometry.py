@@ -36,9 +36,11 @@ from sklearn.utils._param_validation import (
 )
 
 from ._docstrings import fill_docstring
+from .nn import _softmax_jet
 
 __all__ = [
     "CURVATURE_KEYWORDS",
+    "FisherRaoMap",
     "KINDS",
     "METHODS",
     "curvature",
@@ -122,6 +124,56 @@ def directional_derivatives(f, X, directions, *, method="exact", eps=1e-2):
     return velocity.reshape(n, k, -1), acceleration.reshape(n, k, -1)
 
 
+class FisherRaoMap:
+    """``x -> 2 sqrt(softmax(f(x)))``: logits ``f(x)`` of shape (n, C) read as
+    a categorical distribution, mapped isometrically (Fisher-Rao metric to
+    Euclidean) onto the sphere of radius 2 in R^C.
+
+    What ``metric="fisher"`` measures. Has a ``jet`` (exact derivatives in one
+    pass) when ``f`` has one.
+
+    Examples
+    --------
+    >>> import torch
+    >>> g = FisherRaoMap(lambda x: torch.cat([x, -x], dim=1))
+    >>> float(g(torch.zeros(1, 1, dtype=torch.float64)).norm())  # radius 2
+    2.0
+    """
+
+    def __init__(self, f):
+        self.f = f
+        if hasattr(f, "jet"):
+            self.jet = self._jet
+
+    @staticmethod
+    def _check(logits):
+        if logits.ndim < 2 or logits.shape[-1] < 2:
+            raise ValueError(
+                "metric='fisher' reads f's outputs as the logits of a categorical "
+                "distribution: f must map rows to C >= 2 logits (shape (n, C)); "
+                f"got outputs of shape {tuple(logits.shape)}."
+            )
+
+    def __call__(self, x):
+        logits = self.f(x)
+        if logits.ndim != 2:
+            self._check(logits[None])  # the message names the shape
+            raise ValueError(
+                "metric='fisher' needs f to map (n, p) to (n, C) logits; got "
+                f"outputs of shape {tuple(logits.shape)}."
+            )
+        self._check(logits)
+        return 2 * torch.softmax(logits, dim=-1).sqrt()
+
+    def _jet(self, x, v):
+        z, dz, d2z = self.f.jet(x, v)
+        self._check(z)
+        p, dp, d2p = _softmax_jet(z, dz, d2z)
+        # s = 2 sqrt(p): s' = p' / sqrt(p), s'' = p'' / sqrt(p) - p'^2 / (2 p^1.5).
+        r = p.sqrt()
+        return 2 * r, dp / r, d2p / r - dp**2 / (2 * p * r)
+
+
 # -- the output metric --------------------------------------------------------
 
 
@@ -134,6 +186,11 @@ def _as_float64(name, value):
         ) from exc
 
 
+def _named(metric, name):
+    """Is ``metric`` the named metric ``name`` (not an array of weights)?"""
+    return isinstance(metric, str) and metric == name
+
+
 def _check_metric_options(metric, condition_number, covariance):
     """The checks on the metric that do not need the output size."""
     if covariance is not None and metric is not None:
@@ -141,12 +198,12 @@ def _check_metric_options(metric, condition_number, covariance):
             "Pass either metric or covariance (the Fisher-Rao metric is "
             "covariance^-1), not both."
         )
-    if condition_number is not None and metric != "anisotropic":
+    if condition_number is not None and not _named(metric, "anisotropic"):
         raise ValueError(
             f"condition_number is used only with metric='anisotropic'; got "
             f"condition_number={condition_number!r} with metric={metric!r}."
         )
-    if isinstance(metric, str) and condition_number is None:
+    if _named(metric, "anisotropic") and condition_number is None:
         raise ValueError(
             "metric='anisotropic' needs condition_number, a real number >= 1."
         )
@@ -154,7 +211,9 @@ def _check_metric_options(metric, condition_number, covariance):
 
 def _whitening(metric, condition_number, covariance, m):
     """A function mapping derivatives (..., m) to coordinates where M is Euclidean."""
-    if metric is None and covariance is None:
+    if (metric is None or _named(metric, "fisher")) and covariance is None:
+        # "fisher": the map was made 2 sqrt(softmax(f)) (see FisherRaoMap),
+        # on which the Fisher-Rao metric is the Euclidean one.
         return lambda d: d
     if isinstance(metric, str):  # "anisotropic", checked by _check_options
         # Eigenvalues log-spaced from 1 down to 1 / condition_number.
@@ -418,7 +477,13 @@ def _orthonormal_frame(V):
 _OPTION_CONSTRAINTS = {
     "kind": [StrOptions(set(KINDS))],
     "method": [StrOptions(set(METHODS))],
-    "metric": [None, StrOptions({"anisotropic"}), Real, "array-like", torch.Tensor],
+    "metric": [
+        None,
+        StrOptions({"anisotropic", "fisher"}),
+        Real,
+        "array-like",
+        torch.Tensor,
+    ],
     "condition_number": [None, Interval(Real, 1, None, closed="left")],
     "covariance": [None, Real, "array-like", torch.Tensor],
     "n_directions": [Interval(Integral, 1, None, closed="left")],
@@ -439,11 +504,15 @@ kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleratio
 method : {"exact", "finite_difference"}, default="exact"
     Exact derivatives, or the paper's central differences with step ``eps``;
     both in float64.
-metric : None, "anisotropic", float, array of shape (m,) or (m, m), default=None
+metric : None, "anisotropic", "fisher", float, array of shape (m,) or (m, m), \
+default=None
     Output metric: Euclidean; diagonal with eigenvalues log-spaced from 1 to
-    ``1 / condition_number``; one positive weight for every coordinate;
-    positive weights; or an SPD matrix. ``m`` is the flattened output size
-    of ``f``.
+    ``1 / condition_number``; "fisher": the outputs are logits of a
+    categorical distribution ``p = softmax(f(x))`` under the Fisher-Rao
+    metric, measured as the Euclidean curvature of ``2 sqrt(p)`` on the
+    sphere of radius 2 (classifiers at ``layer="logits"``); one positive
+    weight for every coordinate; positive weights; or an SPD matrix. ``m``
+    is the flattened output size of ``f``.
 condition_number : float >= 1, optional
     Only with ``metric="anisotropic"``.
 covariance : float, array of shape (m,) or (m, m), optional
@@ -534,6 +603,8 @@ def curvature(
     >>> curvature(lambda x: 3 * x + 1, [[0.0, 1.0]], kind="scalar").tolist()
     [0.0]
     """
+    if _named(metric, "fisher"):
+        f = FisherRaoMap(f)
     options = {"metric": metric, "condition_number": condition_number}
     return _curvatures(
         f,
@@ -595,6 +666,11 @@ def curvature_by_metric(f, X, metrics, **kwargs):
         )
     for options in metrics:
         _check_options("curvature_by_metric", **options)
+        if _named(options.get("metric"), "fisher"):
+            raise ValueError(
+                "metric='fisher' measures another map (2 sqrt(softmax(f))), not "
+                "f under another metric; use curvature(f, X, metric='fisher')."
+            )
     _check_options("curvature_by_metric", **kwargs)
     return _curvatures(
         f,

@@ -520,3 +520,88 @@ class TestBadInput:
             curvature(lambda x: x.sum(), T)
         with pytest.raises(ValueError, match="'f' parameter"):
             curvature("not callable", T)
+
+
+class TestFisherRao:
+    """metric="fisher": the categorical distribution softmax(logits) under the
+    Fisher-Rao metric, i.e. 2 sqrt(p) on the sphere of radius 2."""
+
+    @pytest.mark.parametrize("method", METHODS)
+    def test_two_classes_affine_logits_draw_arcs_of_the_circle(self, method):
+        """Affine logits over 2 classes: p moves along the circle of radius
+        2 (in the plane of 2 sqrt(p)), so every line's image has extrinsic
+        curvature 1/2."""
+        from skgate import GatedAttentionClassifier, make_curved_task
+
+        X, y = make_curved_task(200, random_state=0)
+        clf = GatedAttentionClassifier(
+            "none", head="linear", max_epochs=3, random_state=0
+        ).fit(X, y)
+        kappa = clf.curvature(
+            X[:50], layer="logits", metric="fisher", kind="extrinsic", method=method
+        )
+        tol = 1e-6 if method == "exact" else 1e-3
+        np.testing.assert_allclose(kappa, 0.5, rtol=0, atol=tol)
+
+    @pytest.mark.parametrize("method", METHODS)
+    @pytest.mark.parametrize("gate", ["multiplicative", "silu", "none"])
+    def test_three_classes_on_two_inputs_are_a_piece_of_the_sphere(self, gate, method):
+        """With C - 1 = p = 2 a full-rank image of the plane is an open piece
+        of the 2-sphere of radius 2: Gaussian curvature 1/4, whatever the
+        model (gated or not, MLP head)."""
+        from skgate import GatedAttentionClassifier
+
+        rng = np.random.default_rng(0)
+        X = rng.uniform(-2, 2, (300, 2))
+        y = (np.arctan2(X[:, 1], X[:, 0]) // (2 * np.pi / 3)).astype(int) % 3
+        clf = GatedAttentionClassifier(gate, max_epochs=3, random_state=0).fit(X, y)
+        # Central differences are O(eps^2) off; the trained logits bend
+        # sharply enough that eps = 1e-2 is 4e-2 off, so a finer step.
+        eps = 1e-2 if method == "exact" else 1e-3
+        K = clf.curvature(
+            X[:40],
+            layer="logits",
+            metric="fisher",
+            kind="gaussian",
+            method=method,
+            eps=eps,
+        )
+        tol = 1e-6 if method == "exact" else 1e-3
+        np.testing.assert_allclose(K, 0.25, rtol=0, atol=tol)
+
+    def test_jet_matches_autodiff_of_the_map(self):
+        torch.manual_seed(0)
+        net = GatedAttentionNet(2, 4, d_model=8).double()
+        f = RepresentationMap(net, "logits")
+        g = geometry.FisherRaoMap(f)
+        X = torch.randn(6, 2, dtype=torch.float64)
+        V = torch.randn(3, 2, dtype=torch.float64)
+        jet = directional_derivatives(g, X, V)
+        auto = directional_derivatives(lambda x: g(x), X, V)  # no jet: autodiff
+        for a, b in zip(jet, auto, strict=True):
+            torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
+
+    def test_only_classifier_logits(self):
+        from skgate import (
+            GatedAttentionClassifier,
+            GatedAttentionRegressor,
+            make_curved_task,
+        )
+
+        X, y = make_curved_task(60, random_state=0)
+        clf = GatedAttentionClassifier(max_epochs=1, d_model=8, random_state=0)
+        clf.fit(X, y)
+        with pytest.raises(
+            ValueError, match="needs layer='logits'; got layer='attention'"
+        ):
+            clf.curvature(X, metric="fisher")
+        reg = GatedAttentionRegressor(max_epochs=1, d_model=8, random_state=0)
+        reg.fit(X, y.astype(float))
+        with pytest.raises(ValueError, match="GatedAttentionRegressor predicts none"):
+            reg.curvature(X, layer="logits", metric="fisher")
+        with pytest.raises(ValueError, match="C >= 2 logits"):
+            curvature(lambda x: x.sum(1, keepdim=True), [[0.0, 1.0]], metric="fisher")
+        with pytest.raises(ValueError, match="use curvature"):
+            geometry.curvature_by_metric(circle(1.0), [[0.0]], [{"metric": "fisher"}])
+        with pytest.raises(ValueError, match="condition_number is used only"):
+            curvature(circle(1.0), [[0.0]], metric="fisher", condition_number=10)
