@@ -217,19 +217,7 @@ def plot_depth(depth_init, depth_trained):
         [("at initialisation", depth_init), ("after training", depth_trained)],
         strict=True,
     ):
-        for gate in GATE_ORDER:
-            mean, below, above = _mean_ci(
-                frame[frame["gate"] == gate], "depth", "curvature_exact"
-            )
-            ax.errorbar(
-                mean.index,
-                mean,
-                yerr=[below, above],
-                marker="o",
-                capsize=3,
-                color=GATE_COLORS[gate],
-                label=GATE_LABELS[gate],
-            )
+        _gate_lines(ax, frame, "depth", "curvature_exact")
         ax.set_xlabel("depth (attention blocks)")
         ax.set_ylabel("curvature (acceleration)")
         ax.set_yscale("symlog", linthresh=1e-3)
@@ -274,12 +262,11 @@ def plot_boundaries(panels, resolution=60):
     return fig
 
 
-def _accuracy_lines(ax, frame, x, *, log_x=False):
-    """Test accuracy against ``x``, one line per gate (mean, 95 % CI)."""
+def _gate_lines(ax, frame, x, value, high=None):
+    """``value`` against ``x``, one line per gate (mean, 95 % CI cut at
+    ``high``)."""
     for gate in GATE_ORDER:
-        mean, below, above = _mean_ci(
-            frame[frame["gate"] == gate], x, "accuracy", high=1.0
-        )
+        mean, below, above = _mean_ci(frame[frame["gate"] == gate], x, value, high=high)
         ax.errorbar(
             mean.index,
             mean,
@@ -289,13 +276,6 @@ def _accuracy_lines(ax, frame, x, *, log_x=False):
             color=GATE_COLORS[gate],
             label=GATE_LABELS[gate],
         )
-    if log_x:
-        ax.set_xscale("log")
-        ax.minorticks_off()  # the values themselves label the axis
-    ax.set_xticks(
-        sorted(frame[x].unique()), [f"{v:g}" for v in sorted(frame[x].unique())]
-    )
-    ax.set_ylim(0.4, 1.0)
 
 
 def _shapes(frame):
@@ -304,67 +284,75 @@ def _shapes(frame):
     return [shape for shape in CURVED_SHAPES if shape in present]
 
 
+def _accuracy_panels(frame, row_key, rows, x, *, xlabel, title, suptitle, extra=None):
+    """Test accuracy against ``x`` (log axis labelled by its values), one
+    panel per value of ``row_key`` (``rows``, in order) and curved shape;
+    ``title(shape, row)`` names a panel, ``extra(ax, part, shape)`` adds to it."""
+    plt = pyplot()
+    shapes = _shapes(frame)
+    fig, axes = plt.subplots(
+        len(rows),
+        len(shapes),
+        figsize=(2.8 * len(shapes), 2.6 * len(rows)),
+        squeeze=False,
+        sharey=True,
+    )
+    for (r, row), (c, shape) in (
+        (r, c) for r in enumerate(rows) for c in enumerate(shapes)
+    ):
+        ax = axes[r, c]
+        part = frame[(frame[row_key] == row) & (frame["shape"] == shape)]
+        _gate_lines(ax, part, x, "accuracy", high=1.0)
+        ax.set_xscale("log")
+        ax.minorticks_off()  # the values themselves label the axis
+        values = sorted(part[x].unique())
+        ax.set_xticks(values, [f"{v:g}" for v in values])
+        ax.set_ylim(0.4, 1.0)
+        if extra is not None:
+            extra(ax, part, shape)
+        ax.set_title(title(shape, row), fontsize=9)
+        ax.set_xlabel(xlabel)
+    for r in range(len(rows)):
+        axes[r, 0].set_ylabel("test accuracy")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle(suptitle)
+    fig.tight_layout()
+    return fig
+
+
 def plot_budget(selected):
     """Controls: accuracy against the training budget per gate, shape and
     head, each arm at its searched learning rate (``selected``: rows of
     :func:`~skgate.study.claims.select_learning_rate`)."""
-    plt = pyplot()
-    shapes = _shapes(selected)
-    heads = list(dict.fromkeys(selected["head"]))
-    fig, axes = plt.subplots(
-        len(heads),
-        len(shapes),
-        figsize=(2.8 * len(shapes), 2.6 * len(heads)),
-        squeeze=False,
-        sharey=True,
+    return _accuracy_panels(
+        selected,
+        "head",
+        list(dict.fromkeys(selected["head"])),
+        "max_epochs",
+        xlabel="epochs",
+        title=lambda shape, head: f"{shape}, head={head}",
+        suptitle="Controls: accuracy at each budget, learning rate searched per "
+        "arm (mean, 95 % CI)",
     )
-    for (row, head), (col, shape) in (
-        (r, c) for r in enumerate(heads) for c in enumerate(shapes)
-    ):
-        ax = axes[row, col]
-        part = selected[(selected["head"] == head) & (selected["shape"] == shape)]
-        _accuracy_lines(ax, part, "max_epochs", log_x=True)
-        ax.set_title(f"{shape}, head={head}", fontsize=9)
-        ax.set_xlabel("epochs")
-    for row in range(len(heads)):
-        axes[row, 0].set_ylabel("test accuracy")
-    axes[0, 0].legend(fontsize=7)
-    fig.suptitle(
-        "Controls: accuracy at each budget, learning rate searched per arm "
-        "(mean, 95 % CI)"
-    )
-    fig.tight_layout()
-    return fig
 
 
 def plot_noise(frame, bayes):
     """Controls: accuracy against the task's noise per gate and shape, one
     row per budget, with the task's Bayes accuracy (dashed)."""
-    plt = pyplot()
-    shapes = _shapes(frame)
-    budgets = sorted(frame["max_epochs"].unique())
-    fig, axes = plt.subplots(
-        len(budgets),
-        len(shapes),
-        figsize=(2.8 * len(shapes), 2.6 * len(budgets)),
-        squeeze=False,
-        sharey=True,
-    )
     ceilings = bayes[(bayes["task"] == "curved") & (bayes["n_observations"] == 1)]
-    for (row, epochs), (col, shape) in (
-        (r, c) for r in enumerate(budgets) for c in enumerate(shapes)
-    ):
-        ax = axes[row, col]
-        part = frame[(frame["max_epochs"] == epochs) & (frame["shape"] == shape)]
-        _accuracy_lines(ax, part, "noise", log_x=True)
+
+    def bayes_line(ax, part, shape):
         line = ceilings[ceilings["shape"] == shape].sort_values("noise")
         line = line[line["noise"].isin(part["noise"].unique())]
         ax.plot(line["noise"], line["bayes accuracy"], "k--", label="Bayes")
-        ax.set_title(f"{shape}, {epochs} epochs", fontsize=9)
-        ax.set_xlabel("noise")
-    for row in range(len(budgets)):
-        axes[row, 0].set_ylabel("test accuracy")
-    axes[0, 0].legend(fontsize=7)
-    fig.suptitle("Controls: accuracy against noise, MLP head (mean, 95 % CI)")
-    fig.tight_layout()
-    return fig
+
+    return _accuracy_panels(
+        frame,
+        "max_epochs",
+        sorted(frame["max_epochs"].unique()),
+        "noise",
+        xlabel="noise",
+        title=lambda shape, epochs: f"{shape}, {epochs} epochs",
+        suptitle="Controls: accuracy against noise, MLP head (mean, 95 % CI)",
+        extra=bayes_line,
+    )
