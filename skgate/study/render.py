@@ -182,6 +182,18 @@ _TREND_COLUMNS = [
 ]
 
 
+def _paired_table(tests, condition=stats.GATE_CONDITION, measure=True):
+    """A family of paired tests as the report prints them: the condition,
+    the measure (unless the family has one), the comparison and its numbers."""
+    return _fmt(
+        tests[
+            condition
+            + (["measure"] if measure else [])
+            + ["comparison", *_PAIRED_COLUMNS]
+        ]
+    )
+
+
 def _verdict_table(verdicts):
     return ["", "| claim | verdict |", "|---|---|"] + [
         f"| {claim} | {verdict} |" for claim, verdict in verdicts.items()
@@ -216,11 +228,7 @@ def _gates_section(gates, c1, figure, bayes):
         "",
         "Paired tests per condition:",
         "",
-        _fmt(
-            c1["tests"][
-                stats.GATE_CONDITION + ["measure", "comparison", *_PAIRED_COLUMNS]
-            ]
-        ),
+        _paired_table(c1["tests"]),
     ]
 
 
@@ -394,11 +402,7 @@ def _budget_part(budget, design, figure):
             "",
             "Paired tests per condition:",
             "",
-            _fmt(
-                claim["tests"][
-                    stats.GATE_CONDITION + ["measure", "comparison", *_PAIRED_COLUMNS]
-                ]
-            ),
+            _paired_table(claim["tests"]),
         ]
     chosen = budget["chosen"].merge(budget["best epoch"], on=["max_epochs", "gate"])
     lines += [
@@ -485,11 +489,7 @@ def _matched_part(matched_claim, matched):
         "",
         _fmt(_arm_table(frame, stats.GATE_CONDITION[:2], "accuracy")),
         "",
-        _fmt(
-            matched_claim["tests"][
-                stats.GATE_CONDITION + ["measure", "comparison", *_PAIRED_COLUMNS]
-            ]
-        ),
+        _paired_table(matched_claim["tests"]),
     ]
 
 
@@ -512,11 +512,7 @@ def _gate_init_part(claim):
         "Gain 2 against PyTorch's default, gated arm, paired by seed (its own "
         "Holm family; 'holds' means gain 2 is higher):",
         "",
-        _fmt(
-            claim["sensitivity"][
-                stats.GATE_CONDITION + ["measure", "comparison", *_PAIRED_COLUMNS]
-            ]
-        ),
+        _paired_table(claim["sensitivity"]),
     ]
 
 
@@ -541,9 +537,7 @@ def _noise_part(noise, figure):
             "",
             _fmt(claim["headroom"], 3),
             "",
-            _fmt(
-                claim["tests"][stats.NOISE_CONDITION + ["comparison", *_PAIRED_COLUMNS]]
-            ),
+            _paired_table(claim["tests"], stats.NOISE_CONDITION, measure=False),
         ]
     return lines
 
@@ -661,23 +655,13 @@ def summary(claims):
     """The report's summary, sentence by sentence, generated from ``claims``
     (the README quotes it verbatim; a test holds the two equal)."""
     c1, c2, c3, c4, c5 = (claims[f"C{i}"] for i in range(1, 6))
-    by = stats.GATE_CONDITION
     order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
-    tests = c1["tests"]
     c1_parts = [
-        f"{label}: {_tally(stats.statuses(tests[tests['measure'] == m], by)['status'])}"
+        f"{label}: {_measure_tally(c1, m)}"
         for m, label in (("curvature_exact", "curvature"), ("accuracy", "accuracy"))
     ]
-    c2_parts = [
-        f"{label} on {_tally(stats.statuses(t, ['shape'])['status'])} curved shapes"
-        for label, t in (
-            ("curvature", c2["tests"][c2["tests"]["y"] == "curvature_exact"]),
-            ("accuracy", c2["tests"][c2["tests"]["y"] == "accuracy"]),
-        )
-    ]
-    c3_parts = [
-        f"{name.split(' (')[0]}: {status}" for name, status in c3["statements"].items()
-    ]
+    c2_parts = [f"{label} on {tally} curved shapes" for label, tally in _c2_tallies(c2)]
+    c3_parts = _c3_parts(c3)
     gated = c5["tests"][c5["tests"]["gate"] == "multiplicative"]
     c5_parts = [f"{row['stage']} {_trend_phrase(row)}" for _, row in gated.iterrows()]
     return [
@@ -693,6 +677,22 @@ def summary(claims):
         _measures_sentence(claims["measures"]),
         *([_headroom_sentence(claims["headroom"])] if "headroom" in claims else []),
         *_controls_sentences(claims.get("controls", {})),
+    ]
+
+
+def _c2_tallies(c2):
+    """(measure, 'k of N' over shapes) of C2's rise with alpha."""
+    tests = c2["tests"]
+    return [
+        (label, _tally(stats.statuses(tests[tests["y"] == y], ["shape"])["status"]))
+        for y, label in (("curvature_exact", "curvature"), ("accuracy", "accuracy"))
+    ]
+
+
+def _c3_parts(c3):
+    """C3's statements, each with its status."""
+    return [
+        f"{name.split(' (')[0]}: {status}" for name, status in c3["statements"].items()
     ]
 
 
@@ -746,18 +746,8 @@ def _controls_sentences(controls):
         )
     if "alpha_budget" in controls:
         control = controls["alpha_budget"]
-        c2 = control["C2"]["tests"]
-        parts = [
-            f"{label} on {_tally(stats.statuses(tests, ['shape'])['status'])}"
-            for label, tests in (
-                ("curvature", c2[c2["y"] == "curvature_exact"]),
-                ("accuracy", c2[c2["y"] == "accuracy"]),
-            )
-        ]
-        c3 = "; ".join(
-            f"{name.split(' (')[0]}: {status}"
-            for name, status in control["C3"]["statements"].items()
-        )
+        parts = [f"{label} on {tally}" for label, tally in _c2_tallies(control["C2"])]
+        c3 = "; ".join(_c3_parts(control["C3"]))
         lines.append(
             f"- C2 and C3 at {control['epochs']} epochs (learning rate searched "
             f"per alpha): alpha raises {'; '.join(parts)} curved shapes; "
