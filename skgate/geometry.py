@@ -146,8 +146,8 @@ class FisherRaoMap:
             self.jet = self._jet
 
     @staticmethod
-    def _check(logits):
-        if logits.ndim < 2 or logits.shape[-1] < 2:
+    def _check(logits, ndim):
+        if logits.ndim != ndim or logits.shape[-1] < 2:
             raise ValueError(
                 "metric='fisher' reads f's outputs as the logits of a categorical "
                 "distribution: f must map rows to C >= 2 logits (shape (n, C)); "
@@ -156,18 +156,12 @@ class FisherRaoMap:
 
     def __call__(self, x):
         logits = self.f(x)
-        if logits.ndim != 2:
-            self._check(logits[None])  # the message names the shape
-            raise ValueError(
-                "metric='fisher' needs f to map (n, p) to (n, C) logits; got "
-                f"outputs of shape {tuple(logits.shape)}."
-            )
-        self._check(logits)
+        self._check(logits, 2)
         return 2 * torch.softmax(logits, dim=-1).sqrt()
 
     def _jet(self, x, v):
         z, dz, d2z = self.f.jet(x, v)
-        self._check(z)
+        self._check(z, 3)  # (n, 1, C): the jet's broadcast layout
         p, dp, d2p = _softmax_jet(z, dz, d2z)
         # s = 2 sqrt(p): s' = p' / sqrt(p), s'' = p'' / sqrt(p) - p'^2 / (2 p^1.5).
         r = p.sqrt()

@@ -13,6 +13,7 @@ from scipy import stats
 from ..datasets import bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from .design import CONDITION_NUMBERS, GATE_ORDER
+from .sweeps import DEFAULTS
 
 __all__ = [
     "ACCURACY_MARGIN",
@@ -681,20 +682,10 @@ def accuracy_headroom(frame, bayes, condition=GATE_CONDITION):
 
 # -- controls: what else could explain C1 ---------------------------------------
 
-#: Setting keys that make an arm (all but the learning rate and the measurements).
-_ARM_KEYS = (
-    "task",
-    "shape",
-    "noise",
-    "n_observations",
-    "gate",
-    "alpha",
-    "depth",
-    "head",
-    "d_model",
-    "max_epochs",
-    "gate_init",
-    "seed",
+#: Setting keys that make an arm: every setting key but the learning rate and
+#: what only says how to measure.
+_ARM_KEYS = tuple(
+    k for k in DEFAULTS if k not in ("lr", "condition_numbers", "n_curvature")
 )
 
 

@@ -83,10 +83,13 @@ def matched_width(gate, head, *, like="multiplicative", d_model=None):
     """
     d_model = DEFAULTS["d_model"] if d_model is None else d_model
     target = effective_weights(like, head, d_model)
-    return min(
-        range(1, 4 * d_model),
-        key=lambda d: abs(effective_weights(gate, head, d) - target),
-    )
+    # The count grows with d: the nearest is the first width at or above the
+    # target, or the one before it.
+    d = 1
+    while effective_weights(gate, head, d) < target:
+        d += 1
+    below = max(d - 1, 1)
+    return min((below, d), key=lambda w: abs(effective_weights(gate, head, w) - target))
 
 
 #: Tasks on which the scikit-learn baselines run, as setting keys.
