@@ -76,14 +76,18 @@ def fit_together(estimators, data):
         # learning rate share a kernel call: side by side, they are stepped
         # through views of the stacked weights rather than copies.
         members = sorted(members, key=lambda m: (len(m[1][3]), m[0].lr))
-        n_parts = -(-len(members) // MAX_MODELS)
-        size, extra = divmod(len(members), n_parts)
-        start = 0
-        for part in range(n_parts):
-            stop = start + size + (part < extra)
-            _fit_batch(members[start:stop])
-            start = stop
+        for part in equal_parts(members, MAX_MODELS):
+            _fit_batch(part)
     return estimators
+
+
+def equal_parts(items, max_size):
+    """``items`` cut into the fewest consecutive parts of at most
+    ``max_size``, as equal in size as can be (25 by 10: 9, 8, 8)."""
+    n = -(-len(items) // max_size)
+    size, extra = divmod(len(items), n)
+    starts = [i * size + min(i, extra) for i in range(n + 1)]
+    return [items[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
 
 
 def _same_data(first, second):

@@ -34,7 +34,7 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import ParameterGrid, train_test_split
 from tqdm.auto import tqdm
 
-from .._together import fit_together
+from .._together import equal_parts, fit_together
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
@@ -350,13 +350,9 @@ def batches(settings):
         s = {**DEFAULTS, **setting}
         key = repr(sorted((k, v) for k, v in s.items() if k not in BATCH_FREE_KEYS))
         groups.setdefault(key, []).append(i)
-    parts = []
-    for group in groups.values():
-        n = -(-len(group) // BATCH_SIZE)
-        size, extra = divmod(len(group), n)
-        starts = [i * size + min(i, extra) for i in range(n + 1)]
-        parts += [group[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
-    return parts
+    return [
+        part for group in groups.values() for part in equal_parts(group, BATCH_SIZE)
+    ]
 
 
 def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None):
