@@ -18,7 +18,7 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
-from . import claims, plots, render, sweeps, toy
+from . import claims, plots, realdata, render, sphere, sweeps, toy
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
@@ -96,11 +96,13 @@ def _run_sweeps(design, out, n_jobs):
     return results
 
 
-def _run_baselines(design, n_jobs):
-    """Gated attention and the scikit-learn models on the same tasks and splits."""
-    settings = design.baseline_settings()
-    _log(f"baselines: {len(settings)} gated attention fits and scikit-learn models")
-    gated = sweeps.run_sweep(settings, n_jobs=n_jobs, description="gated")
+def _run_baselines(design, results, n_jobs):
+    """The scikit-learn models beside gated attention's fits on the same
+    tasks and splits (the "gates" sweep's copied tokens with the MLP head,
+    and the "real" sweep)."""
+    gates = results["gates"]
+    gates = gates[(gates["n_observations"] == 1) & (gates["head"] == "mlp")]
+    gated = pd.concat([gates, results["real"]], ignore_index=True)
     gated = gated.assign(
         dataset=[
             shape if task == "curved" else task
@@ -108,7 +110,9 @@ def _run_baselines(design, n_jobs):
         ],
         model=[f"GatedAttention ({gate})" for gate in gated["gate"]],
     )
-    others = sweeps.run_baselines(design.baseline_tasks_settings(), n_jobs=n_jobs)
+    settings = design.baseline_tasks_settings()
+    _log(f"baselines: scikit-learn models on {len(settings)} tasks x seeds")
+    others = sweeps.run_baselines(settings, n_jobs=n_jobs)
     columns = ["dataset", "model", "seed", "accuracy", "fit_seconds"]
     return pd.concat([gated[columns], others[columns]], ignore_index=True)
 
@@ -128,6 +132,17 @@ def _draw_figures(results, evaluated, design, out):
             sweeps.fit_boundary_models(design.n_samples)
         ),
     }
+    if "C6" in evaluated:
+        figures["curvature_map"] = lambda: plots.plot_curvature_map(
+            sweeps.fit_curvature_map_models(design.n_samples)
+        )
+        figures["sphere"] = lambda: plots.plot_sphere(
+            results["sphere"], sphere.fit_sphere_examples(), evaluated["C6"]["target"]
+        )
+    if "real" in evaluated:
+        figures["real"] = lambda: plots.plot_real(
+            results["real"], results["real_alpha"], realdata.BOUNDARIES
+        )
     controls = evaluated.get("controls", {})
     if "budget" in controls:
         figures["budget"] = lambda: plots.plot_budget(controls["budget"]["frame"])
@@ -199,7 +214,11 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = _run_sweeps(design, out, n_jobs)
-    results["baselines"] = _run_baselines(design, n_jobs)
+    settings = design.sphere_settings()
+    _log(f"sphere: {len(settings)} fits")
+    results["sphere"] = sphere.run_sphere(settings, n_jobs=n_jobs)
+    _write_csv(results["sphere"], out / "sphere.csv")
+    results["baselines"] = _run_baselines(design, results, n_jobs)
     _write_csv(results["baselines"], out / "baselines.csv")
 
     _log("statistics, and the tasks' Bayes accuracies")
@@ -208,7 +227,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
             results["gates"],
             results["alpha"],
             results["noise"],
-            pd.DataFrame(design.baseline_settings()),
+            results["real"],
         ],
         design.bayes_sizes,
     )

@@ -13,6 +13,8 @@ from .._batched import _unused_weights
 from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
+from .realdata import REAL_TASKS
+from .sphere import sphere_settings
 from .sweeps import DEFAULTS, grid
 
 __all__ = [
@@ -27,6 +29,8 @@ __all__ = [
     "LEARNING_RATES",
     "NOISES",
     "SEQUENCE_LENGTH",
+    "SPHERE_BUDGETS",
+    "SPHERE_SIZES",
     "StudyDesign",
     "effective_weights",
     "matched_width",
@@ -92,12 +96,16 @@ def matched_width(gate, head, *, like="multiplicative", d_model=None):
     return min((below, d), key=lambda w: abs(effective_weights(gate, head, w) - target))
 
 
-#: Tasks on which the scikit-learn baselines run, as setting keys.
+#: Tasks on which the scikit-learn baselines run, as setting keys: the
+#: curved shapes and the datasets of :mod:`skgate.study.realdata`.
 BASELINE_TASKS = {
-    "moons": {"task": "moons", "noise": 0.2},
-    "circles": {"task": "circles", "noise": 0.1},
     **{shape: {"task": "curved", "shape": shape} for shape in CURVED_SHAPES},
+    **REAL_TASKS,
 }
+#: C6's sphere cap: training rows and epochs (its fits' error in curvature
+#: shrinks along both).
+SPHERE_SIZES = (100, 300, 1000)
+SPHERE_BUDGETS = (50, 200, 800)
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,8 @@ class StudyDesign:
     ((0, 1, 2, 3, 4), 600)
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
     {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60, \
-'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10, 'alpha_budget': 80}
+'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10, 'alpha_budget': 80, \
+'real': 90, 'real_alpha': 120}
     """
 
     label: str  # "full" or "quick": which command line produced it
@@ -124,11 +133,16 @@ class StudyDesign:
     alphas: tuple
     depths: tuple
     n_samples: int
-    baseline_tasks: tuple
+    #: Datasets of :mod:`skgate.study.realdata` (C1-C3 on data nobody made
+    #: for this study; the scikit-learn baselines run on these and ``shapes``).
+    real_tasks: tuple
     #: The controls: training budgets, learning rates searched, noise levels.
     budgets: tuple = BUDGETS
     learning_rates: tuple = LEARNING_RATES
     noises: tuple = NOISES
+    #: C6's sphere-cap fits: training rows and epochs.
+    sphere_sizes: tuple = SPHERE_SIZES
+    sphere_budgets: tuple = SPHERE_BUDGETS
     fixed: dict = field(default_factory=dict)
     #: Monte Carlo sizes of the tasks' Bayes accuracies (rows, posterior
     #: draws per row): standard error about 0.5 / sqrt(rows) at worst.
@@ -144,7 +158,7 @@ class StudyDesign:
             alphas=ALPHAS,
             depths=(1, 2, 3, 4, 5, 6),
             n_samples=1000,
-            baseline_tasks=tuple(BASELINE_TASKS),
+            real_tasks=tuple(REAL_TASKS),
         )
 
     @classmethod
@@ -158,10 +172,12 @@ class StudyDesign:
             alphas=COARSE_ALPHAS,
             depths=(1, 2, 3, 4),
             n_samples=600,
-            baseline_tasks=("moons", "circles", "checkerboard"),
+            real_tasks=tuple(REAL_TASKS),
             budgets=(20, 100),
             learning_rates=(2e-3, 8e-3),
             noises=(0.05, 0.2, 0.4),
+            sphere_sizes=(100, 300),
+            sphere_budgets=(50, 200),
             bayes_sizes=(4_000, 300),
             # Curvature on half the test points: most of the quick run's time
             # is measurement (the anisotropic metrics of sequences).
@@ -218,6 +234,8 @@ class StudyDesign:
           default gate initialisation; "alpha_budget": C2 and C3 at the
           longest budget, :data:`COARSE_ALPHAS`, each alpha with its learning
           rate searched as in "budget".
+        - "real" and "real_alpha" (C1-C3 on ``real_tasks``): every gate, and
+          :data:`COARSE_ALPHAS`, MLP head, copied tokens.
         """
         shapes, gates = list(self.shapes), list(GATE_ORDER)
         heads = ["mlp", "linear"]
@@ -277,6 +295,8 @@ class StudyDesign:
                 lr=list(self.learning_rates),
                 budgets=self.budgets[-1:],
             ),
+            "real": self._real(gate=gates),
+            "real_alpha": self._real(alpha=list(COARSE_ALPHAS)),
         }
 
     def _budgeted(self, budgets=None, **axes):
@@ -295,17 +315,28 @@ class StudyDesign:
             )
         ]
 
-    def baseline_settings(self):
-        """Gated attention settings (every gate) on each baseline task."""
+    def _real(self, **axes):
+        """Settings on each of ``real_tasks`` (with its own setting keys)."""
         settings = []
-        for name in self.baseline_tasks:
-            task = {key: [value] for key, value in BASELINE_TASKS[name].items()}
-            settings += self._grid(**task, gate=list(GATE_ORDER))
+        for name in self.real_tasks:
+            task = {key: [value] for key, value in REAL_TASKS[name].items()}
+            settings += self._grid(**task, **axes)
         return settings
+
+    def sphere_settings(self):
+        """C6's sphere-cap fits (:mod:`skgate.study.sphere`): each gate at
+        each of ``sphere_sizes`` and ``sphere_budgets``, every seed."""
+        return sphere_settings(self.sphere_sizes, self.sphere_budgets, self.seeds)
+
+    @property
+    def baseline_tasks(self):
+        """The datasets of the baselines' table: ``shapes``, then ``real_tasks``."""
+        return tuple(self.shapes) + tuple(self.real_tasks)
 
     def baseline_tasks_settings(self):
         """One setting per baseline task and seed, named by ``dataset``, for
-        the scikit-learn models (they fit on the same splits)."""
+        the scikit-learn models (they fit on the same splits as the gated
+        attention fits of the "gates" and "real" sweeps)."""
         return [
             {
                 "n_samples": self.n_samples,

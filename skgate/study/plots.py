@@ -22,6 +22,9 @@ __all__ = [
     "plot_depth",
     "plot_gates",
     "plot_noise",
+    "plot_real",
+    "plot_curvature_map",
+    "plot_sphere",
 ]
 
 GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
@@ -68,7 +71,6 @@ def plot_gates(gates):
         len(panels), 2, figsize=(11, 2.6 * len(panels)), squeeze=False
     )
     shapes = list(dict.fromkeys(frame["shape"]))
-    width = 0.8 / len(GATE_ORDER)
     for row, ((head, tokens), group) in enumerate(panels):
         for col, (value, label) in enumerate(
             [
@@ -77,38 +79,45 @@ def plot_gates(gates):
             ]
         ):
             ax = axes[row, col]
-            for i, gate in enumerate(GATE_ORDER):
-                mean, below, above = (
-                    part.reindex(shapes)
-                    for part in _mean_ci(
-                        group[group["gate"] == gate],
-                        "shape",
-                        value,
-                        high=1.0 if value == "accuracy" else None,
-                    )
-                )
-                x = np.arange(len(shapes)) + (i - 1) * width
-                ax.bar(
-                    x,
-                    mean,
-                    width,
-                    yerr=[below, above],
-                    color=GATE_COLORS[gate],
-                    label=GATE_LABELS[gate],
-                    capsize=2,
-                )
-            ax.set_xticks(np.arange(len(shapes)), shapes)
+            _gate_bars(ax, group, "shape", shapes, value)
             ax.set_ylabel(label)
             ax.set_title(f"head={head}, tokens={tokens}", fontsize=9)
-            if value == "curvature_exact":
-                ax.set_yscale("symlog", linthresh=1e-3)
-                ax.set_ylim(0, 5 * max(group[value].max(), 1e-3))
-            else:
-                ax.set_ylim(0.4, 1.0)
     axes[0, 0].legend(fontsize=8)
     fig.suptitle("C1: gate kind vs curvature and accuracy (mean, 95 % CI over seeds)")
     fig.tight_layout()
     return fig
+
+
+def _gate_bars(ax, frame, key, categories, value):
+    """Bars of ``value`` per gate (mean, 95 % CI) at each of ``categories``
+    of column ``key``; curvature on a symmetric log axis."""
+    width = 0.8 / len(GATE_ORDER)
+    for i, gate in enumerate(GATE_ORDER):
+        mean, below, above = (
+            part.reindex(categories)
+            for part in _mean_ci(
+                frame[frame["gate"] == gate],
+                key,
+                value,
+                high=1.0 if value == "accuracy" else None,
+            )
+        )
+        x = np.arange(len(categories)) + (i - 1) * width
+        ax.bar(
+            x,
+            mean,
+            width,
+            yerr=[below, above],
+            color=GATE_COLORS[gate],
+            label=GATE_LABELS[gate],
+            capsize=2,
+        )
+    ax.set_xticks(np.arange(len(categories)), categories)
+    if value == "accuracy":
+        ax.set_ylim(0.4, 1.0)
+    else:
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_ylim(0, 5 * max(frame[value].max(), 1e-3))
 
 
 def plot_alpha(alpha, title=None):
@@ -356,3 +365,153 @@ def plot_noise(frame, bayes):
         suptitle="Controls: accuracy against noise, MLP head (mean, 95 % CI)",
         extra=bayes_line,
     )
+
+
+def plot_real(real, real_alpha, boundaries):
+    """C1-C3 on the real and benchmark datasets: accuracy and curvature per
+    gate, and accuracy against alpha (``boundaries``: dataset -> what is
+    known of its Bayes boundary, shown in the legend)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4))
+    tasks = list(dict.fromkeys(real["task"]))
+    for ax, (value, label) in zip(
+        axes[:2],
+        [
+            ("accuracy", "test accuracy"),
+            ("curvature_exact", "curvature (acceleration)"),
+        ],
+        strict=True,
+    ):
+        _gate_bars(ax, real, "task", tasks, value)
+        ax.set_ylabel(label)
+        ax.tick_params(axis="x", labelsize=8)
+    axes[0].legend(fontsize=8)
+    ax = axes[2]
+    for task, group in real_alpha.groupby("task", sort=False):
+        style = {"linestyle": "--"} if boundaries[task] == "linear" else {}
+        mean, below, above = _mean_ci(group, "alpha", "accuracy", high=1.0)
+        ax.errorbar(
+            mean.index,
+            mean,
+            yerr=[below, above],
+            marker="o",
+            capsize=3,
+            label=f"{task} ({boundaries[task]})",
+            **style,
+        )
+    ax.set_xlabel("gate strength alpha")
+    ax.set_ylabel("test accuracy")
+    ax.legend(title="dataset (Bayes boundary)", fontsize=7)
+    fig.suptitle(
+        "Real and benchmark data: C1 per gate, C2/C3 per alpha (mean, 95 % CI)"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _symmetric_norm(values):
+    """A colour scale centred at 0, symmetric, logarithmic beyond 1/1000 of
+    the largest magnitude: the sign of curvature in colour, its size in shade."""
+    from matplotlib.colors import SymLogNorm
+
+    largest = float(np.abs(values).max()) or 1.0
+    return SymLogNorm(linthresh=largest * 1e-3, vmin=-largest, vmax=largest)
+
+
+def plot_curvature_map(panels, resolution=70):
+    """C6: Gaussian curvature of the representation over the input plane,
+    sign in colour (red positive, blue negative, white flat), one panel per
+    fitted classifier, its decision boundary in black.
+
+    ``panels``: list of ``(title, fitted classifier, X, y)`` with 2-D ``X``.
+    """
+    plt = pyplot()
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(4.6 * len(panels), 4.2), squeeze=False
+    )
+    for ax, (title, clf, X, _) in zip(axes[0], panels, strict=True):
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        g0, g1 = np.meshgrid(
+            np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution)
+        )
+        points = np.column_stack([g0.ravel(), g1.ravel()])
+        K = clf.curvature(points, kind="gaussian").reshape(g0.shape)
+        proba = clf.predict_proba(points)[:, 1].reshape(g0.shape)
+        heat = ax.pcolormesh(
+            g0, g1, K, cmap="RdBu_r", norm=_symmetric_norm(K), shading="auto"
+        )
+        ax.contour(g0, g1, proba, levels=[0.5], colors="black", linewidths=1)
+        fig.colorbar(heat, ax=ax, label="Gaussian curvature K")
+        ax.set_title(
+            f"{title}\nK > 0 on {np.mean(K > 0):.0%}, K < 0 on {np.mean(K < 0):.0%}, "
+            f"max |K| {np.abs(K).max():.2g}",
+            fontsize=9,
+        )
+        ax.set_xlabel("x1")
+        ax.set_ylabel("x2")
+    fig.suptitle("C6: sign of the representation's Gaussian curvature over the input")
+    fig.tight_layout()
+    return fig
+
+
+def plot_sphere(sphere, fitted, target):
+    """C6's sphere cap: the fitted surfaces coloured by their Gaussian
+    curvature (``fitted``: list of ``(title, regressor)``), and the gated
+    fits' median K and relative error against training rows, one line per
+    budget (mean, 95 % CI), the sphere's ``target`` = 1/R^2 dashed."""
+    plt = pyplot()
+    fig = plt.figure(figsize=(5 * (len(fitted) + 2), 4.4))
+    g0, g1 = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 25))
+    points = np.column_stack([g0.ravel(), g1.ravel()])
+    for i, (title, regressor) in enumerate(fitted):
+        ax = fig.add_subplot(1, len(fitted) + 2, i + 1, projection="3d")
+        surface = regressor.predict(points)
+        K = regressor.curvature(
+            points, kind="gaussian", layer="logits", metric=regressor.y_scale_**2
+        )
+        dots = ax.scatter(
+            *surface.T, c=K, cmap="RdBu_r", norm=_symmetric_norm(np.r_[K, target]), s=4
+        )
+        fig.colorbar(dots, ax=ax, shrink=0.6, label="Gaussian curvature K")
+        ax.set_title(
+            f"{title}\nmedian K {np.median(K):.3g} (sphere {target:g})", fontsize=9
+        )
+    gated = sphere[sphere["gate"] == "multiplicative"]
+    for j, (value, label) in enumerate(
+        [
+            ("median_K", "median K of the fitted map"),
+            ("relative_error", "median |K - 1/R^2| R^2"),
+        ]
+    ):
+        ax = fig.add_subplot(1, len(fitted) + 2, len(fitted) + j + 1)
+        for epochs, part in gated.groupby("max_epochs", sort=True):
+            mean, below, above = _mean_ci(part, "n_samples", value, low=None)
+            ax.errorbar(
+                mean.index,
+                mean,
+                yerr=[below, above],
+                marker="o",
+                capsize=3,
+                label=f"{epochs} epochs",
+            )
+        if value == "median_K":
+            ax.axhline(target, color="black", linestyle="--", label="sphere, 1/R^2")
+            ungated = sphere[sphere["gate"] == "none"]
+            ax.plot(
+                sorted(ungated["n_samples"].unique()),
+                ungated.groupby("n_samples")["median_K"].mean(),
+                color=GATE_COLORS["none"],
+                marker="s",
+                label="ungated (any budget)",
+            )
+        else:
+            ax.set_yscale("log")
+        ax.set_xscale("log")
+        ax.set_xlabel("training rows")
+        ax.set_ylabel(label)
+        ax.legend(fontsize=7)
+    fig.suptitle(
+        "C6: fitting a cap of the sphere of radius 2 (gated attention, linear head)"
+    )
+    fig.tight_layout()
+    return fig

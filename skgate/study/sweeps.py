@@ -32,6 +32,7 @@ import torch
 from joblib import Parallel, delayed
 from sklearn.datasets import make_circles, make_moons
 from sklearn.model_selection import ParameterGrid, train_test_split
+from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
 from .._together import equal_parts, fit_together
@@ -39,6 +40,7 @@ from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
 from ..model_selection import representation_curvature
+from .realdata import LOADED, sample_real
 
 __all__ = [
     "DEFAULTS",
@@ -52,6 +54,7 @@ __all__ = [
     "make_task",
     "run_baselines",
     "run_batch",
+    "run_groups",
     "run_setting",
     "run_sweep",
 ]
@@ -96,11 +99,12 @@ MEASUREMENTS = [
     "curvature_exact",
     "curvature_extrinsic",
     "curvature_gaussian",
+    "positive_share",
 ]
 #: ... and those that are timings (vary from run to run).
 TIMINGS = ["fit_seconds"]
 
-TASKS = ("curved", "linear", "moons", "circles")
+TASKS = ("curved", "linear", "moons", "circles", *LOADED)
 #: The held-out share of every split, stratified and seeded by the setting's seed.
 TEST_SIZE = 0.3
 #: Width of a token in the sequence form (the tasks' 2-D observations).
@@ -124,7 +128,9 @@ GATE_INITS = {"gain 2": GatedAttentionClassifier, "pytorch": PyTorchGateInitClas
 
 
 def make_task(task, *, shape, n_samples, noise, n_observations, seed):
-    """X, y of a named task: "curved" (with ``shape``), "linear", "moons", "circles"."""
+    """X, y of a named task: "curved" (with ``shape``), "linear", "moons",
+    "circles", or a dataset of :mod:`skgate.study.realdata` (a sample of
+    ``n_samples`` rows drawn by ``seed``; ``noise`` plays no part)."""
     if task == "curved":
         return make_curved_task(
             n_samples,
@@ -143,11 +149,15 @@ def make_task(task, *, shape, n_samples, noise, n_observations, seed):
         return make_moons(n_samples, noise=noise, random_state=seed)
     if task == "circles":
         return make_circles(n_samples, noise=noise, factor=0.5, random_state=seed)
+    if task in LOADED:
+        return sample_real(task, n_samples, seed)
     raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
 
 
 def _split(setting):
-    """The setting's data, split into train and test by its seed."""
+    """The setting's data, split into train and test by its seed; features
+    of loaded datasets standardised with the training rows' statistics (their
+    units differ by orders of magnitude; the makers' are already unit-sized)."""
     X, y = make_task(
         setting["task"],
         shape=setting["shape"],
@@ -156,9 +166,14 @@ def _split(setting):
         n_observations=setting["n_observations"],
         seed=setting["seed"],
     )
-    return train_test_split(
+    split = train_test_split(
         X, y, test_size=TEST_SIZE, stratify=y, random_state=setting["seed"]
     )
+    if setting["task"] in LOADED:
+        X_train, X_test, y_train, y_test = split
+        scaler = StandardScaler().fit(X_train)
+        split = [scaler.transform(X_train), scaler.transform(X_test), y_train, y_test]
+    return split
 
 
 def grid(**axes):
@@ -194,10 +209,30 @@ def _centre_plane(X):
     return np.kron(np.ones(n_observations), np.eye(2)) / np.sqrt(n_observations)
 
 
+def _gaussian_plane(X, task):
+    """The input plane whose image's Gaussian curvature a row reports: the
+    latent centre's plane for skgate's and scikit-learn's 2-D tasks; for a
+    loaded dataset (no latent plane), one random plane drawn from seed 0."""
+    if task not in LOADED:
+        return _centre_plane(X)
+    rng = np.random.default_rng(0)
+    basis, _ = np.linalg.qr(rng.standard_normal((X.shape[1], 2)))
+    return basis.T
+
+
 def _measure(clf, X_test, y_test, setting):
     """Accuracy on the test split and curvatures on its first rows."""
     X_curv = X_test[: setting["n_curvature"]]
     stopped = setting["early_stopping"]
+    # Intrinsic: the Gaussian curvature of the image of the plane that moves
+    # the latent centre (every observation together): the plane the label
+    # lives on, the whole input for copied tokens.
+    gaussian = representation_curvature(
+        clf,
+        X_curv,
+        kind="gaussian",
+        directions=_gaussian_plane(X_curv, setting["task"]),
+    )
     row = {
         "accuracy": clf.score(X_test, y_test),
         # With early stopping: the best held-out score of training (what the
@@ -214,14 +249,9 @@ def _measure(clf, X_test, y_test, setting):
         "curvature_extrinsic": representation_curvature(
             clf, X_curv, kind="extrinsic"
         ).mean(),
-        # Intrinsic: the size of the Gaussian curvature of the image of the
-        # plane that moves the latent centre (every observation together):
-        # the plane the label lives on, the whole input for copied tokens.
-        "curvature_gaussian": np.abs(
-            representation_curvature(
-                clf, X_curv, kind="gaussian", directions=_centre_plane(X_curv)
-            )
-        ).mean(),
+        # Its size, and (C6) the share of rows where it is positive.
+        "curvature_gaussian": np.abs(gaussian).mean(),
+        "positive_share": np.mean(gaussian > 0),
     }
     # C4's metrics: each condition number, diagonal and rotated, from one
     # evaluation of the derivatives (c = 1 is the Euclidean metric itself).
@@ -400,8 +430,20 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
             jobs, n_jobs=n_jobs, progress=progress, description=description
         )
         return pd.DataFrame(rows)
-    groups = batches(settings)
-    jobs = (delayed(run_batch)([settings[i] for i in group]) for group in groups)
+    return run_groups(
+        settings,
+        batches(settings),
+        run_batch,
+        n_jobs=n_jobs,
+        progress=progress,
+        description=description,
+    )
+
+
+def run_groups(settings, groups, run, *, n_jobs=1, progress=True, description="sweep"):
+    """``run`` (settings -> rows) on each group of indices into ``settings``,
+    in parallel; a DataFrame with one row per setting, in their order."""
+    jobs = (delayed(run)([settings[i] for i in group]) for group in groups)
     results = _parallel_rows(
         jobs,
         n_jobs=n_jobs,
@@ -425,7 +467,6 @@ def baseline_models(seed):
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
     from sklearn.svm import SVC
 
     return {
@@ -491,4 +532,16 @@ def fit_boundary_models(n_samples):
     for title, (X, y) in tasks.items():
         clf = GatedAttentionClassifier(random_state=0).fit(X, y)
         panels.append((f"{title}, gated (alpha={clf.alpha:g})", clf, X, y))
+    return panels
+
+
+def fit_curvature_map_models(n_samples, shape="checkerboard"):
+    """(title, fitted classifier, X, y) for each gate on a curved task,
+    copied tokens, MLP head, seed 0: the panels of the curvature map."""
+    X, y = make_curved_task(n_samples, shape=shape, random_state=0)
+    panels = []
+    for gate in ("multiplicative", "silu", "none"):
+        clf = GatedAttentionClassifier(gate, random_state=0).fit(X, y)
+        label = f"gated (alpha={clf.alpha:g})" if gate == "multiplicative" else gate
+        panels.append((f"{shape}, {label}", clf, X, y))
     return panels
