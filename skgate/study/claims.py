@@ -632,13 +632,18 @@ def claim_positive(gates, sphere):
         .agg(["mean", "min", "max"])
         .reset_index()
     )
+
+    def named_verdict(part):
+        table = statuses(part, ["condition"])
+        return verdict(table["status"], list(table["condition"]))
+
     return {
         "tests": tests,
         "statuses": statuses(tests, ["condition"]),
-        "verdict": _verdict_of(tests, ["condition"]),
+        "verdict": named_verdict(tests),
         "verdict by part": {
-            "representation": _verdict_of(tests.iloc[: len(share)], ["condition"]),
-            "sphere cap": _verdict_of(tests.iloc[len(share) :], ["condition"]),
+            "representation": named_verdict(tests.iloc[: len(share)]),
+            "sphere cap": named_verdict(tests.iloc[len(share) :]),
         },
         "shrinks": shrinks,
         "shares": shares,
@@ -663,15 +668,19 @@ def claim_real(real, real_alpha):
     boundary is unknown (real measurements), reported, not a test of C2.
     """
     boundary = real_alpha["task"].map(BOUNDARIES)
-    linear = real_alpha[boundary == "linear"]
-    return {
+    claims = {
         "frame": real,
         "alpha frame": real_alpha,
         "C1": _ordering_claim(real, condition=["task"]),
-        "C2": _alpha_trends(real_alpha[boundary == "curved"], ["task"]),
-        "C3": claim_linear(linear, task=linear["task"].iloc[0]),
-        "unknown": _alpha_trends(real_alpha[boundary == "unknown"], ["task"]),
     }
+    # Each part where the run has datasets of its kind.
+    for key, kind in (("C2", "curved"), ("unknown", "unknown")):
+        if (boundary == kind).any():
+            claims[key] = _alpha_trends(real_alpha[boundary == kind], ["task"])
+    linear = real_alpha[boundary == "linear"]
+    if len(linear):
+        claims["C3"] = claim_linear(linear, task=linear["task"].iloc[0])
+    return claims
 
 
 def bayes_ceilings(frames, sizes=(20_000, 1_000)):
@@ -1001,17 +1010,17 @@ def real_verdicts(claims):
     if "real" not in claims:
         return {}
     real = claims["real"]
-    names = lambda claim: ", ".join(claim["tests"]["task"].unique())  # noqa: E731
+    titles = {
+        "C1": "C1 on data nobody made for this study",
+        "C2": "C2 where the Bayes boundary is known to be curved",
+        "C3": "C3 where it is known to be linear",
+    }
     return {
-        f"C1 on data nobody made for this study ({names(real['C1'])})": real["C1"][
+        f"{title} ({', '.join(real[key]['tests']['task'].unique())})": real[key][
             "verdict"
-        ],
-        f"C2 where the Bayes boundary is known to be curved ({names(real['C2'])})": (
-            real["C2"]["verdict"]
-        ),
-        f"C3 where it is known to be linear ({names(real['C3'])})": real["C3"][
-            "verdict"
-        ],
+        ]
+        for key, title in titles.items()
+        if key in real
     }
 
 

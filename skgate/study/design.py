@@ -124,7 +124,7 @@ class StudyDesign:
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
     {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60, \
 'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10, 'alpha_budget': 80, \
-'real': 90, 'real_alpha': 120}
+'real': 45, 'real_alpha': 60}
     """
 
     label: str  # "full" or "quick": which command line produced it
@@ -164,7 +164,8 @@ class StudyDesign:
     @classmethod
     def quick(cls, n_seeds=5):
         """A small version for ``make demo``: one shape, coarse grids, 600
-        samples, curvature on 100 test points, shorter controls."""
+        samples, curvature on 100 test points, shorter controls, three of the
+        real datasets, a smaller sphere-cap sweep."""
         return cls(
             label="quick",
             seeds=tuple(range(n_seeds)),
@@ -172,12 +173,12 @@ class StudyDesign:
             alphas=COARSE_ALPHAS,
             depths=(1, 2, 3, 4),
             n_samples=600,
-            real_tasks=tuple(REAL_TASKS),
+            real_tasks=("moons", "twonorm", "ringnorm"),
             budgets=(20, 100),
             learning_rates=(2e-3, 8e-3),
             noises=(0.05, 0.2, 0.4),
             sphere_sizes=(100, 300),
-            sphere_budgets=(50, 200),
+            sphere_budgets=(50,),
             bayes_sizes=(4_000, 300),
             # Curvature on half the test points: most of the quick run's time
             # is measurement (the anisotropic metrics of sequences).

@@ -456,35 +456,54 @@ def plot_curvature_map(panels, resolution=70):
 
 def plot_sphere(sphere, fitted, target):
     """C6's sphere cap: the fitted surfaces coloured by their Gaussian
-    curvature (``fitted``: list of ``(title, regressor)``), and the gated
-    fits' median K and relative error against training rows, one line per
-    budget (mean, 95 % CI), the sphere's ``target`` = 1/R^2 dashed."""
+    curvature over the true sphere's wireframe (``fitted``: list of
+    ``(title, regressor)``; top row), and the gated fits' median K and
+    relative error against training rows, one line per budget (mean, 95 %
+    CI), the sphere's ``target`` = 1/R^2 dashed (bottom row)."""
     plt = pyplot()
-    fig = plt.figure(figsize=(5 * (len(fitted) + 2), 4.4))
+    columns = max(len(fitted), 2)
+    fig = plt.figure(figsize=(6 * columns, 9))
     g0, g1 = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 25))
     points = np.column_stack([g0.ravel(), g1.ravel()])
+    radius = 1 / np.sqrt(target)
+    sphere_height = np.sqrt(radius**2 - g0**2 - g1**2)
     for i, (title, regressor) in enumerate(fitted):
-        ax = fig.add_subplot(1, len(fitted) + 2, i + 1, projection="3d")
+        ax = fig.add_subplot(2, columns, i + 1, projection="3d")
+        ax.plot_wireframe(g0, g1, sphere_height, color="0.75", linewidth=0.4)
         surface = regressor.predict(points)
         K = regressor.curvature(
             points, kind="gaussian", layer="logits", metric=regressor.y_scale_**2
         )
+        # Dark edges: a flat surface (K = 0, the colour scale's white) stays visible.
         dots = ax.scatter(
-            *surface.T, c=K, cmap="RdBu_r", norm=_symmetric_norm(np.r_[K, target]), s=4
+            *surface.T,
+            c=K,
+            cmap="RdBu_r",
+            norm=_symmetric_norm(np.r_[K, target]),
+            s=9,
+            edgecolors="0.2",
+            linewidths=0.3,
+            depthshade=False,
         )
         fig.colorbar(dots, ax=ax, shrink=0.6, label="Gaussian curvature K")
         ax.set_title(
-            f"{title}\nmedian K {np.median(K):.3g} (sphere {target:g})", fontsize=9
+            f"{title}\nmedian K {np.median(K):.3g}; wireframe: the sphere, "
+            f"K = {target:g}",
+            fontsize=9,
         )
     gated = sphere[sphere["gate"] == "multiplicative"]
+    sizes = sorted(sphere["n_samples"].unique())
+    budgets = sorted(gated["max_epochs"].unique())
+    colors = plt.get_cmap("viridis")(np.linspace(0, 0.85, len(budgets)))
     for j, (value, label) in enumerate(
         [
             ("median_K", "median K of the fitted map"),
             ("relative_error", "median |K - 1/R^2| R^2"),
         ]
     ):
-        ax = fig.add_subplot(1, len(fitted) + 2, len(fitted) + j + 1)
-        for epochs, part in gated.groupby("max_epochs", sort=True):
+        ax = fig.add_subplot(2, columns, columns + j + 1)
+        for color, epochs in zip(colors, budgets, strict=True):
+            part = gated[gated["max_epochs"] == epochs]
             mean, below, above = _mean_ci(part, "n_samples", value, low=None)
             ax.errorbar(
                 mean.index,
@@ -492,26 +511,31 @@ def plot_sphere(sphere, fitted, target):
                 yerr=[below, above],
                 marker="o",
                 capsize=3,
-                label=f"{epochs} epochs",
+                color=color,
+                label=f"gated, {epochs} epochs",
             )
         if value == "median_K":
             ax.axhline(target, color="black", linestyle="--", label="sphere, 1/R^2")
             ungated = sphere[sphere["gate"] == "none"]
             ax.plot(
-                sorted(ungated["n_samples"].unique()),
-                ungated.groupby("n_samples")["median_K"].mean(),
+                sizes,
+                ungated.groupby("n_samples")["median_K"].mean().reindex(sizes),
                 color=GATE_COLORS["none"],
                 marker="s",
-                label="ungated (any budget)",
+                linestyle=":",
+                label="ungated (every budget)",
             )
         else:
             ax.set_yscale("log")
         ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(sizes, [str(n) for n in sizes])
         ax.set_xlabel("training rows")
         ax.set_ylabel(label)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=8)
     fig.suptitle(
-        "C6: fitting a cap of the sphere of radius 2 (gated attention, linear head)"
+        f"C6: fitting a cap of the sphere of radius {radius:g} "
+        "(GatedAttentionRegressor, linear head)"
     )
     fig.tight_layout()
     return fig

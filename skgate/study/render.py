@@ -682,15 +682,7 @@ def _real_section(results, real, figure, bayes):
         "",
         _fmt(datasets),
         "",
-        f"- C1 (gate ordering per dataset): **{real['C1']['verdict']}**. By "
-        f"measure: {_by_measure(real['C1'])}.",
-        f"- C2 (alpha raises curvature and accuracy, Bayes boundary curved): "
-        f"**{real['C2']['verdict']}**. By measure: {_by_measure(real['C2'])}.",
-        f"- C3 (twonorm, linear boundary): **{real['C3']['verdict']}** ("
-        + "; ".join(_c3_parts(real["C3"]))
-        + ").",
-        f"- Alpha where the boundary is unknown (reported, not a test of C2): "
-        f"{_by_measure(real['unknown'])}.",
+        *_real_verdict_lines(real),
         "",
         f"![real data]({figure})",
         "",
@@ -710,23 +702,60 @@ def _real_section(results, real, figure, bayes):
         "",
         _paired_table(real["C1"]["tests"], ["task"]),
         "",
-        "Trends with alpha (C2 where the boundary is curved, then where it is "
-        "unknown; separate families):",
-        "",
-        _fmt(
-            pd.concat([real["C2"]["tests"], real["unknown"]["tests"]])[
-                ["task", "x", "y", *_TREND_COLUMNS]
+        *[
+            line
+            for key in ("C2", "unknown")
+            if key in real
+            for line in (
+                "",
+                f"Trends with alpha where the boundary is {_KINDS[key]} (one family):",
+                "",
+                _fmt(real[key]["tests"][["task", "x", "y", *_TREND_COLUMNS]]),
+            )
+        ],
+        *(
+            [
+                "",
+                "C3 where the boundary is linear, each alpha against alpha = 0 (TOST):",
+                "",
+                _fmt(
+                    real["C3"]["tests"]
+                    .iloc[1:]
+                    .reset_index(drop=True)[["comparison", *_PAIRED_COLUMNS]]
+                ),
             ]
-        ),
-        "",
-        "C3 on twonorm, each alpha against alpha = 0 (TOST):",
-        "",
-        _fmt(
-            real["C3"]["tests"]
-            .iloc[1:]
-            .reset_index(drop=True)[["comparison", *_PAIRED_COLUMNS]]
+            if "C3" in real
+            else []
         ),
     ]
+
+
+_KINDS = {"C2": "curved", "unknown": "unknown"}
+
+
+def _real_verdict_lines(real):
+    """The real-data section's verdicts, one line per part the run has."""
+    lines = [
+        f"- C1 (gate ordering per dataset): **{real['C1']['verdict']}**. By "
+        f"measure: {_by_measure(real['C1'])}."
+    ]
+    if "C2" in real:
+        lines.append(
+            "- C2 (alpha raises curvature and accuracy, Bayes boundary curved): "
+            f"**{real['C2']['verdict']}**. By measure: {_by_measure(real['C2'])}."
+        )
+    if "C3" in real:
+        lines.append(
+            f"- C3 (linear Bayes boundary): **{real['C3']['verdict']}** ("
+            + "; ".join(_c3_parts(real["C3"]))
+            + ")."
+        )
+    if "unknown" in real:
+        lines.append(
+            "- Alpha where the boundary is unknown (reported, not a test of "
+            f"C2): {_by_measure(real['unknown'])}."
+        )
+    return lines
 
 
 def _with_dataset_bayes(table, bayes):
@@ -889,15 +918,18 @@ def _flat(largest):
 
 def _real_sentence(real):
     """The summary's sentence on the real and benchmark datasets."""
-    tallies = "; ".join(
-        f"{label} on {tally}" for label, tally in _c2_tallies(real["C2"], ["task"])
-    )
+    parts = [f"the ordering holds in {_both_measures(real['C1'], ['task'])} datasets"]
+    if "C2" in real:
+        tallies = "; ".join(
+            f"{label} on {tally}" for label, tally in _c2_tallies(real["C2"], ["task"])
+        )
+        parts.append(f"alpha raises {tallies} datasets whose Bayes boundary is curved")
+    if "C3" in real:
+        task = real["C3"]["tests"]["task"].iloc[0]
+        parts.append(f"{task} (linear): {'; '.join(_c3_parts(real['C3']))}")
     return (
         "- Real and benchmark data (C1 per dataset, "
-        f"{', '.join(real['C1']['tests']['task'].unique())}): the ordering "
-        f"holds in {_both_measures(real['C1'], ['task'])} datasets; alpha raises "
-        f"{tallies} datasets whose Bayes boundary is curved; twonorm (linear): "
-        f"{'; '.join(_c3_parts(real['C3']))}."
+        f"{', '.join(real['C1']['tests']['task'].unique())}): {'; '.join(parts)}."
     )
 
 
