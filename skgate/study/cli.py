@@ -1,9 +1,10 @@
 """Command line: ``python -m skgate reproduce`` and ``python -m skgate demo``.
 
 ``reproduce [--quick] [--out DIR] [--n-jobs N] [--seeds K] [--toy]`` runs the
-study of the paper's five claims and writes CSVs, PNG figures and REPORT.md
-into DIR (``make demo`` runs its quick form). ``demo`` fits ungated, SiLU and
-gated classifiers on three tasks and prints their held-out accuracy.
+study of the paper's six claims (and C1-C3 on real data) and writes CSVs, PNG
+figures and REPORT.md into DIR (``make demo`` runs its quick form). ``demo``
+fits ungated, SiLU and gated classifiers on three tasks and prints their
+held-out accuracy.
 """
 
 import argparse

@@ -62,6 +62,13 @@ def _mean_ci(frame, by, value, low=0.0, high=None):
     return mean, below, above
 
 
+def _ci_line(ax, frame, x, value, *, low=0.0, high=None, **style):
+    """The mean of ``value`` against ``x`` with its 95 % interval (cut at
+    ``low`` / ``high``) as error bars, drawn on ``ax`` with ``style``."""
+    mean, below, above = _mean_ci(frame, x, value, low=low, high=high)
+    ax.errorbar(mean.index, mean, yerr=[below, above], marker="o", capsize=3, **style)
+
+
 def plot_gates(gates):
     """C1: curvature and accuracy per gate, shape, head and token form."""
     plt = pyplot()
@@ -132,16 +139,7 @@ def plot_alpha(alpha, title=None):
         style = {"color": "black", "linestyle": "--"} if label == "linear" else {}
         for ax, value in zip(axes, ["accuracy", "curvature_exact"], strict=True):
             high = 1.0 if value == "accuracy" else None
-            mean, below, above = _mean_ci(group, "alpha", value, high=high)
-            ax.errorbar(
-                mean.index,
-                mean,
-                yerr=[below, above],
-                marker="o",
-                capsize=3,
-                label=label,
-                **style,
-            )
+            _ci_line(ax, group, "alpha", value, high=high, label=label, **style)
     axes[0].set_ylabel("test accuracy")
     axes[1].set_ylabel("curvature (acceleration)")
     for ax in axes:
@@ -275,13 +273,12 @@ def _gate_lines(ax, frame, x, value, high=None):
     """``value`` against ``x``, one line per gate (mean, 95 % CI cut at
     ``high``)."""
     for gate in GATE_ORDER:
-        mean, below, above = _mean_ci(frame[frame["gate"] == gate], x, value, high=high)
-        ax.errorbar(
-            mean.index,
-            mean,
-            yerr=[below, above],
-            marker="o",
-            capsize=3,
+        _ci_line(
+            ax,
+            frame[frame["gate"] == gate],
+            x,
+            value,
+            high=high,
             color=GATE_COLORS[gate],
             label=GATE_LABELS[gate],
         )
@@ -389,16 +386,8 @@ def plot_real(real, real_alpha, boundaries):
     ax = axes[2]
     for task, group in real_alpha.groupby("task", sort=False):
         style = {"linestyle": "--"} if boundaries[task] == "linear" else {}
-        mean, below, above = _mean_ci(group, "alpha", "accuracy", high=1.0)
-        ax.errorbar(
-            mean.index,
-            mean,
-            yerr=[below, above],
-            marker="o",
-            capsize=3,
-            label=f"{task} ({boundaries[task]})",
-            **style,
-        )
+        label = f"{task} ({boundaries[task]})"
+        _ci_line(ax, group, "alpha", "accuracy", high=1.0, label=label, **style)
     ax.set_xlabel("gate strength alpha")
     ax.set_ylabel("test accuracy")
     ax.legend(title="dataset (Bayes boundary)", fontsize=7)
@@ -503,14 +492,12 @@ def plot_sphere(sphere, fitted, target):
     ):
         ax = fig.add_subplot(2, columns, columns + j + 1)
         for color, epochs in zip(colors, budgets, strict=True):
-            part = gated[gated["max_epochs"] == epochs]
-            mean, below, above = _mean_ci(part, "n_samples", value, low=None)
-            ax.errorbar(
-                mean.index,
-                mean,
-                yerr=[below, above],
-                marker="o",
-                capsize=3,
+            _ci_line(
+                ax,
+                gated[gated["max_epochs"] == epochs],
+                "n_samples",
+                value,
+                low=None,
                 color=color,
                 label=f"gated, {epochs} epochs",
             )

