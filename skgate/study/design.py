@@ -261,6 +261,14 @@ class StudyDesign:
             "depth_trained": self._grid(
                 shape=["checkerboard"], gate=gates, depth=list(self.depths)
             ),
+            **self._controls(shapes, gates, heads),
+            "real": self._real(gate=gates),
+            "real_alpha": self._real(alpha=list(COARSE_ALPHAS)),
+        }
+
+    def _controls(self, shapes, gates, heads):
+        """The control sweeps of C1-C3 (see :meth:`sweeps`), by name."""
+        return {
             "budget": self._budgeted(
                 shape=shapes, gate=gates, head=heads, lr=list(self.learning_rates)
             ),
@@ -296,8 +304,6 @@ class StudyDesign:
                 lr=list(self.learning_rates),
                 budgets=self.budgets[-1:],
             ),
-            "real": self._real(gate=gates),
-            "real_alpha": self._real(alpha=list(COARSE_ALPHAS)),
         }
 
     def _budgeted(self, budgets=None, **axes):

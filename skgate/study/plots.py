@@ -381,7 +381,7 @@ def plot_real(real, real_alpha, boundaries):
     ):
         _gate_bars(ax, real, "task", tasks, value)
         ax.set_ylabel(label)
-        ax.tick_params(axis="x", labelsize=8)
+        ax.tick_params(axis="x", labelsize=8, labelrotation=20)
     axes[0].legend(fontsize=8)
     ax = axes[2]
     for task, group in real_alpha.groupby("task", sort=False):
@@ -452,6 +452,18 @@ def plot_sphere(sphere, fitted, target):
     plt = pyplot()
     columns = max(len(fitted), 2)
     fig = plt.figure(figsize=(6 * columns, 9))
+    _fitted_surfaces(fig, columns, fitted, target)
+    _sphere_errors(fig, columns, sphere, target)
+    fig.suptitle(
+        f"C6: fitting a cap of the sphere of radius {1 / np.sqrt(target):g} "
+        "(GatedAttentionRegressor, linear head)"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _fitted_surfaces(fig, columns, fitted, target):
+    """The top row of :func:`plot_sphere`: each fitted surface over the sphere."""
     g0, g1 = np.meshgrid(np.linspace(-1, 1, 25), np.linspace(-1, 1, 25))
     points = np.column_stack([g0.ravel(), g1.ravel()])
     radius = 1 / np.sqrt(target)
@@ -480,6 +492,11 @@ def plot_sphere(sphere, fitted, target):
             f"K = {target:g}",
             fontsize=9,
         )
+
+
+def _sphere_errors(fig, columns, sphere, target):
+    """The bottom row of :func:`plot_sphere`: median K and its error."""
+    plt = pyplot()
     gated = sphere[sphere["gate"] == "multiplicative"]
     sizes = sorted(sphere["n_samples"].unique())
     budgets = sorted(gated["max_epochs"].unique())
@@ -520,9 +537,3 @@ def plot_sphere(sphere, fitted, target):
         ax.set_xlabel("training rows")
         ax.set_ylabel(label)
         ax.legend(fontsize=8)
-    fig.suptitle(
-        f"C6: fitting a cap of the sphere of radius {radius:g} "
-        "(GatedAttentionRegressor, linear head)"
-    )
-    fig.tight_layout()
-    return fig

@@ -110,7 +110,7 @@ def load_real(name):
     Examples
     --------
     >>> X, y = load_real("breast_cancer")
-    >>> X.shape, sorted(set(y))
+    >>> X.shape, sorted(set(y.tolist()))
     ((569, 30), [0, 1])
     """
     if name in BUNDLED:

@@ -57,9 +57,17 @@ def _mean_pm_std(frame, by, value, columns):
     ).reset_index()
 
 
+def _at_default_noise(bayes):
+    """The Bayes accuracies of the tasks as the sweeps other than the noise
+    control make them (the makers' default noise)."""
+    return bayes[bayes["noise"] == DEFAULTS["noise"]]
+
+
 def _with_bayes(table, bayes, on):
-    """``table`` with the tasks' Bayes accuracy as its last column, by ``on``."""
-    bayes = stats.with_tokens(bayes).rename(columns={"bayes accuracy": "Bayes"})
+    """``table`` with the tasks' Bayes accuracy (at the default noise) as its
+    last column, by ``on``."""
+    bayes = _at_default_noise(stats.with_tokens(bayes))
+    bayes = bayes.rename(columns={"bayes accuracy": "Bayes"})
     bayes["Bayes"] = bayes["Bayes"].map(lambda a: f"{a:.3f}")
     bayes = bayes.drop_duplicates(on)[on + ["Bayes"]]
     return table.merge(bayes, on=on, how="left")
@@ -649,7 +657,7 @@ def _positive_section(gates, c6, figures):
 
 def _real_section(results, real, figure, bayes):
     boundaries = realdata.BOUNDARIES
-    frame, alpha = real["frame"], real["alpha frame"]
+    frame = real["frame"]
     known = bayes.set_index("task")["bayes accuracy"]
     datasets = pd.DataFrame(
         {
@@ -660,8 +668,6 @@ def _real_section(results, real, figure, bayes):
     datasets["Bayes accuracy"] = [
         f"{known[d]:.3f}" if d in known.index else "-" for d in datasets["dataset"]
     ]
-    accuracy = _mean_pm_std(frame, ["task", "gate"], "accuracy", "gate")
-    curvature = _mean_pm_std(frame, ["task", "gate"], "curvature_exact", "gate")
     return [
         "",
         "## Real data: C1-C3 on data nobody made for this study",
@@ -686,6 +692,16 @@ def _real_section(results, real, figure, bayes):
         *_real_verdict_lines(real),
         "",
         f"![real data]({figure})",
+        *_real_tables(real),
+    ]
+
+
+def _real_tables(real):
+    """The real-data section's tables: accuracy, curvature, alpha, tests."""
+    frame, alpha = real["frame"], real["alpha frame"]
+    accuracy = _mean_pm_std(frame, ["task", "gate"], "accuracy", "gate")
+    curvature = _mean_pm_std(frame, ["task", "gate"], "curvature_exact", "gate")
+    return [
         "",
         "Test accuracy (mean ± std over seeds):",
         "",
@@ -760,8 +776,9 @@ def _real_verdict_lines(real):
 
 
 def _with_dataset_bayes(table, bayes):
-    """The baselines' table with the Bayes accuracy of each skgate task."""
-    copied = bayes[bayes["n_observations"] == 1]
+    """The baselines' table with the Bayes accuracy of each task whose
+    generator is known (at the default noise: the baselines' tasks)."""
+    copied = _at_default_noise(bayes[bayes["n_observations"] == 1])
     names = [
         shape if task == "curved" else task
         for task, shape in zip(copied["task"], copied["shape"], strict=True)
@@ -897,11 +914,16 @@ def _positive_sentence(c6):
     least, most = means.index.min(), means.index.max()
     shrinks = c6["shrinks"]
     falls = _tally(stats.condition_status([o]) for o in shrinks["outcome"])
+    per_tokens = "; ".join(
+        f"{tokens} tokens {_tally(part['outcome'])}"
+        for tokens, part in share.groupby("tokens", sort=False)
+    )
     return (
         f"- C6 (gated > ungated, Holm over {len(tests)} tests): the share of "
         f"points with K > 0 is higher in "
         f"{_tally(stats.statuses(share, ['condition'])['status'])} C1 conditions "
-        f"(mean share by tokens: {by_tokens}); the sphere cap's fitted K is "
+        f"({per_tokens}; mean share by tokens: {by_tokens}); the sphere cap's "
+        "fitted K is "
         f"higher in {_tally(stats.statuses(cap, ['condition'])['status'])} "
         f"(size, budget) conditions: median K {means['median_K'][least]:.3f} "
         f"with {least[0]} rows and {least[1]} epochs, "
