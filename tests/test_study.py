@@ -929,6 +929,11 @@ class TestPositiveClaim:
         assert c6["verdict"] == "reproduced"
         assert c6["ungated max |K|"] == {"copied": 0.0, "sequence": 0.0}
         assert c6["sphere ungated max |K|"] == 0.0
+        share = c6["gated share"].iloc[0]
+        half = stats.t.ppf(0.975, 3) * np.std([0.1, 0.12, 0.09, 0.11], ddof=1) / 2
+        assert share["mean"] == pytest.approx(0.105)
+        assert share["ci_low"] == pytest.approx(0.105 - half)
+        assert share["ci_high"] == pytest.approx(0.105 + half)
         assert len(c6["tests"]) == 2 + 4
         # The error falls with rows and with epochs: holds.
         assert (c6["shrinks"]["outcome"] == claims.HOLDS).all()
@@ -938,6 +943,7 @@ class TestPositiveClaim:
             [0.0, 0.0, 0.0, 0.0], [-0.1, -0.12, -0.09, -0.11]
         )
         c6 = claims.claim_positive(gates, spheres)
+        assert (c6["gated share"][["ci_low", "ci_high"]] == 0).all().all()
         assert c6["verdict"].startswith("contradicted")
         assert "sphere cap" in c6["verdict"]
 

@@ -583,6 +583,16 @@ def _named_conditions(tests, condition, prefix=""):
     return tests
 
 
+def _t_interval(values):
+    """The 95 % t confidence interval of the mean of ``values``."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    if n < 2:
+        return np.nan, np.nan
+    half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n)
+    return values.mean() - half, values.mean() + half
+
+
 def claim_positive(gates, sphere):
     """C6: gating reaches positive Gaussian curvature, ungated attention cannot.
 
@@ -632,6 +642,15 @@ def claim_positive(gates, sphere):
         .agg(["mean", "min", "max"])
         .reset_index()
     )
+    gated_share = frame[frame["gate"] == "multiplicative"]
+    gated_share = gated_share.groupby(GATE_CONDITION, sort=False)["positive_share"]
+    # A share lies in [0, 1]: its interval too.
+    gated_share = gated_share.agg(
+        mean="mean",
+        ci_low=lambda v: max(_t_interval(v)[0], 0.0),
+        ci_high=lambda v: min(_t_interval(v)[1], 1.0),
+        n="count",
+    ).reset_index()
 
     def named_verdict(part):
         table = statuses(part, ["condition"])
@@ -647,6 +666,7 @@ def claim_positive(gates, sphere):
         },
         "shrinks": shrinks,
         "shares": shares,
+        "gated share": gated_share,
         "target": 1 / RADIUS**2,
         "ungated max |K|": {
             tokens: float(part["curvature_gaussian"].max())

@@ -430,7 +430,10 @@ def plot_curvature_map(panels, resolution=70):
             g0, g1, K, cmap="RdBu_r", norm=_symmetric_norm(K), shading="auto"
         )
         ax.contour(g0, g1, proba, levels=[0.5], colors="black", linewidths=1)
-        fig.colorbar(heat, ax=ax, label="Gaussian curvature K")
+        bar = fig.colorbar(heat, ax=ax, label="Gaussian curvature K")
+        # Ticks at the ends and zero: the log decades crowd around zero.
+        bar.set_ticks([heat.norm.vmin, 0.0, heat.norm.vmax])
+        bar.set_ticklabels([f"{heat.norm.vmin:.2g}", "0", f"{heat.norm.vmax:.2g}"])
         ax.set_title(
             f"{title}\nK > 0 on {np.mean(K > 0):.0%}, K < 0 on {np.mean(K < 0):.0%}, "
             f"max |K| {np.abs(K).max():.2g}",

@@ -630,6 +630,10 @@ def _positive_section(gates, c6, figures):
         "",
         _fmt(_mean_pm_std(gates, by, "positive_share", "gate")),
         "",
+        "The gated arm's share with its 95 % t interval over seeds:",
+        "",
+        _fmt(c6["gated share"]),
+        "",
         f"![sphere cap]({figures['sphere']})",
         "",
         "The sphere-cap fits, means over seeds (`median_K`: the fitted map's "
