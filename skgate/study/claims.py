@@ -593,6 +593,19 @@ def _t_interval(values):
     return values.mean() - half, values.mean() + half
 
 
+def _gated_share(frame):
+    """The gated arm's share of points with K > 0 per C1 condition, with its
+    95 % t interval cut to [0, 1] (a share lies there)."""
+    gated = frame[frame["gate"] == "multiplicative"]
+    grouped = gated.groupby(GATE_CONDITION, sort=False)["positive_share"]
+    return grouped.agg(
+        mean="mean",
+        ci_low=lambda v: max(_t_interval(v)[0], 0.0),
+        ci_high=lambda v: min(_t_interval(v)[1], 1.0),
+        n="count",
+    ).reset_index()
+
+
 def claim_positive(gates, sphere):
     """C6: gating reaches positive Gaussian curvature, ungated attention cannot.
 
@@ -642,15 +655,6 @@ def claim_positive(gates, sphere):
         .agg(["mean", "min", "max"])
         .reset_index()
     )
-    gated_share = frame[frame["gate"] == "multiplicative"]
-    gated_share = gated_share.groupby(GATE_CONDITION, sort=False)["positive_share"]
-    # A share lies in [0, 1]: its interval too.
-    gated_share = gated_share.agg(
-        mean="mean",
-        ci_low=lambda v: max(_t_interval(v)[0], 0.0),
-        ci_high=lambda v: min(_t_interval(v)[1], 1.0),
-        n="count",
-    ).reset_index()
 
     def named_verdict(part):
         table = statuses(part, ["condition"])
@@ -666,7 +670,7 @@ def claim_positive(gates, sphere):
         },
         "shrinks": shrinks,
         "shares": shares,
-        "gated share": gated_share,
+        "gated share": _gated_share(frame),
         "target": 1 / RADIUS**2,
         "ungated max |K|": {
             tokens: float(part["curvature_gaussian"].max())

@@ -579,22 +579,6 @@ def _controls_section(results, controls, design, figures):
 def _positive_section(gates, c6, figures):
     gates = stats.with_tokens(gates)
     by = stats.GATE_CONDITION + ["gate"]
-    sphere = c6["sphere"]
-    table = (
-        sphere.groupby(["gate", "n_samples", "max_epochs"], sort=False)
-        .agg(
-            r2=("r2", "mean"),
-            median_K=("median_K", "mean"),
-            median_K_std=("median_K", "std"),
-            positive_share=("positive_share", "mean"),
-            relative_error=("relative_error", "mean"),
-            representation_median_K=("representation_median_K", "mean"),
-        )
-        .reset_index()
-    )
-    shrinks = c6["shrinks"].assign(
-        trend=[f"error against {x}" for x in c6["shrinks"]["x"]]
-    )
     ungated = ", ".join(
         f"{tokens} tokens {value:.3g}"
         for tokens, value in c6["ungated max |K|"].items()
@@ -634,7 +618,33 @@ def _positive_section(gates, c6, figures):
         "",
         _fmt(c6["gated share"]),
         "",
-        f"![sphere cap]({figures['sphere']})",
+        *_sphere_part(c6, figures["sphere"]),
+        "Paired tests (gated > ungated):",
+        "",
+        _fmt(c6["tests"][["condition", "measure", *_PAIRED_COLUMNS]]),
+    ]
+
+
+def _sphere_part(c6, figure):
+    """C6's sphere-cap fits: the figure, their table and the error's trends."""
+    table = (
+        c6["sphere"]
+        .groupby(["gate", "n_samples", "max_epochs"], sort=False)
+        .agg(
+            r2=("r2", "mean"),
+            median_K=("median_K", "mean"),
+            median_K_std=("median_K", "std"),
+            positive_share=("positive_share", "mean"),
+            relative_error=("relative_error", "mean"),
+            representation_median_K=("representation_median_K", "mean"),
+        )
+        .reset_index()
+    )
+    shrinks = c6["shrinks"].assign(
+        trend=[f"error against {x}" for x in c6["shrinks"]["x"]]
+    )
+    return [
+        f"![sphere cap]({figure})",
         "",
         "The sphere-cap fits, means over seeds (`median_K`: the fitted map's "
         "median over 200 held-out points; `relative_error`: median |K - 1/R^2| "
@@ -653,9 +663,6 @@ def _positive_section(gates, c6, figures):
         "",
         _fmt(shrinks[["trend", "max_epochs", "n_samples", *_TREND_COLUMNS]]),
         "",
-        "Paired tests (gated > ungated):",
-        "",
-        _fmt(c6["tests"][["condition", "measure", *_PAIRED_COLUMNS]]),
     ]
 
 
