@@ -50,7 +50,15 @@ from ._training import (
     WeightedNeuralNetRegressor,
 )
 from .geometry import documents_curvature_keywords
-from .nn import GATE_GAIN, GATES, HEADS, LAYERS, GatedAttentionNet, RepresentationMap
+from .nn import (
+    GATE_GAIN,
+    GATES,
+    HEADS,
+    LAYERS,
+    NORMS,
+    GatedAttentionNet,
+    RepresentationMap,
+)
 
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
@@ -255,6 +263,9 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         "n_tokens": [Interval(Integral, 1, None, closed="left")],
         "token_dim": [None, Interval(Integral, 1, None, closed="left")],
         "head": [StrOptions(set(HEADS))],
+        "n_heads": [Interval(Integral, 1, None, closed="left")],
+        "residual": ["boolean"],
+        "norm": [None, StrOptions({n for n in NORMS if n is not None})],
         # 0 epochs is allowed: a fitted model at initialisation.
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "lr": [Interval(Real, 0, None, closed="neither")],
@@ -281,6 +292,9 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         n_tokens=8,
         token_dim=None,
         head="mlp",
+        n_heads=1,
+        residual=False,
+        norm=None,
         max_epochs=20,
         lr=2e-3,
         batch_size=64,
@@ -758,10 +772,14 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
     Parameters
     ----------
-    gate : {"multiplicative", "silu", "none"}, default="multiplicative"
+    gate : {"multiplicative", "silu", "none", "sigmoid", "sigmoid_head"}, \
+default="multiplicative"
         "multiplicative": ``out = a * (1 + alpha * tanh(h W_g + b_g))`` with the
         gate computed from the block's input at the same token; "silu":
-        ``out = silu(a)``; "none": ungated attention ``out = a``.
+        ``out = silu(a)``; "none": ungated attention ``out = a``; "sigmoid":
+        ``out = a * sigmoid(h W_g + b_g)``, elementwise, the output gate of
+        production models (Qiu et al. 2025, position G1); "sigmoid_head": one
+        such gate per attention head.
     alpha : float >= 0, default=1.0
         Gate strength for ``gate="multiplicative"`` (the gate ranges over
         ``(1 - alpha, 1 + alpha)``); ``alpha=0`` is exactly ungated attention.
@@ -778,6 +796,15 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         a learned positional embedding.
     head : {"mlp", "linear"}, default="mlp"
         "mlp": two layers with a GELU between them; "linear": one layer.
+    n_heads : int >= 1, default=1
+        Attention heads per block; ``d_model`` must be divisible by it.
+    residual : bool, default=False
+        Blocks compose as ``h + block(h)`` (residual connections) instead of
+        ``block(h)``. Ungated attention over copied tokens stays affine.
+    norm : None or "layer", default=None
+        "layer": pre-LayerNorm residual blocks, ``h + block(LayerNorm(h))``
+        (needs ``residual=True``). LayerNorm is a nonlinearity: with it, even
+        ungated attention is curved.
     max_epochs : int >= 0, default=20
         Passes over the training data (0 leaves the network at initialisation).
     lr : float > 0, default=2e-3

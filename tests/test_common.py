@@ -45,6 +45,31 @@ ESTIMATORS = [
     ),  # The batched searches: 2 alphas x 2 folds (the checks' data are small).
     GatedAttentionClassifierCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
     GatedAttentionRegressorCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
+    # Production gated attention: the sigmoid gates, several heads, pre-LN
+    # residual blocks (and residual blocks without the norm).
+    GatedAttentionClassifier(
+        "sigmoid_head",
+        n_heads=4,
+        residual=True,
+        norm="layer",
+        token_dim=1,
+        **CHECK_PARAMS,
+        random_state=0,
+    ),
+    GatedAttentionClassifier(
+        "sigmoid", n_heads=2, residual=True, depth=2, **CHECK_PARAMS, random_state=0
+    ),
+    GatedAttentionRegressor(
+        "sigmoid",
+        n_heads=4,
+        residual=True,
+        norm="layer",
+        **CHECK_PARAMS,
+        random_state=0,
+    ),
+    GatedAttentionClassifierCV(
+        (0.0, 1.0), cv=2, residual=True, norm="layer", **CHECK_PARAMS, random_state=0
+    ),
 ]
 
 

@@ -53,6 +53,9 @@ class TestFitted:
             "n_tokens": 8,
             "token_dim": None,
             "head": "mlp",
+            "n_heads": 1,
+            "residual": False,
+            "norm": None,
             "max_epochs": 20,
             "lr": 2e-3,
             "batch_size": 64,
@@ -1067,3 +1070,78 @@ def test_validation_score_is_accuracy_score(weighted):
             sample_weight=None if w is None else w.numpy(),
         )
         assert got == want
+
+
+class TestArchitectureOptions:
+    """n_heads, residual, norm and the sigmoid gates through the estimators."""
+
+    @pytest.mark.parametrize(
+        "options",
+        [
+            {"gate": "sigmoid"},
+            {"gate": "sigmoid_head", "n_heads": 4},
+            {"residual": True, "depth": 3},
+            {"gate": "sigmoid", "n_heads": 2, "residual": True, "norm": "layer"},
+        ],
+        ids=repr,
+    )
+    def test_fit_and_exact_curvature_agrees_with_differences(self, moons, options):
+        clf = GatedAttentionClassifier(**options, max_epochs=5, random_state=0)
+        clf.fit(*moons)
+        assert clf.score(*moons) > 0.8
+        module = clf.net_.module_
+        assert module.blocks[0].n_heads == options.get("n_heads", 1)
+        assert module.blocks[0].residual is options.get("residual", False)
+        X = moons[0][:20]
+        exact = clf.curvature(X)
+        differences = clf.curvature(X, method="finite_difference", eps=1e-3)
+        np.testing.assert_allclose(exact, differences, rtol=1e-3)
+        assert (exact > 1e-3).all()
+
+    @pytest.mark.parametrize("depth", [1, 4])
+    def test_residual_ungated_attention_stays_flat(self, moons, depth):
+        clf = GatedAttentionClassifier(
+            "none", residual=True, depth=depth, n_heads=4, max_epochs=3, random_state=0
+        ).fit(*moons)
+        assert clf.curvature(moons[0][:50]).max() < 1e-9
+
+    def test_layer_norm_curves_ungated_attention(self, moons):
+        clf = GatedAttentionClassifier(
+            "none", residual=True, norm="layer", max_epochs=3, random_state=0
+        ).fit(*moons)
+        assert clf.curvature(moons[0][:50]).mean() > 1e-3
+
+    @pytest.mark.parametrize(
+        "options, match",
+        [
+            ({"norm": "layer"}, "needs residual=True"),
+            ({"n_heads": 5}, "d_model must be divisible by n_heads; got d_model=64"),
+        ],
+    )
+    def test_bad_combinations_fail_at_fit(self, moons, options, match):
+        with pytest.raises(ValueError, match=match):
+            GatedAttentionClassifier(**options, max_epochs=1).fit(*moons)
+
+    def test_same_random_state_same_model(self, moons):
+        options = {"gate": "sigmoid_head", "n_heads": 4, "residual": True}
+        first = GatedAttentionClassifier(
+            **options, norm="layer", max_epochs=2, random_state=3
+        ).fit(*moons)
+        second = GatedAttentionClassifier(
+            **options, norm="layer", max_epochs=2, random_state=3
+        ).fit(*moons)
+        np.testing.assert_array_equal(
+            first.predict_proba(moons[0]), second.predict_proba(moons[0])
+        )
+
+    def test_only_the_papers_block_trains_batched(self):
+        from skgate._together import _batchable
+
+        assert _batchable(GatedAttentionClassifier())
+        for options in (
+            {"gate": "sigmoid"},
+            {"n_heads": 2},
+            {"residual": True},
+            {"residual": True, "norm": "layer"},
+        ):
+            assert not _batchable(GatedAttentionClassifier(**options))
