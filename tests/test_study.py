@@ -11,7 +11,18 @@ import torch
 from scipy import stats
 
 from skgate import make_curved_task
-from skgate.study import claims, cli, plots, realdata, render, sphere, sweeps, toy
+from skgate.nn import GatedAttentionNet
+from skgate.study import (
+    claims,
+    cli,
+    plots,
+    realdata,
+    regime,
+    render,
+    sphere,
+    sweeps,
+    toy,
+)
 from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
 from skgate.study.sweeps import grid, run_setting, run_sweep
 
@@ -425,13 +436,19 @@ def tiny_study(tmp_path_factory, request):
     monkeypatch.setattr(sphere, "fit_sphere_examples", tiny_sphere_fits)
     design = StudyDesign.quick().with_fixed(**{k: v[0] for k, v in TINY.items()})
     design = dataclasses.replace(
-        design, depths=(1, 2), budgets=(1, 2), sphere_sizes=(30,), sphere_budgets=(1, 2)
+        design,
+        depths=(1, 2),
+        budgets=(1, 2),
+        sphere_sizes=(30,),
+        sphere_budgets=(1, 2),
+        regime_axes=(("plain", "pre-LN residual"), (0.0, 1.0), (1.0,)),
+        regime_points=5,
     )
     verdicts = cli.reproduce(out, design=design, n_jobs=1)
     return out, verdicts
 
 
-def tiny_sphere_fits():
+def tiny_sphere_fits(max_epochs=1):
     from skgate import GatedAttentionRegressor
 
     X, Y = sphere.make_sphere_cap(40, random_state=0)
@@ -456,15 +473,17 @@ class TestReproduce:
         for sweep in [
             *["gates", "alpha", "depth_init", "depth_trained", "baselines"],
             *["budget", "noise", "matched", "gate_init", "alpha_budget"],
-            *["real", "real_alpha", "sphere"],
+            *["real", "real_alpha", "sphere", "regime"],
         ]:
             assert f"{sweep}.csv" in names
         for figure in [
             *["gates", "alpha", "anisotropy", "depth", "boundaries"],
             *["budget", "noise", "alpha_budget", "curvature_map", "sphere", "real"],
+            "regime",
         ]:
             assert f"fig_{figure}.png" in names
         assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
+        assert "tests_regime.csv" in names
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
         # Every noise level of the noise sweep has its ceiling, and the real
@@ -507,6 +526,7 @@ class TestReproduce:
             "### C2 and C3 at 2 epochs",
             "### Noise",
             "## C6",
+            "## Depth regime map",
             "## Real data",
             "## Baselines",
             "## What differs from the paper",
@@ -973,3 +993,66 @@ class TestPositiveClaim:
         curved = frame[frame["task"] != "twonorm"]
         real = claims.claim_real(curved[curved["alpha"] == 1.0], curved)
         assert "C3" not in real and len(claims.real_verdicts({"real": real})) == 2
+
+
+class TestRegime:
+    def test_a_block_of_the_deep_network_is_the_shallow_network(self):
+        """The map reads depth l + 1 off block l of one depth-8 network: the
+        same as building the depth-(l + 1) network from the same seed."""
+        deep = regime._scaled_net("residual", 1.0, 2.0, seed=3, d_model=16)
+        gen = torch.Generator().manual_seed(0)
+        x = torch.randn(5, 2, dtype=torch.float64, generator=gen)
+        for depth in (1, 4):
+            torch.manual_seed(3)
+            shallow = GatedAttentionNet(
+                2, 2, depth=depth, d_model=16, residual=True
+            ).double()
+            with torch.no_grad():
+                for block in shallow.blocks:
+                    for layer in (*block.projections, block.gate_proj):
+                        layer.weight.mul_(2.0)
+            torch.testing.assert_close(
+                deep.representation(x, depth - 1), shallow.representation(x)
+            )
+
+    def test_rows_and_flatness(self):
+        axes = (("plain", "pre-LN residual"), (0.0, 1.0), (1.0,))
+        frame = regime.regime_curvatures((0, 1), n_points=5, axes=axes)
+        assert len(frame) == 2 * 2 * 2 * regime.REGIME_DEPTH
+        ungated = frame[frame["alpha"] == 0.0]
+        plain = ungated["architecture"] == "plain"
+        assert (ungated.loc[plain, "curvature"] < 1e-12).all()
+        assert (ungated.loc[~plain, "curvature"] > 1e-6).all()  # LayerNorm
+        table = claims.claim_regime(frame)
+        flat = table[table["outcome"] == "flat"]
+        assert set(flat["architecture"]) == {"plain"}
+        assert set(flat["alpha"]) == {0.0}
+        # Cells in parallel: the same rows in the same order.
+        parallel = regime.run_regime(
+            (0, 1), n_points=5, axes=axes, n_jobs=2, progress=False
+        )
+        pd.testing.assert_frame_equal(parallel, frame)
+
+    def test_growth_recovers_a_known_rate(self):
+        rows = [
+            {
+                "architecture": "plain",
+                "alpha": 1.0,
+                "weight_scale": scale,
+                "seed": seed,
+                "depth": depth,
+                "curvature": 0.1 * rate**depth * (1 + 0.01 * seed),
+                "extrinsic": 0.3 * (1 / rate) ** depth * (1 + 0.02 * seed * depth),
+                "norm": 2.0**depth,
+            }
+            for scale, rate in ((1.0, 1.5), (2.0, 0.5))
+            for seed in range(5)
+            for depth in range(1, 9)
+        ]
+        table = claims.claim_regime(pd.DataFrame(rows))
+        acceleration = table[table["measure"] == claims.REGIME_MEASURES["curvature"]]
+        np.testing.assert_allclose(acceleration["growth per block"], [1.5, 0.5])
+        assert list(acceleration["outcome"]) == ["holds", "reversed"]
+        np.testing.assert_allclose(acceleration["norm growth"], [2.0, 2.0])
+        extrinsic = table[table["measure"] == claims.REGIME_MEASURES["extrinsic"]]
+        assert list(extrinsic["outcome"]) == ["reversed", "holds"]

@@ -6,6 +6,8 @@ and :mod:`skgate.study.render` prints them beside their rules, so nothing in
 the report is judged by eye.
 """
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -42,6 +44,7 @@ __all__ = [
     "claim_gates",
     "claim_positive",
     "claim_real",
+    "claim_regime",
     "real_verdicts",
     "claim_linear",
     "claim_measures",
@@ -786,6 +789,71 @@ def claim_measures(gates, alpha):
     return {"measures": result, "disagreements": disagreements}
 
 
+#: Below this curvature a network of the regime map counts as flat.
+REGIME_FLAT = 1e-12
+
+
+def _slopes(cell, value="curvature"):
+    """Per seed, the least-squares slope of log ``value`` on depth; None
+    when it is 0 at some depth (a flat network)."""
+    slopes = []
+    for _, run in cell.groupby("seed", sort=True):
+        y = run[value].to_numpy()
+        if (y <= REGIME_FLAT).any():
+            return None
+        slopes.append(np.polyfit(run["depth"], np.log(y), 1)[0])
+    return np.array(slopes)
+
+
+#: The regime map's measures: the paper's acceleration and the scale-free
+#: extrinsic curvature, each its own Holm family.
+REGIME_MEASURES = {"curvature": "acceleration (the paper's)", "extrinsic": "extrinsic"}
+
+
+def _growth_row(cell, measure):
+    """One cell's growth per block of ``measure`` with its test, or None
+    when the network is flat."""
+    slopes = _slopes(cell, measure)
+    if slopes is None:
+        return None
+    tested = _paired_statistics(slopes, np.zeros_like(slopes), margin=0.0)
+    return {
+        "growth per block": math.exp(tested["mean difference"]),
+        "growth ci low": math.exp(tested["ci low"]),
+        "growth ci high": math.exp(tested["ci high"]),
+        "p": tested["p"],
+        "p reverse": tested["p reverse"],
+        "p equivalence": tested["p equivalence"],
+        "n": len(slopes),
+        # What the acceleration scales with: the representation's size.
+        "norm growth": math.exp(_slopes(cell, "norm").mean()),
+    }
+
+
+def claim_regime(frame):
+    """Per measure (:data:`REGIME_MEASURES`) and (architecture, alpha, weight
+    scale): the growth per block, exp(slope of log curvature on depth), with
+    its 95 % interval over seeds, and the outcome of "depth amplifies"
+    (slope > 0; one Holm family per measure; "reversed": it decays), beside
+    the representation's own growth in size. Flat networks (ungated
+    attention without LayerNorm: curvature 0) are "flat", outside the tests."""
+    keys = ["architecture", "alpha", "weight_scale"]
+    tables = []
+    for measure, label in REGIME_MEASURES.items():
+        measured, flat = [], []
+        for key, cell in frame.groupby(keys, sort=False):
+            where = {"measure": label, **dict(zip(keys, key, strict=True))}
+            row = _growth_row(cell, measure)
+            if row is None:
+                flat.append({**where, "n": cell["seed"].nunique(), "outcome": "flat"})
+            else:
+                measured.append({**where, **row})
+        if measured:
+            tables.append(adjust(pd.DataFrame(measured)))
+        tables.append(pd.DataFrame(flat))
+    return pd.concat(tables, ignore_index=True)
+
+
 #: Each claim's one-line statement, as the verdict table names it.
 CLAIMS = {
     "C1": "C1 gate ordering (curvature and accuracy)",
@@ -975,6 +1043,8 @@ def evaluate_claims(results):
     }
     if "sphere" in results:
         claims["C6"] = claim_positive(results["gates"], results["sphere"])
+    if "regime" in results:
+        claims["regime"] = claim_regime(results["regime"])
     if "real" in results and "real_alpha" in results:
         claims["real"] = claim_real(results["real"], results["real_alpha"])
     if "bayes" in results:

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
-from . import claims, plots, realdata, render, sphere, sweeps, toy
+from . import claims, plots, realdata, regime, render, sphere, sweeps, toy
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
@@ -137,9 +137,15 @@ def _draw_figures(results, evaluated, design, out):
         figures["curvature_map"] = lambda: plots.plot_curvature_map(
             sweeps.fit_curvature_map_models(design.n_samples)
         )
+        # The fitted surfaces drawn: 200 epochs, or the design's longest budget.
+        epochs = min(200, max(design.sphere_budgets))
         figures["sphere"] = lambda: plots.plot_sphere(
-            results["sphere"], sphere.fit_sphere_examples(), evaluated["C6"]["target"]
+            results["sphere"],
+            sphere.fit_sphere_examples(max_epochs=epochs),
+            evaluated["C6"]["target"],
         )
+    if "regime" in evaluated:
+        figures["regime"] = lambda: plots.plot_regime(evaluated["regime"])
     if "real" in evaluated:
         figures["real"] = lambda: plots.plot_real(
             results["real"], results["real_alpha"], realdata.BOUNDARIES
@@ -221,6 +227,14 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     _log(f"sphere: {len(settings)} fits")
     results["sphere"] = sphere.run_sphere(settings, n_jobs=n_jobs)
     _write_csv(results["sphere"], out / "sphere.csv")
+    _log("regime: curvature against depth at initialisation")
+    results["regime"] = regime.run_regime(
+        design.seeds,
+        n_points=design.regime_points,
+        axes=design.regime_axes,
+        n_jobs=n_jobs,
+    )
+    _write_csv(results["regime"], out / "regime.csv")
     results["baselines"] = _run_baselines(design, results, n_jobs)
     _write_csv(results["baselines"], out / "baselines.csv")
 
@@ -248,6 +262,10 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
         ],
         ignore_index=True,
     ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
+    if "regime" in evaluated:
+        evaluated["regime"].to_csv(
+            out / "tests_regime.csv", index=False, float_format="%.10g"
+        )
     _control_tests(evaluated.get("controls", {})).to_csv(
         out / "tests_controls.csv", index=False, float_format="%.10g"
     )

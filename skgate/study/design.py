@@ -143,6 +143,10 @@ class StudyDesign:
     #: C6's sphere-cap fits: training rows and epochs.
     sphere_sizes: tuple = SPHERE_SIZES
     sphere_budgets: tuple = SPHERE_BUDGETS
+    #: The depth regime map's axes (architectures, alphas, weight scales)
+    #: and its points per network; None: skgate.study.regime's defaults.
+    regime_axes: tuple = None
+    regime_points: int = 100
     fixed: dict = field(default_factory=dict)
     #: Monte Carlo sizes of the tasks' Bayes accuracies (rows, posterior
     #: draws per row): standard error about 0.5 / sqrt(rows) at worst.
@@ -179,6 +183,12 @@ class StudyDesign:
             noises=(0.05, 0.2, 0.4),
             sphere_sizes=(100, 300),
             sphere_budgets=(50,),
+            regime_axes=(
+                ("plain", "residual", "pre-LN residual"),
+                (0.0, 2.0),
+                (1.0, 4.0),
+            ),
+            regime_points=30,
             bayes_sizes=(4_000, 300),
             # Curvature on half the test points: most of the quick run's time
             # is measurement (the anisotropic metrics of sequences).

@@ -23,6 +23,7 @@ __all__ = [
     "plot_gates",
     "plot_noise",
     "plot_real",
+    "plot_regime",
     "plot_curvature_map",
     "plot_sphere",
 ]
@@ -540,3 +541,61 @@ def _sphere_errors(fig, columns, sphere, target):
         ax.set_xlabel("training rows")
         ax.set_ylabel(label)
         ax.legend(fontsize=8)
+
+
+def plot_regime(table):
+    """The depth regime map: growth per block at initialisation (colour:
+    log2 of the growth, red amplifies, blue decays), one row per measure
+    and one panel per architecture, alpha against weight scale; each cell's
+    growth printed, in parentheses where the test decides neither way,
+    "flat" where the network is flat (ungated without LayerNorm)."""
+    plt = pyplot()
+    from matplotlib.colors import TwoSlopeNorm
+
+    measures = list(dict.fromkeys(table["measure"]))
+    architectures = list(dict.fromkeys(table["architecture"]))
+    fig, axes = plt.subplots(
+        len(measures),
+        len(architectures),
+        figsize=(4.6 * len(architectures), 3.8 * len(measures)),
+        squeeze=False,
+        layout="constrained",
+    )
+    for r, measure in enumerate(measures):
+        part = table[table["measure"] == measure]
+        growth = np.log2(part["growth per block"].dropna())
+        largest = float(np.abs(growth).max()) if len(growth) else 1.0
+        norm = TwoSlopeNorm(vcenter=0.0, vmin=-largest, vmax=largest)
+        for ax, architecture in zip(axes[r], architectures, strict=True):
+            image = _regime_panel(ax, part[part["architecture"] == architecture], norm)
+            ax.set_title(f"{architecture}: {measure}", fontsize=9)
+        fig.colorbar(image, ax=axes[r].tolist(), label="log2 growth per block")
+    fig.suptitle(
+        "Depth regime at initialisation: growth per block over depths 1-8 "
+        "(parentheses: not significant)"
+    )
+    return fig
+
+
+def _regime_panel(ax, cells, norm):
+    """One architecture's alpha x weight-scale grid of growths."""
+    alphas = sorted(cells["alpha"].unique())
+    scales = sorted(cells["weight_scale"].unique())
+    grid = np.full((len(alphas), len(scales)), np.nan)
+    for _, row in cells.iterrows():
+        i, j = alphas.index(row["alpha"]), scales.index(row["weight_scale"])
+        grid[i, j] = np.log2(row["growth per block"])
+        if row["outcome"] == "flat":
+            text = "flat"
+        else:
+            text = f"{row['growth per block']:.2g}"
+            if row["outcome"] not in ("holds", "reversed"):
+                text = f"({text})"
+        ax.text(j, i, text, ha="center", va="center", fontsize=7)
+    ax.set_facecolor("0.85")  # flat cells
+    image = ax.imshow(grid, cmap="RdBu_r", norm=norm, origin="lower", aspect="auto")
+    ax.set_xticks(range(len(scales)), [f"{s:.2g}" for s in scales])
+    ax.set_yticks(range(len(alphas)), [f"{a:g}" for a in alphas])
+    ax.set_xlabel("weight scale (x PyTorch's default)")
+    ax.set_ylabel("gate strength alpha")
+    return image

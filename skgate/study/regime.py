@@ -1,0 +1,136 @@
+"""Where does depth amplify curvature? A map of curvature growth per block at
+initialisation, in the spirit of Poole et al. (2016)'s order-to-chaos maps.
+
+For each architecture (the paper's plain stack, residual blocks, pre-LN
+residual blocks), gate strength ``alpha`` and weight scale (a factor on every
+attention and gate weight of PyTorch's default initialisation; sqrt(3) keeps
+the value projection norm-preserving), an untrained depth-8
+:class:`~skgate.nn.GatedAttentionNet` is built per seed, and the paper's
+acceleration is measured exactly at the output of each block l (which is
+the representation of the depth-(l + 1) network of the same seed: the head
+is drawn last, so the first blocks' weights do not depend on the depth).
+The growth per block is exp of the slope of log curvature against depth
+(least squares over depths, per seed); it amplifies where the slope is
+significantly above 0 (one-sample t-test over seeds, Holm over the map).
+"""
+
+import itertools
+import math
+
+import pandas as pd
+import torch
+
+from ..datasets import make_curved_task
+from ..geometry import curvature
+from ..nn import GatedAttentionNet, RepresentationMap
+
+__all__ = [
+    "ARCHITECTURES",
+    "REGIME_ALPHAS",
+    "REGIME_DEPTH",
+    "WEIGHT_SCALES",
+    "regime_curvatures",
+    "run_regime",
+]
+
+#: The architectures compared, as GatedAttentionNet keywords.
+ARCHITECTURES = {
+    "plain": {"residual": False, "norm": None},
+    "residual": {"residual": True, "norm": None},
+    "pre-LN residual": {"residual": True, "norm": "layer"},
+}
+#: The map's axes.
+REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
+#: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
+REGIME_DEPTH = 8
+
+
+def _scaled_net(architecture, alpha, weight_scale, seed, d_model):
+    """An untrained depth-REGIME_DEPTH network (float64), its attention and
+    gate weights times ``weight_scale``."""
+    torch.manual_seed(seed)
+    net = GatedAttentionNet(
+        2,
+        2,
+        gate="multiplicative",
+        alpha=alpha,
+        depth=REGIME_DEPTH,
+        d_model=d_model,
+        **ARCHITECTURES[architecture],
+    ).double()
+    with torch.no_grad():
+        for block in net.blocks:
+            for layer in (*block.projections, block.gate_proj):
+                layer.weight.mul_(weight_scale)
+    return net
+
+
+def run_regime(seeds, *, n_points=100, axes=None, n_jobs=1, progress=True):
+    """:func:`regime_curvatures` for every (architecture, alpha) in parallel
+    (joblib), with a progress bar counting them; the same rows whatever
+    ``n_jobs`` is."""
+    from joblib import delayed
+
+    from .sweeps import _parallel_rows
+
+    architectures, alphas, scales = axes or (
+        tuple(ARCHITECTURES),
+        REGIME_ALPHAS,
+        WEIGHT_SCALES,
+    )
+    cells = list(itertools.product(architectures, alphas))
+    parts = _parallel_rows(
+        (
+            delayed(regime_curvatures)(
+                seeds, n_points=n_points, axes=([architecture], [alpha], scales)
+            )
+            for architecture, alpha in cells
+        ),
+        n_jobs=n_jobs,
+        progress=progress,
+        description="regime",
+    )
+    return pd.concat(parts, ignore_index=True)
+
+
+def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
+    """One row per (architecture, alpha, weight scale, seed, depth): the mean
+    exact acceleration ("curvature") and extrinsic curvature of that block's
+    output over ``n_points`` points of the checkerboard task's input square
+    and 8 random directions, and the output's mean root-mean-square size
+    ("norm", which the acceleration scales with).
+
+    ``axes``: optional (architectures, alphas, weight scales) to map (default:
+    :data:`ARCHITECTURES`, :data:`REGIME_ALPHAS`, :data:`WEIGHT_SCALES`).
+    """
+    architectures, alphas, scales = axes or (
+        tuple(ARCHITECTURES),
+        REGIME_ALPHAS,
+        WEIGHT_SCALES,
+    )
+    X = make_curved_task(n_points, random_state=0)[0]
+    rows = []
+    for architecture, alpha, scale, seed in itertools.product(
+        architectures, alphas, scales, seeds
+    ):
+        net = _scaled_net(architecture, alpha, scale, seed, d_model)
+        X_t = torch.as_tensor(X, dtype=torch.float64)
+        for block in range(REGIME_DEPTH):
+            f = RepresentationMap(net, block, token_rms=True)
+            with torch.no_grad():
+                size = f(X_t).flatten(1).norm(dim=1).mean()
+            rows.append(
+                {
+                    "architecture": architecture,
+                    "alpha": alpha,
+                    "weight_scale": scale,
+                    "seed": seed,
+                    "depth": block + 1,
+                    "curvature": float(curvature(f, X).mean()),
+                    # Scale-free bending, and the size the acceleration grows with.
+                    "extrinsic": float(curvature(f, X, kind="extrinsic").mean()),
+                    "norm": float(size),
+                }
+            )
+    return pd.DataFrame(rows)
