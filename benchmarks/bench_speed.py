@@ -164,33 +164,74 @@ def bench_fit(n_samples, epochs, repeats):
     return results
 
 
+def _exact_and_differences(clf, points, layer, repeats):
+    """Median seconds of exact and finite-difference curvature, and the
+    median ratio of interleaved pairs (both methods see the same machine
+    state)."""
+    pairs = []
+    for _ in range(4 * repeats):
+        pairs.append(
+            [
+                median_seconds(
+                    lambda m=method: clf.curvature(points, layer=layer, method=m), 1
+                )
+                for method in ("exact", "finite_difference")
+            ]
+        )
+    exact, fd = zip(*pairs, strict=True)
+    return (
+        statistics.median(exact),
+        statistics.median(fd),
+        statistics.median(e / f for e, f in pairs),
+    )
+
+
+#: Architecture options whose exact curvature is timed against differences.
+CURVATURE_OPTIONS = {
+    "sigmoid gate": {"gate": "sigmoid"},
+    "sigmoid gate per head, 4 heads": {"gate": "sigmoid_head", "n_heads": 4},
+    "residual, depth 3": {"residual": True, "depth": 3},
+    "pre-LN residual, depth 3": {"residual": True, "norm": "layer", "depth": 3},
+    "sequence of 8 tokens, pre-LN, 4 heads": {
+        "token_dim": 2,
+        "residual": True,
+        "norm": "layer",
+        "n_heads": 4,
+    },
+}
+
+
 def bench_curvature(n_points, repeats):
     X, y = make_curved_task(1000, random_state=0)
     clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
     points = make_curved_task(n_points, random_state=1)[0]
     results = {}
     for layer in ("attention", "logits"):
-        # Interleaved pairs, so that both methods see the same machine state;
-        # the ratio is the median of the pairs' ratios.
-        pairs = []
-        for _ in range(4 * repeats):
-            pairs.append(
-                [
-                    median_seconds(
-                        lambda m=method, where=layer: clf.curvature(
-                            points, layer=where, method=m
-                        ),
-                        1,
-                    )
-                    for method in ("exact", "finite_difference")
-                ]
-            )
-        exact, fd = zip(*pairs, strict=True)
-        results[(layer, "exact")] = statistics.median(exact)
-        results[(layer, "finite_difference")] = statistics.median(fd)
-        results[(layer, "ratio")] = statistics.median(e / f for e, f in pairs)
-        ratio = results[(layer, "ratio")]
+        exact, fd, ratio = _exact_and_differences(clf, points, layer, repeats)
+        results[(layer, "exact")], results[(layer, "finite_difference")] = exact, fd
+        results[(layer, "ratio")] = ratio
         log(f"curvature {layer}: exact / finite difference {ratio:.2f}")
+    for name, options in CURVATURE_OPTIONS.items():
+        sequence = "token_dim" in options
+        data = (
+            make_curved_task(1000, n_observations=8, random_state=0)
+            if sequence
+            else (X, y)
+        )
+        model = GatedAttentionClassifier(**options, max_epochs=2, random_state=0)
+        model.fit(*data)
+        few = (
+            make_curved_task(n_points // 10, n_observations=8, random_state=1)[0]
+            if sequence
+            else points
+        )
+        results[("option", name)] = _exact_and_differences(
+            model, few, "attention", repeats
+        )
+        log(
+            f"curvature {name}: exact / finite difference "
+            f"{results[('option', name)][2]:.2f}"
+        )
     torch.manual_seed(0)
     net = GatedAttentionNet(2, 2).double().eval()
     f = RepresentationMap(net)
@@ -411,6 +452,10 @@ def main(argv=None):
             ("attention", "ratio")
         ],
         "exact / finite-difference curvature (logits)": curv[("logits", "ratio")],
+        **{
+            f"exact / finite-difference curvature ({name})": curv[("option", name)][2]
+            for name in CURVATURE_OPTIONS
+        },
         "nested jvp / second-order forward pass (200 points)": curv["nested jvp 200"]
         / curv["jet 200"],
         "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
@@ -466,6 +511,16 @@ def main(argv=None):
             f"| {layer} | {method} | {curv[(layer, method)]:.3f} |"
             for layer in ("attention", "logits")
             for method in ("exact", "finite_difference")
+        ],
+        "",
+        "Architecture options (attention layer; 2000 points, sequences 200):",
+        "",
+        "| option | exact (s) | finite difference (s) | ratio |",
+        "|---|---|---|---|",
+        *[
+            f"| {name} | {curv[('option', name)][0]:.3f} | "
+            f"{curv[('option', name)][1]:.3f} | {curv[('option', name)][2]:.2f} |"
+            for name in CURVATURE_OPTIONS
         ],
         "",
         f"On 200 points of an untrained model: second-order forward pass "

@@ -1023,6 +1023,9 @@ class TestRegime:
         plain = ungated["architecture"] == "plain"
         assert (ungated.loc[plain, "curvature"] < 1e-12).all()
         assert (ungated.loc[~plain, "curvature"] > 1e-6).all()  # LayerNorm
+        np.testing.assert_allclose(
+            frame["bending"], frame["extrinsic"] * frame["norm"], rtol=1e-12
+        )
         table = claims.claim_regime(frame)
         flat = table[table["outcome"] == "flat"]
         assert set(flat["architecture"]) == {"plain"}
@@ -1042,8 +1045,11 @@ class TestRegime:
                 "seed": seed,
                 "depth": depth,
                 "curvature": 0.1 * rate**depth * (1 + 0.01 * seed),
-                "extrinsic": 0.3 * (1 / rate) ** depth * (1 + 0.02 * seed * depth),
+                "extrinsic": 0.3 * (1 / rate) ** depth,
                 "norm": 2.0**depth,
+                "bending": 0.3
+                * (2.0 / rate) ** depth
+                * (1 + 0.02 * seed * (-1) ** depth),
             }
             for scale, rate in ((1.0, 1.5), (2.0, 0.5))
             for seed in range(5)
@@ -1054,5 +1060,8 @@ class TestRegime:
         np.testing.assert_allclose(acceleration["growth per block"], [1.5, 0.5])
         assert list(acceleration["outcome"]) == ["holds", "reversed"]
         np.testing.assert_allclose(acceleration["norm growth"], [2.0, 2.0])
-        extrinsic = table[table["measure"] == claims.REGIME_MEASURES["extrinsic"]]
-        assert list(extrinsic["outcome"]) == ["reversed", "holds"]
+        bending = table[table["measure"] == claims.REGIME_MEASURES["bending"]]
+        assert list(bending["outcome"]) == ["holds", "holds"]
+        np.testing.assert_allclose(
+            bending["growth per block"], [2 / 1.5, 4.0], rtol=0.02
+        )

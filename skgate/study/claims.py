@@ -805,9 +805,13 @@ def _slopes(cell, value="curvature"):
     return np.array(slopes)
 
 
-#: The regime map's measures: the paper's acceleration and the scale-free
-#: extrinsic curvature, each its own Holm family.
-REGIME_MEASURES = {"curvature": "acceleration (the paper's)", "extrinsic": "extrinsic"}
+#: The regime map's measures, each its own Holm family: the paper's
+#: acceleration (it grows with the representation's size) and bending,
+#: extrinsic curvature times size (no scaling of the representation changes it).
+REGIME_MEASURES = {
+    "curvature": "acceleration (the paper's)",
+    "bending": "bending (extrinsic x size, scale-free)",
+}
 
 
 def _growth_row(cell, measure):

@@ -98,8 +98,10 @@ def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
     """One row per (architecture, alpha, weight scale, seed, depth): the mean
     exact acceleration ("curvature") and extrinsic curvature of that block's
     output over ``n_points`` points of the checkerboard task's input square
-    and 8 random directions, and the output's mean root-mean-square size
-    ("norm", which the acceleration scales with).
+    and 8 random directions, the output's mean root-mean-square size
+    ("norm": the acceleration scales with it, the extrinsic curvature with
+    its inverse) and "bending", extrinsic curvature times size, which no
+    scaling of the representation changes.
 
     ``axes``: optional (architectures, alphas, weight scales) to map (default:
     :data:`ARCHITECTURES`, :data:`REGIME_ALPHAS`, :data:`WEIGHT_SCALES`).
@@ -120,6 +122,7 @@ def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
             f = RepresentationMap(net, block, token_rms=True)
             with torch.no_grad():
                 size = f(X_t).flatten(1).norm(dim=1).mean()
+            extrinsic = curvature(f, X, kind="extrinsic").mean()
             rows.append(
                 {
                     "architecture": architecture,
@@ -128,9 +131,13 @@ def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
                     "seed": seed,
                     "depth": block + 1,
                     "curvature": float(curvature(f, X).mean()),
-                    # Scale-free bending, and the size the acceleration grows with.
-                    "extrinsic": float(curvature(f, X, kind="extrinsic").mean()),
+                    # The extrinsic curvature falls as the map grows (1 / size)
+                    # and the acceleration rises with it; their product with
+                    # the size, "bending", is dimensionless: curvature
+                    # relative to the representation's own radius.
+                    "extrinsic": float(extrinsic),
                     "norm": float(size),
+                    "bending": float(extrinsic * size),
                 }
             )
     return pd.DataFrame(rows)

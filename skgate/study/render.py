@@ -694,7 +694,11 @@ def _regime_section(table, figure):
         "log curvature on depth; the growth per block is exp of its mean, "
         "tested against 1 over seeds (one-sample t, Holm per measure). The "
         "paper's acceleration grows with the representation's size ('norm "
-        "growth'), so the scale-free extrinsic curvature is mapped too.",
+        "growth') and the extrinsic curvature falls with it; their "
+        "scale-free form is bending, extrinsic curvature times size "
+        "(curvature relative to the representation's own radius), which "
+        "depth amplifies only if the representation bends more, not just "
+        "grows.",
         "",
         *_regime_sentences(table),
         "",
