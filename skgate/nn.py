@@ -101,9 +101,8 @@ def _layer_norm_jet(layer, h, dh, d2h):
     var = (c * c).mean(-1, keepdim=True) + layer.eps
     dvar = 2 * (c * dc).mean(-1, keepdim=True)
     d2var = 2 * (dc * dc + c * d2c).mean(-1, keepdim=True)
-    r = torch.rsqrt(
-        var
-    )  # 1 / sigma; r' = -var'/2 r^3, r'' = (3/4 var'^2 r^5 - var''/2 r^3)
+    # r = 1 / sigma: r' = -var'/2 r^3, r'' = 3/4 var'^2 r^5 - var''/2 r^3.
+    r = torch.rsqrt(var)
     r3 = r * r * r
     dr = -0.5 * dvar * r3
     d2r = 0.75 * dvar * dvar * r3 * r * r - 0.5 * d2var * r3

@@ -586,27 +586,30 @@ def _named_conditions(tests, condition, prefix=""):
     return tests
 
 
-def _t_interval(values):
-    """The 95 % t confidence interval of the mean of ``values``."""
-    values = np.asarray(values, dtype=float)
-    n = len(values)
-    if n < 2:
-        return np.nan, np.nan
-    half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n)
-    return values.mean() - half, values.mean() + half
+def _t_half_width(sd, n):
+    """Half the width of the 95 % t interval of a mean of ``n`` values with
+    standard deviation ``sd`` (one degree of freedom at the least)."""
+    return stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
 
 
 def _gated_share(frame):
     """The gated arm's share of points with K > 0 per C1 condition, with its
-    95 % t interval cut to [0, 1] (a share lies there)."""
+    95 % t interval cut to [0, 1] (a share lies there; none with one seed)."""
     gated = frame[frame["gate"] == "multiplicative"]
-    grouped = gated.groupby(GATE_CONDITION, sort=False)["positive_share"]
-    return grouped.agg(
-        mean="mean",
-        ci_low=lambda v: max(_t_interval(v)[0], 0.0),
-        ci_high=lambda v: min(_t_interval(v)[1], 1.0),
-        n="count",
-    ).reset_index()
+    rows = []
+    for key, shares in gated.groupby(GATE_CONDITION, sort=False)["positive_share"]:
+        n, mean = len(shares), shares.mean()
+        half = _t_half_width(shares.std(), n) if n > 1 else np.nan
+        rows.append(
+            {
+                **dict(zip(GATE_CONDITION, key, strict=True)),
+                "mean": mean,
+                "ci_low": max(mean - half, 0.0),
+                "ci_high": min(mean + half, 1.0),
+                "n": n,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def claim_positive(gates, sphere):

@@ -8,10 +8,9 @@ quantity's range (curvature is not negative, accuracy not above 1).
 """
 
 import numpy as np
-from scipy import stats
 
 from ..datasets import CURVED_SHAPES
-from .claims import with_tokens
+from .claims import _t_half_width, with_tokens
 from .design import GATE_LABELS, GATE_ORDER
 
 __all__ = [
@@ -43,12 +42,6 @@ def pyplot():
             "skgate's figures need matplotlib: pip install 'skgate[plot]'."
         ) from exc
     return plt
-
-
-def _t_half_width(sd, n):
-    """Half the width of the 95 % t interval of a mean of ``n`` values with
-    standard deviation ``sd`` (one degree of freedom at the least)."""
-    return stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
 
 
 def _mean_ci(frame, by, value, low=0.0, high=None):

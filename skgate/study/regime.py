@@ -19,10 +19,12 @@ import math
 
 import pandas as pd
 import torch
+from joblib import delayed
 
 from ..datasets import make_curved_task
 from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
+from .sweeps import _parallel_rows
 
 __all__ = [
     "ARCHITECTURES",
@@ -44,6 +46,11 @@ REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
 #: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
 REGIME_DEPTH = 8
+
+
+def _axes(axes):
+    """(architectures, alphas, weight scales): ``axes``, or the full map's."""
+    return axes or (tuple(ARCHITECTURES), REGIME_ALPHAS, WEIGHT_SCALES)
 
 
 def _scaled_net(architecture, alpha, weight_scale, seed, d_model):
@@ -70,15 +77,7 @@ def run_regime(seeds, *, n_points=100, axes=None, n_jobs=1, progress=True):
     """:func:`regime_curvatures` for every (architecture, alpha) in parallel
     (joblib), with a progress bar counting them; the same rows whatever
     ``n_jobs`` is."""
-    from joblib import delayed
-
-    from .sweeps import _parallel_rows
-
-    architectures, alphas, scales = axes or (
-        tuple(ARCHITECTURES),
-        REGIME_ALPHAS,
-        WEIGHT_SCALES,
-    )
+    architectures, alphas, scales = _axes(axes)
     cells = list(itertools.product(architectures, alphas))
     parts = _parallel_rows(
         (
@@ -106,11 +105,7 @@ def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
     ``axes``: optional (architectures, alphas, weight scales) to map (default:
     :data:`ARCHITECTURES`, :data:`REGIME_ALPHAS`, :data:`WEIGHT_SCALES`).
     """
-    architectures, alphas, scales = axes or (
-        tuple(ARCHITECTURES),
-        REGIME_ALPHAS,
-        WEIGHT_SCALES,
-    )
+    architectures, alphas, scales = _axes(axes)
     X = make_curved_task(n_points, random_state=0)[0]
     rows = []
     for architecture, alpha, scale, seed in itertools.product(
