@@ -18,6 +18,8 @@ import math
 import torch
 import torch.nn.functional as F
 
+from .nn import PROJECTED_GATES, _merge_heads, _split_heads
+
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
@@ -139,6 +141,41 @@ def _linear(x, params, name):
     return out.reshape(*x.shape[:-1], weight.shape[1])
 
 
+def _layer_norm(h, params, name, eps):
+    """LayerNorm over the last axis with each model's weight and bias."""
+    u = F.layer_norm(h, h.shape[-1:], eps=eps)
+    shape = (h.shape[0],) + (1,) * (h.ndim - 2) + (h.shape[-1],)
+    return u * params[f"{name}.weight"].view(shape) + params[f"{name}.bias"].view(
+        shape
+    )
+
+
+def _block(block, params, name, h, gate_strength):
+    """``block.forward`` with a model axis: h (M, batch, tokens, d_model)."""
+    x = h if block.norm is None else _layer_norm(h, params, f"{name}.norm", block.norm.eps)
+    if x.shape[-2] == 1:  # one token attends to itself with weight 1: a = v
+        a = _linear(x, params, f"{name}.value")
+    else:
+        q, k, v = (
+            _split_heads(_linear(x, params, f"{name}.{p}"), block.n_heads)
+            for p in ("query", "key", "value")
+        )
+        scores = q @ k.transpose(-2, -1) / math.sqrt(block.d_model // block.n_heads)
+        a = _merge_heads(torch.softmax(scores, dim=-1) @ v)
+    if block.gate == "silu":
+        a = F.silu(a)
+    elif block.gate in PROJECTED_GATES:
+        z = _linear(x, params, f"{name}.gate_proj")
+        if block.gate == "multiplicative":
+            a = a * (1 + gate_strength * torch.tanh(z))
+        elif block.gate == "sigmoid":
+            a = a * torch.sigmoid(z)
+        else:  # one gate per head
+            heads = a.unflatten(-1, (block.n_heads, -1))
+            a = (heads * torch.sigmoid(z).unsqueeze(-1)).flatten(-2)
+    return h + a if block.residual else a
+
+
 def batched_logits(net, params, alphas, x):
     """The logits of M networks shaped like ``net`` (a GatedAttentionNet) with
     stacked weights ``params`` and gate strengths ``alphas`` (M,), on rows
@@ -153,25 +190,23 @@ def batched_logits(net, params, alphas, x):
         h = h + params["position"][:, None]
     gate_strength = alphas.view(M, 1, 1, 1)
     for index, block in enumerate(net.blocks):
-        name = f"blocks.{index}"
-        if h.shape[-2] == 1:
-            a = _linear(h, params, f"{name}.value")
-        else:
-            q, k, v = (
-                _linear(h, params, f"{name}.{p}") for p in ("query", "key", "value")
-            )
-            scores = q @ k.transpose(-2, -1) / math.sqrt(block.d_model)
-            a = torch.softmax(scores, dim=-1) @ v
-        if block.gate == "silu":
-            a = F.silu(a)
-        elif block.gate == "multiplicative":
-            gate = torch.tanh(_linear(h, params, f"{name}.gate_proj"))
-            a = a * (1 + gate_strength * gate)
-        h = a
+        h = _block(block, params, f"blocks.{index}", h, gate_strength)
     pooled = h.mean(dim=-2)
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head")
     return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
+
+
+def _paper_block(net):
+    """Whether every block is the paper's (one head, no residual, no norm,
+    a gate of its three): the blocks whose backward is written out below."""
+    return all(
+        block.gate in ("multiplicative", "silu", "none")
+        and block.n_heads == 1
+        and not block.residual
+        and block.norm is None
+        for block in net.blocks
+    )
 
 
 def _linear_backward(grads, params, name, x, d_out, need_input=True):
@@ -317,7 +352,8 @@ class BatchedTrainer:
     def _gradients(self, params, alphas, xb, yb, wb):
         """Each model's loss on its batch and the gradients of its weights
         (laid out in memory, which the fused AdamW kernel needs)."""
-        if self.net.token_dim is None:  # copied tokens: the backward by hand
+        if self.net.token_dim is None and _paper_block(self.net):
+            # Copied tokens through the paper's blocks: the backward by hand.
             with torch.no_grad():
                 per_model, grads = copied_losses_and_gradients(
                     self.net,

@@ -28,23 +28,9 @@ MAX_MODELS = 20
 _PER_MODEL = ("alpha", "random_state", "lr")
 
 
-#: What the batched network (:mod:`skgate._batched`) implements: the paper's
-#: block. Other architectures fit one by one, as ``fit`` would.
-_BATCHED_ARCHITECTURE = {
-    "gate": ("multiplicative", "silu", "none"),
-    "n_heads": (1,),
-    "residual": (False,),
-    "norm": (None,),
-}
-
-
 def _batchable(estimator):
     return (
-        all(
-            getattr(estimator, name) in allowed
-            for name, allowed in _BATCHED_ARCHITECTURE.items()
-        )
-        and not estimator.callbacks
+        not estimator.callbacks
         and torch.device(estimator.device).type == "cpu"
         and not estimator.verbose
         and not (estimator.warm_start and hasattr(estimator, "net_"))

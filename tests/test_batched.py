@@ -257,6 +257,46 @@ def test_sequences_train_through_autograd_as_alone():
         _assert_same_model(got, want, X)
 
 
+ARCHITECTURES = [
+    {"gate": "sigmoid"},
+    {"gate": "sigmoid_head", "n_heads": 4},
+    {"n_heads": 2, "residual": True, "depth": 2},
+    {"gate": "sigmoid", "n_heads": 4, "residual": True, "norm": "layer", "depth": 2},
+    {"gate": "silu", "residual": True, "norm": "layer"},
+    {"gate": "none", "residual": True, "norm": "layer", "head": "linear"},
+]
+
+
+@pytest.mark.parametrize("tokens", [None, 2])
+@pytest.mark.parametrize("options", ARCHITECTURES)
+def test_every_architecture_trains_together_as_alone(options, tokens):
+    """Heads, residual blocks, pre-LayerNorm and the sigmoid gates train in
+    the batch (through autograd) as each model would alone, copied tokens
+    and sequences."""
+    X, y = make_curved_task(120, n_observations=2, random_state=0)
+    params = {**PARAMS, "max_epochs": 3, "token_dim": tokens, **options}
+    estimators = [GatedAttentionClassifier(alpha=a, **params) for a in (0.0, 1.0)]
+    together, alone = _pairs(estimators, [(X, y, None), (X[:90], y[:90], None)])
+    for got, want in zip(together, alone, strict=True):
+        _assert_same_model(got, want, X)
+
+
+def test_every_architecture_regresses_together_as_alone():
+    from skgate import GatedAttentionRegressor
+
+    X, _ = make_curved_task(100, random_state=0)
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2
+    options = {"gate": "sigmoid", "n_heads": 2, "residual": True, "norm": "layer"}
+    estimators = [
+        GatedAttentionRegressor(**{**PARAMS, "random_state": seed}, **options)
+        for seed in (0, 1)
+    ]
+    together, alone = _pairs(estimators, [(X, y, None), (X[:70], y[:70], None)])
+    for got, want in zip(together, alone, strict=True):
+        np.testing.assert_allclose(got.loss_curve_, want.loss_curve_, rtol=1e-5)
+        np.testing.assert_allclose(got.predict(X), want.predict(X), atol=1e-5)
+
+
 def test_estimators_given_the_same_data_share_it(monkeypatch):
     """The alphas of one fold are given one data tuple: the batch holds its
     rows once (3 folds of 200 rows: 600 pool rows for 4 alphas, not 2400)."""

@@ -1134,14 +1134,14 @@ class TestArchitectureOptions:
             first.predict_proba(moons[0]), second.predict_proba(moons[0])
         )
 
-    def test_only_the_papers_block_trains_batched(self):
+    def test_every_architecture_trains_batched(self):
         from skgate._together import _batchable
 
-        assert _batchable(GatedAttentionClassifier())
         for options in (
+            {},
             {"gate": "sigmoid"},
             {"n_heads": 2},
             {"residual": True},
             {"residual": True, "norm": "layer"},
         ):
-            assert not _batchable(GatedAttentionClassifier(**options))
+            assert _batchable(GatedAttentionClassifier(**options))
