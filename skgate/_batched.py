@@ -145,14 +145,16 @@ def _layer_norm(h, params, name, eps):
     """LayerNorm over the last axis with each model's weight and bias."""
     u = F.layer_norm(h, h.shape[-1:], eps=eps)
     shape = (h.shape[0],) + (1,) * (h.ndim - 2) + (h.shape[-1],)
-    return u * params[f"{name}.weight"].view(shape) + params[f"{name}.bias"].view(
-        shape
-    )
+    return u * params[f"{name}.weight"].view(shape) + params[f"{name}.bias"].view(shape)
 
 
 def _block(block, params, name, h, gate_strength):
     """``block.forward`` with a model axis: h (M, batch, tokens, d_model)."""
-    x = h if block.norm is None else _layer_norm(h, params, f"{name}.norm", block.norm.eps)
+    x = (
+        h
+        if block.norm is None
+        else _layer_norm(h, params, f"{name}.norm", block.norm.eps)
+    )
     if x.shape[-2] == 1:  # one token attends to itself with weight 1: a = v
         a = _linear(x, params, f"{name}.value")
     else:
@@ -197,18 +199,6 @@ def batched_logits(net, params, alphas, x):
     return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
 
 
-def _paper_block(net):
-    """Whether every block is the paper's (one head, no residual, no norm,
-    a gate of its three): the blocks whose backward is written out below."""
-    return all(
-        block.gate in ("multiplicative", "silu", "none")
-        and block.n_heads == 1
-        and not block.residual
-        and block.norm is None
-        for block in net.blocks
-    )
-
-
 def _linear_backward(grads, params, name, x, d_out, need_input=True):
     """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
     ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
@@ -219,37 +209,105 @@ def _linear_backward(grads, params, name, x, d_out, need_input=True):
     return torch.bmm(d_out, params[f"{name}.weight"]) if need_input else None
 
 
+def _layer_norm_backward(grads, params, name, saved, d_y):
+    """Gradients of :func:`_layer_norm` (its weights' into ``grads``) given
+    ``d_y``, from the normalised rows ``u`` and ``1 / sigma`` saved forward;
+    returns the input's."""
+    u, rstd = saved
+    grads[f"{name}.weight"] = (d_y * u).sum(dim=1)
+    grads[f"{name}.bias"] = d_y.sum(dim=1)
+    d_u = d_y * params[f"{name}.weight"][:, None]
+    mean_d_u = d_u.mean(dim=-1, keepdim=True)
+    mean_d_u_u = (d_u * u).mean(dim=-1, keepdim=True)
+    return rstd * (d_u - mean_d_u - u * mean_d_u_u)
+
+
+def _copied_block(block, params, name, h, strength):
+    """One block on copied tokens (h: (M, B, d_model)): its output and what
+    its backward needs."""
+    saved = {"h": h}
+    x = h
+    if block.norm is not None:
+        mean = h.mean(dim=-1, keepdim=True)
+        centred = h - mean
+        rstd = torch.rsqrt(centred.pow(2).mean(dim=-1, keepdim=True) + block.norm.eps)
+        u = centred * rstd
+        saved["norm"] = (u, rstd)
+        x = (
+            u * params[f"{name}.norm.weight"][:, None]
+            + params[f"{name}.norm.bias"][:, None]
+        )
+    saved["x"] = x
+    a = saved["a"] = _linear(x, params, f"{name}.value")
+    if block.gate == "silu":
+        out = F.silu(a)
+    elif block.gate == "none":
+        out = a
+    else:
+        z = _linear(x, params, f"{name}.gate_proj")
+        g = saved["g"] = (
+            torch.tanh(z) if block.gate == "multiplicative" else z.sigmoid()
+        )
+        if block.gate == "multiplicative":
+            out = a * (1 + strength * g)
+        elif block.gate == "sigmoid":
+            out = a * g
+        else:  # one gate per head
+            out = (a.unflatten(-1, (block.n_heads, -1)) * g.unsqueeze(-1)).flatten(-2)
+    return (h + out if block.residual else out), saved
+
+
+def _copied_block_backward(block, grads, params, name, saved, d_h, strength):
+    """Gradients of :func:`_copied_block` given its output's ``d_h``; returns
+    its input's."""
+    a, x = saved["a"], saved["x"]
+    d_z = None
+    if block.gate == "silu":
+        d_a = torch.ops.aten.silu_backward(d_h, a)
+    elif block.gate == "none":
+        d_a = d_h
+    elif block.gate == "multiplicative":
+        g = saved["g"]
+        d_a = d_h * (1 + strength * g)
+        d_z = torch.ops.aten.tanh_backward(d_h * a * strength, g)
+    elif block.gate == "sigmoid":
+        g = saved["g"]
+        d_a = d_h * g
+        d_z = torch.ops.aten.sigmoid_backward(d_h * a, g)
+    else:
+        g, heads = saved["g"], (block.n_heads, -1)
+        d_a = (d_h.unflatten(-1, heads) * g.unsqueeze(-1)).flatten(-2)
+        d_g = (d_h * a).unflatten(-1, heads).sum(dim=-1)
+        d_z = torch.ops.aten.sigmoid_backward(d_g, g)
+    d_x = _linear_backward(grads, params, f"{name}.value", x, d_a)
+    if d_z is not None:
+        d_x = d_x + _linear_backward(grads, params, f"{name}.gate_proj", x, d_z)
+    if block.norm is not None:
+        d_x = _layer_norm_backward(grads, params, f"{name}.norm", saved["norm"], d_x)
+    return d_h + d_x if block.residual else d_x
+
+
 def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
     """Each model's weighted mean loss and its gradients, by hand, for copied
     tokens (``net.token_dim`` None).
 
     With copied tokens every block acts on one token (see the net), so the
-    network is a stack of affine maps, gates and a head: its backward pass is
-    written out here, a few batched products and pointwise operations per
-    layer, instead of autograd's graph of several times as many small
-    operations (the cost of a step of small models is their number).
-    ``regression``: the loss is the mean squared error over the outputs,
-    else cross-entropy with integer targets ``y``. Returns ``(losses (M,),
-    {name: gradient})``.
+    network is a stack of affine maps, gates, LayerNorms and residual sums,
+    and a head: its backward pass is written out here, a few batched
+    products and pointwise operations per layer, instead of autograd's graph
+    of several times as many small operations (the cost of a step of small
+    models is their number). ``regression``: the loss is the mean squared
+    error over the outputs, else cross-entropy with integer targets ``y``.
+    Returns ``(losses (M,), {name: gradient})``.
     """
     M = x.shape[0]
     share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
+    strength = alphas.view(M, 1, 1)
     h = _linear(x, params, "embed")
     saved = []
     for index, block in enumerate(net.blocks):
-        name = f"blocks.{index}"
-        a = _linear(h, params, f"{name}.value")
-        if block.gate == "multiplicative":
-            g = torch.tanh(_linear(h, params, f"{name}.gate_proj"))
-            strength = alphas.view(M, 1, 1)
-            saved.append((h, a, g, strength))
-            h = a * (1 + strength * g)
-        elif block.gate == "silu":
-            saved.append((h, a))
-            h = F.silu(a)
-        else:
-            saved.append((h, a))
-            h = a
+        h, state = _copied_block(block, params, f"blocks.{index}", h, strength)
+        saved.append(state)
     linear_head = isinstance(net.head, torch.nn.Linear)
     if linear_head:
         out = _linear(h, params, "head")
@@ -277,24 +335,15 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
         d_z = torch.ops.aten.gelu_backward(d_u, z)
         d_h = _linear_backward(grads, params, "head.0", h, d_z)
     for index in reversed(range(len(net.blocks))):
-        name = f"blocks.{index}"
-        block_input, a, *gate = saved[index]
-        if net.blocks[index].gate == "multiplicative":
-            g, strength = gate
-            d_a = d_h * (1 + strength * g)
-            d_pre = torch.ops.aten.tanh_backward(d_h * a * strength, g)
-            d_in = _linear_backward(
-                grads, params, f"{name}.gate_proj", block_input, d_pre
-            )
-        else:
-            d_a = (
-                torch.ops.aten.silu_backward(d_h, a)
-                if net.blocks[index].gate == "silu"
-                else d_h
-            )
-            d_in = None
-        d_value = _linear_backward(grads, params, f"{name}.value", block_input, d_a)
-        d_h = d_value if d_in is None else d_value + d_in
+        d_h = _copied_block_backward(
+            net.blocks[index],
+            grads,
+            params,
+            f"blocks.{index}",
+            saved[index],
+            d_h,
+            strength,
+        )
     _linear_backward(grads, params, "embed", x, d_h, need_input=False)
     return per_model, grads
 
@@ -352,8 +401,7 @@ class BatchedTrainer:
     def _gradients(self, params, alphas, xb, yb, wb):
         """Each model's loss on its batch and the gradients of its weights
         (laid out in memory, which the fused AdamW kernel needs)."""
-        if self.net.token_dim is None and _paper_block(self.net):
-            # Copied tokens through the paper's blocks: the backward by hand.
+        if self.net.token_dim is None:  # copied tokens: the backward by hand
             with torch.no_grad():
                 per_model, grads = copied_losses_and_gradients(
                     self.net,

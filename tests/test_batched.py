@@ -15,7 +15,7 @@ from sklearn.base import clone
 from skgate import GatedAttentionClassifier, make_curved_task
 from skgate._batched import BatchedTrainer, _Pool, copied_losses_and_gradients
 from skgate._together import fit_together
-from skgate.nn import GatedAttentionNet
+from skgate.nn import GATES, GatedAttentionNet
 
 PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
 
@@ -208,18 +208,29 @@ def test_models_sharing_rows_share_them_in_memory():
         _Pool([(Xt, yt, None), (Xt, yt.clone(), None)])
 
 
+@pytest.mark.parametrize(
+    "architecture",
+    [{}, {"residual": True}, {"residual": True, "norm": "layer", "n_heads": 2}],
+)
 @pytest.mark.parametrize("regression", [False, True])
 @pytest.mark.parametrize("head", ["mlp", "linear"])
-@pytest.mark.parametrize("gate", ["multiplicative", "silu", "none"])
-def test_written_out_backward_is_autograds(gate, head, regression):
+@pytest.mark.parametrize("gate", GATES)
+def test_written_out_backward_is_autograds(gate, head, regression, architecture):
     """Copied tokens train through a backward pass written by hand: in
     float64 its losses and gradients are autograd's to rounding (measured
-    4e-16), for every gate, head, loss, a stack of blocks and rows of weight 0."""
+    4e-16), for every gate, head, loss and architecture, a stack of blocks
+    and rows of weight 0."""
     torch.manual_seed(0)
     M, B, n_features, n_outputs = 3, 7, 4, 3
     modules = [
         GatedAttentionNet(
-            n_features, n_outputs, gate=gate, head=head, depth=2, d_model=8
+            n_features,
+            n_outputs,
+            gate=gate,
+            head=head,
+            depth=2,
+            d_model=8,
+            **architecture,
         ).double()
         for _ in range(M)
     ]
