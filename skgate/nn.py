@@ -50,25 +50,50 @@ LAYERS = ("attention", "pooled", "logits")
 # where nested forward-mode autodiff costs tens. The parts broadcast: the value
 # h may have shape (n, 1, ...) while its derivatives along k directions have
 # (n, k, ...), so everything that depends on the point alone is computed once
-# per point, not once per direction.
+# per point, not once per direction; and a derivative that depends on the
+# direction alone (the embedding's: the line's velocity through an affine
+# map) keeps shape (1, k, ...) until a point-dependent factor meets it. A
+# second derivative may be None: exactly zero (the line has no acceleration,
+# nor has its image under an affine map), and the terms it would enter are
+# skipped. Every product is ordered so that the small factors meet first.
+
+
+def _add(a, b):
+    """a + b, where None is zero."""
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def _map(function, jet):
+    """``function`` applied to each part of a jet (None stays None)."""
+    return tuple(None if part is None else function(part) for part in jet)
 
 
 def _linear_jet(layer, h, dh, d2h):
-    # One matrix product for both derivatives: this model is small enough that
-    # the number of operations, not their size, sets the cost.
-    dy, d2y = F.linear(torch.stack(torch.broadcast_tensors(dh, d2h)), layer.weight)
+    weight = layer.weight
+    if d2h is None:
+        return layer(h), F.linear(dh, weight), None
+    if dh.shape == d2h.shape:
+        # One matrix product for both derivatives: this model is small enough
+        # that the number of operations, not their size, sets the cost.
+        dy, d2y = F.linear(torch.stack((dh, d2h)), weight)
+    else:
+        dy, d2y = F.linear(dh, weight), F.linear(d2h, weight)
     return layer(h), dy, d2y
 
 
 def _pointwise_jet(y, d1, d2, dh, d2h):
-    """Jet of y = phi(h), given phi'(h) = d1 and phi''(h) = d2."""
-    return y, d1 * dh, torch.addcmul(d1 * d2h, d2 * dh, dh)
+    """Jet of y = phi(h), given phi'(h) = d1 and phi''(h) = d2 (point-shaped)."""
+    bend = d2 * (dh * dh)
+    return y, d1 * dh, bend if d2h is None else torch.addcmul(bend, d1, d2h)
 
 
-def _tanh_jet(h, dh, d2h):
+def _tanh_jet(h, dh, d2h, scale=1.0):
+    """Jet of ``scale * tanh(h)`` (the scale applied once per point)."""
     t = torch.tanh(h)
-    d1 = 1 - t * t
-    return _pointwise_jet(t, d1, -2 * t * d1, dh, d2h)
+    d1 = scale * (1 - t * t)
+    return _pointwise_jet(scale * t, d1, -2 * t * d1, dh, d2h)
 
 
 def _silu_jet(h, dh, d2h):
@@ -97,20 +122,34 @@ def _layer_norm_jet(layer, h, dh, d2h):
     u = c / sigma with c = h - mean(h), sigma = sqrt(mean(c^2) + eps)."""
     c = h - h.mean(-1, keepdim=True)
     dc = dh - dh.mean(-1, keepdim=True)
-    d2c = d2h - d2h.mean(-1, keepdim=True)
+    d2c = None if d2h is None else d2h - d2h.mean(-1, keepdim=True)
     var = (c * c).mean(-1, keepdim=True) + layer.eps
-    dvar = 2 * (c * dc).mean(-1, keepdim=True)
-    d2var = 2 * (dc * dc + c * d2c).mean(-1, keepdim=True)
     # r = 1 / sigma: r' = -var'/2 r^3, r'' = 3/4 var'^2 r^5 - var''/2 r^3.
     r = torch.rsqrt(var)
     r3 = r * r * r
-    dr = -0.5 * dvar * r3
-    d2r = 0.75 * dvar * dvar * r3 * r * r - 0.5 * d2var * r3
-    u, du, d2u = _product_jet(c, dc, d2c, r, dr, d2r, torch.mul)
+    half_dvar = (c * dc).mean(-1, keepdim=True)  # var' / 2
+    half_d2var = (dc * dc).mean(-1, keepdim=True)  # var'' / 2
+    if d2c is not None:
+        half_d2var = half_d2var + (c * d2c).mean(-1, keepdim=True)
+    dr = -half_dvar * r3
+    d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
+    u, du, d2u = _mul_jet(c, dc, d2c, r, dr, d2r)
     if layer.weight is None:
         return u, du, d2u
     y = u * layer.weight + (0 if layer.bias is None else layer.bias)
     return y, du * layer.weight, d2u * layer.weight
+
+
+def _zero_filled(jet):
+    """A jet with a zero second derivative as a tensor (None inside)."""
+    value, velocity, acceleration = jet
+    if acceleration is None:
+        acceleration = torch.zeros(
+            torch.broadcast_shapes(value.shape, velocity.shape),
+            dtype=value.dtype,
+            device=value.device,
+        )
+    return value, velocity, acceleration
 
 
 def _split_heads(t, n_heads):
@@ -123,13 +162,25 @@ def _merge_heads(t):
     return t.transpose(-3, -2).flatten(-2)
 
 
+def _mul_jet(a, da, d2a, b, db, d2b):
+    """Jet of the elementwise product a * b (fused multiply-adds)."""
+    first = torch.addcmul(da * b, a, db)
+    second = da * db * 2
+    if d2a is not None:
+        second = torch.addcmul(second, d2a, b)
+    if d2b is not None:
+        second = torch.addcmul(second, a, d2b)
+    return a * b, first, second
+
+
 def _product_jet(a, da, d2a, b, db, d2b, product):
     """Jet of product(a, b) for a bilinear ``product``."""
-    return (
-        product(a, b),
-        product(da, b) + product(a, db),
-        product(d2a, b) + 2 * product(da, db) + product(a, d2b),
-    )
+    second = 2 * product(da, db)
+    if d2a is not None:
+        second = second + product(d2a, b)
+    if d2b is not None:
+        second = second + product(a, d2b)
+    return product(a, b), product(da, b) + product(a, db), second
 
 
 def _softmax_jet(s, ds, d2s):
@@ -137,8 +188,10 @@ def _softmax_jet(s, ds, d2s):
     # (log p)' = s' - <p, s'>, so p' = p c and p'' = p' c + p c'.
     c = ds - (p * ds).sum(-1, keepdim=True)
     dp = p * c
-    dc = d2s - (dp * ds).sum(-1, keepdim=True) - (p * d2s).sum(-1, keepdim=True)
-    return p, dp, dp * c + p * dc
+    dc = -(dp * ds).sum(-1, keepdim=True)
+    if d2s is not None:
+        dc = dc + d2s - (p * d2s).sum(-1, keepdim=True)
+    return p, dp, torch.addcmul(dp * c, p, dc)
 
 
 def _reset_linear(layer, generator):
@@ -337,8 +390,9 @@ class GatedAttentionBlock(nn.Module):
         """The block's output and its first and second derivatives along a line.
 
         ``dh`` and ``d2h`` are the first and second derivatives of the input
-        ``h`` (all of shape (batch, tokens, d_model)); returns the same triple
-        for the output, computed by the chain rule through each operation.
+        ``h`` (all of shape (batch, tokens, d_model), or broadcasting against
+        it; ``d2h`` None: zero); returns the same triple for the output,
+        computed by the chain rule through each operation.
         """
         x = (
             (h, dh, d2h)
@@ -348,21 +402,21 @@ class GatedAttentionBlock(nn.Module):
         a = self._attention_jet(x)
         out = self._gated_jet(a, x)
         if self.residual:
-            return tuple(i + o for i, o in zip((h, dh, d2h), out, strict=True))
+            return h + out[0], dh + out[1], _add(d2h, out[2])
         return out
 
     def _attention_jet(self, x):
         if x[0].shape[-2] == 1:  # attention weight 1, constant: a = v
             return _linear_jet(self.value, *x)
         q, k, v = (
-            tuple(_split_heads(part, self.n_heads) for part in _linear_jet(layer, *x))
+            _map(lambda part: _split_heads(part, self.n_heads), _linear_jet(layer, *x))
             for layer in self.projections
         )
         scale = 1 / math.sqrt(self.d_model // self.n_heads)
         product = lambda p, r: scale * p @ r.transpose(-2, -1)  # noqa: E731
         scores = _product_jet(*q, *k, product)
         a = _product_jet(*_softmax_jet(*scores), *v, torch.matmul)
-        return tuple(_merge_heads(part) for part in a)
+        return _map(_merge_heads, a)
 
     def _gated_jet(self, a, x):
         if self.gate == "none":
@@ -371,17 +425,14 @@ class GatedAttentionBlock(nn.Module):
             return _silu_jet(*a)
         z = _linear_jet(self.gate_proj, *x)
         if self.gate == "multiplicative":
-            t, dt, d2t = _tanh_jet(*z)
-            gate = (1 + self.alpha * t, self.alpha * dt, self.alpha * d2t)
-            return _product_jet(*a, *gate, torch.mul)
+            t, dt, d2t = _tanh_jet(*z, scale=self.alpha)
+            return _mul_jet(*a, 1 + t, dt, d2t)
         gate = _sigmoid_jet(*z)
         if self.gate == "sigmoid":
-            return _product_jet(*a, *gate, torch.mul)
-        heads = tuple(part.unflatten(-1, (self.n_heads, -1)) for part in a)
-        gate = tuple(part.unsqueeze(-1) for part in gate)
-        return tuple(
-            part.flatten(-2) for part in _product_jet(*heads, *gate, torch.mul)
-        )
+            return _mul_jet(*a, *gate)
+        heads = _map(lambda part: part.unflatten(-1, (self.n_heads, -1)), a)
+        gate = _map(lambda part: part.unsqueeze(-1), gate)
+        return _map(lambda part: part.flatten(-2), _mul_jet(*heads, *gate))
 
     @property
     def projections(self):
@@ -665,20 +716,20 @@ class GatedAttentionNet(nn.Module):
         last = self.depth - 1 if not isinstance(layer, int) else layer
         h = self._first_tokens(x)
         dh = self._first_tokens(v, bias=False)
-        jet = (h, dh, torch.zeros_like(h))  # the line x + t v has no acceleration
+        jet = (h, dh, None)  # the line x + t v has no acceleration
         for block in self.blocks[: last + 1]:
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":
             if token_scale != 1.0:
-                jet = tuple(token_scale * part for part in jet)
-            return tuple(self._copies(part) for part in jet)
-        jet = tuple(part.mean(dim=-2) for part in jet)
+                jet = _map(lambda part: token_scale * part, jet)
+            return tuple(self._copies(part) for part in _zero_filled(jet))
+        jet = _map(lambda part: part.mean(dim=-2), jet)
         if layer == "pooled":
-            return jet
+            return _zero_filled(jet)
         if isinstance(self.head, nn.Linear):
-            return _linear_jet(self.head, *jet)
+            return _zero_filled(_linear_jet(self.head, *jet))
         first, activation, second = self.head
-        return _linear_jet(second, *_gelu_jet(*_linear_jet(first, *jet)))
+        return _zero_filled(_linear_jet(second, *_gelu_jet(*_linear_jet(first, *jet))))
 
     def forward(self, x):
         # x: (batch, n_features) -> logits: (batch, n_outputs)

@@ -15,7 +15,7 @@ from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
 from .realdata import REAL_TASKS
 from .sphere import sphere_settings
-from .sweeps import DEFAULTS, grid
+from .sweeps import ARCHITECTURES, DEFAULTS, grid
 
 __all__ = [
     "ALPHAS",
@@ -28,6 +28,8 @@ __all__ = [
     "INIT_SEED_FACTOR",
     "LEARNING_RATES",
     "NOISES",
+    "PRODUCTION_LENGTHS",
+    "PRODUCTION_MODELS",
     "SEQUENCE_LENGTH",
     "SPHERE_BUDGETS",
     "SPHERE_SIZES",
@@ -63,6 +65,17 @@ BUDGETS = (20, 300)
 LEARNING_RATES = (5e-4, 2e-3, 8e-3)
 #: Noise levels of the noise sweep (every other sweep uses the makers' 0.2).
 NOISES = (0.05, 0.1, 0.2, 0.4)
+#: The production rerun (C1, C2): the paper's toy block beside the gated
+#: attention production models run (Qiu et al. 2025; Qwen3-Next): a sigmoid
+#: gate on the attention output inside pre-LayerNorm residual blocks with
+#: several heads. Each model's setting keys, and its gated arm (C1's first).
+PRODUCTION_MODELS = {
+    "toy": {"architecture": "plain", "n_heads": 1, "gated": "multiplicative"},
+    "production": {"architecture": "pre-LN residual", "n_heads": 4, "gated": "sigmoid"},
+}
+#: Its token forms: observations per row (1: copied tokens; else a sequence
+#: of that many 2-D tokens).
+PRODUCTION_LENGTHS = (1, 4, 8, 16)
 
 
 def effective_weights(gate, head, d_model, n_features=2, n_outputs=2):
@@ -133,6 +146,9 @@ class StudyDesign:
     alphas: tuple
     depths: tuple
     n_samples: int
+    #: The production rerun's curved shapes (its sequences are the study's
+    #: most expensive fits).
+    production_shapes: tuple
     #: Datasets of :mod:`skgate.study.realdata` (C1-C3 on data nobody made
     #: for this study; the scikit-learn baselines run on these and ``shapes``).
     real_tasks: tuple
@@ -160,8 +176,9 @@ class StudyDesign:
             seeds=tuple(range(n_seeds)),
             shapes=CURVED_SHAPES,
             alphas=ALPHAS,
-            depths=(1, 2, 3, 4, 5, 6),
+            depths=tuple(range(1, 9)),
             n_samples=1000,
+            production_shapes=("circle", "checkerboard"),
             real_tasks=tuple(REAL_TASKS),
         )
 
@@ -177,6 +194,7 @@ class StudyDesign:
             alphas=COARSE_ALPHAS,
             depths=(1, 2, 3, 4),
             n_samples=600,
+            production_shapes=("checkerboard",),
             real_tasks=("moons", "twonorm", "ringnorm"),
             budgets=(20, 100),
             learning_rates=(2e-3, 8e-3),
@@ -247,6 +265,11 @@ class StudyDesign:
           rate searched as in "budget".
         - "real" and "real_alpha" (C1-C3 on ``real_tasks``): every gate, and
           :data:`COARSE_ALPHAS`, MLP head, copied tokens.
+        - "production" (C1, C2 in the architecture production models run):
+          see :meth:`_production`.
+
+        The depth sweeps run each of the plain, residual and pre-LN residual
+        stacks (:data:`~skgate.study.sweeps.ARCHITECTURES`).
         """
         shapes, gates = list(self.shapes), list(GATE_ORDER)
         heads = ["mlp", "linear"]
@@ -265,16 +288,46 @@ class StudyDesign:
                 shape=["checkerboard"],
                 gate=gates,
                 depth=list(self.depths),
+                architecture=list(ARCHITECTURES),
                 max_epochs=[0],
                 seed=list(self.init_seeds),
             ),
             "depth_trained": self._grid(
-                shape=["checkerboard"], gate=gates, depth=list(self.depths)
+                shape=["checkerboard"],
+                gate=gates,
+                depth=list(self.depths),
+                architecture=list(ARCHITECTURES),
             ),
             **self._controls(shapes, gates, heads),
             "real": self._real(gate=gates),
             "real_alpha": self._real(alpha=list(COARSE_ALPHAS)),
+            "production": self._production(),
         }
+
+    def _production(self):
+        """The production rerun's settings: per model of
+        :data:`PRODUCTION_MODELS`, its gated arm, SiLU and ungated (C1), and
+        the multiplicative gate at :data:`COARSE_ALPHAS` (C2; the toy model's
+        gated arm is its alpha = 1), per shape and token form."""
+        settings = []
+        for model in PRODUCTION_MODELS.values():
+            keys = {
+                "architecture": [model["architecture"]],
+                "n_heads": [model["n_heads"]],
+            }
+            axes = {
+                "shape": list(self.production_shapes),
+                "n_observations": list(PRODUCTION_LENGTHS),
+                **keys,
+            }
+            arms = [model["gated"], "silu", "none"]
+            if model["gated"] == "multiplicative":
+                arms.remove("multiplicative")
+            settings += self._grid(gate=arms, **axes)
+            settings += self._grid(
+                gate=["multiplicative"], alpha=list(COARSE_ALPHAS), **axes
+            )
+        return settings
 
     def _controls(self, shapes, gates, heads):
         """The control sweeps of C1-C3 (see :meth:`sweeps`), by name."""

@@ -24,7 +24,7 @@ from joblib import delayed
 from ..datasets import make_curved_task
 from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
-from .sweeps import _parallel_rows
+from .sweeps import ARCHITECTURES, _parallel_rows
 
 __all__ = [
     "ARCHITECTURES",
@@ -35,12 +35,6 @@ __all__ = [
     "run_regime",
 ]
 
-#: The architectures compared, as GatedAttentionNet keywords.
-ARCHITECTURES = {
-    "plain": {"residual": False, "norm": None},
-    "residual": {"residual": True, "norm": None},
-    "pre-LN residual": {"residual": True, "norm": "layer"},
-}
 #: The map's axes.
 REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)

@@ -3,7 +3,8 @@
 A *setting* is a flat dict: the task (``task``, ``shape``, ``n_samples``,
 ``noise``, ``n_observations``), the model (``gate``, ``alpha``, ``depth``,
 ``head``, ``d_model``, ``max_epochs``, ``lr``, ``early_stopping``,
-``n_iter_no_change``, ``gate_init``) and the ``seed``. :func:`run_setting`
+``n_iter_no_change``, ``n_heads``, ``gate_init``, ``architecture``: a key of
+:data:`ARCHITECTURES`) and the ``seed``. :func:`run_setting`
 makes the data, splits it (stratified, :data:`TEST_SIZE` held out), fits a
 :class:`~skgate.GatedAttentionClassifier` and measures it; :func:`run_sweep`
 runs many settings in parallel with joblib. Every number is determined by the
@@ -43,6 +44,7 @@ from ..model_selection import representation_curvature
 from .realdata import LOADED, sample_real
 
 __all__ = [
+    "ARCHITECTURES",
     "DEFAULTS",
     "GATE_INITS",
     "MEASUREMENTS",
@@ -70,7 +72,15 @@ MODEL_KEYS = (
     "lr",
     "early_stopping",
     "n_iter_no_change",
+    "n_heads",
 )
+#: The block architectures a setting may name (``architecture``), as
+#: keywords of the classifier and of GatedAttentionNet.
+ARCHITECTURES = {
+    "plain": {"residual": False, "norm": None},
+    "residual": {"residual": True, "norm": None},
+    "pre-LN residual": {"residual": True, "norm": "layer"},
+}
 _MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
 _TASK_DEFAULTS = {
     name: parameter.default
@@ -85,6 +95,7 @@ DEFAULTS = {
     **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
     **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
     "gate_init": "gain 2",
+    "architecture": "plain",
     "seed": 0,
     "condition_numbers": (),
     "n_curvature": 200,
@@ -294,8 +305,14 @@ def _prepared(setting):
         raise ValueError(
             f"gate_init must be one of {list(GATE_INITS)}; got {s['gate_init']!r}."
         )
+    if s["architecture"] not in ARCHITECTURES:
+        raise ValueError(
+            f"architecture must be one of {list(ARCHITECTURES)}; got "
+            f"{s['architecture']!r}."
+        )
     clf = GATE_INITS[s["gate_init"]](
         **{key: s[key] for key in MODEL_KEYS},
+        **ARCHITECTURES[s["architecture"]],
         token_dim=token_dim,
         random_state=s["seed"],
     )
