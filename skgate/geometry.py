@@ -708,8 +708,10 @@ def _curvatures(
         f = f.euclidean_equivalent()
     m = _output_size(f, X)
     whitenings = [_whitening(**options, m=m) for options in metrics]
-    # Points f is evaluated at per row: x +- eps v and x, or x along each v.
-    evaluations = 2 * len(V) + 1 if method == "finite_difference" else len(V)
+    # Rows f computes per point: x +- eps v and x, or a jet's value and its
+    # two derivatives along each v (as many; so both methods' chunks hold as
+    # much and stay in cache alike).
+    evaluations = 2 * len(V) + 1
     points = min(_CHUNK_ELEMENTS // m, _CHUNK_EVALUATIONS)
     chunk = max(1, points // evaluations)
     values = [[] for _ in metrics]

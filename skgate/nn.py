@@ -58,35 +58,80 @@ LAYERS = ("attention", "pooled", "logits")
 # skipped. Every product is ordered so that the small factors meet first.
 
 
-def _add(a, b):
-    """a + b, where None is zero."""
-    if a is None:
-        return b
-    return a if b is None else a + b
-
-
 def _map(function, jet):
     """``function`` applied to each part of a jet (None stays None)."""
     return tuple(None if part is None else function(part) for part in jet)
 
 
-def _linear_jet(layer, h, dh, d2h):
-    weight = layer.weight
-    if d2h is None:
-        return layer(h), F.linear(dh, weight), None
-    if dh.shape == d2h.shape:
-        # One matrix product for both derivatives: this model is small enough
-        # that the number of operations, not their size, sets the cost.
-        dy, d2y = F.linear(torch.stack((dh, d2h)), weight)
-    else:
-        dy, d2y = F.linear(dh, weight), F.linear(d2h, weight)
-    return layer(h), dy, d2y
+def _linear_jet(layer, h, dh, d2h, factor=1.0):
+    """Jet of ``factor * layer(h)`` (the factor applied to the weights)."""
+    weight, bias = layer.weight, layer.bias
+    if factor != 1.0:
+        weight = factor * weight
+        bias = None if bias is None else factor * bias
+    value = F.linear(h, weight, bias)
+    return (
+        value,
+        F.linear(dh, weight),
+        None if d2h is None else F.linear(d2h, weight),
+    )
+
+
+def _linear_jets(layers, factors, h, dh, d2h):
+    """The jets of ``factor * layer(h)`` for each layer (all reading ``h``),
+    from one matrix product per part: the layers' weights stacked."""
+    weight = torch.cat(
+        [f * layer.weight for layer, f in zip(layers, factors, strict=True)]
+    )
+    bias = None
+    if any(layer.bias is not None for layer in layers):
+        bias = torch.cat(
+            [
+                weight.new_zeros(layer.out_features)
+                if layer.bias is None
+                else f * layer.bias
+                for layer, f in zip(layers, factors, strict=True)
+            ]
+        )
+    parts = (
+        F.linear(h, weight, bias),
+        F.linear(dh, weight),
+        None if d2h is None else F.linear(d2h, weight),
+    )
+    sizes = [layer.out_features for layer in layers]
+    split = [None if p is None else p.split(sizes, dim=-1) for p in parts]
+    return [
+        tuple(None if p is None else p[i] for p in split) for i in range(len(layers))
+    ]
+
+
+def _attention_scale(block):
+    """1 / sqrt(d_head): the scores' scale."""
+    return 1 / math.sqrt(block.d_model // block.n_heads)
+
+
+def _writable(out, *shapes):
+    """Whether a result may be summed into ``out`` in place: it has the
+    sum's shape, and autograd is off (the geometry's case; in-place writes
+    into the views of a split would break a recorded graph)."""
+    return not torch.is_grad_enabled() and out.shape == torch.broadcast_shapes(
+        out.shape, *shapes
+    )
+
+
+def _accumulate(out, a, b, value=1.0):
+    """out + value * a * b, in place when ``out`` (a fresh tensor) has the
+    sum's shape and no gradient is being recorded (no new memory: fewer
+    passes and page faults)."""
+    if _writable(out, a.shape, b.shape):
+        return out.addcmul_(a, b, value=value)
+    return torch.addcmul(out, a, b, value=value)
 
 
 def _pointwise_jet(y, d1, d2, dh, d2h):
     """Jet of y = phi(h), given phi'(h) = d1 and phi''(h) = d2 (point-shaped)."""
     bend = d2 * (dh * dh)
-    return y, d1 * dh, bend if d2h is None else torch.addcmul(bend, d1, d2h)
+    return y, d1 * dh, bend if d2h is None else _accumulate(bend, d1, d2h)
 
 
 def _tanh_jet(h, dh, d2h, scale=1.0):
@@ -162,25 +207,64 @@ def _merge_heads(t):
     return t.transpose(-3, -2).flatten(-2)
 
 
+def _heads_first(t, n_heads):
+    """(..., m, tokens, d) -> (..., heads, m, tokens, d / heads), laid out in
+    memory: the axis ``m`` (a jet's directions, or 1 for its value) sits
+    next to the tokens, so :func:`_folded_matmul` can fold it into them."""
+    return t.unflatten(-1, (n_heads, -1)).movedim(-2, -4).contiguous()
+
+
+def _heads_last(t):
+    """The inverse of :func:`_heads_first`."""
+    return t.movedim(-4, -2).flatten(-2)
+
+
+def _folded_matmul(a, b):
+    """``a @ b`` over (..., m, rows, columns) blocks. Where ``a`` has m
+    directions and ``b`` one (a point's value), ``a``'s directions are
+    folded into its rows: one product per point, and ``b`` is not copied
+    once per direction, as broadcasting would."""
+    if a.shape[-3] != 1 and b.shape[-3] == 1 and a.is_contiguous():
+        out = a.flatten(-3, -2) @ b.squeeze(-3)
+        return out.unflatten(-2, a.shape[-3:-1])
+    return a @ b
+
+
+def _scores(q, k):
+    """q k^T over (..., m, tokens, d) blocks, folded as :func:`_folded_matmul`
+    whichever side has the directions."""
+    if q.shape[-3] == 1 and k.shape[-3] != 1:
+        return _folded_matmul(k, q.transpose(-2, -1)).transpose(-2, -1)
+    return _folded_matmul(q, k.transpose(-2, -1))
+
+
 def _mul_jet(a, da, d2a, b, db, d2b):
     """Jet of the elementwise product a * b (fused multiply-adds)."""
-    first = torch.addcmul(da * b, a, db)
-    second = da * db * 2
+    first = _accumulate(da * b, a, db)
     if d2a is not None:
-        second = torch.addcmul(second, d2a, b)
+        second = _accumulate(d2a * b, da, db, 2.0)
+    else:
+        second = torch.mul(da, db).mul_(2.0)
     if d2b is not None:
-        second = torch.addcmul(second, a, d2b)
+        second = _accumulate(second, a, d2b)
     return a * b, first, second
 
 
 def _product_jet(a, da, d2a, b, db, d2b, product):
     """Jet of product(a, b) for a bilinear ``product``."""
-    second = 2 * product(da, db)
+    second = product(da, db).mul_(2.0)
     if d2a is not None:
-        second = second + product(d2a, b)
+        second = _sum_into(second, product(d2a, b))
     if d2b is not None:
-        second = second + product(a, d2b)
-    return product(a, b), product(da, b) + product(a, db), second
+        second = _sum_into(second, product(a, d2b))
+    return product(a, b), _sum_into(product(da, b), product(a, db)), second
+
+
+def _sum_into(out, other):
+    """out + other, in place as in :func:`_accumulate`."""
+    if _writable(out, other.shape):
+        return out.add_(other)
+    return out + other
 
 
 def _softmax_jet(s, ds, d2s):
@@ -188,10 +272,10 @@ def _softmax_jet(s, ds, d2s):
     # (log p)' = s' - <p, s'>, so p' = p c and p'' = p' c + p c'.
     c = ds - (p * ds).sum(-1, keepdim=True)
     dp = p * c
-    dc = -(dp * ds).sum(-1, keepdim=True)
+    dc = (dp * ds).sum(-1, keepdim=True).neg_()
     if d2s is not None:
-        dc = dc + d2s - (p * d2s).sum(-1, keepdim=True)
-    return p, dp, torch.addcmul(dp * c, p, dc)
+        dc = (d2s - (p * d2s).sum(-1, keepdim=True)).add_(dc)
+    return p, dp, _accumulate(dp * c, p, dc)
 
 
 def _reset_linear(layer, generator):
@@ -399,31 +483,36 @@ class GatedAttentionBlock(nn.Module):
             if self.norm is None
             else _layer_norm_jet(self.norm, h, dh, d2h)
         )
-        a = self._attention_jet(x)
-        out = self._gated_jet(a, x)
+        copied = x[0].shape[-2] == 1  # attention weight 1, constant: a = v
+        # Every projection of x in one matrix product per part of the jet
+        # (the query scaled through its weights).
+        layers = [self.value] if copied else list(self.projections)
+        factors = [1.0] if copied else [_attention_scale(self), 1.0, 1.0]
+        if self.gate_proj is not None:
+            layers.append(self.gate_proj)
+            factors.append(1.0)
+        projected = _linear_jets(layers, factors, *x)
+        a = projected[0] if copied else self._attention_jet(*projected[:3])
+        out = self._gated_jet(a, projected[-1])
         if self.residual:
-            return h + out[0], dh + out[1], _add(d2h, out[2])
+            second = out[2] if d2h is None else _sum_into(out[2], d2h)
+            return h + out[0], _sum_into(out[1], dh), second
         return out
 
-    def _attention_jet(self, x):
-        if x[0].shape[-2] == 1:  # attention weight 1, constant: a = v
-            return _linear_jet(self.value, *x)
-        q, k, v = (
-            _map(lambda part: _split_heads(part, self.n_heads), _linear_jet(layer, *x))
-            for layer in self.projections
-        )
-        scale = 1 / math.sqrt(self.d_model // self.n_heads)
-        product = lambda p, r: scale * p @ r.transpose(-2, -1)  # noqa: E731
-        scores = _product_jet(*q, *k, product)
-        a = _product_jet(*_softmax_jet(*scores), *v, torch.matmul)
-        return _map(_merge_heads, a)
+    def _attention_jet(self, q, k, v):
+        # Heads split once, laid out for the products (each part enters several).
+        q, k, v = (_map(lambda t: _heads_first(t, self.n_heads), p) for p in (q, k, v))
+        scores = _product_jet(*q, *k, _scores)
+        a = _product_jet(*_softmax_jet(*scores), *v, _folded_matmul)
+        return _map(_heads_last, a)
 
-    def _gated_jet(self, a, x):
+    def _gated_jet(self, a, z):
+        """The gate's jet on the attention output's ``a``, from the gate
+        projection's ``z`` (unused by the gates without one)."""
         if self.gate == "none":
             return a
         if self.gate == "silu":
             return _silu_jet(*a)
-        z = _linear_jet(self.gate_proj, *x)
         if self.gate == "multiplicative":
             t, dt, d2t = _tanh_jet(*z, scale=self.alpha)
             return _mul_jet(*a, 1 + t, dt, d2t)
