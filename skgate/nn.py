@@ -77,12 +77,15 @@ def _linear_jet(layer, h, dh, d2h, factor=1.0):
     )
 
 
-def _linear_jets(layers, factors, h, dh, d2h):
+def _linear_jets(layers, factors, h, dh, d2h, derivative_scale=None):
     """The jets of ``factor * layer(h)`` for each layer (all reading ``h``),
-    from one matrix product per part: the layers' weights stacked."""
+    from one matrix product per part: the layers' weights stacked.
+    ``derivative_scale``: a per-feature factor of ``dh`` and ``d2h`` not yet
+    applied (a LayerNorm's weight), folded into the weights instead."""
     weight = torch.cat(
         [f * layer.weight for layer, f in zip(layers, factors, strict=True)]
     )
+    scaled = weight if derivative_scale is None else weight * derivative_scale
     bias = None
     if any(layer.bias is not None for layer in layers):
         bias = torch.cat(
@@ -95,8 +98,8 @@ def _linear_jets(layers, factors, h, dh, d2h):
         )
     parts = (
         F.linear(h, weight, bias),
-        F.linear(dh, weight),
-        None if d2h is None else F.linear(d2h, weight),
+        F.linear(dh, scaled),
+        None if d2h is None else F.linear(d2h, scaled),
     )
     sizes = [layer.out_features for layer in layers]
     split = [None if p is None else p.split(sizes, dim=-1) for p in parts]
@@ -162,9 +165,11 @@ def _sigmoid_jet(h, dh, d2h):
     return _pointwise_jet(s, d1, d1 * (1 - 2 * s), dh, d2h)
 
 
-def _layer_norm_jet(layer, h, dh, d2h):
+def _layer_norm_jet(layer, h, dh, d2h, scale_derivatives=True):
     """Jet of ``layer`` (an ``nn.LayerNorm`` over the last axis):
-    u = c / sigma with c = h - mean(h), sigma = sqrt(mean(c^2) + eps)."""
+    u = c / sigma with c = h - mean(h), sigma = sqrt(mean(c^2) + eps).
+    ``scale_derivatives=False``: the derivatives are left without the
+    layer's weight (for a caller that folds it into the next linear map)."""
     c = h - h.mean(-1, keepdim=True)
     dc = dh - dh.mean(-1, keepdim=True)
     d2c = None if d2h is None else d2h - d2h.mean(-1, keepdim=True)
@@ -181,6 +186,8 @@ def _layer_norm_jet(layer, h, dh, d2h):
     u, du, d2u = _mul_jet(c, dc, d2c, r, dr, d2r)
     if layer.weight is None:
         return u, du, d2u
+    if not scale_derivatives:
+        return u * layer.weight + (0 if layer.bias is None else layer.bias), du, d2u
     y = u * layer.weight + (0 if layer.bias is None else layer.bias)
     return y, du * layer.weight, d2u * layer.weight
 
@@ -478,11 +485,12 @@ class GatedAttentionBlock(nn.Module):
         it; ``d2h`` None: zero); returns the same triple for the output,
         computed by the chain rule through each operation.
         """
-        x = (
-            (h, dh, d2h)
-            if self.norm is None
-            else _layer_norm_jet(self.norm, h, dh, d2h)
-        )
+        x, scale = (h, dh, d2h), None
+        if self.norm is not None:
+            # The LayerNorm's weight is folded into the projections (it only
+            # feeds them): two passes over the derivatives fewer.
+            x = _layer_norm_jet(self.norm, h, dh, d2h, scale_derivatives=False)
+            scale = self.norm.weight
         copied = x[0].shape[-2] == 1  # attention weight 1, constant: a = v
         # Every projection of x in one matrix product per part of the jet
         # (the query scaled through its weights).
@@ -491,7 +499,7 @@ class GatedAttentionBlock(nn.Module):
         if self.gate_proj is not None:
             layers.append(self.gate_proj)
             factors.append(1.0)
-        projected = _linear_jets(layers, factors, *x)
+        projected = _linear_jets(layers, factors, *x, derivative_scale=scale)
         a = projected[0] if copied else self._attention_jet(*projected[:3])
         out = self._gated_jet(a, projected[-1])
         if self.residual:

@@ -142,8 +142,9 @@ class TestSweeps:
         assert {k: len(v) for k, v in full.items()} == {
             "gates": 4 * 3 * 2 * 2 * 10,
             "alpha": 4 * 7 * 10 + 7 * 10,
-            "depth_init": 3 * 6 * 40,
-            "depth_trained": 3 * 6 * 10,
+            # gates x depths 1-8 x architectures x seeds
+            "depth_init": 3 * 8 * 3 * 20,
+            "depth_trained": 3 * 8 * 3 * 10,
             # shapes x gates x heads x learning rates x budgets x seeds
             "budget": 4 * 3 * 2 * 3 * 2 * 10,
             # shapes x gates x noises other than 0.2 x budgets x seeds
@@ -155,6 +156,9 @@ class TestSweeps:
             # real datasets x gates (coarse alphas) x seeds
             "real": 7 * 3 * 10,
             "real_alpha": 7 * 4 * 10,
+            # shapes x token forms x seeds x (toy: SiLU, ungated, 4 alphas;
+            # production: sigmoid, SiLU, ungated, 4 alphas)
+            "production": 1 * 4 * 10 * (6 + 7),
         }
         assert len(StudyDesign.full().sphere_settings()) == 2 * 3 * 3 * 10
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
@@ -473,17 +477,17 @@ class TestReproduce:
         for sweep in [
             *["gates", "alpha", "depth_init", "depth_trained", "baselines"],
             *["budget", "noise", "matched", "gate_init", "alpha_budget"],
-            *["real", "real_alpha", "sphere", "regime"],
+            *["real", "real_alpha", "sphere", "regime", "production"],
         ]:
             assert f"{sweep}.csv" in names
         for figure in [
             *["gates", "alpha", "anisotropy", "depth", "boundaries"],
             *["budget", "noise", "alpha_budget", "curvature_map", "sphere", "real"],
-            "regime",
+            *["regime", "production"],
         ]:
             assert f"fig_{figure}.png" in names
         assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
-        assert "tests_regime.csv" in names
+        assert {"tests_regime.csv", "tests_production.csv"} <= names
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
         # Every noise level of the noise sweep has its ceiling, and the real
@@ -492,8 +496,9 @@ class TestReproduce:
         assert set(curved["noise"]) == {0.05, 0.2, 0.4}
         assert {"twonorm", "ringnorm"} <= set(bayes["task"])
         # C1-C6, then the controls: 2 budgets, size, initialisation, C2 and
-        # C3 at the long budget, 2 noise budgets; then C1-C3 on real data.
-        assert len(verdicts) == 6 + 2 + 1 + 1 + 2 + 2 + 3
+        # C3 at the long budget, 2 noise budgets; then C1-C3 on real data;
+        # then C1 and C2 per model of the production rerun.
+        assert len(verdicts) == 6 + 2 + 1 + 1 + 2 + 2 + 3 + 4
         assert all(
             re.match(
                 "(reproduced|partly reproduced|not reproduced|contradicted|"
@@ -528,6 +533,7 @@ class TestReproduce:
             "## C6",
             "## Depth regime map",
             "## Real data",
+            "## C1 and C2 in the architecture production models run",
             "## Baselines",
             "## What differs from the paper",
         ]:
@@ -651,8 +657,9 @@ def test_readme_verdicts_are_the_committed_reports():
     readme_text = (root / "README.md").read_text()
     report = verdict_rows(report_text)
     # C1-C6, then the controls: two budgets, size, initialisation, C2 and C3
-    # at the long budget, noise at two budgets; then C1-C3 on real data.
-    assert len(report) == len(claims.CLAIMS) + 8 + 3
+    # at the long budget, noise at two budgets; then C1-C3 on real data;
+    # then C1 and C2 per model of the production rerun.
+    assert len(report) == len(claims.CLAIMS) + 8 + 3 + 4
     for row, title in zip(
         report[: len(claims.CLAIMS)], claims.CLAIMS.values(), strict=True
     ):
@@ -665,6 +672,7 @@ def test_readme_verdicts_are_the_committed_reports():
     assert "\n- C2 and C3 at 300 epochs" in summary
     assert "\n- C6 (gated > ungated" in summary
     assert "\n- Real and benchmark data" in summary
+    assert "\n- Production rerun" in summary
     assert "\n- Three curvature measures" in summary
     assert "\n- Accuracy headroom" in summary
     for control in ("Budget and learning rate", "Arms of the same size", "Noise"):

@@ -14,7 +14,7 @@ from scipy import stats
 
 from ..datasets import bayes_accuracy
 from ..estimators import GatedAttentionClassifier
-from .design import CONDITION_NUMBERS, GATE_ORDER
+from .design import CONDITION_NUMBERS, GATE_ORDER, PRODUCTION_MODELS
 from .realdata import BOUNDARIES, bayes_accuracy_estimate
 from .sphere import RADIUS
 from .sweeps import DEFAULTS
@@ -43,9 +43,11 @@ __all__ = [
     "claim_depth",
     "claim_gates",
     "claim_positive",
+    "claim_production",
     "claim_real",
     "claim_regime",
     "real_verdicts",
+    "production_verdicts",
     "claim_linear",
     "claim_measures",
     "CEILING_MARGIN",
@@ -361,15 +363,15 @@ def _verdict_of(tests, condition):
     return verdict(table["status"], _condition_names(table, condition))
 
 
-def gate_ordering(frame, value, condition=GATE_CONDITION):
-    """C1's ordering in ``value``: each gate against the next of
-    :data:`~skgate.study.design.GATE_ORDER`, per ``condition`` (default: shape,
-    head, tokens), paired by seed (unadjusted; ``frame`` with a tokens column
-    when the condition names it)."""
+def gate_ordering(frame, value, condition=GATE_CONDITION, order=GATE_ORDER):
+    """C1's ordering in ``value``: each gate against the next of ``order``
+    (default :data:`~skgate.study.design.GATE_ORDER`), per ``condition``
+    (default: shape, head, tokens), paired by seed (unadjusted; ``frame``
+    with a tokens column when the condition names it)."""
     return pd.concat(
         [
             paired_comparison(frame, condition, "gate", better, worse, value)
-            for better, worse in zip(GATE_ORDER[:-1], GATE_ORDER[1:], strict=True)
+            for better, worse in zip(order[:-1], order[1:], strict=True)
         ],
         ignore_index=True,
     )
@@ -562,11 +564,25 @@ def claim_anisotropy(gates):
     }
 
 
+#: C5's conditions: the block architecture and the gate.
+DEPTH_CONDITION = ["architecture", "gate"]
+
+
+def _with_architecture(frame):
+    """``frame`` with an ``architecture`` column (sweeps from before it
+    existed ran the paper's plain stack)."""
+    return frame if "architecture" in frame else frame.assign(architecture="plain")
+
+
 def claim_depth(depth_init, depth_trained):
-    """C5: curvature rises with depth, at initialisation and after training."""
+    """C5: curvature rises with depth, at initialisation and after training,
+    per architecture (plain, residual, pre-LN residual) and gate; the verdict
+    is the multiplicative gate's, over (stage, architecture), one Holm family."""
     tests = []
     for stage, frame in (("initialisation", depth_init), ("trained", depth_trained)):
-        table = spearman_trend(frame, ["gate"], "depth", "curvature_exact")
+        table = spearman_trend(
+            _with_architecture(frame), DEPTH_CONDITION, "depth", "curvature_exact"
+        )
         table.insert(0, "stage", stage)
         tests.append(table)
     tests = adjust(pd.concat(tests, ignore_index=True))
@@ -574,9 +590,111 @@ def claim_depth(depth_init, depth_trained):
     return {
         "tests": tests,
         "verdict": verdict(
-            [condition_status([o]) for o in gated["outcome"]], list(gated["stage"])
+            [condition_status([o]) for o in gated["outcome"]],
+            [f"{row.stage}, {row.architecture}" for row in gated.itertuples()],
         ),
     }
+
+
+#: The production rerun's conditions: model, shape, token form.
+PRODUCTION_CONDITION = ["model", "shape", "tokens"]
+
+
+def production_frame(production):
+    """The ``production`` sweep with ``model`` (a key of
+    :data:`~skgate.study.design.PRODUCTION_MODELS`, from the architecture)
+    and ``tokens`` ("copied", or "<n> tokens") columns."""
+    frame = production.copy()
+    model_of = {spec["architecture"]: name for name, spec in PRODUCTION_MODELS.items()}
+    frame["model"] = frame["architecture"].map(model_of)
+    frame["tokens"] = [
+        "copied" if n == 1 else f"{n} tokens" for n in frame["n_observations"]
+    ]
+    return frame
+
+
+def _production_arms(frame, model):
+    """C1's three arms of ``model``: its gated arm (the toy's at the
+    classifier's default alpha), SiLU and ungated."""
+    gated = PRODUCTION_MODELS[model]["gated"]
+    part = frame[frame["model"] == model]
+    keep = part["gate"] != "multiplicative"
+    if gated == "multiplicative":
+        keep |= part["alpha"] == GatedAttentionClassifier().alpha
+    return part[keep]
+
+
+def claim_production(production):
+    """C1 and C2 in the production architecture beside the paper's toy block.
+
+    C1: per model, its gated arm > SiLU > ungated in curvature and accuracy
+    (the production model's gated arm is the sigmoid gate), per (model,
+    shape, token form), paired by seed, one Holm family. C2: curvature and
+    accuracy against the multiplicative gate's alpha (inside each model's
+    architecture), per condition, one Holm family. Verdicts overall and by
+    model.
+    """
+    frame = production_frame(production)
+    c1 = adjust(
+        pd.concat(
+            [
+                gate_ordering(
+                    _production_arms(frame, model),
+                    measure,
+                    PRODUCTION_CONDITION,
+                    (spec["gated"], "silu", "none"),
+                )
+                for model, spec in PRODUCTION_MODELS.items()
+                for measure in C1_MEASURES
+            ],
+            ignore_index=True,
+        )
+    )
+    gated = frame[frame["gate"] == "multiplicative"]
+    c2 = _alpha_trends(gated, PRODUCTION_CONDITION)
+    by_model = {}
+    for model in PRODUCTION_MODELS:
+        here = c1[c1["model"] == model]
+        by_model[model] = {
+            "C1": _verdict_of(here, PRODUCTION_CONDITION),
+            "C1 by measure": {
+                m: _verdict_of(here[here["measure"] == m], PRODUCTION_CONDITION)
+                for m in C1_MEASURES
+            },
+            "C2": _verdict_of(
+                c2["tests"][c2["tests"]["model"] == model], PRODUCTION_CONDITION
+            ),
+        }
+    return {
+        "frame": frame,
+        "C1": {"tests": c1, "verdict": _verdict_of(c1, PRODUCTION_CONDITION)},
+        "C2": c2,
+        "by model": by_model,
+    }
+
+
+def production_verdicts(claims):
+    """Statement -> verdict of C1 and C2 per model of the production rerun."""
+    if "production" not in claims:
+        return {}
+    names = {
+        ("C1", "toy"): "the paper's toy block",
+        ("C1", "production"): "the production block (sigmoid gate, 4 heads, "
+        "pre-LN residual)",
+        ("C2", "toy"): "the paper's toy block",
+        ("C2", "production"): "the production architecture (4 heads, pre-LN "
+        "residual; the multiplicative gate's alpha)",
+    }
+    lengths = sorted(
+        n for n in claims["production"]["frame"]["n_observations"].unique() if n > 1
+    )
+    forms = f"copied tokens and sequences of {', '.join(map(str, lengths))} tokens"
+    table = {}
+    for claim in ("C1", "C2"):
+        for model, verdicts_ in claims["production"]["by model"].items():
+            title = f"{claim} in {names.get((claim, model), model)}, {forms}"
+            table[title] = verdicts_[claim]
+    return table
 
 
 def _named_conditions(tests, condition, prefix=""):
@@ -1054,6 +1172,8 @@ def evaluate_claims(results):
         claims["regime"] = claim_regime(results["regime"])
     if "real" in results and "real_alpha" in results:
         claims["real"] = claim_real(results["real"], results["real_alpha"])
+    if "production" in results:
+        claims["production"] = claim_production(results["production"])
     if "bayes" in results:
         claims["headroom"] = accuracy_headroom(results["gates"], results["bayes"])
     controls = {}
@@ -1128,7 +1248,8 @@ def real_verdicts(claims):
 def verdicts(claims):
     """Claim statement -> verdict, in the order of :data:`CLAIMS` (those
     evaluated), then the controls' (:func:`control_verdicts`) and the real
-    data's (:func:`real_verdicts`)."""
+    data's (:func:`real_verdicts`) and the production rerun's
+    (:func:`production_verdicts`)."""
     return {
         **{
             title: claims[key]["verdict"]
@@ -1137,6 +1258,7 @@ def verdicts(claims):
         },
         **control_verdicts(claims),
         **real_verdicts(claims),
+        **production_verdicts(claims),
     }
 
 

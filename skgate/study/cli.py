@@ -146,6 +146,10 @@ def _draw_figures(results, evaluated, design, out):
         )
     if "regime" in evaluated:
         figures["regime"] = lambda: plots.plot_regime(evaluated["regime"])
+    if "production" in evaluated:
+        figures["production"] = lambda: plots.plot_production(
+            evaluated["production"]["frame"]
+        )
     if "real" in evaluated:
         figures["real"] = lambda: plots.plot_real(
             results["real"], results["real_alpha"], realdata.BOUNDARIES
@@ -254,6 +258,14 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
         evaluated[name]["tests"].to_csv(
             out / f"tests_{name}.csv", index=False, float_format="%.10g"
         )
+    if "production" in evaluated:
+        pd.concat(
+            [
+                evaluated["production"][claim]["tests"].assign(claim=claim)
+                for claim in ("C1", "C2")
+            ],
+            ignore_index=True,
+        ).to_csv(out / "tests_production.csv", index=False, float_format="%.10g")
     pd.concat(
         [
             parts[claim]["tests"].assign(claim=claim, curvature_measure=label)

@@ -21,6 +21,7 @@ __all__ = [
     "plot_depth",
     "plot_gates",
     "plot_noise",
+    "plot_production",
     "plot_real",
     "plot_regime",
     "plot_curvature_map",
@@ -210,20 +211,82 @@ def plot_anisotropy(gates, condition_numbers):
 
 
 def plot_depth(depth_init, depth_trained):
-    """C5: curvature against depth at initialisation and after training."""
+    """C5: curvature against depth at initialisation and after training, one
+    row per block architecture (plain, residual, pre-LN residual)."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=False)
-    for ax, (title, frame) in zip(
-        axes,
-        [("at initialisation", depth_init), ("after training", depth_trained)],
-        strict=True,
-    ):
-        _gate_lines(ax, frame, "depth", "curvature_exact")
-        ax.set_xlabel("depth (attention blocks)")
-        ax.set_ylabel("curvature (acceleration)")
-        ax.set_yscale("symlog", linthresh=1e-3)
-        ax.set_title(f"C5: {title} (mean, 95 % CI)")
-    axes[0].legend(fontsize=8)
+    stages = [("at initialisation", depth_init), ("after training", depth_trained)]
+    architectures = list(
+        dict.fromkeys(depth_init.get("architecture", ["plain"] * len(depth_init)))
+    )
+    fig, axes = plt.subplots(
+        len(architectures), 2, figsize=(11, 3.6 * len(architectures)), squeeze=False
+    )
+    for row, architecture in enumerate(architectures):
+        for ax, (title, frame) in zip(axes[row], stages, strict=True):
+            if "architecture" in frame:
+                frame = frame[frame["architecture"] == architecture]
+            _gate_lines(ax, frame, "depth", "curvature_exact")
+            ax.set_xlabel("depth (attention blocks)")
+            ax.set_ylabel("curvature (acceleration)")
+            ax.set_yscale("symlog", linthresh=1e-3)
+            ax.set_title(f"C5, {architecture}: {title} (mean, 95 % CI)", fontsize=9)
+    axes[0, 0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_production(frame):
+    """The production rerun: accuracy and curvature against the token form
+    (copied, then sequence lengths), per shape, for each model's gated arm,
+    SiLU and ungated (mean, 95 % CI). ``frame``: the sweep with its
+    ``model`` and ``tokens`` columns (:func:`claims.production_frame`)."""
+    from .claims import _production_arms
+
+    plt = pyplot()
+    shapes = _shapes(frame)
+    forms = list(
+        dict.fromkeys(frame.sort_values("n_observations")["tokens"])
+    )  # copied first, then by length
+    models = list(dict.fromkeys(frame["model"]))
+    fig, axes = plt.subplots(
+        2, len(shapes), figsize=(4.2 * len(shapes), 6.4), squeeze=False
+    )
+    styles = {models[0]: "-", **{m: "--" for m in models[1:]}}
+    for col, shape in enumerate(shapes):
+        for model in models:
+            arms = _production_arms(frame, model)
+            arms = arms[arms["shape"] == shape].assign(
+                form=lambda f: f["tokens"].map(forms.index)
+            )
+            for gate in arms["gate"].unique():
+                base = "multiplicative" if gate not in GATE_COLORS else gate
+                part = arms[arms["gate"] == gate]
+                for row, value, high in (
+                    (0, "accuracy", 1.0),
+                    (1, "curvature_exact", None),
+                ):
+                    _ci_line(
+                        axes[row, col],
+                        part,
+                        "form",
+                        value,
+                        high=high,
+                        color=GATE_COLORS[base],
+                        linestyle=styles[model],
+                        label=f"{model}: {gate}",
+                    )
+        for row, label in ((0, "test accuracy"), (1, "curvature (acceleration)")):
+            ax = axes[row, col]
+            ax.set_xticks(range(len(forms)), forms, fontsize=8)
+            ax.set_ylabel(label)
+            ax.set_title(f"{shape}", fontsize=9)
+        axes[1, col].set_yscale("symlog", linthresh=1e-3)
+        axes[1, col].set_ylim(bottom=0)
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle(
+        "C1: toy block (solid), production block (dashed); mean, 95 % CI",
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 

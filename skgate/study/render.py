@@ -25,6 +25,7 @@ from .design import (
     COARSE_ALPHAS,
     GATE_LABELS,
     GATE_ORDER,
+    PRODUCTION_MODELS,
     SEQUENCE_LENGTH,
     StudyDesign,
     effective_weights,
@@ -354,24 +355,145 @@ def _anisotropy_section(c4, figure):
 def _depth_section(results, c5, figure):
     depth = pd.concat(
         [
-            results["depth_init"].assign(stage="initialisation"),
-            results["depth_trained"].assign(stage="trained"),
+            stats._with_architecture(results["depth_init"]).assign(
+                stage="initialisation"
+            ),
+            stats._with_architecture(results["depth_trained"]).assign(stage="trained"),
         ]
     )
-    by = ["stage", "gate", "depth"]
+    by = ["stage", "architecture", "gate", "depth"]
     return [
         "",
         "## C5: curvature accumulates with depth",
         "",
         f"Verdict (multiplicative gate, by the trend rule at initialisation and "
-        f"after training): **{c5['verdict']}**.",
+        f"after training, per block architecture): **{c5['verdict']}**.",
+        "",
+        "Three stacks of the same blocks: the paper's plain stack (block after "
+        "block), residual blocks (h + block(h)) and pre-LN residual blocks "
+        "(h + block(LayerNorm(h))), as production transformers are built.",
+        *_layer_norm_sentence(depth),
         "",
         f"![depth]({figure})",
         "",
         _fmt(_mean_pm_std(depth, by, "curvature_exact", "depth")),
         "",
-        _fmt(c5["tests"][["stage", "gate", *_TREND_COLUMNS]]),
+        _fmt(c5["tests"][["stage", "architecture", "gate", *_TREND_COLUMNS]]),
     ]
+
+
+def _layer_norm_sentence(frame):
+    """What LayerNorm does to ungated attention, from ``frame``'s ungated
+    copied-token fits: flat without it, curved with it."""
+    ungated = frame[(frame["gate"] == "none") & (frame["n_observations"] == 1)]
+    if ungated.empty or "pre-LN residual" not in set(ungated["architecture"]):
+        return []
+    normed = ungated["architecture"] == "pre-LN residual"
+    flat = ungated.loc[~normed, "curvature_exact"]
+    curved = ungated.loc[normed, "curvature_exact"]
+    return [
+        "",
+        "LayerNorm is a nonlinearity, so wherever gates are compared under it, "
+        "the ungated arm is not flat: over copied tokens ungated attention "
+        f"measures at most {flat.max():.2g} without LayerNorm (exactly affine) "
+        f"and {curved.mean():.3g} on average with it (range "
+        f"{curved.min():.3g}-{curved.max():.3g}). There, the gate adds curvature "
+        "to a curved map rather than creating it.",
+    ]
+
+
+def _production_section(claim, figure, design):
+    """C1 and C2 in the production block beside the paper's toy block."""
+    frame = claim["frame"]
+    by_model = claim["by model"]
+    arms = pd.concat(
+        [stats._production_arms(frame, model) for model in by_model],
+        ignore_index=True,
+    )
+    by = ["model", "shape", "tokens", "gate"]
+    gated = frame[frame["gate"] == "multiplicative"]
+    production = PRODUCTION_MODELS["production"]
+    alphas = ", ".join(f"{a:g}" for a in design.production_alphas)
+    return [
+        "",
+        "## C1 and C2 in the architecture production models run",
+        "",
+        "The paper's toy block (one head, no residual, no normalisation, the "
+        "multiplicative gate) beside the block of production gated attention "
+        f"(Qiu et al. 2025; the Qwen3-Next family): gate='{production['gated']}' "
+        "(a * sigmoid(x W_g + b_g) on the attention output, their position G1), "
+        f"{production['n_heads']} heads, pre-LN residual (h + "
+        "block(LayerNorm(h))), at the same width, depth and training budget; "
+        f"shapes {', '.join(design.production_shapes)}, copied tokens and "
+        f"sequences of {', '.join(str(n) for n in design.production_lengths if n > 1)} "
+        "noisy observations of the latent point (2-D tokens); MLP head; "
+        f"{len(design.seeds)} seeds. C1 compares each model's gated arm with "
+        "SiLU and ungated in its own architecture; C2 varies the multiplicative "
+        f"gate's alpha ({alphas}) inside each architecture (the sigmoid gate "
+        "has no strength: sigmoid(z) = (1 + tanh(z / 2)) / 2, the multiplicative "
+        "gate at alpha = 1 halved).",
+        *_layer_norm_sentence(arms),
+        "",
+        *[
+            f"- {model}: C1 **{v['C1']}** (curvature: "
+            f"{v['C1 by measure']['curvature_exact']}; accuracy: "
+            f"{v['C1 by measure']['accuracy']}); C2 **{v['C2']}**."
+            for model, v in by_model.items()
+        ],
+        "",
+        f"![production]({figure})",
+        "",
+        "Test accuracy (mean ± std over seeds):",
+        "",
+        _fmt(_mean_pm_std(arms, by, "accuracy", "tokens")),
+        "",
+        "Curvature (exact acceleration, mean ± std over seeds):",
+        "",
+        _fmt(_mean_pm_std(arms, by, "curvature_exact", "tokens")),
+        "",
+        "C1's paired tests (one Holm family):",
+        "",
+        _paired_table(claim["C1"]["tests"], stats.PRODUCTION_CONDITION),
+        "",
+        "C2: accuracy by alpha (mean ± std) and Spearman trends (one Holm family):",
+        "",
+        _fmt(
+            _mean_pm_std(
+                gated, ["model", "shape", "tokens", "alpha"], "accuracy", "alpha"
+            )
+        ),
+        "",
+        _fmt(claim["C2"]["tests"][[*stats.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]]),
+    ]
+
+
+def _production_sentence(claim):
+    """The summary's sentence on the production rerun."""
+    measures = (("curvature_exact", "curvature"), ("accuracy", "accuracy"))
+
+    def tally(tests, column, value):
+        table = stats.statuses(
+            tests[tests[column] == value], stats.PRODUCTION_CONDITION
+        )
+        return _tally(table["status"])
+
+    parts = []
+    for model in claim["by model"]:
+        c1 = claim["C1"]["tests"]
+        c1 = c1[c1["model"] == model]
+        c2 = claim["C2"]["tests"]
+        c2 = c2[c2["model"] == model]
+        parts.append(
+            f"{model}: C1 ordering "
+            + "; ".join(f"{label} {tally(c1, 'measure', m)}" for m, label in measures)
+            + "; C2 rise with alpha "
+            + "; ".join(f"{label} {tally(c2, 'y', m)}" for m, label in measures)
+        )
+    return (
+        "- Production rerun (the toy block beside a sigmoid-gated, 4-head, pre-LN "
+        f"residual block; copied tokens and sequences): {'. '.join(parts)} "
+        "conditions."
+    )
 
 
 def _arm_table(frame, by, value):
@@ -953,7 +1075,10 @@ def summary(claims):
     c2_parts = [f"{label} on {tally} curved shapes" for label, tally in _c2_tallies(c2)]
     c3_parts = _c3_parts(c3)
     gated = c5["tests"][c5["tests"]["gate"] == "multiplicative"]
-    c5_parts = [f"{row['stage']} {_trend_phrase(row)}" for _, row in gated.iterrows()]
+    c5_parts = [
+        f"{row['stage']}, {row.get('architecture', 'plain')}: {_trend_phrase(row)}"
+        for _, row in gated.iterrows()
+    ]
     return [
         f"- C1 ({order}, per condition of shape, head and tokens; Holm over "
         f"{len(c1['tests'])} tests): the ordering holds in {'; '.join(c1_parts)} "
@@ -969,6 +1094,11 @@ def summary(claims):
         *_controls_sentences(claims.get("controls", {})),
         *([_positive_sentence(claims["C6"])] if "C6" in claims else []),
         *([_real_sentence(claims["real"])] if "real" in claims else []),
+        *(
+            [_production_sentence(claims["production"])]
+            if "production" in claims
+            else []
+        ),
     ]
 
 
@@ -1293,6 +1423,11 @@ def render_report(results, claims, design, figures):
         *(
             _real_section(results, claims["real"], figures["real"], results["bayes"])
             if "real" in claims
+            else []
+        ),
+        *(
+            _production_section(claims["production"], figures["production"], design)
+            if "production" in claims
             else []
         ),
         *_baselines_section(
