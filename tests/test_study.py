@@ -1073,3 +1073,131 @@ class TestRegime:
         np.testing.assert_allclose(
             bending["growth per block"], [2 / 1.5, 4.0], rtol=0.02
         )
+
+
+def _production_rows(gated_gain, sequence_gain):
+    """A production sweep: per model, its gated arm ahead of SiLU ahead of
+    ungated by ``gated_gain`` in accuracy and curvature (on copied tokens;
+    ``sequence_gain`` on sequences), and accuracy and curvature rising with
+    the multiplicative gate's alpha; a little noise by seed."""
+    rows = []
+    for architecture, gated in (
+        ("plain", "multiplicative"),
+        ("pre-LN residual", "sigmoid"),
+    ):
+        for n in (1, 4):
+            gain = gated_gain if n == 1 else sequence_gain
+            arms = [("silu", np.nan, 1.0), ("none", np.nan, 0.0)]
+            arms += [("multiplicative", a, 2 * a) for a in COARSE_ALPHAS]
+            if gated == "sigmoid":
+                arms.append(("sigmoid", np.nan, 2.0))
+            for gate, alpha, rank in arms:
+                for seed in range(6):
+                    noise = 0.001 * ((seed * 7) % 5)
+                    rows.append(
+                        {
+                            "architecture": architecture,
+                            "shape": "checkerboard",
+                            "n_observations": n,
+                            "gate": gate,
+                            "alpha": alpha,
+                            "seed": seed,
+                            "accuracy": 0.6 + gain * rank + noise,
+                            "curvature_exact": 1.0 + gain * rank + noise,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+class TestArchitectureClaims:
+    def test_production_claims_follow_the_data(self):
+        c = claims.claim_production(_production_rows(0.05, 0.0))
+        by_model = c["by model"]
+        assert set(by_model) == {"toy", "production"}
+        # Copied tokens: the ordering holds; sequences: no difference at all.
+        for model in by_model.values():
+            assert model["C1"].startswith("partly reproduced (1 of 2")
+            assert "tokens=copied" in model["C1"]
+        # The production model's gated arm is the sigmoid gate; the toy's is
+        # the multiplicative gate at the classifier's default alpha alone.
+        comparisons = set(c["C1"]["tests"]["comparison"])
+        assert comparisons == {
+            "multiplicative > silu",
+            "sigmoid > silu",
+            "silu > none",
+        }
+        toy = claims._production_arms(c["frame"], "toy")
+        assert set(toy.loc[toy["gate"] == "multiplicative", "alpha"]) == {1.0}
+        assert len(toy) == 3 * 2 * 6
+        # C2 on copied tokens rises with alpha; on sequences too (rank 2a).
+        assert (c["C2"]["tests"]["outcome"] == claims.HOLDS).sum() >= 4
+        verdicts = claims.production_verdicts({"production": c})
+        assert len(verdicts) == 4
+        assert all("sequences of 4 tokens" in title for title in verdicts)
+
+    def test_production_ordering_reversed(self):
+        c = claims.claim_production(_production_rows(-0.05, -0.05))
+        assert c["by model"]["production"]["C1"].startswith("contradicted")
+
+    def test_depth_claim_per_architecture(self):
+        rows = [
+            {
+                "architecture": architecture,
+                "gate": gate,
+                "depth": depth,
+                "seed": seed,
+                # Plain decays with depth, the residual stacks grow.
+                "curvature_exact": (depth if architecture != "plain" else 1 / depth)
+                * (1 + 0.01 * seed)
+                * (gate != "none"),
+            }
+            for architecture in ("plain", "residual", "pre-LN residual")
+            for gate in ("multiplicative", "silu", "none")
+            for depth in range(1, 5)
+            for seed in range(5)
+        ]
+        frame = pd.DataFrame(rows)
+        c5 = claims.claim_depth(frame, frame)
+        assert c5["verdict"].startswith("partly reproduced (4 of 6")
+        assert "reversed in initialisation, plain; trained, plain" in c5["verdict"]
+        # A sweep from before the architectures ran the plain stack.
+        old = frame[frame["architecture"] == "plain"].drop(columns="architecture")
+        assert claims.claim_depth(old, old)["verdict"].startswith("contradicted")
+
+    def test_layer_norm_sentence_states_the_curvature(self):
+        frame = pd.DataFrame(
+            {
+                "architecture": ["plain", "residual", "pre-LN residual"] * 2,
+                "gate": ["none"] * 6,
+                "n_observations": [1] * 6,
+                "curvature_exact": [0.0, 0.0, 2.0, 0.0, 0.0, 4.0],
+            }
+        )
+        (sentence,) = render._layer_norm_sentence(frame)[1:]
+        assert "at most 0 without LayerNorm" in sentence
+        assert "3 on average with it (range 2-4)" in sentence
+
+    def test_design_checks(self):
+        with pytest.raises(ValueError, match="production_alphas must include"):
+            dataclasses.replace(StudyDesign.quick(), production_alphas=(0.0, 0.5))
+        with pytest.raises(ValueError, match="architecture must be one of"):
+            run_setting(
+                {**{k: v[0] for k, v in TINY.items()}, "architecture": "post-LN"}
+            )
+        sizes = {name: len(s) for name, s in StudyDesign.quick().sweeps().items()}
+        # 1 shape x 1 token form x 5 seeds x (toy 2 + 2 alphas, production 3 + 2).
+        assert sizes["production"] == 5 * (4 + 5)
+        assert sizes["depth_init"] == 3 * 3 * 3 * 10
+
+    def test_architecture_settings_reach_the_classifier(self):
+        setting = {
+            **{k: v[0] for k, v in TINY.items()},
+            "architecture": "pre-LN residual",
+            "n_heads": 2,
+            "gate": "sigmoid",
+        }
+        _, clf, _ = sweeps._prepared(setting)
+        assert (clf.residual, clf.norm, clf.n_heads) == (True, "layer", 2)
+        row = run_setting(setting)
+        assert row["architecture"] == "pre-LN residual" and row["n_heads"] == 2
+        assert np.isnan(row["alpha"])  # the sigmoid gate has no strength

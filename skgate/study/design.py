@@ -135,9 +135,9 @@ class StudyDesign:
     >>> design.seeds, design.n_samples
     ((0, 1, 2, 3, 4), 600)
     >>> {name: len(settings) for name, settings in design.sweeps().items()}
-    {'gates': 60, 'alpha': 40, 'depth_init': 240, 'depth_trained': 60, \
+    {'gates': 60, 'alpha': 40, 'depth_init': 270, 'depth_trained': 135, \
 'budget': 120, 'noise': 60, 'matched': 20, 'gate_init': 10, 'alpha_budget': 80, \
-'real': 45, 'real_alpha': 60}
+'real': 45, 'real_alpha': 60, 'production': 45}
     """
 
     label: str  # "full" or "quick": which command line produced it
