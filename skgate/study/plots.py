@@ -249,7 +249,7 @@ def plot_production(frame):
     )  # copied first, then by length
     models = list(dict.fromkeys(frame["model"]))
     fig, axes = plt.subplots(
-        2, len(shapes), figsize=(4.2 * len(shapes), 6.4), squeeze=False
+        2, len(shapes), figsize=(max(4.2 * len(shapes), 6.4), 6.4), squeeze=False
     )
     styles = {models[0]: "-", **{m: "--" for m in models[1:]}}
     for col, shape in enumerate(shapes):
