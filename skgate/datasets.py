@@ -138,7 +138,7 @@ def make_linear_task(
     return_latent=False,
     random_state=None,
 ):
-    """A binary task whose decision boundary is the line ``weights . c = 0``.
+    """A binary task whose decision boundary is a line: ``weights @ c == 0``.
 
     The control task of the paper: a flat representation suffices, so gating
     should not help. Parameters, returns and layout are those of

@@ -853,7 +853,7 @@ default="multiplicative"
         The labels seen in ``fit``, sorted; any type ``np.unique`` sorts.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when ``X`` was a DataFrame with string column names.
     net_ : skorch.NeuralNetClassifier
         The trained skorch net; ``net_.module_`` is the
@@ -1060,7 +1060,7 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
     ----------
     n_outputs_ : int
         Number of regression targets (columns of ``y``).
-    y_mean_, y_scale_ : ndarray of shape (n_outputs_,)
+    y_mean_, y_scale_ : ndarray of shape (``n_outputs_``,)
         Mean and standard deviation (1 where it is 0) of the training targets.
     n_features_in_, feature_names_in_, net_, history_
         As for :class:`GatedAttentionClassifier`; ``net_`` is a
@@ -1154,7 +1154,7 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
 
         Returns
         -------
-        ndarray of shape (n_samples,) with one target, else (n_samples, n_outputs_)
+        ndarray of shape (n_samples,) with one target, else (n_samples, ``n_outputs_``)
         """
         check_is_fitted(self)
         standard = self.representation(X, layer="logits")

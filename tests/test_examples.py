@@ -1,4 +1,4 @@
-"""The examples and the README's code run as written."""
+"""The examples, and the code of the README and the user guide, run as written."""
 
 import re
 import runpy
@@ -8,6 +8,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+#: The README, then the user guide's pages in the order a reader meets them
+#: (docs/user_guide/index.rst): their code blocks run as one session.
+GUIDE = [
+    ROOT / "README.md",
+    *(
+        ROOT / "docs/user_guide" / f"{page}.md"
+        for page in ("estimators", "curvature", "selection", "reproducing", "scaling")
+    ),
+]
 
 
 def test_there_are_examples():
@@ -21,14 +30,13 @@ def test_example_runs(path, capsys):
 
 
 def test_readme_example_runs():
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
-    assert blocks, "README.md has no python example"
     namespace = {}
-    for block in blocks:
-        if block.startswith("# needs a Dask cluster"):
-            continue
-        exec(compile(block, "README.md", "exec"), namespace)
+    for path in GUIDE:
+        blocks = re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.DOTALL)
+        for block in blocks:
+            if block.startswith("# needs a Dask cluster"):
+                continue
+            exec(compile(block, path.name, "exec"), namespace)
     assert namespace["H"].shape == (150, 8, 64)
     assert namespace["kappa"].shape == (150,) and (namespace["kappa"] >= 0).all()
     assert namespace["kappa_logits"].shape == (50,)
@@ -41,10 +49,11 @@ def test_readme_example_runs():
 
 
 def test_readme_quotes_the_committed_benchmarks():
-    """The README's benchmark numbers are those of benchmarks/results."""
+    """The benchmark numbers the README and the user guide quote are those of
+    benchmarks/results."""
     import pandas as pd
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join(" ".join(path.read_text() for path in GUIDE).split())
     frame = pd.read_csv(ROOT / "benchmarks/results/MLP.csv")
     reached = frame.pivot(index="rows", columns="model", values=frame.columns[3])
     ratios = (

@@ -645,8 +645,8 @@ def test_toy_benchmark_rows_and_report(tmp_path):
 
 
 def test_readme_verdicts_are_the_committed_reports():
-    """The README's verdict table and summary are the committed REPORT.md's,
-    row for row."""
+    """The user guide's verdict table and summary (docs/user_guide/reproducing.md)
+    are the committed REPORT.md's, row for row."""
     root = Path(__file__).resolve().parents[1]
 
     def verdict_rows(text):
@@ -654,7 +654,7 @@ def test_readme_verdicts_are_the_committed_reports():
         return table.split("\n\n", 1)[0].splitlines()
 
     report_text = (root / "benchmarks/results/REPORT.md").read_text()
-    readme_text = (root / "README.md").read_text()
+    readme_text = (root / "docs/user_guide/reproducing.md").read_text()
     report = verdict_rows(report_text)
     # C1-C6, then the controls: two budgets, size, initialisation, C2 and C3
     # at the long budget, noise at two budgets; then C1-C3 on real data;
@@ -665,7 +665,7 @@ def test_readme_verdicts_are_the_committed_reports():
     ):
         assert row.startswith(f"| {title} |")
     assert verdict_rows(readme_text) == report
-    # The summary sentences too: generated into REPORT.md, quoted in the README.
+    # The summary sentences too: generated into REPORT.md, quoted in the guide.
     summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
     # C1-C6, and C2 and C3 at the long budget.
     assert summary.startswith("- C1") and summary.count("\n- C") == 6

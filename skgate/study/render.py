@@ -1030,7 +1030,8 @@ def _differences_section(agreement):
         f"{agreement['max relative difference']:.2g} at most, and on flat models "
         f"the finite difference reads at most {agreement['max on flat models']:.2g}. "
         "The paper's formula in float32 has a noise floor that makes flat models "
-        "look curved (README, 'Which curvature?').",
+        "look curved (the user guide, docs/user_guide/curvature.md, "
+        "'Which curvature?').",
         "- The gate's weights start Xavier-uniform with gain 2 (its pre-activation "
         "at unit scale), a choice made on the checkerboard for the gated arm "
         f"alone; with PyTorch's default the gate starts near-affine; the controls "
@@ -1065,7 +1066,7 @@ def _trend_phrase(row):
 
 def summary(claims):
     """The report's summary, sentence by sentence, generated from ``claims``
-    (the README quotes it verbatim; a test holds the two equal)."""
+    (the user guide quotes it verbatim; a test holds the two equal)."""
     c1, c2, c3, c4, c5 = (claims[f"C{i}"] for i in range(1, 6))
     order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
     c1_parts = [
