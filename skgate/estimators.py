@@ -869,6 +869,15 @@ default="multiplicative"
     best_validation_score_ : float or None
         With early stopping: the best of them, whose weights were restored.
 
+    See Also
+    --------
+    GatedAttentionClassifierCV : alpha chosen by cross-validation, batched.
+    sklearn.neural_network.MLPClassifier : the scikit-learn network it is
+        compared with (parameter names mapped in the user guide).
+    skorch.NeuralNetClassifier : the skorch net that trains the module.
+    torch.nn.Module : what ``net_.module_`` is (a
+        :class:`skgate.nn.GatedAttentionNet`).
+
     Examples
     --------
     >>> from sklearn.datasets import make_moons
@@ -1065,6 +1074,13 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
     n_features_in_, feature_names_in_, net_, history_
         As for :class:`GatedAttentionClassifier`; ``net_`` is a
         ``skorch.NeuralNetRegressor``.
+
+    See Also
+    --------
+    GatedAttentionRegressorCV : alpha chosen by cross-validation, batched.
+    sklearn.neural_network.MLPRegressor : the scikit-learn network it is
+        compared with.
+    skorch.NeuralNetRegressor : the skorch net that trains the module.
 
     Examples
     --------

@@ -289,6 +289,12 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         ``representation_curvature(search, X)`` (or ``curvature_score``),
         which use the refit model.
 
+    See Also
+    --------
+    sklearn.model_selection.GridSearchCV : the same search, one fit at a time
+        (its ``cv_results_`` keys are these).
+    skgate.least_curvature_refit : the refit rule for GridSearchCV.
+
     Examples
     --------
     >>> from skgate import GatedAttentionClassifierCV, make_linear_task

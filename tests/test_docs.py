@@ -53,3 +53,28 @@ def test_the_gallery_has_titled_examples_that_draw():
     for path in (ROOT / "examples").glob("*.py"):
         lines = ast.get_docstring(ast.parse(path.read_text()), clean=False)
         assert lines.strip("\n").splitlines()[1].startswith("==="), path.name
+
+
+def test_external_references_link_by_each_librarys_url_scheme():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_conf", ROOT / "docs/conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    url = conf.external_url
+    assert url("sklearn.model_selection.GridSearchCV") == (
+        "https://scikit-learn.org/stable/modules/generated/"
+        "sklearn.model_selection.GridSearchCV.html"
+    )
+    assert url("torch.nn.Module") == (
+        "https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html"
+    )
+    assert url("skorch.NeuralNetRegressor") == (
+        "https://skorch.readthedocs.io/en/stable/regressor.html"
+        "#skorch.regressor.NeuralNetRegressor"
+    )
+    assert url("skorch.callbacks.EarlyStopping") == (
+        "https://skorch.readthedocs.io/en/stable/callbacks.html"
+        "#skorch.callbacks.EarlyStopping"
+    )
+    assert url("numpy.ndarray") is None and url("skgate.nn") is None
