@@ -18,7 +18,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .nn import PROJECTED_GATES, _merge_heads, _split_heads
+from .nn import PROJECTED_GATES, _apply_gate, _attention_heads, _gate_activation
 
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
@@ -158,23 +158,15 @@ def _block(block, params, name, h, gate_strength):
     if x.shape[-2] == 1:  # one token attends to itself with weight 1: a = v
         a = _linear(x, params, f"{name}.value")
     else:
-        q, k, v = (
-            _split_heads(_linear(x, params, f"{name}.{p}"), block.n_heads)
-            for p in ("query", "key", "value")
+        projected = (
+            _linear(x, params, f"{name}.{p}") for p in ("query", "key", "value")
         )
-        scores = q @ k.transpose(-2, -1) / math.sqrt(block.d_model // block.n_heads)
-        a = _merge_heads(torch.softmax(scores, dim=-1) @ v)
+        a = _attention_heads(*projected, block.n_heads)
     if block.gate == "silu":
         a = F.silu(a)
     elif block.gate in PROJECTED_GATES:
-        z = _linear(x, params, f"{name}.gate_proj")
-        if block.gate == "multiplicative":
-            a = a * (1 + gate_strength * torch.tanh(z))
-        elif block.gate == "sigmoid":
-            a = a * torch.sigmoid(z)
-        else:  # one gate per head
-            heads = a.unflatten(-1, (block.n_heads, -1))
-            a = (heads * torch.sigmoid(z).unsqueeze(-1)).flatten(-2)
+        g = _gate_activation(block.gate, _linear(x, params, f"{name}.gate_proj"))
+        a = _apply_gate(block.gate, a, g, gate_strength, block.n_heads)
     return h + a if block.residual else a
 
 
@@ -245,15 +237,8 @@ def _copied_block(block, params, name, h, strength):
         out = a
     else:
         z = _linear(x, params, f"{name}.gate_proj")
-        g = saved["g"] = (
-            torch.tanh(z) if block.gate == "multiplicative" else z.sigmoid()
-        )
-        if block.gate == "multiplicative":
-            out = a * (1 + strength * g)
-        elif block.gate == "sigmoid":
-            out = a * g
-        else:  # one gate per head
-            out = (a.unflatten(-1, (block.n_heads, -1)) * g.unsqueeze(-1)).flatten(-2)
+        g = saved["g"] = _gate_activation(block.gate, z)
+        out = _apply_gate(block.gate, a, g, strength, block.n_heads)
     return (h + out if block.residual else out), saved
 
 

@@ -63,15 +63,10 @@ def _map(function, jet):
     return tuple(None if part is None else function(part) for part in jet)
 
 
-def _linear_jet(layer, h, dh, d2h, factor=1.0):
-    """Jet of ``factor * layer(h)`` (the factor applied to the weights)."""
-    weight, bias = layer.weight, layer.bias
-    if factor != 1.0:
-        weight = factor * weight
-        bias = None if bias is None else factor * bias
-    value = F.linear(h, weight, bias)
+def _linear_jet(layer, h, dh, d2h):
+    weight = layer.weight
     return (
-        value,
+        layer(h),
         F.linear(dh, weight),
         None if d2h is None else F.linear(d2h, weight),
     )
@@ -108,9 +103,38 @@ def _linear_jets(layers, factors, h, dh, d2h, derivative_scale=None):
     ]
 
 
-def _attention_scale(block):
-    """1 / sqrt(d_head): the scores' scale."""
-    return 1 / math.sqrt(block.d_model // block.n_heads)
+def _scores_divisor(d_model, n_heads):
+    """sqrt(d_head): attention scores are q k^T divided by it."""
+    return math.sqrt(d_model // n_heads)
+
+
+def _attention_heads(q, k, v, n_heads):
+    """Softmax attention of projected tokens (..., tokens, d_model), one or
+    several heads (each its slice of q, k, v), heads concatenated. Written
+    out rather than F.scaled_dot_product_attention: its fused kernels lack
+    forward-mode autodiff, which the geometry uses."""
+    divisor = _scores_divisor(q.shape[-1], n_heads)
+    q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))
+    scores = q @ k.transpose(-2, -1) / divisor
+    return _merge_heads(torch.softmax(scores, dim=-1) @ v)
+
+
+def _gate_activation(gate, z):
+    """g of a projected gate (:data:`PROJECTED_GATES`) from its
+    pre-activation z: tanh for the multiplicative gate, else the sigmoid."""
+    return torch.tanh(z) if gate == "multiplicative" else torch.sigmoid(z)
+
+
+def _apply_gate(gate, a, g, strength, n_heads):
+    """The attention output ``a`` times a projected gate of activation ``g``:
+    ``1 + strength * g`` (multiplicative), ``g`` (sigmoid), or one ``g`` per
+    head spread over the head's slice of ``a`` (sigmoid_head)."""
+    if gate == "multiplicative":
+        return a * (1 + strength * g)
+    if gate == "sigmoid":
+        return a * g
+    heads = a.unflatten(-1, (n_heads, -1))
+    return (heads * g.unsqueeze(-1)).flatten(-2)
 
 
 def _writable(out, *shapes):
@@ -186,9 +210,9 @@ def _layer_norm_jet(layer, h, dh, d2h, scale_derivatives=True):
     u, du, d2u = _mul_jet(c, dc, d2c, r, dr, d2r)
     if layer.weight is None:
         return u, du, d2u
-    if not scale_derivatives:
-        return u * layer.weight + (0 if layer.bias is None else layer.bias), du, d2u
     y = u * layer.weight + (0 if layer.bias is None else layer.bias)
+    if not scale_derivatives:
+        return y, du, d2u
     return y, du * layer.weight, d2u * layer.weight
 
 
@@ -450,11 +474,7 @@ class GatedAttentionBlock(nn.Module):
             # One token attends to itself with weight softmax([s]) = 1 exactly,
             # in every head: a = v, whatever q and k are (copied tokens).
             return self.value(x)
-        q, k, v = (_split_heads(p(x), self.n_heads) for p in self.projections)
-        # Written out rather than F.scaled_dot_product_attention: its fused
-        # kernels lack forward-mode autodiff, which the geometry uses.
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_model // self.n_heads)
-        return _merge_heads(torch.softmax(scores, dim=-1) @ v)
+        return _attention_heads(*(p(x) for p in self.projections), self.n_heads)
 
     def _gated(self, a, x):
         """The attention output ``a`` through the gate (computed from ``x``)."""
@@ -462,14 +482,8 @@ class GatedAttentionBlock(nn.Module):
             return a
         if self.gate == "silu":
             return F.silu(a)
-        z = self.gate_proj(x)
-        if self.gate == "multiplicative":
-            return a * (1 + self.alpha * torch.tanh(z))
-        if self.gate == "sigmoid":
-            return a * torch.sigmoid(z)
-        # One gate per head, spread over the head's slice of the output.
-        heads = a.unflatten(-1, (self.n_heads, -1))
-        return (heads * torch.sigmoid(z).unsqueeze(-1)).flatten(-2)
+        g = _gate_activation(self.gate, self.gate_proj(x))
+        return _apply_gate(self.gate, a, g, self.alpha, self.n_heads)
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
@@ -485,21 +499,22 @@ class GatedAttentionBlock(nn.Module):
         it; ``d2h`` None: zero); returns the same triple for the output,
         computed by the chain rule through each operation.
         """
-        x, scale = (h, dh, d2h), None
+        x, norm_weight = (h, dh, d2h), None
         if self.norm is not None:
             # The LayerNorm's weight is folded into the projections (it only
             # feeds them): two passes over the derivatives fewer.
             x = _layer_norm_jet(self.norm, h, dh, d2h, scale_derivatives=False)
-            scale = self.norm.weight
+            norm_weight = self.norm.weight
         copied = x[0].shape[-2] == 1  # attention weight 1, constant: a = v
         # Every projection of x in one matrix product per part of the jet
         # (the query scaled through its weights).
         layers = [self.value] if copied else list(self.projections)
-        factors = [1.0] if copied else [_attention_scale(self), 1.0, 1.0]
+        query_factor = 1 / _scores_divisor(self.d_model, self.n_heads)
+        factors = [1.0] if copied else [query_factor, 1.0, 1.0]
         if self.gate_proj is not None:
             layers.append(self.gate_proj)
             factors.append(1.0)
-        projected = _linear_jets(layers, factors, *x, derivative_scale=scale)
+        projected = _linear_jets(layers, factors, *x, derivative_scale=norm_weight)
         a = projected[0] if copied else self._attention_jet(*projected[:3])
         out = self._gated_jet(a, projected[-1])
         if self.residual:
