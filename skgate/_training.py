@@ -1,10 +1,12 @@
 """The skorch side of training: weighted mini-batches, a validation score, nets.
 
 Private to :mod:`skgate.estimators`, which knows scikit-learn; this module
-knows skorch and torch. Rows travel with their sample weights: a batch is
-``(X, (y, weight))``, and the loss of a batch is the weighted mean of its
-rows' losses. Without weights (``w=None``, also what equal weights become)
-the loss is the criterion's own mean, bit for bit.
+knows skorch and torch. Rows travel with their sample weights as skorch
+recommends: a weighted batch is ``({"X": X, "sample_weight": weight}, y)``,
+the targets stay a plain tensor (so skorch's scoring callbacks read them), the
+module sees ``X`` alone, and the loss of a batch is the weighted mean of its
+rows' losses. Without weights (``w=None``, also what equal weights become) a
+batch is ``(X, y)`` and the loss is the criterion's own mean, bit for bit.
 """
 
 import copy
@@ -13,23 +15,26 @@ import numpy as np
 import torch
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import Callback
+from skorch.dataset import Dataset
 
 
-class WeightedData(torch.utils.data.Dataset):
-    """Rows ``X``, targets ``y`` and weights ``w`` (tensors), read by slicing."""
+class WeightedData(Dataset):
+    """Rows ``X``, targets ``y`` and weights ``w`` (tensors), read by slicing.
 
-    def __init__(self, X, y, w):
+    A skorch ``Dataset`` (its own storage and indexing), so that skorch's
+    callbacks find ``X`` and ``y`` in it, as in any skorch dataset.
+    """
+
+    def __init__(self, X, y, w):  # no super().__init__: nothing of it is used
         self.X, self.y, self.w = X, y, w
 
     def __len__(self):
         return len(self.X)
 
     def __getitem__(self, index):
-        return self.X[index], (self.y[index], _rows(self.w, index))
-
-
-def _rows(w, index):
-    return None if w is None else w[index]
+        if self.w is None:
+            return self.X[index], self.y[index]
+        return {"X": self.X[index], "sample_weight": self.w[index]}, self.y[index]
 
 
 class BatchIterator:
@@ -57,6 +62,10 @@ class BatchIterator:
             order = torch.randperm(n, generator=self.generator)
         else:
             order = torch.arange(n)
+        if not isinstance(data, WeightedData):
+            # A skorch Dataset (skorch's predict on an array, as its scoring
+            # callbacks call it) indexes with arrays, not tensors.
+            order = order.numpy()
         for start in range(0, n, self.batch_size):
             yield data[order[start : start + self.batch_size]]
 
@@ -66,12 +75,18 @@ class _WeightedNet:
     that switches train/eval mode only when it changes (skorch sets it before
     every batch; ``Module.train`` walks every submodule, 8 % of a small fit)."""
 
+    def infer(self, x, **fit_params):
+        # A weighted batch's weights are for the loss, not the module.
+        if isinstance(x, dict):
+            x = x["X"]
+        return super().infer(x, **fit_params)
+
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        target, weight = y_true
-        if weight is None:
-            return super().get_loss(y_pred, target, X=X, training=training)
+        if not isinstance(X, dict):
+            return super().get_loss(y_pred, y_true, X=X, training=training)
+        weight = X["sample_weight"]
         per_row = type(self.criterion_)(reduction="none")
-        losses = per_row(y_pred, target.to(y_pred.device))
+        losses = per_row(y_pred, y_true.to(y_pred.device))
         losses = losses.reshape(len(losses), -1).mean(dim=1)  # mean over outputs
         weight = weight.to(losses.device)
         total = weight.sum()

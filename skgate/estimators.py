@@ -90,11 +90,13 @@ def _is_callback(obj):
     )
 
 
-def _check_callbacks(callbacks, validation):
+def _check_callbacks(callbacks, *, validation, incremental):
     """A private copy of the ``callbacks`` parameter (a list or tuple, or None).
 
-    ``validation``: whether a validation split is scored (early stopping);
-    without one, a callback monitoring a validation score is refused.
+    ``validation``: whether a validation split is scored (early stopping).
+    Without one, a callback monitoring a validation score is refused in
+    ``fit``; ``partial_fit`` (``incremental``), which never scores one (as
+    MLPClassifier's), leaves such callbacks out of its epoch.
     """
     if callbacks is None:
         return []
@@ -112,17 +114,53 @@ def _check_callbacks(callbacks, validation):
             )
     for item in callbacks:
         callback = item[1] if isinstance(item, tuple) else item
-        monitor = getattr(callback, "monitor", None)
-        if isinstance(monitor, str) and monitor.startswith("valid") and not validation:
+        if _monitors_validation(callback) and not validation and not incremental:
             raise ValueError(
-                f"callbacks: {type(callback).__name__} monitors {monitor!r}, a "
-                f"validation score, but without early stopping skgate trains on "
-                f"all of X and scores no validation split. Set "
-                f"early_stopping=True (a validation_fraction of X is held out "
-                f"and scored every epoch), or use monitor='train_loss'."
+                f"callbacks: {type(callback).__name__} monitors "
+                f"{callback.monitor!r}, a validation score, but without early "
+                f"stopping skgate trains on all of X and scores no validation "
+                f"split. Set early_stopping=True (a validation_fraction of X is "
+                f"held out and scored every epoch), or use monitor='train_loss'."
             )
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
-    return copy.deepcopy(list(callbacks))
+    return [
+        item
+        for item in copy.deepcopy(list(callbacks))
+        if not (incremental and _monitors_validation(item))
+    ]
+
+
+def _monitors_validation(callback):
+    """Whether a skorch callback reads a validation score every epoch."""
+    if isinstance(callback, tuple):
+        callback = callback[1]
+    monitor = getattr(callback, "monitor", None)
+    return isinstance(monitor, str) and monitor.startswith("valid")
+
+
+class _NetState:
+    """What training changes in place in a fitted skorch net: the module's
+    weights, the optimizer's state, the history, the validation split and
+    the callbacks. Saved before a warm start or a partial_fit and put back
+    if it fails, so that a failed fit leaves the model as it was."""
+
+    def __init__(self, net):
+        self.module = copy.deepcopy(net.module_.state_dict())
+        optimizer = getattr(net, "optimizer_", None)
+        self.optimizer = (
+            None if optimizer is None else copy.deepcopy(optimizer.state_dict())
+        )
+        self.n_epochs = len(net.history)
+        self.train_split = net.train_split
+        self.callbacks = list(getattr(net, "callbacks_", []))
+
+    def restore(self, net):
+        net.module_.load_state_dict(self.module)
+        if self.optimizer is not None:
+            net.optimizer_.load_state_dict(self.optimizer)
+        del net.history[self.n_epochs :]
+        net.train_split = self.train_split
+        net.callbacks_ = self.callbacks
 
 
 def _check_device(device):
@@ -174,7 +212,13 @@ def init_storing(signature):
     argument under its name, as scikit-learn estimators do."""
 
     def __init__(self, *args, **kwargs):
-        bound = signature.bind(self, *args, **kwargs)
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:  # named after the class the user called
+            allowed = ", ".join(list(signature.parameters)[1:])
+            raise TypeError(
+                f"{type(self).__name__}(): {exc}; allowed parameters: {allowed}."
+            ) from None
         bound.apply_defaults()
         for name, value in list(bound.arguments.items())[1:]:
             setattr(self, name, value)
@@ -206,6 +250,21 @@ def _weighted_data(X, y_net, weight, rows=None):
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
     )
+
+
+def _check_class_weight_value(label, value):
+    """A class weight must be a finite number >= 0, as a sample weight."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(
+            f"class_weight[{label!r}] is {value!r} of type {type(value).__name__}; "
+            f"allowed: a finite number >= 0."
+        )
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"class_weight[{label!r}] is {value!r}; allowed: a finite number "
+            f">= 0 (a class of weight 0 takes no part in training, as a row of "
+            f"sample_weight 0)."
+        )
 
 
 def _same_tensors(first, second):
@@ -408,15 +467,20 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             verbose=self.verbose,
         )
 
-    def _atomic(self, train, *args):
-        """Run ``train(*args)``; if it fails, restore the estimator as it was
-        (fitted with its old network, labels and scales, or unfitted)."""
+    def _atomic(self, **fit):
+        """Train (``_train(**fit)``); if that fails, restore the estimator as
+        it was: fitted with its old network (its weights, optimizer state and
+        history too), labels and scales, or unfitted."""
         before = dict(vars(self))
+        net = before.get("net_")
+        saved = None if net is None else _NetState(net)
         try:
-            return train(*args)
+            return self._train(**fit)
         except BaseException:
             vars(self).clear()
             vars(self).update(before)
+            if saved is not None:
+                saved.restore(net)
             raise
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -440,15 +504,21 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
-        return self._atomic(self._train, X, y, sample_weight, False, None)
+        return self._atomic(
+            X=X, y=y, sample_weight=sample_weight, incremental=False, classes=None
+        )
 
     def _partial_fit(self, X, y, sample_weight, classes):
-        return self._atomic(self._train, X, y, sample_weight, True, classes)
+        return self._atomic(
+            X=X, y=y, sample_weight=sample_weight, incremental=True, classes=classes
+        )
 
-    def _train(self, X, y, sample_weight, incremental, classes):
+    def _train(self, *, X, y, sample_weight, incremental, classes):
         fresh = not hasattr(self, "net_") or not (incremental or self.warm_start)
         validating = self.early_stopping and not incremental
-        callbacks = _check_callbacks(self.callbacks, validating)
+        callbacks = _check_callbacks(
+            self.callbacks, validation=validating, incremental=incremental
+        )
         X, n_outputs, generator, train, valid = self._prepare_fit(
             X, y, sample_weight, fresh, incremental, classes
         )
@@ -517,14 +587,15 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             module = self._build_module(X.shape[1], n_outputs, generator)
             return self._build_net(module, callbacks, generator, valid)
         if incremental:
-            if self.net_.train_split is not None:  # fitted with early stopping,
-                # which partial_fit does not do (as MLPClassifier's).
-                self.net_.train_split = None
-                self.net_.callbacks_ = [
-                    (name, callback)
-                    for name, callback in self.net_.callbacks_
-                    if name != "validation_score"
-                ]
+            # partial_fit scores no validation split (as MLPClassifier's): a
+            # net fitted with early stopping leaves it, and the callbacks that
+            # read it, out (restored by _atomic if the epoch fails).
+            self.net_.train_split = None
+            self.net_.callbacks_ = [
+                (name, callback)
+                for name, callback in self.net_.callbacks_
+                if name != "validation_score" and not _monitors_validation(callback)
+            ]
             return self.net_
         return self._build_net(self.net_.module_, callbacks, generator, valid)
 
@@ -575,14 +646,31 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         n = len(y_net)
         stratify = y_net if is_classifier(self) else None
         n_held = int(np.ceil(self.validation_fraction * n))
-        least = len(np.unique(y_net)) if stratify is not None else 1
+        if stratify is not None:
+            counts = np.bincount(y_net)
+            present = np.flatnonzero(counts)
+            if counts[present].min() < 2:
+                lonely = self.classes_[present[counts[present] < 2]].tolist()
+                raise ValueError(
+                    f"early_stopping=True holds out a stratified "
+                    f"validation_fraction={self.validation_fraction} of the rows, "
+                    f"which needs at least 2 rows of every class (one held out, "
+                    f"one to train on); the classes {lonely!r} have 1 row (of "
+                    f"weight > 0). Set early_stopping=False, or give every class "
+                    f"at least 2 rows."
+                )
+            least, what = len(present), "one per class"
+        else:
+            # R^2 is undefined on one row: MLPRegressor refuses it too.
+            least, what = 2, "R^2 needs 2"
         if n_held < least or n - n_held < least:
             raise ValueError(
-                f"validation_fraction={self.validation_fraction} holds out "
-                f"{n_held} of the n_samples={n} rows, but early stopping needs at "
-                f"least {least} "
-                f"row(s) (one per class) both held out and left to train on; "
-                f"allowed: a fraction in (0, 1) that leaves both."
+                f"early_stopping=True with validation_fraction="
+                f"{self.validation_fraction} holds out {n_held} of the "
+                f"n_samples={n} rows, but early stopping needs at least {least} "
+                f"rows ({what}) both held out and left to train on (rows of "
+                f"weight 0 are not counted); allowed: a validation_fraction in "
+                f"(0, 1) that leaves both, more rows, or early_stopping=False."
             )
         return train_test_split(
             np.arange(n), test_size=n_held, stratify=stratify, random_state=seed
@@ -596,12 +684,19 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             for row in net.history[epochs_before:]
             if "train_loss" in row
         ]
-        self.loss_curve_ = ([] if fresh else list(self.loss_curve_)) + new
+        before = [] if fresh else list(self.loss_curve_)
+        self.loss_curve_ = before + new
         self.n_iter_ = len(self.loss_curve_)
         self.net_ = net
         self.history_ = net.history
         if valid is not None:
-            self.validation_scores_ = list(valid.scores_)
+            # A warm start extends the scores as loss_curve_, one per epoch
+            # (NaN for the epochs of fits without early stopping); the best
+            # is this fit's, whose weights were restored.
+            earlier = None if fresh else self.validation_scores_
+            if earlier is None:
+                earlier = [float("nan")] * len(before)
+            self.validation_scores_ = list(earlier) + list(valid.scores_)
             self.best_validation_score_ = valid.best_score_
         elif fresh:
             self.validation_scores_ = self.best_validation_score_ = None
@@ -725,11 +820,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
                 "none. To read its outputs as the means of N(f(x), Sigma), pass "
                 "covariance=Sigma (Fisher-Rao metric Sigma^-1) at layer='logits'."
             )
-        if layer != "logits":
-            raise ValueError(
-                f"metric='fisher' measures the class distribution softmax(logits): "
-                f"it needs layer='logits'; got layer={layer!r}."
-            )
+        check_fisher_layer("fisher", layer)
 
     def _representation_map(self, layer):
         """The float64 map whose curvature :meth:`curvature` measures."""
@@ -755,6 +846,16 @@ layer : "attention", int, "pooled" or "logits", default="attention"
 def check_layer(layer, caller_name):
     """Validate a ``layer`` argument of ``caller_name`` against LAYER_CONSTRAINTS."""
     validate_parameter_constraints(LAYER_CONSTRAINTS, {"layer": layer}, caller_name)
+
+
+def check_fisher_layer(metric, layer):
+    """``metric="fisher"`` reads the class distribution softmax(logits), so
+    it needs ``layer="logits"``: checked before any data is seen."""
+    if geometry._named(metric, "fisher") and layer != "logits":
+        raise ValueError(
+            f"metric='fisher' measures the class distribution softmax(logits): "
+            f"it needs layer='logits'; got layer={layer!r}."
+        )
 
 
 fill_docstring(_GatedAttentionBase.representation, layer=LAYER_DOC)
@@ -865,9 +966,15 @@ default="multiplicative"
     n_iter_ : int
         Epochs run (``len(loss_curve_)``).
     validation_scores_ : list of float or None
-        With early stopping: the held-out score after each epoch.
+        With early stopping: the held-out score after each epoch. A warm
+        start extends it, as ``loss_curve_`` (NaN for the epochs of earlier
+        fits without early stopping), as MLPClassifier's; ``partial_fit``
+        scores nothing and leaves it as it is.
     best_validation_score_ : float or None
-        With early stopping: the best of them, whose weights were restored.
+        With early stopping: the best score of the latest ``fit``, whose
+        weights were restored (MLPClassifier keeps the best across warm
+        starts and may restore an earlier fit's weights; skgate restores
+        only weights the latest fit reached).
 
     See Also
     --------
@@ -982,6 +1089,8 @@ default="multiplicative"
                     f"class_weight names labels {unknown!r} that are not classes "
                     f"of y; allowed keys: {list(self.classes_)!r}."
                 )
+            for label, value in self.class_weight.items():
+                _check_class_weight_value(label, value)
         present = np.unique(y_net)
         weights = np.ones(len(self.classes_))
         weights[present] = (
@@ -1097,6 +1206,8 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
     _net_class = WeightedNeuralNetRegressor
     _criterion = torch.nn.MSELoss
     _y_checks = {"y_numeric": True, "multi_output": True}
+
+    __init__ = init_storing(inspect.signature(_GatedAttentionBase.__init__))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):

@@ -25,10 +25,10 @@ from sklearn.utils._param_validation import (
     Interval,
     validate_params,
 )
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ._docstrings import fill_docstring
-from .estimators import LAYER_DOC, check_layer
+from .estimators import LAYER_DOC, check_fisher_layer, check_layer
 from .geometry import _check_options, documents_curvature_keywords
 
 __all__ = [
@@ -148,6 +148,7 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     """
     check_layer(layer, "representation_curvature")
     _check_options("representation_curvature", **kwargs)
+    check_fisher_layer(kwargs.get("metric"), layer)
     steps, final = _split_pipeline(estimator)
     if steps is not None:
         X = steps.transform(X)
@@ -167,32 +168,65 @@ def _kwargs_repr(kwargs):
     return ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
 
 
+def _mean_curvature(kappa, X, sample_weight):
+    """The mean of per-row curvatures, weighted by ``sample_weight`` if given
+    (as scikit-learn's metrics weight rows)."""
+    if sample_weight is None:
+        return float(np.mean(kappa))
+    weight = _check_sample_weight(sample_weight, kappa, ensure_non_negative=True)
+    if not weight.sum() > 0:
+        raise ValueError(
+            "sample_weight is 0 for every row of X: no mean curvature; allowed: "
+            "non-negative weights, at least one > 0."
+        )
+    return float(np.average(kappa, weights=weight))
+
+
+def _accepts_sample_weight():
+    """scikit-learn's scorer hook: rows' weights are passed on when a search
+    is fitted with them (every scorer of a scoring dict must answer it)."""
+    return True
+
+
 class _CurvatureScorer:
-    """``scorer(estimator, X, y=None)``: mean representation curvature on X."""
+    """``scorer(estimator, X, y=None, sample_weight=None)``: mean
+    representation curvature on X."""
 
     def __init__(self, **kwargs):
         self.kwargs = kwargs
 
-    def __call__(self, estimator, X, y=None):
-        return float(np.mean(representation_curvature(estimator, X, **self.kwargs)))
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        kappa = representation_curvature(estimator, X, **self.kwargs)
+        return _mean_curvature(kappa, X, sample_weight)
+
+    _accept_sample_weight = staticmethod(_accepts_sample_weight)
 
     def __repr__(self):
         return f"make_curvature_scorer({_kwargs_repr(self.kwargs)})"
 
 
 class _JointScorer:
-    """``scorer(estimator, X, y)``: score - tradeoff * mean |curvature|."""
+    """``scorer(estimator, X, y, sample_weight=None)``: score - tradeoff *
+    mean |curvature|."""
 
     def __init__(self, tradeoff, **kwargs):
         self.tradeoff = tradeoff
         self.kwargs = kwargs
 
-    def __call__(self, estimator, X, y):
-        score = estimator.score(X, y)
+    def __call__(self, estimator, X, y, sample_weight=None):
+        score = (
+            estimator.score(X, y)
+            if sample_weight is None
+            else estimator.score(X, y, sample_weight=sample_weight)
+        )
         # By magnitude: a saddle (negative Gaussian curvature) bends as much as
         # a sphere, and must never score above a flat model.
         kappa = representation_curvature(estimator, X, **self.kwargs)
-        return float(score - self.tradeoff * np.mean(np.abs(kappa)))
+        return float(
+            score - self.tradeoff * _mean_curvature(np.abs(kappa), X, sample_weight)
+        )
+
+    _accept_sample_weight = staticmethod(_accepts_sample_weight)
 
     def __repr__(self):
         kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.kwargs})
@@ -213,9 +247,10 @@ def make_curvature_scorer(**kwargs):
 
     Returns
     -------
-    scorer : callable ``scorer(estimator, X, y=None) -> float``
-        The mean curvature of the estimator's representation on ``X``; higher
-        means more curved, not better. Picklable, so it runs with ``n_jobs``.
+    scorer : callable ``scorer(estimator, X, y=None, sample_weight=None) -> float``
+        The mean curvature of the estimator's representation on ``X``
+        (weighted by ``sample_weight`` if given); higher means more curved,
+        not better. Picklable, so it runs with ``n_jobs``.
 
     Examples
     --------
@@ -233,10 +268,11 @@ def make_curvature_scorer(**kwargs):
     layer = kwargs.pop("layer", _DEFAULT_LAYER)
     check_layer(layer, "make_curvature_scorer")
     _check_options("make_curvature_scorer", **kwargs)
+    check_fisher_layer(kwargs.get("metric"), layer)
     return _CurvatureScorer(layer=layer, **kwargs)
 
 
-def curvature_score(estimator, X, y=None):
+def curvature_score(estimator, X, y=None, sample_weight=None):
     """Mean representation curvature of a fitted estimator on ``X``: a scorer.
 
     The scorer protocol of scikit-learn (``scorer(estimator, X, y)``), so it
@@ -252,6 +288,10 @@ def curvature_score(estimator, X, y=None):
     estimator : fitted GatedAttentionClassifier or Pipeline ending in one
     X : array-like of shape (n_samples, n_features)
     y : ignored
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights of the rows in the mean (non-negative, not all 0). A search
+        fitted with ``sample_weight`` passes each fold's test weights here,
+        as it does to its accuracy scorer.
 
     Returns
     -------
@@ -266,10 +306,14 @@ def curvature_score(estimator, X, y=None):
     >>> curvature_score(flat.fit(X, y), X) < 1e-9
     True
     """
-    return _DEFAULT_CURVATURE_SCORER(estimator, X, y)
+    return _DEFAULT_CURVATURE_SCORER(estimator, X, y, sample_weight)
 
 
 _DEFAULT_CURVATURE_SCORER = _CurvatureScorer(layer=_DEFAULT_LAYER)
+# scikit-learn (1.7 to 1.9 at least) asks every scorer of a scoring dict
+# whether it takes sample_weight, and fails on a plain function that cannot
+# answer (scikit-learn issue #31599); this one answers.
+curvature_score._accept_sample_weight = _accepts_sample_weight
 
 
 @validate_params(
@@ -294,7 +338,9 @@ def make_joint_scorer(tradeoff=0.01, **kwargs):
 
     Returns
     -------
-    scorer : callable ``scorer(estimator, X, y) -> float``
+    scorer : callable ``scorer(estimator, X, y, sample_weight=None) -> float``
+        With ``sample_weight``, the score and the mean curvature are weighted
+        by it.
 
     Examples
     --------

@@ -14,9 +14,10 @@ score), and the chosen alpha is refit on all the data.
 
 import inspect
 import time
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -26,8 +27,15 @@ from sklearn.base import (
 )
 from sklearn.model_selection import check_cv
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _routing_enabled,
+    process_routing,
+)
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from . import geometry
 from ._together import fit_together
 from .estimators import (
     GatedAttentionClassifier,
@@ -43,7 +51,7 @@ _SEARCH = {
     "cv": 5,
     "selection": "least_curvature",
     "n_std": 1.0,
-    "curvature": None,
+    "curvature_params": None,
 }
 _DEFAULT_ALPHAS = (0.0, 0.5, 1.0, 1.5)
 
@@ -106,17 +114,80 @@ class _GatedAttentionCV(BaseEstimator):
         """
         fold_data = []
         for train, _ in folds:
-            self._check_fold_targets(y[train], y)
             w = None if sample_weight is None else sample_weight[train]
             fold_data.append((X[train], y[train], w))
         models = [clone(base).set_params(alpha=a) for a in alphas for _ in folds]
         return fit_together(models, fold_data * len(alphas))
 
-    def _check_fold_targets(self, y_fold, y):
+    def _check_folds(self, folds, y, sample_weight):
+        """Refuse, before any training, folds no model could be fitted or
+        scored on, naming the fold."""
+        for k, (train, test) in enumerate(folds):
+            self._check_fold_targets(k, y[train], y)
+            if len(test) < self._least_test_rows:
+                raise ValueError(
+                    f"{_describe_cv(self.cv)} gives fold {k} a test set of {len(test)} "
+                    f"row(s), but {self._score_name} needs at least "
+                    f"{self._least_test_rows}; allowed: fewer folds (a lower cv) "
+                    f"or more rows."
+                )
+            if sample_weight is None:
+                continue
+            for part, rows in (("training", train), ("test", test)):
+                if not sample_weight[rows].sum() > 0:
+                    raise ValueError(
+                        f"sample_weight is 0 for every {part} row of fold {k} "
+                        f"({_describe_cv(self.cv)}; the whole vector has "
+                        f"{np.count_nonzero(sample_weight)} non-zero weights of "
+                        f"{len(sample_weight)}); allowed: weights with at least "
+                        f"one > 0 in every fold's training and test rows."
+                    )
+
+    def _check_fold_targets(self, k, y_fold, y):
         """Hook: a classifier's folds must all hold every class of ``y``."""
 
+    #: Test rows a fold needs for its score to be defined.
+    _least_test_rows = 1
+
+    def get_metadata_routing(self):
+        """The metadata routing of this search: it takes ``sample_weight``
+        itself (training and scoring every fold, and the refit) and routes
+        split metadata (``groups``, ...) to ``cv``'s ``split``, as
+        ``GridSearchCV`` and ``LogisticRegressionCV`` do.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                splitter=check_cv(self.cv),
+                method_mapping=MethodMapping().add(caller="fit", callee="split"),
+            )
+        )
+
+    def _split_params(self, sample_weight, groups, params):
+        """The keywords of ``cv.split``: ``groups`` (and, with metadata
+        routing enabled, whatever the splitter requests), as GridSearchCV
+        routes them."""
+        if _routing_enabled():
+            routed = process_routing(
+                self, "fit", sample_weight=sample_weight, groups=groups, **params
+            )
+            return dict(routed.splitter.split)
+        if params:
+            raise TypeError(
+                f"{type(self).__name__}.fit got {sorted(params)}; without "
+                f"metadata routing it takes sample_weight and groups only. To "
+                f"route other metadata to cv's split, enable routing: "
+                f"sklearn.set_config(enable_metadata_routing=True)."
+            )
+        return {} if groups is None else {"groups": groups}
+
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, *, sample_weight=None, groups=None, **params):
         """Search ``alphas`` by cross-validation, then refit the chosen one.
 
         Parameters
@@ -124,16 +195,28 @@ class _GatedAttentionCV(BaseEstimator):
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows, for training (each fold's rows keep theirs)
-            and for the refit; fold scores are unweighted.
+            Weights of the rows: each fold model trains on its rows with
+            theirs, its test fold is scored with theirs (accuracy or R², and
+            the mean curvature), as ``GridSearchCV`` scores when fitted with
+            ``sample_weight``, and the refit trains with all of them.
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group splitter (``GroupKFold``, ...), passed
+            to ``cv.split`` as ``GridSearchCV`` passes them.
+        **params
+            With metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``): further
+            metadata routed to ``cv.split``.
 
         Returns
         -------
         self
         """
         alphas = self._check_alphas()
-        scorer = make_curvature_scorer(**(self.curvature or {}))
+        curvature_params = dict(self.curvature_params or {})
+        scorer = make_curvature_scorer(**curvature_params)
         base = self._estimator_class(alpha=alphas[0], **self._estimator_params())
+        if geometry._named(curvature_params.get("metric"), "fisher"):
+            base._check_fisher(curvature_params.get("layer"))
         given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = base._validate_X(X, y, reset=True)
         base._prepare_targets(y, reset=True)  # y checked as the models check it
@@ -141,13 +224,17 @@ class _GatedAttentionCV(BaseEstimator):
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True
             )
+        split_params = self._split_params(sample_weight, groups, params)
         cv = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
-        folds = list(cv.split(X, y))
+        folds = list(cv.split(X, y, **split_params))
+        self._check_folds(folds, y, sample_weight)
         start = time.perf_counter()
         models = self._fold_models(base, alphas, folds, X, y, sample_weight)
         # The batch's time, shared evenly between its models.
         fit_seconds = (time.perf_counter() - start) / len(models)
-        self.cv_results_ = self._results(alphas, folds, models, X, y, scorer)
+        self.cv_results_ = self._results(
+            alphas, folds, models, X, y, sample_weight, scorer
+        )
         self.cv_results_["mean_fit_time"] = np.full(len(alphas), fit_seconds)
         self.cv_results_["std_fit_time"] = np.zeros(len(alphas))
         self.best_index_ = self._select(self.cv_results_)
@@ -170,7 +257,7 @@ class _GatedAttentionCV(BaseEstimator):
             self.feature_names_in_ = best.feature_names_in_
         return self
 
-    def _results(self, alphas, folds, models, X, y, scorer):
+    def _results(self, alphas, folds, models, X, y, sample_weight, scorer):
         """GridSearchCV's ``cv_results_`` keys, for the score and the curvature."""
         n_alphas, n_folds = len(alphas), len(folds)
         scores = np.empty((n_alphas, n_folds))
@@ -179,9 +266,14 @@ class _GatedAttentionCV(BaseEstimator):
         for i in range(n_alphas):
             for k, (_, test) in enumerate(folds):
                 model = models[i * n_folds + k]
+                weight = (
+                    {}
+                    if sample_weight is None
+                    else {"sample_weight": sample_weight[test]}
+                )
                 start = time.perf_counter()
-                scores[i, k] = model.score(X[test], y[test])
-                curvatures[i, k] = scorer(model, X[test])
+                scores[i, k] = model.score(X[test], y[test], **weight)
+                curvatures[i, k] = scorer(model, X[test], **weight)
                 seconds[i, k] = time.perf_counter() - start
         results = {
             "mean_score_time": seconds.mean(axis=1),
@@ -194,17 +286,22 @@ class _GatedAttentionCV(BaseEstimator):
                 results[f"split{k}_test_{name}"] = values[:, k]
             results[f"mean_test_{name}"] = values.mean(axis=1)
             results[f"std_test_{name}"] = values.std(axis=1)
-            order = np.argsort(-values.mean(axis=1), kind="stable")
-            ranks = np.empty(n_alphas, dtype=np.int32)
-            ranks[order] = np.arange(1, n_alphas + 1)
-            results[f"rank_test_{name}"] = ranks
+            results[f"rank_test_{name}"] = _rank(values.mean(axis=1))
         return results
 
     def _select(self, results):
-        if self.selection == "best":
-            return int(np.argmax(results[f"mean_test_{self._score_name}"]))
-        rule = least_curvature_refit(score=self._score_name, n_std=self.n_std)
-        return rule(results)
+        if self.selection == "least_curvature":
+            rule = least_curvature_refit(score=self._score_name, n_std=self.n_std)
+            return rule(results)
+        scores = results[f"mean_test_{self._score_name}"]
+        finite = np.flatnonzero(np.isfinite(scores))
+        if not len(finite):
+            raise ValueError(
+                f"selection='best': no alpha has a finite "
+                f"mean_test_{self._score_name} ({scores.tolist()}); nothing to "
+                f"choose from."
+            )
+        return int(finite[np.argmax(scores[finite])])
 
     # -- the refit model's methods ------------------------------------------
 
@@ -228,6 +325,30 @@ class _GatedAttentionCV(BaseEstimator):
         check_is_fitted(self)
         return self.best_estimator_.representation(X, layer=layer)
 
+    def curvature(self, X, **kwargs):
+        """The refit model's curvature at each row of ``X`` (its
+        ``curvature`` method; the search's own settings are
+        ``curvature_params``)."""
+        check_is_fitted(self)
+        return self.best_estimator_.curvature(X, **kwargs)
+
+
+def _describe_cv(cv):
+    """``cv`` as an error message names it: an int or a splitter by its
+    repr, an iterable of splits (arrays of indices) by what it is."""
+    if isinstance(cv, Integral) or hasattr(cv, "split"):
+        return f"cv={cv!r}"
+    return "cv (the given splits)"
+
+
+def _rank(means):
+    """GridSearchCV's ranks: 1 for the highest mean, ties ranked equally (the
+    lowest rank of the tie), NaN ranked last."""
+    if np.isnan(means).all():
+        return np.ones(len(means), dtype=np.int32)
+    means = np.nan_to_num(means, nan=np.nanmin(means) - 1)
+    return rankdata(-means, method="min").astype(np.int32)
+
 
 def _constraints(estimator_class):
     constraints = dict(estimator_class._parameter_constraints)
@@ -237,7 +358,7 @@ def _constraints(estimator_class):
         "cv": ["cv_object"],
         "selection": [StrOptions({"least_curvature", "best"})],
         "n_std": [Interval(Real, 0, None, closed="left")],
-        "curvature": [None, dict],
+        "curvature_params": [None, dict],
         **constraints,
     }
 
@@ -257,9 +378,10 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         ``n_std`` fold standard deviations of the best, the least curved
         (:func:`~skgate.least_curvature_refit`); "best": the best accuracy.
     n_std : float >= 0, default=1.0
-    curvature : dict or None, default=None
+    curvature_params : dict or None, default=None
         Keywords of :func:`~skgate.representation_curvature` for the fold
-        curvature scores (None: :func:`~skgate.curvature_score`'s defaults).
+        curvature scores (None: :func:`~skgate.curvature_score`'s defaults),
+        validated before any training.
     gate, depth, d_model, ... : every parameter of
         :class:`~skgate.GatedAttentionClassifier` but ``alpha``. Every
         model, the fold models and the refit, is fitted as that estimator's
@@ -280,14 +402,14 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         ``split{k}_test_accuracy``, ``mean_test_accuracy``,
         ``std_test_accuracy``, ``rank_test_accuracy``, the same for
         ``curvature``, and fit and score times (the batched fit's time is
-        shared evenly between its models).
+        shared evenly between its models). As GridSearchCV's: ranks give
+        tied means the same (lowest) rank, and with ``sample_weight`` the
+        fold scores are weighted by the test rows' weights.
     best_estimator_ : GatedAttentionClassifier
         The chosen alpha refit on all the data; its fitted attributes
         (``classes_``, ``net_``, ``loss_curve_``, ...) and methods
-        (``predict``, ``predict_proba``, ``representation``) are this
-        estimator's. ``curvature`` is the parameter here, so measure with
-        ``representation_curvature(search, X)`` (or ``curvature_score``),
-        which use the refit model.
+        (``predict``, ``predict_proba``, ``representation``,
+        ``curvature``) are this estimator's.
 
     See Also
     --------
@@ -311,14 +433,14 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
     _parameter_constraints = _constraints(GatedAttentionClassifier)
     __init__ = _cv_init(GatedAttentionClassifier)
 
-    def _check_fold_targets(self, y_fold, y):
+    def _check_fold_targets(self, k, y_fold, y):
         classes, present = np.unique(y), np.unique(y_fold)
         if not np.array_equal(present, classes):
             missing = np.setdiff1d(classes, present).tolist()
             raise ValueError(
-                f"cv={self.cv!r} leaves the classes {missing!r} out of a training "
-                f"fold; every fold must hold every class: lower cv (at most the "
-                f"size of the smallest class)."
+                f"{_describe_cv(self.cv)} leaves the classes {missing!r} out of "
+                f"training fold {k}; every fold must hold every class: lower cv "
+                f"(at most the size of the smallest class)."
             )
 
     def predict_proba(self, X):
@@ -351,6 +473,7 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
 
     _estimator_class = GatedAttentionRegressor
     _score_name = "r2"
+    _least_test_rows = 2  # R^2 is undefined on one row
     _parameter_constraints = _constraints(GatedAttentionRegressor)
     __init__ = _cv_init(GatedAttentionRegressor)
 

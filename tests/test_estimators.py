@@ -489,8 +489,9 @@ class TestBatchIterator:
         w = torch.arange(10, dtype=torch.float32) / 10
         plain = list(BatchIterator(WeightedData(X, y, None), batch_size=4))
         assert [len(b[0]) for b in plain] == [4, 4, 2]
-        assert torch.equal(torch.cat([b[1][0] for b in plain]), y)
-        assert all(b[1][1] is None for b in plain)  # unweighted: no weights
+        assert torch.equal(torch.cat([b[1] for b in plain]), y)
+        # Unweighted: plain (X, y) batches, as skorch's own.
+        assert all(isinstance(b[0], torch.Tensor) for b in plain)
         shuffled = BatchIterator(
             WeightedData(X, y, w),
             batch_size=4,
@@ -499,15 +500,16 @@ class TestBatchIterator:
         )
         assert len(shuffled) == 3
         batches = list(shuffled)
-        first = torch.cat([b[1][0] for b in batches])
+        first = torch.cat([b[1] for b in batches])
         assert sorted(first.tolist()) == list(range(10))
         assert not torch.equal(first, y)
-        rows = torch.cat([b[0] for b in batches]).flatten().long()
-        weights = torch.cat([b[1][1] for b in batches])
+        # Weighted: ({"X": rows, "sample_weight": weights}, y), skorch's recipe.
+        rows = torch.cat([b[0]["X"] for b in batches]).flatten().long()
+        weights = torch.cat([b[0]["sample_weight"] for b in batches])
         assert torch.equal(rows, first)  # X, y and w stay paired
         assert torch.equal(weights, first / 10)
         shuffled.generator = torch.Generator().manual_seed(0)
-        again = torch.cat([b[1][0] for b in shuffled])
+        again = torch.cat([b[1] for b in shuffled])
         assert torch.equal(first, again)
 
     def test_fit_uses_it(self, fitted):

