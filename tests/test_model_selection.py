@@ -199,6 +199,12 @@ class TestScorers:
             ({"layer": "hidden"}, ValueError, "'layer' parameter of make_curvature"),
             ({"layer": 1.5}, ValueError, "'layer' parameter of make_curvature"),
             ({"kindd": "extrinsic"}, TypeError, "unknown curvature keywords"),
+            ({"metric": "fisher"}, ValueError, "it needs layer='logits'; got layer="),
+            (
+                {"metric": "fisher", "layer": "pooled"},
+                ValueError,
+                "it needs layer='logits'",
+            ),
         ],
     )
     def test_scorer_settings_are_validated_when_made(self, kwargs, error, match):
@@ -217,6 +223,61 @@ class TestScorers:
             make_joint_scorer(tradeoff=-1.0)
         with pytest.raises(ValueError, match="'kind' parameter"):
             make_joint_scorer(kind="bogus")
+
+    def test_scorers_weight_their_means(self, gated, data):
+        X, y = data
+        w = np.linspace(0.0, 2.0, len(y))
+        kappa = representation_curvature(gated, X)
+        assert curvature_score(gated, X, y, sample_weight=w) == pytest.approx(
+            np.average(kappa, weights=w)
+        )
+        scorer = make_curvature_scorer(kind="extrinsic")
+        extrinsic = representation_curvature(gated, X, kind="extrinsic")
+        assert scorer(gated, X, sample_weight=w) == pytest.approx(
+            np.average(extrinsic, weights=w)
+        )
+        joint = make_joint_scorer(tradeoff=0.05)
+        assert joint(gated, X, y, sample_weight=w) == pytest.approx(
+            gated.score(X, y, sample_weight=w) - 0.05 * np.average(kappa, weights=w)
+        )
+        assert curvature_score(gated, X, sample_weight=np.ones(len(y))) == (
+            pytest.approx(kappa.mean())
+        )
+        with pytest.raises(ValueError, match="Sample weights must contain at least"):
+            curvature_score(gated, X, sample_weight=np.zeros(len(y)))
+        with pytest.raises(
+            ValueError, match="Negative values in data passed to .sample_weight."
+        ):
+            curvature_score(gated, X, sample_weight=-np.ones(len(y)))
+
+    @pytest.mark.parametrize(
+        "curvature",
+        [curvature_score, make_curvature_scorer(kind="extrinsic")],
+        ids=["curvature_score", "make_curvature_scorer"],
+    )
+    def test_a_weighted_search_with_the_scorers(self, data, fast, curvature):
+        """scikit-learn 1.7-1.9 ask every scorer of a scoring dict whether it
+        takes sample_weight (scikit-learn issue #31599): skgate's answer."""
+        X, y = data
+        w = np.linspace(0.5, 1.5, len(y))
+        search = GridSearchCV(
+            GatedAttentionClassifier(**fast),
+            {"alpha": [0.0, 1.0]},
+            cv=2,
+            scoring={"accuracy": "accuracy", "curvature": curvature},
+            refit=least_curvature_refit(),
+        ).fit(X, y, sample_weight=w)
+        flat, gated = search.cv_results_["mean_test_curvature"]
+        assert flat < 1e-9 < gated  # ungated copied tokens are flat
+        joint = cross_validate(
+            GatedAttentionClassifier(**fast),
+            X,
+            y,
+            cv=2,
+            scoring={"joint": make_joint_scorer(), "curvature": curvature},
+            params={"sample_weight": w},
+        )
+        assert np.isfinite(joint["test_joint"]).all()
 
     def test_scorers_pickle(self, gated, data):
         X, y = data

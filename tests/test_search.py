@@ -213,3 +213,180 @@ def test_fold_models_are_fitted_as_grid_search_fits_them(extra):
     assert batched.n_iter_ == grid.best_estimator_.n_iter_
     if "early_stopping" in extra:
         assert batched.n_iter_ < 30
+
+
+# -- hostile use (issue 25) ----------------------------------------------------
+
+SMALL = {"max_epochs": 2, "d_model": 16, "random_state": 0}
+
+
+def test_tied_means_share_grid_search_ranks():
+    X, y = make_curved_task(120, random_state=0)
+    search = GatedAttentionClassifierCV((0.0, 1.0, 1.0), cv=3, **SMALL).fit(X, y)
+    means = search.cv_results_["mean_test_accuracy"]
+    assert means[1] == means[2] != means[0]  # the same alpha twice: a tie
+    expected = [3, 1, 1] if means[0] < means[1] else [1, 2, 2]
+    assert search.cv_results_["rank_test_accuracy"].tolist() == expected
+    grid = GridSearchCV(
+        GatedAttentionClassifier(**SMALL),
+        {"alpha": [0.0, 1.0, 1.0]},
+        cv=3,
+        scoring={"accuracy": "accuracy", "curvature": curvature_score},
+        refit="accuracy",
+    ).fit(X, y)
+    for name in ("accuracy", "curvature"):
+        np.testing.assert_array_equal(
+            search.cv_results_[f"rank_test_{name}"],
+            grid.cv_results_[f"rank_test_{name}"],
+        )
+
+
+def test_ranks_put_nan_last_as_grid_search_does():
+    from skgate.search import _rank
+
+    assert _rank(np.array([0.5, np.nan, 0.7, 0.7])).tolist() == [3, 4, 1, 1]
+    assert _rank(np.array([np.nan, np.nan])).tolist() == [1, 1]
+
+
+def test_groups_reach_a_group_splitter():
+    from sklearn.model_selection import GroupKFold
+
+    X, y = make_curved_task(120, random_state=0)
+    groups = np.arange(len(y)) % 6
+    search = GatedAttentionClassifierCV((0.0, 1.0), cv=GroupKFold(3), **SMALL).fit(
+        X, y, groups=groups
+    )
+    grid = _small_grid(GroupKFold(3)).fit(X, y, groups=groups)
+    for k in range(3):
+        key = f"split{k}_test_accuracy"
+        np.testing.assert_allclose(search.cv_results_[key], grid.cv_results_[key])
+    with pytest.raises(ValueError, match="'groups' parameter should not be None"):
+        GatedAttentionClassifierCV(cv=GroupKFold(3), **SMALL).fit(X, y)
+
+
+def _small_grid(cv, **scoring_extra):
+    return GridSearchCV(
+        GatedAttentionClassifier(**SMALL),
+        {"alpha": [0.0, 1.0]},
+        cv=cv,
+        scoring={"accuracy": "accuracy", "curvature": curvature_score},
+        refit=least_curvature_refit(),
+    )
+
+
+def test_split_metadata_is_routed_as_grid_search_routes_it():
+    import sklearn
+    from sklearn.model_selection import GroupKFold
+
+    X, y = make_curved_task(120, random_state=0)
+    groups = np.arange(len(y)) % 6
+    w = np.linspace(0.5, 1.5, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = GatedAttentionClassifierCV((0.0, 1.0), cv=GroupKFold(3), **SMALL).fit(
+            X, y, groups=groups, sample_weight=w
+        )
+    plain = GatedAttentionClassifierCV((0.0, 1.0), cv=GroupKFold(3), **SMALL).fit(
+        X, y, groups=groups, sample_weight=w
+    )
+    np.testing.assert_array_equal(
+        routed.cv_results_["split0_test_accuracy"],
+        plain.cv_results_["split0_test_accuracy"],
+    )
+    with pytest.raises(TypeError, match="takes sample_weight and groups only"):
+        GatedAttentionClassifierCV(cv=3, **SMALL).fit(X, y, fold_labels=groups)
+
+
+def test_folds_are_scored_with_the_weights_as_grid_search_scores_them():
+    X, y = make_curved_task(120, random_state=0)
+    w = np.random.RandomState(0).uniform(0.1, 2.0, len(y))
+    cv = StratifiedKFold(2)
+    search = GatedAttentionClassifierCV((0.0, 1.0), cv=cv, **SMALL).fit(
+        X, y, sample_weight=w
+    )
+    grid = _small_grid(cv).fit(X, y, sample_weight=w)
+    for key in ("split0_test_accuracy", "split1_test_curvature"):
+        np.testing.assert_allclose(
+            search.cv_results_[key], grid.cv_results_[key], rtol=1e-6, atol=1e-9
+        )
+    # Each fold score is its model's weighted score, which is not the unweighted.
+    train, test = next(iter(cv.split(X, y)))
+    model = GatedAttentionClassifier(alpha=1.0, **SMALL).fit(
+        X[train], y[train], sample_weight=w[train]
+    )
+    weighted = model.score(X[test], y[test], sample_weight=w[test])
+    assert search.cv_results_["split0_test_accuracy"][1] == pytest.approx(weighted)
+    assert model.score(X[test], y[test]) != weighted
+
+
+def test_a_fold_without_weight_is_named_before_training(monkeypatch):
+    import skgate.search
+
+    X, y = make_curved_task(120, random_state=0)
+    folds = list(KFold(3).split(X))
+    w = np.zeros(len(y))
+    w[folds[0][1]] = 1.0  # fold 0 trains on rows of weight 0 only
+    monkeypatch.setattr(skgate.search, "fit_together", _no_training)
+    with pytest.raises(
+        ValueError, match="sample_weight is 0 for every training row of fold 0 .*40 "
+    ):
+        GatedAttentionClassifierCV(cv=KFold(3), **SMALL).fit(X, y, sample_weight=w)
+    w = np.ones(len(y))
+    w[folds[2][1]] = 0.0
+    with pytest.raises(ValueError, match="0 for every test row of fold 2"):
+        GatedAttentionClassifierCV(cv=KFold(3), **SMALL).fit(X, y, sample_weight=w)
+
+
+def _no_training(*args, **kwargs):
+    raise AssertionError("training started")
+
+
+def test_the_search_has_the_curvature_method_and_curvature_params():
+    X, y = make_curved_task(90, random_state=0)
+    search = GatedAttentionClassifierCV(
+        (1.0,), cv=3, curvature_params={"kind": "extrinsic"}, **SMALL
+    ).fit(X, y)
+    np.testing.assert_array_equal(
+        search.curvature(X[:5], kind="extrinsic"),
+        search.best_estimator_.curvature(X[:5], kind="extrinsic"),
+    )
+    np.testing.assert_array_equal(
+        search.curvature(X[:5]), representation_curvature(search, X[:5])
+    )
+    assert "curvature_params" in search.get_params()
+    assert "curvature" not in search.get_params()
+
+
+@pytest.mark.parametrize("selection", ["least_curvature", "best"])
+def test_regressor_test_folds_of_one_row_are_refused_before_training(
+    selection, monkeypatch
+):
+    import skgate.search
+
+    monkeypatch.setattr(skgate.search, "fit_together", _no_training)
+    X = np.random.RandomState(0).normal(size=(10, 2))
+    search = GatedAttentionRegressorCV(cv=10, selection=selection, **SMALL)
+    with pytest.raises(ValueError, match="fold 0 a test set of 1 row\\(s\\), but r2"):
+        search.fit(X, X[:, 0])
+
+
+def test_selecting_the_best_skips_nan_and_refuses_all_nan():
+    search = GatedAttentionRegressorCV(selection="best")
+    results = {"mean_test_r2": np.array([np.nan, 0.2, 0.5, np.nan])}
+    assert search._select(results) == 2
+    with pytest.raises(ValueError, match="no alpha has a finite mean_test_r2"):
+        search._select({"mean_test_r2": np.array([np.nan, np.nan])})
+
+
+def test_fisher_curvature_is_checked_before_training(monkeypatch):
+    import skgate.search
+
+    monkeypatch.setattr(skgate.search, "fit_together", _no_training)
+    X, y = make_curved_task(60, random_state=0)
+    with pytest.raises(ValueError, match="it needs layer='logits'"):
+        GatedAttentionClassifierCV(
+            cv=3, curvature_params={"metric": "fisher"}, **SMALL
+        ).fit(X, y)
+    with pytest.raises(ValueError, match="GatedAttentionRegressor predicts none"):
+        GatedAttentionRegressorCV(
+            cv=3, curvature_params={"metric": "fisher", "layer": "logits"}, **SMALL
+        ).fit(X, y.astype(float))
