@@ -212,6 +212,37 @@ def _timings(results):
     )
 
 
+def _write_tests(evaluated, out):
+    """Every family of tests of ``evaluated`` claims to its tests_*.csv."""
+    for name in claims.CLAIMS:
+        evaluated[name]["tests"].to_csv(
+            out / f"tests_{name}.csv", index=False, float_format="%.10g"
+        )
+    if "production" in evaluated:
+        pd.concat(
+            [
+                evaluated["production"][claim]["tests"].assign(claim=claim)
+                for claim in ("C1", "C2")
+            ],
+            ignore_index=True,
+        ).to_csv(out / "tests_production.csv", index=False, float_format="%.10g")
+    pd.concat(
+        [
+            parts[claim]["tests"].assign(claim=claim, curvature_measure=label)
+            for label, parts in evaluated["measures"]["measures"].items()
+            for claim in ("C1", "C2")
+        ],
+        ignore_index=True,
+    ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
+    if "regime" in evaluated:
+        evaluated["regime"].to_csv(
+            out / "tests_regime.csv", index=False, float_format="%.10g"
+        )
+    _control_tests(evaluated.get("controls", {})).to_csv(
+        out / "tests_controls.csv", index=False, float_format="%.10g"
+    )
+
+
 def _without_unreadable_data(design):
     """``design`` without the real datasets whose files are missing, which it
     records as skipped (logged with the install command)."""
@@ -275,33 +306,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     )
     _write_csv(results["bayes"], out / "bayes.csv")
     evaluated = claims.evaluate_claims(results)
-    for name in claims.CLAIMS:
-        evaluated[name]["tests"].to_csv(
-            out / f"tests_{name}.csv", index=False, float_format="%.10g"
-        )
-    if "production" in evaluated:
-        pd.concat(
-            [
-                evaluated["production"][claim]["tests"].assign(claim=claim)
-                for claim in ("C1", "C2")
-            ],
-            ignore_index=True,
-        ).to_csv(out / "tests_production.csv", index=False, float_format="%.10g")
-    pd.concat(
-        [
-            parts[claim]["tests"].assign(claim=claim, curvature_measure=label)
-            for label, parts in evaluated["measures"]["measures"].items()
-            for claim in ("C1", "C2")
-        ],
-        ignore_index=True,
-    ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
-    if "regime" in evaluated:
-        evaluated["regime"].to_csv(
-            out / "tests_regime.csv", index=False, float_format="%.10g"
-        )
-    _control_tests(evaluated.get("controls", {})).to_csv(
-        out / "tests_controls.csv", index=False, float_format="%.10g"
-    )
+    _write_tests(evaluated, out)
     _log("figures")
     figures = _draw_figures(results, evaluated, design, out)
     _timings(results).to_csv(out / "timings.csv", index=False)
