@@ -138,6 +138,19 @@ def _monitors_validation(callback):
     return isinstance(monitor, str) and monitor.startswith("valid")
 
 
+def _cloned(state):
+    """A copy of a (module's or optimizer's) state dict: tensors cloned,
+    dicts and lists rebuilt, the rest (numbers, strings) shared. A third of
+    ``copy.deepcopy``'s time, which every partial_fit pays."""
+    if torch.is_tensor(state):
+        return state.clone()
+    if isinstance(state, dict):
+        return {key: _cloned(value) for key, value in state.items()}
+    if isinstance(state, list | tuple):
+        return type(state)(_cloned(value) for value in state)
+    return state
+
+
 class _NetState:
     """What training changes in place in a fitted skorch net: the module's
     weights, the optimizer's state, the history, the validation split and
@@ -145,11 +158,9 @@ class _NetState:
     if it fails, so that a failed fit leaves the model as it was."""
 
     def __init__(self, net):
-        self.module = copy.deepcopy(net.module_.state_dict())
+        self.module = _cloned(net.module_.state_dict())
         optimizer = getattr(net, "optimizer_", None)
-        self.optimizer = (
-            None if optimizer is None else copy.deepcopy(optimizer.state_dict())
-        )
+        self.optimizer = None if optimizer is None else _cloned(optimizer.state_dict())
         self.n_epochs = len(net.history)
         self.train_split = net.train_split
         self.callbacks = list(getattr(net, "callbacks_", []))

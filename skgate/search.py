@@ -213,7 +213,12 @@ class _GatedAttentionCV(BaseEstimator):
         """
         alphas = self._check_alphas()
         curvature_params = dict(self.curvature_params or {})
-        scorer = make_curvature_scorer(**curvature_params)
+        try:
+            scorer = make_curvature_scorer(**curvature_params)
+        except (TypeError, ValueError) as exc:  # named after this parameter
+            raise type(exc)(
+                f"curvature_params={self.curvature_params!r}: {exc}"
+            ) from exc
         base = self._estimator_class(alpha=alphas[0], **self._estimator_params())
         if geometry._named(curvature_params.get("metric"), "fisher"):
             base._check_fisher(curvature_params.get("layer"))
