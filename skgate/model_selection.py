@@ -168,7 +168,7 @@ def _kwargs_repr(kwargs):
     return ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
 
 
-def _mean_curvature(kappa, X, sample_weight):
+def _mean_curvature(kappa, sample_weight):
     """The mean of per-row curvatures, weighted by ``sample_weight`` if given
     (as scikit-learn's metrics weight rows)."""
     if sample_weight is None:
@@ -193,7 +193,7 @@ class _CurvatureScorer:
 
     def __call__(self, estimator, X, y=None, sample_weight=None):
         kappa = representation_curvature(estimator, X, **self.kwargs)
-        return _mean_curvature(kappa, X, sample_weight)
+        return _mean_curvature(kappa, sample_weight)
 
     _accept_sample_weight = staticmethod(_accepts_sample_weight)
 
@@ -219,7 +219,7 @@ class _JointScorer:
         # a sphere, and must never score above a flat model.
         kappa = representation_curvature(estimator, X, **self.kwargs)
         return float(
-            score - self.tradeoff * _mean_curvature(np.abs(kappa), X, sample_weight)
+            score - self.tradeoff * _mean_curvature(np.abs(kappa), sample_weight)
         )
 
     _accept_sample_weight = staticmethod(_accepts_sample_weight)

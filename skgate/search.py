@@ -18,6 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -30,7 +31,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
-    _routing_enabled,
     process_routing,
 )
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -172,7 +172,7 @@ class _GatedAttentionCV(BaseEstimator):
         """The keywords of ``cv.split``: ``groups`` (and, with metadata
         routing enabled, whatever the splitter requests), as GridSearchCV
         routes them."""
-        if _routing_enabled():
+        if get_config()["enable_metadata_routing"]:
             routed = process_routing(
                 self, "fit", sample_weight=sample_weight, groups=groups, **params
             )
