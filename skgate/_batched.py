@@ -18,7 +18,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .nn import PROJECTED_GATES, _apply_gate, _attention_heads, _gate_activation
+from .nn import _attention_heads
 
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
@@ -162,11 +162,9 @@ def _block(block, params, name, h, gate_strength):
             _linear(x, params, f"{name}.{p}") for p in ("query", "key", "value")
         )
         a = _attention_heads(*projected, block.n_heads)
-    if block.gate == "silu":
-        a = F.silu(a)
-    elif block.gate in PROJECTED_GATES:
-        g = _gate_activation(block.gate, _linear(x, params, f"{name}.gate_proj"))
-        a = _apply_gate(block.gate, a, g, gate_strength, block.n_heads)
+    gate = block.gate_kind
+    z = _linear(x, params, f"{name}.gate_proj") if gate.projected else None
+    a = gate.forward(a, z, gate_strength, block.n_heads)
     return h + a if block.residual else a
 
 
@@ -231,14 +229,13 @@ def _copied_block(block, params, name, h, strength):
         )
     saved["x"] = x
     a = saved["a"] = _linear(x, params, f"{name}.value")
-    if block.gate == "silu":
-        out = F.silu(a)
-    elif block.gate == "none":
-        out = a
+    gate = block.gate_kind
+    if gate.projected:
+        z = saved["z"] = _linear(x, params, f"{name}.gate_proj")
+        g = saved["g"] = gate.activation(z)
+        out = gate.multiply(a, g, strength, block.n_heads)
     else:
-        z = _linear(x, params, f"{name}.gate_proj")
-        g = saved["g"] = _gate_activation(block.gate, z)
-        out = _apply_gate(block.gate, a, g, strength, block.n_heads)
+        out = saved["g"] = gate.activation(a)
     return (h + out if block.residual else out), saved
 
 
@@ -246,24 +243,9 @@ def _copied_block_backward(block, grads, params, name, saved, d_h, strength):
     """Gradients of :func:`_copied_block` given its output's ``d_h``; returns
     its input's."""
     a, x = saved["a"], saved["x"]
-    d_z = None
-    if block.gate == "silu":
-        d_a = torch.ops.aten.silu_backward(d_h, a)
-    elif block.gate == "none":
-        d_a = d_h
-    elif block.gate == "multiplicative":
-        g = saved["g"]
-        d_a = d_h * (1 + strength * g)
-        d_z = torch.ops.aten.tanh_backward(d_h * a * strength, g)
-    elif block.gate == "sigmoid":
-        g = saved["g"]
-        d_a = d_h * g
-        d_z = torch.ops.aten.sigmoid_backward(d_h * a, g)
-    else:
-        g, heads = saved["g"], (block.n_heads, -1)
-        d_a = (d_h.unflatten(-1, heads) * g.unsqueeze(-1)).flatten(-2)
-        d_g = (d_h * a).unflatten(-1, heads).sum(dim=-1)
-        d_z = torch.ops.aten.sigmoid_backward(d_g, g)
+    d_a, d_z = block.gate_kind.backward(
+        d_h, a, saved.get("z"), saved["g"], strength, block.n_heads
+    )
     d_x = _linear_backward(grads, params, f"{name}.value", x, d_a)
     if d_z is not None:
         d_x = d_x + _linear_backward(grads, params, f"{name}.gate_proj", x, d_z)

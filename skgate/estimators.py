@@ -295,11 +295,13 @@ def _check_converged(net, X, estimator):
         f"e.g. with StandardScaler)",
         f"lr={estimator.lr:g} (lower it)",
     ]
-    if estimator.gate == "multiplicative" and estimator.alpha > _LARGE_ALPHA:
+    if GATES[estimator.gate].strength and estimator.alpha > _LARGE_ALPHA:
         causes.insert(
             0,
-            f"alpha={estimator.alpha:g} multiplies the attention output by up to "
-            f"1 + alpha (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the useful range)",
+            f"alpha={estimator.alpha:g} scales the gate's activation: the "
+            f"attention output is multiplied by up to 1 + alpha times its "
+            f"largest value (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the "
+            f"useful range)",
         )
     raise ValueError(
         f"Training diverged: the weights became non-finite (train_loss per "
@@ -326,7 +328,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
     _gate_gain = GATE_GAIN
 
     _parameter_constraints = {
-        "gate": [StrOptions(set(GATES))],
+        # The registry's live names: a gate registered later is valid too.
+        "gate": [StrOptions(GATES.keys())],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "depth": [Interval(Integral, 1, None, closed="left")],
         "d_model": [Interval(Integral, 1, None, closed="left")],
@@ -884,18 +887,18 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
     Parameters
     ----------
-    gate : {"multiplicative", "silu", "none", "sigmoid", "sigmoid_head"}, \
-default="multiplicative"
-        "multiplicative": ``out = a * (1 + alpha * tanh(h W_g + b_g))`` with the
-        gate computed from the block's input at the same token; "silu":
-        ``out = silu(a)``; "none": ungated attention ``out = a``; "sigmoid":
-        ``out = a * sigmoid(h W_g + b_g)``, elementwise, the output gate of
-        production models (Qiu et al. 2025, position G1); "sigmoid_head": one
-        such gate per attention head.
+    gate : str, default="multiplicative"
+        A registered gate (:data:`skgate.nn.GATES`; add your own with
+        :func:`skgate.nn.register_gate`). Built in: "multiplicative": ``out =
+        a * (1 + alpha * tanh(h W_g + b_g))`` with the gate computed from the
+        block's input at the same token; "silu": ``out = silu(a)``; "none":
+        ungated attention ``out = a``; "sigmoid": ``out = a * sigmoid(h W_g +
+        b_g)``, elementwise, the output gate of production models (Qiu et al.
+        2025, position G1); "sigmoid_head": one such gate per attention head.
     alpha : float >= 0, default=1.0
-        Gate strength for ``gate="multiplicative"`` (the gate ranges over
-        ``(1 - alpha, 1 + alpha)``); ``alpha=0`` is exactly ungated attention.
-        Ignored by the other gates.
+        Gate strength of the multiplicative gate (it ranges over ``(1 - alpha,
+        1 + alpha)``; ``alpha=0`` is exactly ungated attention) and of gates
+        registered with ``strength=True``. Ignored by the other gates.
     depth : int >= 1, default=1
         Number of stacked attention blocks.
     d_model : int >= 1, default=64

@@ -1,4 +1,5 @@
-"""The torch modules of skgate: gated single-head attention and the network around it.
+"""The torch modules of skgate: gated attention (one or several heads), the
+network around it, and the registry of gates.
 
 This module knows PyTorch and nothing about scikit-learn. The equations are those
 of docs/design.md, section "The model"::
@@ -8,11 +9,21 @@ of docs/design.md, section "The model"::
     out = a                                            gate="none"
     out = silu(a)                                      gate="silu"
     out = a * (1 + alpha * tanh(h W_g + b_g))          gate="multiplicative"
+    out = a * sigmoid(h W_g + b_g)                     gate="sigmoid" (per head:
+                                                       gate="sigmoid_head")
     h_{l+1} = block_l(h_l),  then mean pooling over tokens and the head.
+
+Each gate is an entry of one registry (:func:`register_gate`): a pointwise
+``phi(a)`` or a projected ``a * psi(h W_g + b_g)``, with its activation and
+the activation's first two derivatives, from which the forward pass, the
+jets and the written-out backward are all built.
 """
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from numbers import Integral, Real
+from types import MappingProxyType
 
 import torch
 import torch.nn.functional as F
@@ -20,21 +31,18 @@ from numpy import bool_ as np_bool
 from torch import nn
 
 __all__ = [
+    "Gate",
     "GatedAttentionBlock",
     "GatedAttentionNet",
     "RepresentationMap",
+    "register_gate",
     "GATES",
     "GATE_GAIN",
     "NORMS",
-    "PROJECTED_GATES",
     "HEADS",
     "LAYERS",
 ]
 
-GATES = ("multiplicative", "silu", "none", "sigmoid", "sigmoid_head")
-#: Gates that multiply the attention output by a learned function of the
-#: block's input (they own a gate projection).
-PROJECTED_GATES = ("multiplicative", "sigmoid", "sigmoid_head")
 NORMS = (None, "layer")
 #: The gate projection's initialisation: Xavier-uniform with this gain (see
 #: :class:`GatedAttentionBlock`). ``1 / sqrt(3)`` is PyTorch's own ``nn.Linear``
@@ -117,24 +125,6 @@ def _attention_heads(q, k, v, n_heads):
     q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))
     scores = q @ k.transpose(-2, -1) / divisor
     return _merge_heads(torch.softmax(scores, dim=-1) @ v)
-
-
-def _gate_activation(gate, z):
-    """g of a projected gate (:data:`PROJECTED_GATES`) from its
-    pre-activation z: tanh for the multiplicative gate, else the sigmoid."""
-    return torch.tanh(z) if gate == "multiplicative" else torch.sigmoid(z)
-
-
-def _apply_gate(gate, a, g, strength, n_heads):
-    """The attention output ``a`` times a projected gate of activation ``g``:
-    ``1 + strength * g`` (multiplicative), ``g`` (sigmoid), or one ``g`` per
-    head spread over the head's slice of ``a`` (sigmoid_head)."""
-    if gate == "multiplicative":
-        return a * (1 + strength * g)
-    if gate == "sigmoid":
-        return a * g
-    heads = a.unflatten(-1, (n_heads, -1))
-    return (heads * g.unsqueeze(-1)).flatten(-2)
 
 
 def _writable(out, *shapes):
@@ -357,6 +347,328 @@ def _check_architecture(d_model, n_heads, residual, norm):
         )
 
 
+# -- the gates ----------------------------------------------------------------
+
+#: What a gate's ``form`` may be.
+GATE_FORMS = ("projected", "pointwise")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A gate of the registry (see :func:`register_gate`): the one place where
+    a gate's forward pass, its jet and its backward are written.
+
+    ``fused_jet`` and ``fused_backward`` are optional faster forms of the
+    same derivatives, which the built-in gates supply (torch's own backward
+    kernels, one tanh where the derivatives would each compute it again):
+    ``fused_jet(x, dx, d2x[, scale])`` is the jet of ``scale * activation``
+    (``scale`` only for a gate with ``strength``), and ``fused_backward(grad,
+    x, y)`` is ``grad * activation'(x)`` given ``y = activation(x)``.
+    """
+
+    name: str
+    form: str
+    activation: Callable
+    derivative: Callable
+    second_derivative: Callable
+    per_head: bool = False
+    strength: bool = False
+    fused_jet: Callable = None
+    fused_backward: Callable = None
+
+    @property
+    def projected(self):
+        """Whether the gate owns a projection ``h W_g + b_g``."""
+        return self.form == "projected"
+
+    def projection_width(self, d_model, n_heads):
+        """Output width of the gate's projection: one per head or per feature."""
+        return n_heads if self.per_head else d_model
+
+    def forward(self, a, z, alpha, n_heads):
+        """The gated attention output, from ``a`` and the projection's ``z``
+        (None for a pointwise gate)."""
+        if not self.projected:
+            return self.activation(a)
+        return self.multiply(a, self.activation(z), alpha, n_heads)
+
+    def multiply(self, a, g, alpha, n_heads):
+        """``a * psi`` with psi = g, or 1 + alpha g with ``strength``; one psi
+        per head spread over the head's slice of ``a`` when ``per_head``."""
+        psi = 1 + alpha * g if self.strength else g
+        if self.per_head:
+            heads = a.unflatten(-1, (n_heads, -1))
+            return (heads * psi.unsqueeze(-1)).flatten(-2)
+        return a * psi
+
+    def activation_jet(self, x, dx, d2x, scale=None):
+        """Jet of ``scale * activation`` (scale None: 1) along a line."""
+        if self.fused_jet is not None:
+            return self.fused_jet(x, dx, d2x, *(() if scale is None else (scale,)))
+        parts = (self.activation(x), self.derivative(x), self.second_derivative(x))
+        if scale is not None:
+            parts = tuple(scale * part for part in parts)
+        return _pointwise_jet(*parts, dx, d2x)
+
+    def jet(self, a, z, alpha, n_heads):
+        """The gate's jet on the attention output's jet ``a``, from the
+        projection's jet ``z`` (None for a pointwise gate)."""
+        if not self.projected:
+            return self.activation_jet(*a)
+        if self.strength:
+            t, dt, d2t = self.activation_jet(*z, scale=alpha)
+            psi = (1 + t, dt, d2t)
+        else:
+            psi = self.activation_jet(*z)
+        if not self.per_head:
+            return _mul_jet(*a, *psi)
+        heads = _map(lambda part: part.unflatten(-1, (n_heads, -1)), a)
+        psi = _map(lambda part: part.unsqueeze(-1), psi)
+        return _map(lambda part: part.flatten(-2), _mul_jet(*heads, *psi))
+
+    def activation_backward(self, grad, x, y):
+        """``grad * activation'(x)``, given ``y = activation(x)``."""
+        if self.fused_backward is not None:
+            return self.fused_backward(grad, x, y)
+        return grad * self.derivative(x)
+
+    def backward(self, d_out, a, z, g, alpha, n_heads):
+        """Gradients of :meth:`forward`'s inputs given its output's ``d_out``:
+        ``(d_a, d_z)``; ``g`` is the activation of ``z`` (or the output, for
+        a pointwise gate; ``z`` is then None and so is ``d_z``)."""
+        if not self.projected:
+            return self.activation_backward(d_out, a, g), None
+        psi = 1 + alpha * g if self.strength else g
+        if self.per_head:
+            heads = (n_heads, -1)
+            d_a = (d_out.unflatten(-1, heads) * psi.unsqueeze(-1)).flatten(-2)
+            d_psi = (d_out * a).unflatten(-1, heads).sum(dim=-1)
+        else:
+            d_a = d_out * psi
+            d_psi = d_out * a
+        d_g = d_psi * alpha if self.strength else d_psi
+        return d_a, self.activation_backward(d_g, z, g)
+
+
+_GATES = {}
+#: The registered gates by name (a read-only view of the registry, which
+#: :func:`register_gate` extends): the five built-in gates first.
+GATES = MappingProxyType(_GATES)
+#: Names :func:`register_gate` will not replace.
+_BUILT_IN = ("multiplicative", "silu", "none", "sigmoid", "sigmoid_head")
+
+
+def register_gate(
+    name,
+    *,
+    form,
+    activation,
+    derivative,
+    second_derivative,
+    per_head=False,
+    strength=False,
+):
+    """Add a gate to the registry: every estimator, network, CV batch and
+    curvature measurement can then use ``gate=name``.
+
+    Parameters
+    ----------
+    name : str
+        The gate's name, the value of ``gate=``. A built-in name cannot be
+        replaced; registering a name of your own again replaces that gate.
+    form : {"projected", "pointwise"}
+        "projected": ``out = a * psi(h W_g + b_g)``, the gate computed from
+        the block's input ``h`` at the same token through a learned
+        projection (one psi per feature, or per head with ``per_head``);
+        "pointwise": ``out = phi(a)``.
+    activation : callable
+        psi (or phi): a torch function applied elementwise to a tensor.
+    derivative, second_derivative : callable
+        Its first and second derivatives, elementwise torch functions too.
+        They give the exact curvature (the jets) and the batched training's
+        backward pass; checked against central differences of
+        ``activation`` at 13 points in [-3, 3] when registered.
+    per_head : bool, default=False
+        "projected" only: one gate value per attention head.
+    strength : bool, default=False
+        "projected" only: psi = 1 + alpha * activation, as the multiplicative
+        gate (``alpha`` is then the estimators' gate strength, searched by
+        the CV estimators; ``alpha=0`` is ungated attention).
+
+    Returns
+    -------
+    Gate
+        The registered entry.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skgate.nn import GatedAttentionBlock, register_gate
+    >>> gate = register_gate(
+    ...     "softplus_doc",
+    ...     form="projected",
+    ...     activation=torch.nn.functional.softplus,
+    ...     derivative=torch.sigmoid,
+    ...     second_derivative=lambda z: torch.sigmoid(z) * (1 - torch.sigmoid(z)),
+    ... )
+    >>> GatedAttentionBlock(4, gate="softplus_doc")(torch.zeros(2, 3, 4)).shape
+    torch.Size([2, 3, 4])
+    """
+    functions = (activation, derivative, second_derivative)
+    _check_registration(name, form, functions, per_head, strength)
+    _check_derivatives(name, *functions)
+    gate = Gate(name, form, *functions, bool(per_head), bool(strength))
+    _GATES[name] = gate
+    return gate
+
+
+def _check_registration(name, form, functions, per_head, strength):
+    """:func:`register_gate`'s arguments, each against what it allows."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty str; got {name!r}.")
+    if name in _BUILT_IN:
+        raise ValueError(
+            f"name={name!r} is a built-in gate, which cannot be replaced; "
+            f"choose another name (built-in: {list(_BUILT_IN)})."
+        )
+    _check_option("form", form, GATE_FORMS)
+    keys = ("activation", "derivative", "second_derivative")
+    for key, function in zip(keys, functions, strict=True):
+        if not callable(function):
+            raise TypeError(f"{key} must be a callable; got {function!r}.")
+    for key, flag in (("per_head", per_head), ("strength", strength)):
+        if not isinstance(flag, bool | np_bool):
+            raise TypeError(f"{key} must be a bool; got {flag!r}.")
+        if flag and form != "projected":
+            raise ValueError(
+                f"{key}=True needs form='projected' (a gate computed through "
+                f"a projection); got form={form!r}."
+            )
+
+
+def _check_derivatives(name, activation, derivative, second_derivative):
+    """Refuse derivatives that central differences of ``activation`` deny."""
+    z = torch.linspace(-3, 3, 13, dtype=torch.float64)
+    step = 1e-4
+    pairs = (
+        ("derivative", activation, derivative),
+        ("second_derivative", derivative, second_derivative),
+    )
+    for key, function, claimed in pairs:
+        try:
+            given = claimed(z)
+            differences = (function(z + step) - function(z - step)) / (2 * step)
+        except Exception as exc:
+            raise TypeError(
+                f"register_gate({name!r}): {key} must map a float64 tensor to "
+                f"one of its shape elementwise; calling it failed: {exc}"
+            ) from exc
+        if not (torch.is_tensor(given) and given.shape == z.shape):
+            raise TypeError(
+                f"register_gate({name!r}): {key} must return a tensor of its "
+                f"input's shape; got {given!r}."
+            )
+        error = (given - differences).abs() / (1 + differences.abs())
+        if not torch.isfinite(given).all() or error.max() > 1e-5:
+            worst = int(error.nan_to_num(float("inf")).argmax())
+            raise ValueError(
+                f"register_gate({name!r}): {key} disagrees with central "
+                f"differences of the function it differentiates: at z="
+                f"{float(z[worst]):g} it gives {float(given[worst]):.6g}, the "
+                f"differences {float(differences[worst]):.6g}."
+            )
+
+
+def _register_built_in(
+    name,
+    form,
+    activation,
+    derivative,
+    second_derivative,
+    *,
+    fused_jet,
+    fused_backward,
+    per_head=False,
+    strength=False,
+):
+    _GATES[name] = Gate(
+        name,
+        form,
+        activation,
+        derivative,
+        second_derivative,
+        per_head,
+        strength,
+        fused_jet,
+        fused_backward,
+    )
+
+
+def _tanh_derivative(z):
+    t = torch.tanh(z)
+    return 1 - t * t
+
+
+def _sigmoid_derivative(z):
+    s = torch.sigmoid(z)
+    return s * (1 - s)
+
+
+def _identity(x):
+    return x
+
+
+_register_built_in(
+    "multiplicative",
+    "projected",
+    torch.tanh,
+    _tanh_derivative,
+    lambda z: -2 * torch.tanh(z) * _tanh_derivative(z),
+    fused_jet=lambda z, dz, d2z, scale=1.0: _tanh_jet(z, dz, d2z, scale=scale),
+    fused_backward=lambda grad, z, g: torch.ops.aten.tanh_backward(grad, g),
+    strength=True,
+)
+_register_built_in(
+    "silu",
+    "pointwise",
+    F.silu,
+    lambda x: torch.sigmoid(x) * (1 + x * (1 - torch.sigmoid(x))),
+    lambda x: _sigmoid_derivative(x) * (2 + x * (1 - 2 * torch.sigmoid(x))),
+    fused_jet=lambda x, dx, d2x: _silu_jet(x, dx, d2x),
+    fused_backward=lambda grad, x, y: torch.ops.aten.silu_backward(grad, x),
+)
+_register_built_in(
+    "none",
+    "pointwise",
+    _identity,
+    torch.ones_like,
+    torch.zeros_like,
+    fused_jet=lambda x, dx, d2x: (x, dx, d2x),
+    fused_backward=lambda grad, x, y: grad,
+)
+for _name, _per_head in (("sigmoid", False), ("sigmoid_head", True)):
+    _register_built_in(
+        _name,
+        "projected",
+        torch.sigmoid,
+        _sigmoid_derivative,
+        lambda z: _sigmoid_derivative(z) * (1 - 2 * torch.sigmoid(z)),
+        fused_jet=lambda z, dz, d2z: _sigmoid_jet(z, dz, d2z),
+        fused_backward=lambda grad, z, g: torch.ops.aten.sigmoid_backward(grad, g),
+        per_head=_per_head,
+    )
+
+
+def _check_gate(gate):
+    """The registered gate named ``gate``, or a ValueError listing them."""
+    if not isinstance(gate, str) or gate not in _GATES:
+        raise ValueError(
+            f"gate must be one of the registered gates {list(_GATES)} (add one "
+            f"with skgate.nn.register_gate); got {gate!r}."
+        )
+    return _GATES[gate]
+
+
 class GatedAttentionBlock(nn.Module):
     """Scaled dot-product attention (one or several heads) with an output gate.
 
@@ -364,16 +676,18 @@ class GatedAttentionBlock(nn.Module):
     ----------
     d_model : int
         Width of the tokens.
-    gate : {"multiplicative", "silu", "none", "sigmoid", "sigmoid_head"}
-        How the attention output ``a`` is gated: ``a * (1 + alpha * tanh(x
-        W_g + b_g))``, ``silu(a)``, ``a``, ``a * sigmoid(x W_g + b_g)``
-        elementwise (Qiu et al. 2025, position G1), or ``sigmoid_head``: one
-        sigmoid gate per head (``W_g`` of shape (d_model, n_heads)). ``x`` is
-        the block's input at the same token (after the LayerNorm with
-        ``norm="layer"``).
+    gate : str, default="multiplicative"
+        A registered gate (:data:`GATES`; add one with :func:`register_gate`).
+        Built in: "multiplicative", ``a * (1 + alpha * tanh(x W_g + b_g))``;
+        "silu", ``silu(a)``; "none", ``a``; "sigmoid", ``a * sigmoid(x W_g +
+        b_g)`` elementwise (Qiu et al. 2025, position G1); "sigmoid_head",
+        one sigmoid gate per head (``W_g`` of shape (d_model, n_heads)).
+        ``x`` is the block's input at the same token (after the LayerNorm
+        with ``norm="layer"``).
     alpha : float, default=1.0
-        Gate strength for ``gate="multiplicative"``: the gate's range is
-        ``(1 - alpha, 1 + alpha)``; ``alpha=0`` is exactly ungated attention.
+        Gate strength of a gate registered with ``strength=True`` (the
+        multiplicative gate: its range is ``(1 - alpha, 1 + alpha)``;
+        ``alpha=0`` is exactly ungated attention); the other gates ignore it.
     gate_gain : float, default=2.0 (:data:`GATE_GAIN`)
         Gain of the gate projection's Xavier-uniform initialisation (weights
         uniform in ``+-gate_gain * sqrt(6 / (fan_in + fan_out))``). ``1 /
@@ -417,7 +731,7 @@ class GatedAttentionBlock(nn.Module):
     ):
         super().__init__()
         _check_int("d_model", d_model, 1)
-        _check_option("gate", gate, GATES)
+        kind = _check_gate(gate)
         _check_real("alpha", alpha, minimum=0.0, strict=False)
         _check_real("gate_gain", gate_gain, minimum=0.0, strict=True)
         _check_architecture(d_model, n_heads, residual, norm)
@@ -433,9 +747,8 @@ class GatedAttentionBlock(nn.Module):
         # The gate's weights exist for every alpha, so that alpha=0 and alpha>0
         # can share one set of weights.
         self.gate_proj = None
-        if gate in PROJECTED_GATES:
-            width = n_heads if gate == "sigmoid_head" else d_model
-            self.gate_proj = nn.Linear(d_model, width)
+        if kind.projected:
+            self.gate_proj = nn.Linear(d_model, kind.projection_width(d_model, n_heads))
             self._init_gate(generator=None)
         # LayerNorm's initial weights are fixed (ones and zeros): no draws.
         self.norm = nn.LayerNorm(d_model) if norm == "layer" else None
@@ -476,14 +789,15 @@ class GatedAttentionBlock(nn.Module):
             return self.value(x)
         return _attention_heads(*(p(x) for p in self.projections), self.n_heads)
 
+    @property
+    def gate_kind(self):
+        """The registry's :class:`Gate` of ``gate``."""
+        return _check_gate(self.gate)
+
     def _gated(self, a, x):
         """The attention output ``a`` through the gate (computed from ``x``)."""
-        if self.gate == "none":
-            return a
-        if self.gate == "silu":
-            return F.silu(a)
-        g = _gate_activation(self.gate, self.gate_proj(x))
-        return _apply_gate(self.gate, a, g, self.alpha, self.n_heads)
+        z = None if self.gate_proj is None else self.gate_proj(x)
+        return self.gate_kind.forward(a, z, self.alpha, self.n_heads)
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
@@ -516,7 +830,8 @@ class GatedAttentionBlock(nn.Module):
             factors.append(1.0)
         projected = _linear_jets(layers, factors, *x, derivative_scale=norm_weight)
         a = projected[0] if copied else self._attention_jet(*projected[:3])
-        out = self._gated_jet(a, projected[-1])
+        z = projected[-1] if self.gate_proj is not None else None
+        out = self.gate_kind.jet(a, z, self.alpha, self.n_heads)
         if self.residual:
             second = out[2] if d2h is None else _sum_into(out[2], d2h)
             return h + out[0], _sum_into(out[1], dh), second
@@ -529,29 +844,12 @@ class GatedAttentionBlock(nn.Module):
         a = _product_jet(*_softmax_jet(*scores), *v, _folded_matmul)
         return _map(_heads_last, a)
 
-    def _gated_jet(self, a, z):
-        """The gate's jet on the attention output's ``a``, from the gate
-        projection's ``z`` (unused by the gates without one)."""
-        if self.gate == "none":
-            return a
-        if self.gate == "silu":
-            return _silu_jet(*a)
-        if self.gate == "multiplicative":
-            t, dt, d2t = _tanh_jet(*z, scale=self.alpha)
-            return _mul_jet(*a, 1 + t, dt, d2t)
-        gate = _sigmoid_jet(*z)
-        if self.gate == "sigmoid":
-            return _mul_jet(*a, *gate)
-        heads = _map(lambda part: part.unflatten(-1, (self.n_heads, -1)), a)
-        gate = _map(lambda part: part.unsqueeze(-1), gate)
-        return _map(lambda part: part.flatten(-2), _mul_jet(*heads, *gate))
-
     @property
     def projections(self):
         return self.query, self.key, self.value
 
     def extra_repr(self):
-        alpha = f", alpha={self.alpha}" if self.gate == "multiplicative" else ""
+        alpha = f", alpha={self.alpha}" if self.gate_kind.strength else ""
         extra = f", n_heads={self.n_heads}" if self.n_heads != 1 else ""
         if self.residual:
             extra += ", residual=True"
@@ -569,10 +867,11 @@ class GatedAttentionNet(nn.Module):
         Width of an input row.
     n_outputs : int
         Width of the head's output (number of classes, or of regression targets).
-    gate : {"multiplicative", "silu", "none"}, default="multiplicative"
-        Gate of every block (see :class:`GatedAttentionBlock`).
+    gate : str, default="multiplicative"
+        Gate of every block, a registered gate (see :class:`GatedAttentionBlock`
+        and :func:`register_gate`).
     alpha : float, default=1.0
-        Gate strength, used when ``gate="multiplicative"``.
+        Gate strength, used by gates with ``strength`` (the multiplicative gate).
     depth : int, default=1
         Number of stacked blocks.
     d_model : int, default=64

@@ -43,6 +43,7 @@ from .estimators import (
     init_storing,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
+from .nn import GATES
 
 __all__ = ["GatedAttentionClassifierCV", "GatedAttentionRegressorCV"]
 
@@ -97,10 +98,12 @@ class _GatedAttentionCV(BaseEstimator):
                 f"alphas must be a non-empty sequence of finite numbers >= 0; got "
                 f"{self.alphas!r}."
             )
-        if self.gate != "multiplicative" and len(alphas) > 1:
+        gate = GATES.get(self.gate) if isinstance(self.gate, str) else None
+        if gate is not None and not gate.strength and len(alphas) > 1:
             raise ValueError(
-                f"alphas are searched only with gate='multiplicative'; with "
-                f"gate={self.gate!r} alpha has no effect."
+                f"alphas are searched only with a gate that has a strength "
+                f"(gate='multiplicative', or one registered with strength=True); "
+                f"with gate={self.gate!r} alpha has no effect."
             )
         return [float(a) for a in alphas]
 

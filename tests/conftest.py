@@ -12,8 +12,13 @@ import os
 # before anything below imports it.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
+import math  # noqa: E402
+
 import pytest  # noqa: E402
+import torch  # noqa: E402
 from sklearn.datasets import make_moons  # noqa: E402
+
+from skgate.nn import register_gate  # noqa: E402
 
 #: Small networks and few epochs: enough to learn two moons, fast to train.
 FAST_PARAMS = {"max_epochs": 5, "d_model": 16, "random_state": 0}
@@ -33,3 +38,49 @@ def fast():
 def moons():
     """300 rows of make_moons, the suite's default 2-D task."""
     return make_moons(300, noise=0.15, random_state=0)
+
+
+def _softplus_second(z):
+    s = torch.sigmoid(z)
+    return s * (1 - s)
+
+
+def _erf_derivative(z):
+    return (2 / math.sqrt(math.pi)) * torch.exp(-z * z)
+
+
+def _tanh_derivative(z):
+    return 1 - torch.tanh(z) ** 2
+
+
+#: Gates registered as a user registers them (no fused fast paths), before
+#: any test module is collected: every test parametrized over
+#: ``skgate.nn.GATES`` runs them beside the built-in gates.
+USER_GATES = {
+    # projected, with a strength: 1 + alpha * softplus(h W_g + b_g)
+    "softplus_user": register_gate(
+        "softplus_user",
+        form="projected",
+        activation=torch.nn.functional.softplus,
+        derivative=torch.sigmoid,
+        second_derivative=_softplus_second,
+        strength=True,
+    ),
+    # projected, one gate per head
+    "erf_head_user": register_gate(
+        "erf_head_user",
+        form="projected",
+        activation=torch.erf,
+        derivative=_erf_derivative,
+        second_derivative=lambda z: -2 * z * _erf_derivative(z),
+        per_head=True,
+    ),
+    # pointwise
+    "tanh_user": register_gate(
+        "tanh_user",
+        form="pointwise",
+        activation=torch.tanh,
+        derivative=_tanh_derivative,
+        second_derivative=lambda z: -2 * torch.tanh(z) * _tanh_derivative(z),
+    ),
+}

@@ -44,6 +44,8 @@ ESTIMATORS = [
         early_stopping=True, validation_fraction=0.5, **CHECK_PARAMS, random_state=0
     ),  # The batched searches: 2 alphas x 2 folds (the checks' data are small).
     GatedAttentionClassifierCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
+    # A gate registered as a user registers it (conftest.USER_GATES).
+    GatedAttentionClassifier("softplus_user", **CHECK_PARAMS, random_state=0),
     GatedAttentionRegressorCV((0.0, 1.0), cv=2, **CHECK_PARAMS, random_state=0),
     # Production gated attention: the sigmoid gates, several heads, pre-LN
     # residual blocks (and residual blocks without the norm).

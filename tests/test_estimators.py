@@ -1354,3 +1354,53 @@ class TestSkorchCallbacks:
         model.partial_fit(X, y, sample_weight=w)
         assert model.n_iter_ == 7
         assert "train_acc" in model.history_[-1]
+
+
+class TestUserGates:
+    """A gate registered with skgate.nn.register_gate (conftest.USER_GATES)
+    works in fit, parameter validation, the CV batches and the curvature."""
+
+    @pytest.mark.parametrize("gate", ["softplus_user", "erf_head_user", "tanh_user"])
+    def test_fit_predict_and_exact_curvature(self, moons, fast, gate):
+        X, y = moons
+        clf = GatedAttentionClassifier(gate, n_heads=4, **fast).fit(X, y)
+        assert clf.score(X, y) > 0.7
+        exact = clf.curvature(X[:20])
+        differences = clf.curvature(X[:20], method="finite_difference", eps=1e-3)
+        np.testing.assert_allclose(exact, differences, rtol=1e-3, atol=1e-8)
+        assert exact.min() > 0
+
+    def test_an_unregistered_gate_is_refused_with_the_registered_ones(self, moons):
+        with pytest.raises(ValueError, match="'gate' parameter .*'softplus_user'"):
+            GatedAttentionClassifier("softplus_unknown").fit(*moons)
+
+    def test_the_cv_batch_trains_a_user_gate_as_fit_does(self, fast):
+        from sklearn.model_selection import StratifiedKFold
+
+        from skgate import GatedAttentionClassifierCV, curvature_score
+
+        X, y = make_curved_task(150, shape="checkerboard", random_state=0)
+        cv = StratifiedKFold(3)
+        alphas = (0.0, 1.0)
+        search = GatedAttentionClassifierCV(
+            alphas, cv=cv, gate="softplus_user", **fast
+        ).fit(X, y)
+        grid = GridSearchCV(
+            GatedAttentionClassifier("softplus_user", **fast),
+            {"alpha": list(alphas)},
+            cv=cv,
+            scoring={"accuracy": "accuracy", "curvature": curvature_score},
+            refit="accuracy",
+        ).fit(X, y)
+        for key in ("split0_test_accuracy", "split2_test_curvature"):
+            np.testing.assert_allclose(
+                search.cv_results_[key], grid.cv_results_[key], rtol=1e-5, atol=1e-9
+            )
+        assert search.cv_results_["split0_test_curvature"][0] < 1e-9  # alpha 0: flat
+
+    def test_alpha_is_searched_only_for_a_gate_with_strength(self):
+        from skgate import GatedAttentionClassifierCV
+
+        X, y = make_curved_task(60, random_state=0)
+        with pytest.raises(ValueError, match="with gate='tanh_user' alpha has no"):
+            GatedAttentionClassifierCV((0.0, 1.0), gate="tanh_user").fit(X, y)

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from skgate.nn import GatedAttentionBlock, GatedAttentionNet
+from skgate.nn import GATES, GatedAttentionBlock, GatedAttentionNet, register_gate
 
 
 def _net(seed=0, **kwargs):
@@ -305,7 +305,8 @@ ARCHITECTURES = [
     {"residual": True, "norm": "layer"},
     {"n_heads": 4, "residual": True, "norm": "layer"},
 ]
-ALL_GATES = ["multiplicative", "silu", "none", "sigmoid", "sigmoid_head"]
+#: The built-in gates and those conftest registers as a user would.
+ALL_GATES = list(GATES)
 
 
 class _CompositeLayerNorm(torch.nn.Module):
@@ -488,3 +489,129 @@ def test_torch_nested_jvp_through_layer_norm():
     wrong = _nested_jvp(library, h, v)[2]
     torch.testing.assert_close(right, differences, rtol=1e-5, atol=1e-6)
     assert (wrong - differences).abs().max() > 1.0
+
+
+class TestGateRegistry:
+    """Gates are entries of one registry; a gate a user registers works
+    wherever a built-in one does (the conftest's user gates also run in every
+    test parametrized over the registry)."""
+
+    def test_the_built_in_gates_are_entries(self):
+        assert list(GATES)[:5] == [
+            "multiplicative",
+            "silu",
+            "none",
+            "sigmoid",
+            "sigmoid_head",
+        ]
+        assert GATES["multiplicative"].strength and GATES["multiplicative"].projected
+        assert GATES["sigmoid_head"].per_head and not GATES["sigmoid"].per_head
+        assert not GATES["silu"].projected and not GATES["none"].projected
+
+    @pytest.mark.parametrize("name", ["multiplicative", "silu", "none", "sigmoid"])
+    def test_built_in_derivatives_are_right_and_fused_paths_agree(self, name):
+        """The built-ins' stated derivatives pass the registration check, and
+        their fused jets and backward equal the generic ones built from them."""
+        import dataclasses
+
+        from skgate.nn import _check_derivatives
+
+        gate = GATES[name]
+        _check_derivatives(
+            name, gate.activation, gate.derivative, gate.second_derivative
+        )
+        generic = dataclasses.replace(gate, fused_jet=None, fused_backward=None)
+        gen = torch.Generator().manual_seed(0)
+        x, dx, d2x = (
+            torch.randn(4, 5, dtype=torch.float64, generator=gen) for _ in "abc"
+        )
+        scale = (0.7,) if gate.strength else ()
+        for got, want in zip(
+            gate.activation_jet(x, dx, d2x, *scale),
+            generic.activation_jet(x, dx, d2x, *scale),
+            strict=True,
+        ):
+            torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+        y = gate.activation(x)
+        torch.testing.assert_close(
+            gate.activation_backward(dx, x, y), generic.activation_backward(dx, x, y)
+        )
+
+    def test_a_user_gate_in_the_block_by_hand(self):
+        block = GatedAttentionBlock(8, "softplus_user", alpha=0.5).double()
+        h = torch.randn(2, 3, 8, dtype=torch.float64)
+        q, k, v = (p(h) for p in block.projections)
+        a = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(8), -1) @ v
+        psi = 1 + 0.5 * torch.nn.functional.softplus(block.gate_proj(h))
+        torch.testing.assert_close(block(h), a * psi)
+        assert "alpha=0.5" in repr(block)
+        per_head = GatedAttentionBlock(8, "erf_head_user", n_heads=4).double()
+        assert per_head.gate_proj.weight.shape == (4, 8)
+        pointwise = GatedAttentionBlock(8, "tanh_user").double()
+        assert pointwise.gate_proj is None
+        torch.testing.assert_close(pointwise(h), torch.tanh(pointwise._attention(h)))
+
+    def test_a_strength_gate_at_alpha_zero_is_ungated_and_flat(self):
+        net = _net(gate="softplus_user", alpha=0.0, depth=3)
+        flat = _net(gate="none", depth=3)
+        flat.load_state_dict(
+            {k: v for k, v in net.state_dict().items() if "gate_proj" not in k}
+        )
+        x = torch.randn(20, 3, dtype=torch.float64)
+        torch.testing.assert_close(net.representation(x), flat.representation(x))
+        v = torch.randn(20, 3, dtype=torch.float64)
+        assert net.representation_jet(x, v)[2].abs().max() < 1e-12
+        curved = _net(gate="softplus_user", alpha=1.0, depth=3)
+        assert curved.representation_jet(x, v)[2].abs().max() > 1e-3
+
+    @pytest.mark.parametrize("gate", ["softplus_user", "erf_head_user", "tanh_user"])
+    def test_user_gate_jets_match_finite_differences(self, gate):
+        net = _net(gate=gate, depth=2, n_heads=4, token_dim=1)
+        gen = torch.Generator().manual_seed(4)
+        x = torch.randn(5, 3, dtype=torch.float64, generator=gen)
+        v = torch.randn(5, 3, dtype=torch.float64, generator=gen)
+        value, velocity, acceleration = net.representation_jet(x, v)
+        eps = 1e-3
+        f = net.representation
+        with torch.no_grad():
+            first = (f(x + eps * v) - f(x - eps * v)) / (2 * eps)
+            second = (f(x + eps * v) - 2 * f(x) + f(x - eps * v)) / eps**2
+        torch.testing.assert_close(velocity, first, rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(acceleration, second, rtol=1e-4, atol=1e-6)
+
+    @pytest.mark.parametrize(
+        "kwargs, error, match",
+        [
+            ({"name": "multiplicative"}, ValueError, "built-in gate, which cannot"),
+            ({"name": ""}, TypeError, "name must be a non-empty str"),
+            ({"form": "gated"}, ValueError, "form must be one of"),
+            ({"activation": "tanh"}, TypeError, "activation must be a callable"),
+            ({"derivative": torch.tanh}, ValueError, "derivative disagrees"),
+            (
+                {"second_derivative": torch.zeros_like},
+                ValueError,
+                "second_derivative disagrees",
+            ),
+            ({"derivative": lambda z: 1.0}, TypeError, "must return a tensor"),
+            ({"per_head": True, "form": "pointwise"}, ValueError, "needs form='proj"),
+            ({"strength": True, "form": "pointwise"}, ValueError, "needs form='proj"),
+            ({"strength": "yes"}, TypeError, "strength must be a bool"),
+        ],
+    )
+    def test_bad_registrations_are_refused(self, kwargs, error, match):
+        good = {
+            "name": "bad_user_gate",
+            "form": "projected",
+            "activation": torch.sigmoid,
+            "derivative": lambda z: torch.sigmoid(z) * (1 - torch.sigmoid(z)),
+            "second_derivative": lambda z: (
+                torch.sigmoid(z) * (1 - torch.sigmoid(z)) * (1 - 2 * torch.sigmoid(z))
+            ),
+        }
+        with pytest.raises(error, match=match):
+            register_gate(**{**good, **kwargs})
+        assert "bad_user_gate" not in GATES
+
+    def test_an_unknown_gate_names_the_registry(self):
+        with pytest.raises(ValueError, match="registered gates .*register_gate"):
+            GatedAttentionBlock(4, gate="relu")

@@ -133,7 +133,7 @@ def test_regressor_cv_matches_grid_search():
         ({"alphas": [0.0, -1.0]}, ValueError, "alphas must be a non-empty"),
         ({"alphas": [0.0, np.nan]}, ValueError, "alphas must be a non-empty"),
         ({"alphas": ["a"]}, TypeError, "alphas must be a sequence of numbers"),
-        ({"gate": "silu"}, ValueError, "searched only with gate='multiplicative'"),
+        ({"gate": "silu"}, ValueError, "searched only with a gate that has a strength"),
         ({"cv": 40}, ValueError, "n_splits=40 cannot be greater than"),
         ({"selection": "worst"}, ValueError, "'selection' parameter"),
         ({"curvature_params": {"kind": "ricci"}}, ValueError, "'kind' parameter"),
