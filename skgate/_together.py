@@ -10,6 +10,8 @@ other than the CPU, verbose output, a warm start from a fitted model) fit one
 by one: skorch runs those, one net at a time.
 """
 
+from dataclasses import replace
+
 import torch
 from sklearn import get_config
 
@@ -62,20 +64,26 @@ def fit_together(estimators, data):
         # scikit-learn is told to skip that.
         if not get_config()["skip_parameter_validation"]:
             estimator._validate_params()
-        plan = estimator._prepare_fit(X, y, sample_weight, True, False, None)
+        plan = estimator._prepare_fit(
+            X,
+            y,
+            sample_weight=sample_weight,
+            fresh=True,
+            incremental=False,
+            classes=None,
+        )
         # Estimators given the same data (the alphas of one fold) share its
         # tensors, so the batch holds them once (see _batched._Pool).
-        first = shared.setdefault(id(item), plan[3])
-        if first is not plan[3] and _same_data(first, plan[3]):
-            plan = (*plan[:3], first, plan[4])
-        X_valid, n_outputs = plan[0], plan[1]
-        key = _key(estimator, X_valid.shape[1], n_outputs)
+        first = shared.setdefault(id(item), plan.train)
+        if first is not plan.train and _same_data(first, plan.train):
+            plan = replace(plan, train=first)
+        key = _key(estimator, plan.X.shape[1], plan.n_outputs)
         groups.setdefault(key, []).append((estimator, plan))
     for members in groups.values():
         # Models with as many rows take as many steps, and models with one
         # learning rate share a kernel call: side by side, they are stepped
         # through views of the stacked weights rather than copies.
-        members = sorted(members, key=lambda m: (len(m[1][3]), m[0].lr))
+        members = sorted(members, key=lambda m: (len(m[1].train), m[0].lr))
         for part in equal_parts(members, MAX_MODELS):
             _fit_batch(part)
     return estimators
@@ -103,8 +111,8 @@ def _fit_batch(members):
     """Train one batch of prepared estimators and hand each its network."""
     proto = members[0][0]
     modules = [
-        estimator._build_module(X.shape[1], n_outputs, generator)
-        for estimator, (X, n_outputs, generator, _, _) in members
+        estimator._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
+        for estimator, plan in members
     ]
     trainer = BatchedTrainer(
         modules,
@@ -117,14 +125,19 @@ def _fit_batch(members):
     # Training needs autograd, even when the caller is in inference mode.
     with torch.inference_mode(False), torch.enable_grad():
         curves = trainer.fit(
-            [(train.X, train.y, train.w) for _, (_, _, _, train, _) in members],
-            [generator for _, (_, _, generator, _, _) in members],
+            [(plan.train.X, plan.train.y, plan.train.w) for _, plan in members],
+            [plan.generator for _, plan in members],
             proto.max_epochs,
-            [valid and valid.initialize() for _, (*_, valid) in members],
+            [plan.valid and plan.valid.initialize() for _, plan in members],
         )
-    for m, ((estimator, (X, _, generator, _, valid)), module) in enumerate(
+    for m, ((estimator, plan), module) in enumerate(
         zip(members, trainer.modules(modules), strict=True)
     ):
         estimator._adopt(
-            module, generator, X, curves[m], valid, trainer.optimizer_state(m)
+            module,
+            plan.generator,
+            plan.X,
+            curves[m],
+            plan.valid,
+            trainer.optimizer_state(m),
         )

@@ -11,6 +11,7 @@ import copy
 import inspect
 import weakref
 from abc import ABCMeta, abstractmethod
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -261,6 +262,22 @@ def _weighted_data(X, y_net, weight, rows=None):
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
     )
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """What a fit settles before training (:meth:`_prepare_fit`)."""
+
+    #: The validated rows (float64, C-contiguous), all of them.
+    X: np.ndarray
+    #: Width of the network's output: classes, or regression targets.
+    n_outputs: int
+    #: The fit's own random stream (weights, then shuffling).
+    generator: torch.Generator
+    #: The rows that train (weight > 0, less the held-out ones), as tensors.
+    train: WeightedData
+    #: With early stopping, the held-out rows' ValidationScore; else None.
+    valid: ValidationScore = None
 
 
 def _check_class_weight_value(label, value):
@@ -533,9 +550,16 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         callbacks = _check_callbacks(
             self.callbacks, validation=validating, incremental=incremental
         )
-        X, n_outputs, generator, train, valid = self._prepare_fit(
-            X, y, sample_weight, fresh, incremental, classes
+        plan = self._prepare_fit(
+            X,
+            y,
+            sample_weight=sample_weight,
+            fresh=fresh,
+            incremental=incremental,
+            classes=classes,
         )
+        X, n_outputs, generator = plan.X, plan.n_outputs, plan.generator
+        train, valid = plan.train, plan.valid
         # Training needs autograd, even when the caller is in inference mode.
         with torch.inference_mode(False), torch.enable_grad():
             net = self._net_for(
@@ -550,10 +574,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         self._record(net, valid, fresh, epochs_before)
         return self
 
-    def _prepare_fit(self, X, y, sample_weight, fresh, incremental, classes):
-        """Everything a fit settles before training: the validated ``X``, the
-        number of outputs, the fit's random generator, the training data and
-        the early-stopping ValidationScore (or None)."""
+    def _prepare_fit(self, X, y, *, sample_weight, fresh, incremental, classes):
+        """Everything a fit settles before training, as a :class:`FitPlan`."""
         _check_device(self.device)
         X, y = self._validate_X(X, y, reset=fresh)
         if fresh:
@@ -569,7 +591,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         generator = torch.Generator().manual_seed(int(seeds[0]))
         validating = self.early_stopping and not incremental
         train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
-        return X, n_outputs, generator, train, valid
+        return FitPlan(X, n_outputs, generator, train, valid)
 
     def _adopt(self, module, generator, X, curve, valid, optimizer_state):
         """Become fitted with ``module``, trained outside skorch (by skgate's
