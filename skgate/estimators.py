@@ -9,6 +9,7 @@ without skorch's ``module__`` prefixes.
 
 import copy
 import inspect
+import textwrap
 import weakref
 from abc import ABCMeta, abstractmethod
 from dataclasses import dataclass
@@ -903,9 +904,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     """Gated attention classifier: scikit-learn estimator, skorch and PyTorch inside.
 
     Each row of ``X`` is embedded as a token (copied ``n_tokens`` times) or read
-    as a sequence of ``token_dim``-wide tokens, passed through ``depth`` single-head
-    attention blocks whose output is gated, mean-pooled, and classified by a
-    small head. Trained with AdamW on the cross-entropy loss.
+    as a sequence of ``token_dim``-wide tokens, passed through ``depth``
+    attention blocks (``n_heads`` heads each) whose output is gated,
+    mean-pooled, and classified by a small head. Trained with AdamW on the
+    cross-entropy loss.
 
     Parameters
     ----------
@@ -1206,9 +1208,10 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
 
     Parameters
     ----------
-    gate, alpha, depth, d_model, n_tokens, token_dim, head, max_epochs, lr,
-    batch_size, weight_decay, callbacks, device, random_state, verbose
-        As for :class:`GatedAttentionClassifier`.
+    {parameters}
+        As for :class:`GatedAttentionClassifier` (early stopping scores R² on
+        the held-out rows, which are not stratified; ``class_weight`` is the
+        classifier's alone).
 
     Attributes
     ----------
@@ -1216,7 +1219,8 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
         Number of regression targets (columns of ``y``).
     y_mean_, y_scale_ : ndarray of shape (``n_outputs_``,)
         Mean and standard deviation (1 where it is 0) of the training targets.
-    n_features_in_, feature_names_in_, net_, history_
+    n_features_in_, feature_names_in_, net_, history_, loss_curve_, n_iter_, \
+validation_scores_, best_validation_score_
         As for :class:`GatedAttentionClassifier`; ``net_`` is a
         ``skorch.NeuralNetRegressor``.
 
@@ -1328,3 +1332,11 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True
         return tags
+
+
+fill_docstring(
+    GatedAttentionRegressor,
+    parameters=textwrap.fill(
+        ", ".join(inspect.signature(GatedAttentionRegressor).parameters), 76
+    ),
+)

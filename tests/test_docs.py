@@ -78,3 +78,21 @@ def test_external_references_link_by_each_librarys_url_scheme():
         "#skorch.callbacks.EarlyStopping"
     )
     assert url("numpy.ndarray") is None and url("skgate.nn") is None
+
+
+def test_the_estimators_document_every_parameter():
+    """Each estimator's Parameters section names every parameter it takes
+    (the regressor's list is generated from its signature)."""
+    from skgate import GatedAttentionClassifier, GatedAttentionRegressor
+
+    for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
+        doc = estimator.__doc__
+        section = doc[doc.index("Parameters\n") : doc.index("Attributes\n")]
+        documented = {
+            name.strip()
+            for line in section.splitlines()
+            if re.match(r"    [a-z]", line)  # a parameter line, not its text
+            for name in line.split(" :")[0].split(",")
+        }
+        missing = set(estimator().get_params()) - documented
+        assert missing == set(), estimator.__name__
