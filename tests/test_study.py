@@ -23,6 +23,7 @@ from skgate.study import (
     sweeps,
     toy,
 )
+from skgate.study import stats as study_stats
 from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
 from skgate.study.sweeps import grid, run_setting, run_sweep
 
@@ -244,7 +245,7 @@ class TestStatistics:
             ]
             + [{"c": "b", "gate": "h", "seed": s, "v": 1.0} for s in range(5)]
         )
-        table = claims.adjust(
+        table = study_stats.adjust(
             claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
         )
         a, b = table.iloc[0], table.iloc[1]
@@ -253,8 +254,8 @@ class TestStatistics:
         half = stats.t.ppf(0.975, 4) * np.std([0.5, 0.55, 0.6, 0.65, 0.7], ddof=1)
         assert a["ci high"] - a["mean difference"] == pytest.approx(half / np.sqrt(5))
         assert a["p holm"] == pytest.approx(min(1, 2 * a["p"]))  # 2 tests
-        assert a["outcome"] == claims.HOLDS and a["holds"]
-        assert b["outcome"] == claims.INCONCLUSIVE and not b["holds"]
+        assert a["outcome"] == study_stats.HOLDS and a["holds"]
+        assert b["outcome"] == study_stats.INCONCLUSIVE and not b["holds"]
 
     def test_constant_differences(self):
         frame = _seeded(
@@ -264,14 +265,14 @@ class TestStatistics:
                 for g, v in (("g", 2.0), ("h", 0.0))
             ]
         )
-        up = claims.adjust(
+        up = study_stats.adjust(
             claims.paired_comparison(frame, ["c"], "gate", "g", "h", "v")
         )
-        down = claims.adjust(
+        down = study_stats.adjust(
             claims.paired_comparison(frame, ["c"], "gate", "h", "g", "v")
         )
-        assert up["outcome"][0] == claims.HOLDS
-        assert down["outcome"][0] == claims.REVERSED
+        assert up["outcome"][0] == study_stats.HOLDS
+        assert down["outcome"][0] == study_stats.REVERSED
 
     def test_equivalence_within_the_margin(self):
         """Accuracies that differ by noise of 0.005 are no effect (TOST within
@@ -291,58 +292,64 @@ class TestStatistics:
                 {"c": "worse", "gate": "g", "seed": s, "accuracy": base - 0.1},
                 {"c": "worse", "gate": "h", "seed": s, "accuracy": base},
             ]
-        table = claims.adjust(
+        table = study_stats.adjust(
             claims.paired_comparison(_seeded(rows), ["c"], "gate", "g", "h", "accuracy")
         )
-        assert list(table["outcome"]) == [claims.NO_EFFECT, claims.REVERSED]
+        assert list(table["outcome"]) == [study_stats.NO_EFFECT, study_stats.REVERSED]
 
     def test_holm_against_hand_computed_values(self):
         # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04,
         # made non-decreasing: 0.02, 0.03, 0.06, 0.06
         np.testing.assert_allclose(
-            claims.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02]
+            study_stats.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02]
         )
         # NaN is left out of m: 0.5 * 2 = 1, then 0.9 * 1 raised to 1 (monotone)
-        np.testing.assert_allclose(claims.holm([0.5, np.nan, 0.9]), [1.0, np.nan, 1.0])
-        np.testing.assert_allclose(claims.holm([0.001, 0.9]), [0.002, 0.9])
-        assert claims.holm([]).size == 0
+        np.testing.assert_allclose(
+            study_stats.holm([0.5, np.nan, 0.9]), [1.0, np.nan, 1.0]
+        )
+        np.testing.assert_allclose(study_stats.holm([0.001, 0.9]), [0.002, 0.9])
+        assert study_stats.holm([]).size == 0
 
     def test_spearman_trend(self):
         x = np.repeat(np.arange(5), 3)
         frame = pd.DataFrame(
             {"c": 0, "x": x, "up": x + 0.01 * np.arange(15), "flat": np.ones(15)}
         )
-        up = claims.adjust(claims.spearman_trend(frame, ["c"], "x", "up"))
-        assert up["outcome"][0] == claims.HOLDS
+        up = study_stats.adjust(claims.spearman_trend(frame, ["c"], "x", "up"))
+        assert up["outcome"][0] == study_stats.HOLDS
         assert up["ci low"][0] < up["rho"][0] < up["ci high"][0]
         assert up["rho"][0] > 0.95  # ties in x keep it below 1
-        down = claims.adjust(
+        down = study_stats.adjust(
             claims.spearman_trend(frame.assign(up=-frame["up"]), ["c"], "x", "up")
         )
-        assert down["outcome"][0] == claims.REVERSED
-        flat = claims.adjust(claims.spearman_trend(frame, ["c"], "x", "flat"))
-        assert flat["outcome"][0] == claims.NO_EFFECT  # a constant: no trend
+        assert down["outcome"][0] == study_stats.REVERSED
+        flat = study_stats.adjust(claims.spearman_trend(frame, ["c"], "x", "flat"))
+        assert flat["outcome"][0] == study_stats.NO_EFFECT  # a constant: no trend
 
     def test_verdicts(self):
         H, R, N, I = (  # noqa: E741
-            claims.HOLDS,
-            claims.REVERSED,
-            claims.NO_EFFECT,
-            claims.INCONCLUSIVE,
+            study_stats.HOLDS,
+            study_stats.REVERSED,
+            study_stats.NO_EFFECT,
+            study_stats.INCONCLUSIVE,
         )
-        assert claims.verdict([H, H], ["a", "b"]) == "reproduced"
-        assert claims.verdict([H, I], ["a", "b"]) == (
+        assert study_stats.verdict([H, H], ["a", "b"]) == "reproduced"
+        assert study_stats.verdict([H, I], ["a", "b"]) == (
             "partly reproduced (1 of 2: holds in a)"
         )
-        assert claims.verdict([H, R], ["a", "b"]) == (
+        assert study_stats.verdict([H, R], ["a", "b"]) == (
             "partly reproduced (1 of 2: holds in a; reversed in b)"
         )
-        assert claims.verdict([R, I], ["a", "b"]).startswith("contradicted (reversed")
-        assert claims.verdict([N, N], ["a", "b"]) == "not reproduced"
-        assert claims.verdict([N, I], ["a", "b"]).startswith("inconclusive (low power")
-        assert claims.condition_status([H, N]) == N
-        assert claims.condition_status([H, R, I]) == R
-        assert claims.condition_status([H, I]) == I
+        assert study_stats.verdict([R, I], ["a", "b"]).startswith(
+            "contradicted (reversed"
+        )
+        assert study_stats.verdict([N, N], ["a", "b"]) == "not reproduced"
+        assert study_stats.verdict([N, I], ["a", "b"]).startswith(
+            "inconclusive (low power"
+        )
+        assert study_stats.condition_status([H, N]) == N
+        assert study_stats.condition_status([H, R, I]) == R
+        assert study_stats.condition_status([H, I]) == I
 
     def test_select_learning_rate_uses_validation_scores_alone(self):
         """Per arm and seed the rate with the best validation score wins
@@ -422,11 +429,11 @@ class TestStatistics:
             for s in range(2)
             for g, v in (("g", 1.0), ("h", 0.9))
         ]
-        table = claims.adjust(
+        table = study_stats.adjust(
             claims.paired_comparison(_seeded(rows), ["c"], "gate", "g", "h", "v")
         )
-        statuses = [claims.condition_status([o]) for o in table["outcome"]]
-        assert claims.verdict(statuses, ["a", "b"]) != "not reproduced"
+        statuses = [study_stats.condition_status([o]) for o in table["outcome"]]
+        assert study_stats.verdict(statuses, ["a", "b"]) != "not reproduced"
 
 
 @pytest.fixture(scope="module")
@@ -1027,7 +1034,7 @@ class TestPositiveClaim:
         assert share["ci_high"] == pytest.approx(0.105 + half)
         assert len(c6["tests"]) == 2 + 4
         # The error falls with rows and with epochs: holds.
-        assert (c6["shrinks"]["outcome"] == claims.HOLDS).all()
+        assert (c6["shrinks"]["outcome"] == study_stats.HOLDS).all()
 
     def test_negative_curvature_is_no_evidence(self):
         gates, spheres = _positive_frames(
@@ -1193,7 +1200,7 @@ class TestArchitectureClaims:
         assert set(toy.loc[toy["gate"] == "multiplicative", "alpha"]) == {1.0}
         assert len(toy) == 3 * 2 * 6
         # C2 on copied tokens rises with alpha; on sequences too (rank 2a).
-        assert (c["C2"]["tests"]["outcome"] == claims.HOLDS).sum() >= 4
+        assert (c["C2"]["tests"]["outcome"] == study_stats.HOLDS).sum() >= 4
         verdicts = claims.production_verdicts({"production": c})
         assert len(verdicts) == 4
         assert all("sequences of 4 tokens" in title for title in verdicts)

@@ -9,7 +9,9 @@ uses the library's public API and its batched training
 - :mod:`~skgate.study.sweeps`: settings x seeds -> one row per fit
   (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel,
   settings that differ in seed, alpha and learning rate trained as one batch;
-- :mod:`~skgate.study.claims`: statistics and verdicts, as data;
+- :mod:`~skgate.study.stats`: the general statistics (paired comparisons,
+  trends, Holm, equivalence, outcome words);
+- :mod:`~skgate.study.claims`: the claims' rules and verdicts, as data;
 - :mod:`~skgate.study.render`: REPORT.md and TOY.md as strings;
 - :mod:`~skgate.study.plots`: the figures (matplotlib);
 - :mod:`~skgate.study.toy`: the toy-dataset benchmark;

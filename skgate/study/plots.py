@@ -10,8 +10,9 @@ quantity's range (curvature is not negative, accuracy not above 1).
 import numpy as np
 
 from ..datasets import CURVED_SHAPES
-from .claims import _t_half_width, with_tokens
+from .claims import with_tokens
 from .design import GATE_LABELS, GATE_ORDER
+from .stats import t_half_width
 
 __all__ = [
     "plot_alpha",
@@ -51,7 +52,7 @@ def _mean_ci(frame, by, value, low=0.0, high=None):
     of the quantity: curvature is not negative, accuracy not above 1)."""
     grouped = frame.groupby(by, sort=True)[value]
     mean = grouped.mean()
-    half = _t_half_width(grouped.std().fillna(0.0), grouped.count())
+    half = t_half_width(grouped.std().fillna(0.0), grouped.count())
     below = np.minimum(half, mean - low) if low is not None else half
     above = half if high is None else np.minimum(half, high - mean)
     return mean, below, above
@@ -153,7 +154,7 @@ def _geometric_ci(values):
     logs = np.log(np.asarray(values, dtype=float))
     mean = logs.mean()
     spread = logs.std(ddof=1) if len(logs) > 1 else 0.0
-    half = _t_half_width(spread, len(logs))
+    half = t_half_width(spread, len(logs))
     return np.exp(mean), np.exp(mean - half), np.exp(mean + half)
 
 

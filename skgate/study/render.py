@@ -19,8 +19,8 @@ import torch
 from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
-from . import claims as stats
-from . import realdata
+from . import claims as claim_rules
+from . import realdata, stats
 from .design import (
     COARSE_ALPHAS,
     GATE_LABELS,
@@ -67,7 +67,7 @@ def _at_default_noise(bayes):
 def _with_bayes(table, bayes, on):
     """``table`` with the tasks' Bayes accuracy (at the default noise) as its
     last column, by ``on``."""
-    bayes = _at_default_noise(stats.with_tokens(bayes))
+    bayes = _at_default_noise(claim_rules.with_tokens(bayes))
     bayes = bayes.rename(columns={"bayes accuracy": "Bayes"})
     bayes["Bayes"] = bayes["Bayes"].map(lambda a: f"{a:.3f}")
     bayes = bayes.drop_duplicates(on)[on + ["Bayes"]]
@@ -153,8 +153,8 @@ def _setup_section(design):
         f"- Machine: {platform.machine()}, Python {platform.python_version()}, "
         f"torch {torch.__version__}, scikit-learn {sklearn.__version__}, "
         f"skorch {skorch.__version__}; one torch thread per fit.",
-        f"- Statistics. {stats.RULES['ordering']} {stats.RULES['trend']} "
-        f"{stats.RULES['multiplicity']} {stats.RULES['verdict']}",
+        f"- Statistics. {claim_rules.RULES['ordering']} {claim_rules.RULES['trend']} "
+        f"{claim_rules.RULES['multiplicity']} {claim_rules.RULES['verdict']}",
     ]
     if design.skipped_real_tasks:
         lines.append(
@@ -199,7 +199,7 @@ _TREND_COLUMNS = [
 ]
 
 
-def _paired_table(tests, condition=stats.GATE_CONDITION, measure=True):
+def _paired_table(tests, condition=claim_rules.GATE_CONDITION, measure=True):
     """A family of paired tests as the report prints them: the condition,
     the measure (unless the family has one), the comparison and its numbers."""
     return _fmt(
@@ -218,8 +218,8 @@ def _verdict_table(verdicts):
 
 
 def _gates_section(gates, c1, figure, bayes):
-    gates = stats.with_tokens(gates)
-    by = stats.GATE_CONDITION + ["gate"]
+    gates = claim_rules.with_tokens(gates)
+    by = claim_rules.GATE_CONDITION + ["gate"]
     return [
         "",
         "## C1: multiplicative > SiLU > ungated, in curvature and accuracy",
@@ -300,7 +300,7 @@ def _linear_section(alpha, c3, bayes):
         "## C3: on a linear task accuracy does not move with alpha, curvature does",
         "",
         f"Verdict: **{c3['verdict']}**. Rule: accuracy is flat when every alpha's "
-        f"accuracy is equivalent to alpha = 0's within {stats.ACCURACY_MARGIN} "
+        f"accuracy is equivalent to alpha = 0's within {claim_rules.ACCURACY_MARGIN} "
         "(paired TOST, Holm-adjusted), and moved when any differs "
         "significantly; curvature rises by the trend rule.",
         "",
@@ -324,7 +324,7 @@ def _linear_section(alpha, c3, bayes):
 
 def _anisotropy_section(c4, figure):
     by = ["metric", "condition_number"]
-    table = stats.statuses(c4["tests"], by + stats.GATE_CONDITION)
+    table = stats.statuses(c4["tests"], by + claim_rules.GATE_CONDITION)
     ordering = (
         table.assign(holds=table["status"] == stats.HOLDS)
         .assign(reversed=table["status"] == stats.REVERSED)
@@ -362,10 +362,12 @@ def _anisotropy_section(c4, figure):
 def _depth_section(results, c5, figure):
     depth = pd.concat(
         [
-            stats._with_architecture(results["depth_init"]).assign(
+            claim_rules._with_architecture(results["depth_init"]).assign(
                 stage="initialisation"
             ),
-            stats._with_architecture(results["depth_trained"]).assign(stage="trained"),
+            claim_rules._with_architecture(results["depth_trained"]).assign(
+                stage="trained"
+            ),
         ]
     )
     by = ["stage", "architecture", "gate", "depth"]
@@ -414,7 +416,7 @@ def _production_section(claim, figure, design):
     frame = claim["frame"]
     by_model = claim["by model"]
     arms = pd.concat(
-        [stats._production_arms(frame, model) for model in by_model],
+        [claim_rules._production_arms(frame, model) for model in by_model],
         ignore_index=True,
     )
     by = ["model", "shape", "tokens", "gate"]
@@ -460,7 +462,7 @@ def _production_section(claim, figure, design):
         "",
         "C1's paired tests (one Holm family):",
         "",
-        _paired_table(claim["C1"]["tests"], stats.PRODUCTION_CONDITION),
+        _paired_table(claim["C1"]["tests"], claim_rules.PRODUCTION_CONDITION),
         "",
         "C2: accuracy by alpha (mean ± std) and Spearman trends (one Holm family):",
         "",
@@ -470,7 +472,11 @@ def _production_section(claim, figure, design):
             )
         ),
         "",
-        _fmt(claim["C2"]["tests"][[*stats.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]]),
+        _fmt(
+            claim["C2"]["tests"][
+                [*claim_rules.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]
+            ]
+        ),
     ]
 
 
@@ -480,7 +486,7 @@ def _production_sentence(claim):
 
     def tally(tests, column, value):
         table = stats.statuses(
-            tests[tests[column] == value], stats.PRODUCTION_CONDITION
+            tests[tests[column] == value], claim_rules.PRODUCTION_CONDITION
         )
         return _tally(table["status"])
 
@@ -514,7 +520,7 @@ def _arm_table(frame, by, value):
 
 def _budget_part(budget, design, figure):
     frame = budget["frame"]
-    by = stats.GATE_CONDITION[:2]
+    by = claim_rules.GATE_CONDITION[:2]
     rates = ", ".join(f"{lr:g}" for lr in design.learning_rates)
     lines = [
         "",
@@ -625,7 +631,7 @@ def _matched_part(matched_claim, matched):
         f"Verdict: **{matched_claim['verdict']}**. By measure: "
         f"{_by_measure(matched_claim)}.",
         "",
-        _fmt(_arm_table(frame, stats.GATE_CONDITION[:2], "accuracy")),
+        _fmt(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
         "",
         _paired_table(matched_claim["tests"]),
     ]
@@ -645,7 +651,7 @@ def _gate_init_part(claim):
         f"Verdict of C1 with it: **{claim['verdict']}**. By measure: "
         f"{_by_measure(claim)}.",
         "",
-        _fmt(_arm_table(frame, stats.GATE_CONDITION[:2], "accuracy")),
+        _fmt(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
         "",
         "Gain 2 against PyTorch's default, gated arm, paired by seed (its own "
         "Holm family; 'holds' means gain 2 is higher):",
@@ -664,7 +670,7 @@ def _noise_part(noise, figure):
         "rate, at each budget (the protocol above). Conditions are shape x "
         "noise; the headroom columns say where every arm is at the task's "
         "Bayes accuracy or near chance "
-        f"(margin {stats.CEILING_MARGIN}).",
+        f"(margin {claim_rules.CEILING_MARGIN}).",
         "",
         f"![noise]({figure})",
     ]
@@ -675,7 +681,7 @@ def _noise_part(noise, figure):
             "",
             _fmt(claim["headroom"], 3),
             "",
-            _paired_table(claim["tests"], stats.NOISE_CONDITION, measure=False),
+            _paired_table(claim["tests"], claim_rules.NOISE_CONDITION, measure=False),
         ]
     return lines
 
@@ -706,8 +712,8 @@ def _controls_section(results, controls, design, figures):
 
 
 def _positive_section(gates, c6, figures):
-    gates = stats.with_tokens(gates)
-    by = stats.GATE_CONDITION + ["gate"]
+    gates = claim_rules.with_tokens(gates)
+    by = claim_rules.GATE_CONDITION + ["gate"]
     ungated = ", ".join(
         f"{tokens} tokens {value:.3g}"
         for tokens, value in c6["ungated max |K|"].items()
@@ -1194,14 +1200,14 @@ def _c3_parts(c3):
     ]
 
 
-def _measure_tally(claim, measure, condition=stats.GATE_CONDITION):
+def _measure_tally(claim, measure, condition=claim_rules.GATE_CONDITION):
     tests = claim["tests"]
     return _tally(
         stats.statuses(tests[tests["measure"] == measure], condition)["status"]
     )
 
 
-def _both_measures(claim, condition=stats.GATE_CONDITION):
+def _both_measures(claim, condition=claim_rules.GATE_CONDITION):
     return (
         f"curvature {_measure_tally(claim, 'curvature_exact', condition)}; "
         f"accuracy {_measure_tally(claim, 'accuracy', condition)}"
@@ -1329,7 +1335,7 @@ def _headroom_sentence(headroom):
 
     return (
         f"- Accuracy headroom (C1 conditions, against the task's Bayes accuracy, "
-        f"margin {stats.CEILING_MARGIN}): every arm at the ceiling in "
+        f"margin {claim_rules.CEILING_MARGIN}): every arm at the ceiling in "
         f"{int(headroom['at ceiling'].sum())} of {len(headroom)} "
         f"({names(headroom['at ceiling'])}); near chance in "
         f"{int(headroom['near chance'].sum())} ({names(headroom['near chance'])}). "
@@ -1396,7 +1402,7 @@ def render_report(results, claims, design, figures):
         The sweeps by name ("gates", "alpha", "depth_init", "depth_trained")
         and "baselines".
     claims : dict
-        :func:`skgate.study.claims.evaluate_claims` of ``results``.
+        :func:`skgate.study.claim_rules.evaluate_claims` of ``results``.
     design : StudyDesign
         The design the results were run with.
     figures : dict of str
@@ -1405,7 +1411,7 @@ def render_report(results, claims, design, figures):
     """
     lines = [
         *_setup_section(design),
-        *_verdict_table(stats.verdicts(claims)),
+        *_verdict_table(claim_rules.verdicts(claims)),
         *_summary_section(claims),
         *_gates_section(
             results["gates"], claims["C1"], figures["gates"], results["bayes"]
@@ -1441,7 +1447,7 @@ def render_report(results, claims, design, figures):
         *_baselines_section(
             results["baselines"], figures["boundaries"], results["bayes"]
         ),
-        *_differences_section(stats.curvature_agreement(results)),
+        *_differences_section(claim_rules.curvature_agreement(results)),
     ]
     return "\n".join(lines) + "\n"
 
@@ -1515,8 +1521,8 @@ def _toy_datasets_section(toy):
 
 def render_toy_report(toy, seconds):
     """TOY.md as a string: tables per task type, the paired test, the chosen alphas."""
-    test = stats.toy_gated_vs_ungated(toy)
-    alphas = stats.toy_alphas(toy)
+    test = claim_rules.toy_gated_vs_ungated(toy)
+    alphas = claim_rules.toy_alphas(toy)
     lines = _toy_intro() + _toy_datasets_section(toy)
     for task, frame in toy.groupby("task", sort=False):
         table = _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")

@@ -1,0 +1,255 @@
+"""The general statistics of the study: paired comparisons, trends, Holm's
+correction, equivalence, and the words of their outcomes.
+
+Data in, data out; nothing here knows the paper's claims. Their rules (which
+comparisons, which margins, which families) are :mod:`skgate.study.claims`'s.
+"""
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = [
+    "ALPHA_LEVEL",
+    "HOLDS",
+    "INCONCLUSIVE",
+    "NO_EFFECT",
+    "REVERSED",
+    "adjust",
+    "condition_status",
+    "holm",
+    "mean_std",
+    "paired_comparison",
+    "paired_statistics",
+    "spearman_trend",
+    "statuses",
+    "t_half_width",
+    "verdict",
+]
+
+#: Significance level of every test (after Holm's correction within a family).
+ALPHA_LEVEL = 0.05
+
+#: The outcome of one test, after Holm's correction within its claim.
+HOLDS, REVERSED, NO_EFFECT, INCONCLUSIVE = (
+    "holds",
+    "reversed",
+    "no effect",
+    "inconclusive",
+)
+
+
+def holm(p_values):
+    """Holm's step-down adjustment of ``p_values`` (family-wise error control).
+
+    The i-th smallest of m p-values is multiplied by m - i + 1, the products
+    made non-decreasing in that order and capped at 1 (NaN stays NaN and does
+    not count towards m).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03, 0.005]).round(12).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full_like(p, np.nan)
+    valid = np.flatnonzero(~np.isnan(p))
+    order = valid[np.argsort(p[valid], kind="stable")]
+    m = len(order)
+    scaled = p[order] * (m - np.arange(m))
+    adjusted[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return adjusted
+
+
+def paired_statistics(a, b, margin):
+    """Mean difference, 95 % CI, d_z, one-sided p both ways, TOST p."""
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    n = len(diff)
+    mean = diff.mean() if n else np.nan
+    if n < 2:
+        return {
+            "mean difference": mean,
+            "ci low": np.nan,
+            "ci high": np.nan,
+            "d_z": np.nan,
+            "p": 1.0,
+            "p reverse": 1.0,
+            "p equivalence": 1.0,
+        }
+    sd = diff.std(ddof=1)
+    if sd == 0:  # every difference equal: no sampling error to test against
+        inside = abs(mean) < margin
+        return {
+            "mean difference": mean,
+            "ci low": mean,
+            "ci high": mean,
+            "d_z": np.sign(mean) * np.inf if mean else 0.0,
+            "p": 0.0 if mean > 0 else 1.0,
+            "p reverse": 0.0 if mean < 0 else 1.0,
+            "p equivalence": 0.0 if inside else 1.0,
+        }
+    se = sd / np.sqrt(n)
+    df = n - 1
+    t = mean / se
+    half = stats.t.ppf(0.975, df) * se
+    # TOST: both one-sided nulls |difference| >= margin rejected.
+    p_low = stats.t.sf((mean + margin) / se, df)
+    p_high = stats.t.cdf((mean - margin) / se, df)
+    return {
+        "mean difference": mean,
+        "ci low": mean - half,
+        "ci high": mean + half,
+        "d_z": mean / sd,
+        "p": stats.t.sf(t, df),
+        "p reverse": stats.t.cdf(t, df),
+        "p equivalence": max(p_low, p_high),
+    }
+
+
+def mean_std(frame, by, value):
+    """Mean +- std over seeds of ``value`` per group, with the count."""
+    grouped = frame.groupby(by, dropna=False, sort=False)[value]
+    return grouped.agg(["mean", "std", "count"]).reset_index()
+
+
+def paired_comparison(frame, condition, column, better, worse, value, *, margin):
+    """Paired (by seed) comparison of ``better`` against ``worse`` in ``column``.
+
+    One row per condition: both means, the mean difference with its 95 %
+    confidence interval, Cohen's d_z, the one-sided paired t-tests' p-values
+    for ``better`` > ``worse`` ("p") and the reverse ("p reverse"), and the
+    TOST p-value of equivalence within ``margin(value, mean of worse)``
+    ("p equivalence"). Unadjusted: :func:`adjust` corrects a family and
+    decides each outcome.
+    """
+    rows = []
+    for key, group in frame.groupby(condition, dropna=False, sort=False):
+        a = group[group[column] == better].set_index("seed")[value]
+        b = group[group[column] == worse].set_index("seed")[value]
+        a, b = a.align(b, join="inner")
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(condition, key, strict=True)),
+                "comparison": f"{better} > {worse}",
+                "measure": value,
+                f"mean {better}": a.mean(),
+                f"mean {worse}": b.mean(),
+                **paired_statistics(a, b, margin(value, b.mean())),
+                "n": len(a),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def spearman_trend(frame, condition, x, y, *, margin):
+    """Spearman correlation of ``y`` with ``x`` per condition.
+
+    One row per condition: rho with its 95 % confidence interval (Fisher z,
+    standard error sqrt(1.06 / (n - 3))), the one-sided p-values for a rising
+    ("p") and a falling ("p reverse") trend, and "p equivalence" 0 or 1: 0
+    when the interval lies within +-``margin``. Unadjusted, as
+    :func:`paired_comparison`.
+    """
+    rows = []
+    for key, group in frame.groupby(condition, dropna=False, sort=False):
+        n = len(group)
+        if group[y].nunique() > 1 and group[x].nunique() > 1 and n > 3:
+            rho = stats.spearmanr(group[x], group[y]).statistic
+            p = stats.spearmanr(group[x], group[y], alternative="greater").pvalue
+            p_reverse = stats.spearmanr(group[x], group[y], alternative="less").pvalue
+            half = stats.norm.ppf(0.975) * np.sqrt(1.06 / (n - 3))
+            z = np.arctanh(np.clip(rho, -0.999999, 0.999999))
+            low, high = np.tanh(z - half), np.tanh(z + half)
+        else:  # a constant: no trend at all
+            rho, p, p_reverse = 0.0, 1.0, 1.0
+            low = high = 0.0 if n > 3 else np.nan
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            {
+                **dict(zip(condition, key, strict=True)),
+                "x": x,
+                "y": y,
+                "rho": rho,
+                "ci low": low,
+                "ci high": high,
+                "p": p,
+                "p reverse": p_reverse,
+                "p equivalence": 0.0 if -margin < low and high < margin else 1.0,
+                "n": n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def adjust(tests):
+    """A claim's family of tests with Holm-adjusted p-values and outcomes.
+
+    Adds "p holm", "p reverse holm", "p equivalence holm" (each adjusted
+    over the whole family) and "outcome" (:data:`HOLDS`, :data:`REVERSED`,
+    :data:`NO_EFFECT` or :data:`INCONCLUSIVE`: the claimed direction's
+    adjusted p below :data:`ALPHA_LEVEL`, else the reverse's, else the
+    equivalence's), and "holds" (outcome is :data:`HOLDS`).
+    """
+    tests = tests.reset_index(drop=True).copy()
+    for column in ("p", "p reverse", "p equivalence"):
+        tests[f"{column} holm"] = holm(tests[column])
+    outcome = np.full(len(tests), INCONCLUSIVE, dtype=object)
+    outcome[tests["p equivalence holm"] < ALPHA_LEVEL] = NO_EFFECT
+    outcome[tests["p reverse holm"] < ALPHA_LEVEL] = REVERSED
+    outcome[tests["p holm"] < ALPHA_LEVEL] = HOLDS
+    tests["outcome"] = outcome
+    tests["holds"] = outcome == HOLDS
+    return tests
+
+
+def condition_status(outcomes):
+    """A condition's status from its tests' outcomes: holds when all hold,
+    reversed when any is reversed, no effect when the rest show none."""
+    outcomes = list(outcomes)
+    if outcomes and all(o == HOLDS for o in outcomes):
+        return HOLDS
+    if any(o == REVERSED for o in outcomes):
+        return REVERSED
+    if outcomes and all(o in (HOLDS, NO_EFFECT) for o in outcomes):
+        return NO_EFFECT
+    return INCONCLUSIVE
+
+
+def verdict(statuses, conditions):
+    """A claim's verdict from its conditions' statuses (the rule is printed
+    in the report: :data:`skgate.study.claims.RULES`)."""
+    statuses = list(statuses)
+    n = len(statuses)
+    held = [c for c, s in zip(conditions, statuses, strict=True) if s == HOLDS]
+    reversed_ = [c for c, s in zip(conditions, statuses, strict=True) if s == REVERSED]
+    if n and len(held) == n:
+        return "reproduced"
+    if held:
+        text = f"partly reproduced ({len(held)} of {n}: holds in {'; '.join(held)}"
+        if reversed_:
+            text += f"; reversed in {'; '.join(reversed_)}"
+        return text + ")"
+    if reversed_:
+        where = "; ".join(reversed_)
+        return f"contradicted (reversed in {len(reversed_)} of {n}: {where})"
+    if n and all(s == NO_EFFECT for s in statuses):
+        return "not reproduced"
+    undecided = sum(s == INCONCLUSIVE for s in statuses)
+    return (
+        f"inconclusive (low power: {undecided} of {n} conditions neither "
+        f"shown nor ruled out)"
+    )
+
+
+def statuses(tests, condition):
+    """Each condition's status, in order of first appearance."""
+    grouped = tests.groupby(condition, sort=False, dropna=False)["outcome"]
+    table = grouped.agg(condition_status).reset_index()
+    return table.rename(columns={"outcome": "status"})
+
+
+def t_half_width(sd, n):
+    """Half the width of the 95 % t interval of a mean of ``n`` values with
+    standard deviation ``sd`` (one degree of freedom at the least)."""
+    return stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
