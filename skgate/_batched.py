@@ -25,6 +25,30 @@ _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
 
+def fused_adamw(weights, gradients, exp_avg, exp_avg_sq, steps, *, lr, weight_decay):
+    """One AdamW update, in place, of the tensors ``weights`` (lists, one
+    entry per tensor; ``steps`` already counting this step): torch's fused
+    kernel with the arguments ``torch.optim.AdamW(fused=True)`` gives it.
+    Elementwise, and each tensor treated by its own length."""
+    torch._fused_adamw_(
+        weights,
+        gradients,
+        exp_avg,
+        exp_avg_sq,
+        [],
+        steps,
+        amsgrad=False,
+        lr=lr,
+        beta1=BETAS[0],
+        beta2=BETAS[1],
+        weight_decay=weight_decay,
+        eps=EPS,
+        maximize=False,
+        grad_scale=None,
+        found_inf=None,
+    )
+
+
 class _Pool:
     """The rows of every model in one table, each distinct tensor once.
 
@@ -77,36 +101,13 @@ class _Pool:
 
 def _take(tensors, index):
     """The rows ``index`` (a LongTensor, or None: all) of each tensor: views
-    when they are one run of consecutive rows, else copies (see :func:`_put`)."""
+    when they are one run of consecutive rows, else copies."""
     if index is None:
         return tensors
     first = int(index[0])
     if int(index[-1]) - first == len(index) - 1:  # sorted and unique: a run
         return [t[first : first + len(index)] for t in tensors]
     return [t.index_select(0, index) for t in tensors]
-
-
-def _put(tensors, index, parts):
-    """Write ``parts`` (from :func:`_take`) back into rows ``index`` of
-    ``tensors``: nothing to do for views, which were changed in place."""
-    for tensor, part in zip(tensors, parts, strict=True):
-        if index is not None and part.data_ptr() != tensor[index[0]].data_ptr():
-            tensor.index_copy_(0, index, part)
-
-
-def _runs(steps, lrs):
-    """Models by learning rate, then by step count: ``{lr: [(index, step)]}``,
-    ``index`` a LongTensor of models (None: all of them, at one step and rate)."""
-    if bool((steps == steps[0]).all()) and bool((lrs == lrs[0]).all()):
-        return {float(lrs[0]): [(None, steps[0])]}
-    runs = {}
-    for lr in torch.unique(lrs):
-        same_lr = lrs == lr
-        runs[float(lr)] = [
-            (torch.nonzero(same_lr & (steps == value)).squeeze(1), value)
-            for value in torch.unique(steps[same_lr])
-        ]
-    return runs
 
 
 def _padded_rows(tensors):
@@ -323,8 +324,11 @@ class BatchedTrainer:
     output does not use (query and key over copied tokens) are left out, as a
     single model's optimiser leaves weights without a gradient untouched. An
     AdamW step is torch's own fused kernel, the one ``AdamW(fused=True)``
-    runs for a single model: one call for every model at the same step
-    count, so that a model's update is elementwise the one it would get alone.
+    runs for a single model (:func:`fused_adamw`), called once per learning
+    rate on every stepping model's weights, each model's weights separate
+    tensors (views of the stacks) as they are alone: the kernel treats a
+    tensor's elements by its length (vector body, scalar tail), so a model's
+    update is bit for bit the one it would get alone.
     """
 
     def __init__(self, modules, alphas, criterion, *, lr, weight_decay, batch_size):
@@ -340,7 +344,15 @@ class BatchedTrainer:
         self.exp_avg = {n: torch.zeros_like(p) for n, p in self.params.items()}
         self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in self.params.items()}
         # AdamW's step count of each model, float32 like torch's own state.
-        self.steps = torch.zeros(len(modules), dtype=torch.float32)
+        self.steps = [torch.zeros((), dtype=torch.float32) for _ in modules]
+        # Each model's weights and moments: views of the stacks (in place).
+        self.views = [
+            [
+                [state[name][m] for name in self.names]
+                for state in (self.params, self.exp_avg, self.exp_avg_sq)
+            ]
+            for m in range(len(modules))
+        ]
         self.alphas = torch.tensor(alphas, dtype=torch.float32)
         self.criterion = criterion(reduction="none")
         self.regression = isinstance(self.criterion, torch.nn.MSELoss)
@@ -350,9 +362,7 @@ class BatchedTrainer:
             raise ValueError(
                 f"criterion must be CrossEntropyLoss or MSELoss; got {criterion!r}."
             )
-        # float64 holds each Python float exactly: a model's kernel call gets
-        # the very learning rate its optimiser alone would.
-        self.lrs = torch.as_tensor(lr, dtype=torch.float64).expand(len(modules))
+        self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
         self.weight_decay, self.batch_size = weight_decay, batch_size
 
     def _losses(self, params, alphas, xb, yb, wb):
@@ -390,63 +400,24 @@ class BatchedTrainer:
     def _step(self, rows, xb, yb, wb):
         """One AdamW step of the models ``rows`` (a LongTensor; None: every
         model) on their batches; returns their losses."""
-        names = self.names
-        params, exp_avg, exp_avg_sq = (
-            _take([state[n] for n in names], rows)
-            for state in (self.params, self.exp_avg, self.exp_avg_sq)
-        )
-        alphas, steps, lrs = _take([self.alphas, self.steps, self.lrs], rows)
+        params = _take([self.params[n] for n in self.names], rows)
+        (alphas,) = _take([self.alphas], rows)
         per_model, gradients = self._gradients(params, alphas, xb, yb, wb)
+        models = range(len(self.views)) if rows is None else rows.tolist()
+        by_rate = {}
         with torch.no_grad():
-            steps += 1
-            self._adamw(params, gradients, exp_avg, exp_avg_sq, steps, lrs)
-            if rows is not None:  # else the stacks were updated in place
-                _put([self.steps], rows, [steps])
-                for state, part in zip(
-                    (self.params, self.exp_avg, self.exp_avg_sq),
-                    (params, exp_avg, exp_avg_sq),
-                    strict=True,
-                ):
-                    _put([state[n] for n in names], rows, part)
+            for i, m in enumerate(models):
+                self.steps[m] += 1
+                weights, exp_avg, exp_avg_sq = self.views[m]
+                lists = by_rate.setdefault(self.lrs[m], ([], [], [], [], []))
+                lists[0].extend(weights)
+                lists[1].extend(g[i] for g in gradients)
+                lists[2].extend(exp_avg)
+                lists[3].extend(exp_avg_sq)
+                lists[4].extend([self.steps[m]] * len(weights))
+            for lr, lists in by_rate.items():
+                fused_adamw(*lists, lr=lr, weight_decay=self.weight_decay)
         return per_model
-
-    def _adamw(self, params, gradients, exp_avg, exp_avg_sq, steps, lrs):
-        """AdamW on stacked tensors (in place), each model at its ``steps``
-        with its learning rate ``lrs``.
-
-        One fused call per learning rate: models that sat steps out have
-        fewer, so the stacks are cut into runs of models at the same count and
-        rate (views where they sit side by side), each run with its own step
-        tensor.
-        """
-        stacks = (params, gradients, exp_avg, exp_avg_sq)
-        n = len(params)
-        for lr, groups in _runs(steps, lrs).items():
-            state = [[] for _ in stacks]
-            counts = []
-            for index, value in groups:
-                for whole, parts in zip(stacks, state, strict=True):
-                    parts.extend(_take(whole, index))
-                counts += [value.clone()] * n
-            torch._fused_adamw_(
-                *state,
-                [],
-                counts,
-                amsgrad=False,
-                lr=lr,
-                beta1=BETAS[0],
-                beta2=BETAS[1],
-                weight_decay=self.weight_decay,
-                eps=EPS,
-                maximize=False,
-                grad_scale=None,
-                found_inf=None,
-            )
-            for g, (index, _) in enumerate(groups):
-                if index is None:  # updated in place
-                    continue
-                for i in (0, 2, 3):  # the weights and moments, not the gradients
-                    _put(stacks[i], index, state[i][g * n : (g + 1) * n])
 
     def _rows_of(self, models):
         """The stacked weights of ``models`` (a LongTensor) by name."""
