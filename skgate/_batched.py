@@ -49,6 +49,63 @@ def fused_adamw(weights, gradients, exp_avg, exp_avg_sq, steps, *, lr, weight_de
     )
 
 
+def weighted_mean(losses, w):
+    """Each model's loss on its batch: the mean of its rows' ``losses``
+    (..., B) weighted by ``w`` (..., B). The rule of every fit: rows of
+    weight 0 (padding, left-out rows) count for nothing, equal weights give
+    the plain mean."""
+    return (losses * w).sum(dim=-1) / w.sum(dim=-1).clamp(min=1e-30)
+
+
+#: A training batch is computed on a multiple of this many rows (the real
+#: ones, then rows of weight 0): torch's elementwise kernels run blocks of
+#: 32 floats through vector code and a short remainder through scalar code,
+#: whose exp and tanh round differently, so every model's share of a
+#: stacked tensor must be whole blocks for its values not to depend on the
+#: models beside it.
+ROW_BLOCK = 64
+
+
+def padded_rows(batch_size):
+    """The rows a training batch of ``batch_size`` is computed on."""
+    return -(-batch_size // ROW_BLOCK) * ROW_BLOCK
+
+
+def pad_rows(t, rows, dim=0):
+    """``t`` with rows of zeros appended along ``dim`` up to ``rows``."""
+    missing = rows - t.shape[dim]
+    if missing <= 0:
+        return t
+    shape = list(t.shape)
+    shape[dim] = missing
+    return torch.cat([t, t.new_zeros(shape)], dim=dim)
+
+
+def epoch_order(n, generator):
+    """The order of ``n`` rows in an epoch of shuffled mini-batches: a fresh
+    permutation from the fit's own ``generator``."""
+    return torch.randperm(n, generator=generator)
+
+
+def add_batch_loss(total, losses, rows):
+    """The running sum of an epoch's training loss (float32): each batch's
+    loss times its number of real rows (skorch's train_loss is that sum over
+    the epoch's rows; see :func:`epoch_loss`)."""
+    return total + losses * rows
+
+
+def epoch_loss(total, n):
+    """An epoch's training loss from :func:`add_batch_loss`'s sum, n rows."""
+    return float(total / n)
+
+
+def trained_weights(net):
+    """Names of ``net``'s weights that training updates, in its order (those
+    its output depends on)."""
+    unused = _unused_weights(net)
+    return [n for n, _ in net.named_parameters() if n not in unused]
+
+
 class _Pool:
     """The rows of every model in one table, each distinct tensor once.
 
@@ -64,7 +121,8 @@ class _Pool:
         for X, y, w in datasets:
             if id(X) not in first:
                 first[id(X)] = (total, y, w)
-                columns.append((X, y, torch.ones(len(X)) if w is None else w))
+                ones = torch.ones(len(X), dtype=X.dtype)
+                columns.append((X, y, ones if w is None else w))
                 total += len(X)
             offset, y0, w0 = first[id(X)]
             if y is not y0 or w is not w0:
@@ -81,9 +139,9 @@ class _Pool:
         model's own permutation of its rows, padded; the mask of real rows."""
         steps = max(math.ceil(n / batch_size) for n in self.sizes)
         index = torch.zeros(len(self.sizes), steps * batch_size, dtype=torch.long)
-        mask = torch.zeros(len(self.sizes), steps * batch_size)
+        mask = torch.zeros(len(self.sizes), steps * batch_size, dtype=self.X.dtype)
         for m, (n, generator) in enumerate(zip(self.sizes, generators, strict=True)):
-            index[m, :n] = torch.randperm(n, generator=generator) + self.offsets[m]
+            index[m, :n] = epoch_order(n, generator) + self.offsets[m]
             mask[m, :n] = 1.0
         return index, mask, steps
 
@@ -110,19 +168,11 @@ def _take(tensors, index):
     return [t.index_select(0, index) for t in tensors]
 
 
-def _padded_rows(tensors):
-    """Tensors of different lengths in one (M, n_max, ...) tensor, zero-padded."""
-    n_max = max(len(t) for t in tensors)
-    out = tensors[0].new_zeros((len(tensors), n_max, *tensors[0].shape[1:]))
-    for m, t in enumerate(tensors):
-        out[m, : len(t)] = t
-    return out
-
-
 def _unused_weights(net):
     """Names of the weights ``net``'s output does not depend on: query and key
-    over copied tokens (one token attends to itself with weight 1)."""
-    if net.token_dim is not None:
+    over copied tokens or a sequence of one token (one token attends to
+    itself with weight 1)."""
+    if net.token_dim is not None and net.n_tokens > 1:
         return set()
     return {
         f"blocks.{i}.{projection}.weight"
@@ -188,6 +238,26 @@ def batched_logits(net, params, alphas, x):
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head")
     return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
+
+
+def validation_logits(net, params, alpha, X):
+    """One model's float32 logits on its held-out rows ``X`` (n, n_features),
+    from its weights ``params`` ((1, *shape) each) and gate strength: the
+    forward pass of training, so that a model scores alike in any batch."""
+    with torch.no_grad():
+        alphas = torch.as_tensor(alpha, dtype=torch.float32, device=X.device)
+        alphas = alphas.reshape(1)
+        return batched_logits(net, params, alphas, X.unsqueeze(0))[0]
+
+
+def validation_loss(outputs, y, w, regression):
+    """The weighted mean loss of one model's ``outputs`` on its held-out rows
+    (targets ``y``, weights ``w`` or None): the training loss's rule."""
+    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
+    losses = criterion(reduction="none")(outputs, y.to(outputs.device))
+    losses = losses.reshape(len(losses), -1).mean(dim=1)
+    weight = torch.ones_like(losses) if w is None else w.to(losses)
+    return float(weighted_mean(losses, weight))
 
 
 def _linear_backward(grads, params, name, x, d_out, need_input=True):
@@ -266,7 +336,7 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
     of several times as many small operations (the cost of a step of small
     models is their number). ``regression``: the loss is the mean squared
     error over the outputs, else cross-entropy with integer targets ``y``.
-    Returns ``(losses (M,), {name: gradient})``.
+    Returns ``(losses (M,), {name: gradient}, logits (M, B, outputs))``.
     """
     M = x.shape[0]
     share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
@@ -293,7 +363,7 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
         losses = -log_p.gather(2, picked).squeeze(2)
         d_out = torch.exp(log_p)
         d_out.scatter_add_(2, picked, torch.full_like(log_p[..., :1], -1.0))
-    per_model = (losses * w).sum(dim=1) / w.sum(dim=1).clamp(min=1e-30)
+    per_model = weighted_mean(losses, w)
     d_out = d_out * share.unsqueeze(2)
     grads = {}
     if linear_head:
@@ -313,7 +383,67 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
             strength,
         )
     _linear_backward(grads, params, "embed", x, d_h, need_input=False)
-    return per_model, grads
+    return per_model, grads, out
+
+
+def batched_losses(net, params, alphas, xb, yb, wb, regression):
+    """Each model's weighted mean loss on its batch, (M,), and its logits."""
+    out = batched_logits(net, params, alphas, xb)
+    M, B = out.shape[:2]
+    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
+    losses = criterion(reduction="none")(
+        out.reshape(M * B, *out.shape[2:]), yb.reshape(M * B, *yb.shape[2:])
+    )
+    return weighted_mean(losses.reshape(M, B, -1).mean(dim=2), wb), out
+
+
+def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
+    """The training step's computation for M models shaped like ``net``:
+    each model's weighted mean loss on its batch, (M,), the gradients of its
+    weights ``names`` (stacked ``params``, (M, *shape) each; laid out in
+    memory, which the fused AdamW kernel needs) and its logits (detached).
+
+    Copied tokens go through the backward pass written out by hand
+    (:func:`copied_losses_and_gradients`), sequences through autograd. One
+    model is computed as two (a copy beside it): torch's batched matrix
+    products take other kernels for a batch of one (and for one repeated by
+    a zero stride), whose sums round differently, and a model must train
+    alike alone and in any batch.
+    """
+    if len(params[0]) == 1:
+        twice = [torch.cat([t, t]) for t in (*params, alphas, xb, yb, wb)]
+        *params, alphas, xb, yb, wb = twice
+        per_model, gradients, out = _losses_and_gradients(
+            net, names, params, alphas, xb, yb, wb, regression
+        )
+        return per_model[:1], [g[:1] for g in gradients], out[:1]
+    return _losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression)
+
+
+def _losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
+    if net.token_dim is None:
+        with torch.no_grad():
+            per_model, grads, out = copied_losses_and_gradients(
+                net,
+                dict(zip(names, params, strict=True)),
+                alphas,
+                xb,
+                yb,
+                wb,
+                regression,
+            )
+        return per_model, [grads[name].contiguous() for name in names], out
+    with torch.enable_grad():
+        leaves = [p.detach().requires_grad_() for p in params]
+        weights = dict(zip(names, leaves, strict=True))
+        per_model, out = batched_losses(net, weights, alphas, xb, yb, wb, regression)
+        # Models are independent: the gradient of the sum is each one's own.
+        gradients = torch.autograd.grad(per_model.sum(), leaves)
+    return (
+        per_model.detach(),
+        [g.contiguous() for g in gradients],
+        out.detach(),
+    )
 
 
 class BatchedTrainer:
@@ -334,8 +464,7 @@ class BatchedTrainer:
     def __init__(self, modules, alphas, criterion, *, lr, weight_decay, batch_size):
         # ``lr``: one learning rate, or one per model.
         self.net = modules[0]
-        unused = _unused_weights(self.net)
-        self.names = [n for n, _ in self.net.named_parameters() if n not in unused]
+        self.names = trained_weights(self.net)
         weights = [dict(module.named_parameters()) for module in modules]
         self.params = {
             name: torch.stack([w[name].detach() for w in weights]).contiguous()
@@ -354,48 +483,19 @@ class BatchedTrainer:
             for m in range(len(modules))
         ]
         self.alphas = torch.tensor(alphas, dtype=torch.float32)
-        self.criterion = criterion(reduction="none")
-        self.regression = isinstance(self.criterion, torch.nn.MSELoss)
-        if not self.regression and not isinstance(
-            self.criterion, torch.nn.CrossEntropyLoss
-        ):
+        if criterion not in (torch.nn.CrossEntropyLoss, torch.nn.MSELoss):
             raise ValueError(
                 f"criterion must be CrossEntropyLoss or MSELoss; got {criterion!r}."
             )
+        self.regression = criterion is torch.nn.MSELoss
         self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
         self.weight_decay, self.batch_size = weight_decay, batch_size
 
-    def _losses(self, params, alphas, xb, yb, wb):
-        """Each model's weighted mean loss on its batch, (M,)."""
-        out = batched_logits(self.net, params, alphas, xb)
-        M, B = out.shape[:2]
-        losses = self.criterion(
-            out.reshape(M * B, *out.shape[2:]), yb.reshape(M * B, *yb.shape[2:])
-        )
-        losses = losses.reshape(M, B, -1).mean(dim=2)
-        return (losses * wb).sum(dim=1) / wb.sum(dim=1).clamp(min=1e-30)
-
     def _gradients(self, params, alphas, xb, yb, wb):
-        """Each model's loss on its batch and the gradients of its weights
-        (laid out in memory, which the fused AdamW kernel needs)."""
-        if self.net.token_dim is None:  # copied tokens: the backward by hand
-            with torch.no_grad():
-                per_model, grads = copied_losses_and_gradients(
-                    self.net,
-                    dict(zip(self.names, params, strict=True)),
-                    alphas,
-                    xb,
-                    yb,
-                    wb,
-                    self.regression,
-                )
-            return per_model, [grads[name].contiguous() for name in self.names]
-        leaves = [p.detach().requires_grad_() for p in params]
-        weights = dict(zip(self.names, leaves, strict=True))
-        per_model = self._losses(weights, alphas, xb, yb, wb)
-        # Models are independent: the gradient of the sum is each one's own.
-        gradients = torch.autograd.grad(per_model.sum(), leaves)
-        return per_model.detach(), [g.contiguous() for g in gradients]
+        per_model, gradients, _ = losses_and_gradients(
+            self.net, self.names, params, alphas, xb, yb, wb, self.regression
+        )
+        return per_model, gradients
 
     def _step(self, rows, xb, yb, wb):
         """One AdamW step of the models ``rows`` (a LongTensor; None: every
@@ -418,10 +518,6 @@ class BatchedTrainer:
             for lr, lists in by_rate.items():
                 fused_adamw(*lists, lr=lr, weight_decay=self.weight_decay)
         return per_model
-
-    def _rows_of(self, models):
-        """The stacked weights of ``models`` (a LongTensor) by name."""
-        return {n: self.params[n].index_select(0, models) for n in self.names}
 
     def fit(self, datasets, generators, epochs, validation=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
@@ -447,7 +543,7 @@ class BatchedTrainer:
             if stopped.all():
                 break
             index, mask, n_steps = pool.epoch(generators, B)
-            totals = torch.zeros(M)
+            totals = torch.zeros(M, dtype=torch.float32)  # as a single fit's
             for step in range(n_steps):
                 part = slice(step * B, (step + 1) * B)
                 real = mask[:, part]
@@ -458,15 +554,17 @@ class BatchedTrainer:
                 picked = index[:, part] if rows is None else index[rows, part]
                 real = real if rows is None else real[rows]
                 xb, yb, wb = pool.batch(picked)
-                losses = self._step(rows, xb, yb, wb * real)
-                # skorch's train_loss: batch losses weighted by their rows.
+                xb, yb, wb = (
+                    pad_rows(t, padded_rows(B), dim=1) for t in (xb, yb, wb * real)
+                )
+                losses = self._step(rows, xb, yb, wb)
                 if rows is None:
-                    totals += losses * real.sum(dim=1)
+                    totals = add_batch_loss(totals, losses, real.sum(dim=1))
                 else:
-                    totals[rows] += losses * real.sum(dim=1)
+                    totals[rows] = add_batch_loss(totals[rows], losses, real.sum(dim=1))
             for m, n in enumerate(pool.sizes):
                 if not stopped[m]:
-                    curves[m].append(float(totals[m] / n))
+                    curves[m].append(epoch_loss(totals[m], n))
             self._validate(validation, stopped, best)
         for m, state in best.items():
             for name in self.names:
@@ -475,21 +573,14 @@ class BatchedTrainer:
 
     def _validate(self, validation, stopped, best):
         """Score the held-out rows of every model still training; mark those
-        that stop, keep the weights of each one's best epoch."""
-        models = [
-            m for m, v in enumerate(validation) if v is not None and not stopped[m]
-        ]
-        if not models:
-            return
-        rows = torch.tensor(models)
-        held_out = [validation[m].data for m in models]
-        X = _padded_rows([d.X for d in held_out])
-        with torch.no_grad():
-            out = batched_logits(self.net, self._rows_of(rows), self.alphas[rows], X)
-        for m, data, outputs in zip(models, held_out, out, strict=True):
-            is_best, stop = validation[m].observe(
-                validation[m].score(outputs[: len(data.X)], data)
-            )
+        that stop, keep the weights of each one's best epoch. Each model's
+        rows pass alone (:func:`validation_logits`), as in its fit alone."""
+        for m, score in enumerate(validation):
+            if score is None or stopped[m]:
+                continue
+            params = {n: self.params[n][m : m + 1] for n in self.names}
+            outputs = validation_logits(self.net, params, self.alphas[m], score.data.X)
+            is_best, stop = score.evaluate(outputs)
             if is_best:
                 best[m] = {n: self.params[n][m].clone() for n in self.names}
             if stop:

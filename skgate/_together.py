@@ -16,7 +16,7 @@ import torch
 from sklearn import get_config
 
 from ._batched import BatchedTrainer
-from .estimators import _same_tensors
+from ._training import same_tensors
 
 __all__ = ["fit_together"]
 
@@ -30,7 +30,7 @@ MAX_MODELS = 20
 _PER_MODEL = ("alpha", "random_state", "lr")
 
 
-def _batchable(estimator):
+def batchable(estimator):
     return (
         not estimator.callbacks
         and torch.device(estimator.device).type == "cpu"
@@ -57,7 +57,7 @@ def fit_together(estimators, data):
     shared = {}  # id of a data tuple -> the training data it was first made into
     for estimator, item in zip(estimators, data, strict=True):
         X, y, sample_weight = item
-        if not _batchable(estimator):
+        if not batchable(estimator):
             estimator.fit(X, y, sample_weight=sample_weight)
             continue
         # What fit checks first (its _fit_context): the parameters, unless
@@ -85,7 +85,7 @@ def fit_together(estimators, data):
         # through views of the stacked weights rather than copies.
         members = sorted(members, key=lambda m: (len(m[1].train), m[0].lr))
         for part in equal_parts(members, MAX_MODELS):
-            _fit_batch(part)
+            fit_batch(part)
     return estimators
 
 
@@ -104,35 +104,34 @@ def _same_data(first, second):
         return False
     tensors = [t for t in (first.X, first.y, first.w) if t is not None]
     others = [t for t in (second.X, second.y, second.w) if t is not None]
-    return _same_tensors(tensors, others)
+    return same_tensors(tensors, others)
 
 
-def _fit_batch(members):
+def fit_batch(members):
     """Train one batch of prepared estimators and hand each its network."""
     proto = members[0][0]
-    modules = [
-        estimator._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
-        for estimator, plan in members
-    ]
-    trainer = BatchedTrainer(
-        modules,
-        [estimator.alpha for estimator, _ in members],
-        proto._criterion,
-        lr=[estimator.lr for estimator, _ in members],
-        weight_decay=proto.weight_decay,
-        batch_size=proto.batch_size,
-    )
     # Training needs autograd, even when the caller is in inference mode.
     with torch.inference_mode(False), torch.enable_grad():
+        modules = [
+            estimator._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
+            for estimator, plan in members
+        ]
+        trainer = BatchedTrainer(
+            modules,
+            [estimator.alpha for estimator, _ in members],
+            proto._criterion,
+            lr=[estimator.lr for estimator, _ in members],
+            weight_decay=proto.weight_decay,
+            batch_size=proto.batch_size,
+        )
         curves = trainer.fit(
             [(plan.train.X, plan.train.y, plan.train.w) for _, plan in members],
             [plan.generator for _, plan in members],
             proto.max_epochs,
             [plan.valid and plan.valid.initialize() for _, plan in members],
         )
-    for m, ((estimator, plan), module) in enumerate(
-        zip(members, trainer.modules(modules), strict=True)
-    ):
+        trained = trainer.modules(modules)
+    for m, ((estimator, plan), module) in enumerate(zip(members, trained, strict=True)):
         estimator._adopt(
             module,
             plan.generator,

@@ -14,8 +14,21 @@ import copy
 import numpy as np
 import torch
 from skorch import NeuralNetClassifier, NeuralNetRegressor
-from skorch.callbacks import Callback
-from skorch.dataset import Dataset
+from skorch.callbacks import Callback, PassthroughScoring
+from skorch.dataset import Dataset, unpack_data
+
+from ._batched import (
+    add_batch_loss,
+    epoch_loss,
+    epoch_order,
+    losses_and_gradients,
+    pad_rows,
+    padded_rows,
+    trained_weights,
+    validation_logits,
+    validation_loss,
+    weighted_mean,
+)
 
 
 class WeightedData(Dataset):
@@ -59,7 +72,7 @@ class BatchIterator:
     def __iter__(self):
         data, n = self.dataset, len(self.dataset)
         if self.shuffle:
-            order = torch.randperm(n, generator=self.generator)
+            order = epoch_order(n, self.generator)
         else:
             order = torch.arange(n)
         if not isinstance(data, WeightedData):
@@ -71,9 +84,24 @@ class BatchIterator:
 
 
 class _WeightedNet:
-    """A skorch net whose loss is the weighted mean of the rows' losses, and
-    that switches train/eval mode only when it changes (skorch sets it before
-    every batch; ``Module.train`` walks every submodule, 8 % of a small fit)."""
+    """A skorch net whose training steps are the engine's (:mod:`skgate._batched`).
+
+    skorch's loop (batches, callbacks, history, its ``optimizer_``: AdamW
+    from :func:`skgate._batched.adamw`'s settings) drives the computation
+    every fit shares: a step pads its batch with rows of weight 0, as the
+    batched trainer's batches are (:func:`~skgate._batched.padded_rows`),
+    and computes the
+    weighted mean loss and its gradients with
+    :func:`~skgate._batched.losses_and_gradients` for a batch of one model;
+    the epoch's train_loss is summed as the trainer sums it. So a model
+    trained here (with callbacks, by partial_fit, from a warm start) is bit
+    for bit the model the batched trainer trains. Train/eval mode is switched
+    only when it changes (skorch sets it before every batch; ``Module.train``
+    walks every submodule, 8 % of a small fit).
+    """
+
+    #: Whether the loss is the squared error (else cross-entropy).
+    regression = False
 
     def infer(self, x, **fit_params):
         # A weighted batch's weights are for the loss, not the module.
@@ -81,22 +109,72 @@ class _WeightedNet:
             x = x["X"]
         return super().infer(x, **fit_params)
 
+    def train_step_single(self, batch, **fit_params):
+        self._set_training(True)
+        X, y = unpack_data(batch)
+        w = X["sample_weight"] if isinstance(X, dict) else None
+        X = X["X"] if isinstance(X, dict) else X
+        n = len(X)
+        w = torch.ones(n, dtype=X.dtype) if w is None else w
+        rows = padded_rows(self.batch_size)
+        X, y, w = (pad_rows(t, rows).to(self.device) for t in (X, y, w))
+        module = self.module_
+        names = trained_weights(module)
+        weights = dict(module.named_parameters())
+        params = [weights[name].detach().unsqueeze(0) for name in names]
+        alphas = torch.tensor([module.blocks[0].alpha], dtype=torch.float32)
+        loss, gradients, logits = losses_and_gradients(
+            module,
+            names,
+            params,
+            alphas.to(self.device),
+            X[None],
+            y[None],
+            w[None],
+            self.regression,
+        )
+        for name, gradient in zip(names, gradients, strict=True):
+            weights[name].grad = gradient[0]
+        return {"loss": loss[0], "y_pred": logits[0, :n]}
+
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        if not isinstance(X, dict):
-            return super().get_loss(y_pred, y_true, X=X, training=training)
-        weight = X["sample_weight"]
+        # The validation split's loss (valid_loss): the same weighted mean.
+        weight = X["sample_weight"] if isinstance(X, dict) else None
         per_row = type(self.criterion_)(reduction="none")
         losses = per_row(y_pred, y_true.to(y_pred.device))
         losses = losses.reshape(len(losses), -1).mean(dim=1)  # mean over outputs
-        weight = weight.to(losses.device)
-        total = weight.sum()
-        if total == 0:  # a batch of rows that do not count
-            return (losses * weight).sum()
-        return (losses * weight).sum() / total
+        if weight is None:
+            weight = torch.ones_like(losses)
+        return weighted_mean(losses, weight.to(losses.device))
+
+    @property
+    def _default_callbacks(self):
+        return [
+            (name, EpochTrainLoss(name=name, on_train=True))
+            if name == "train_loss"
+            else (name, callback)
+            for name, callback in super()._default_callbacks
+        ]
 
     def _set_training(self, training=True):
         if getattr(self, "module_", None) is None or self.module_.training != training:
             super()._set_training(training)
+
+
+class EpochTrainLoss(PassthroughScoring):
+    """skorch's train_loss, summed as the batched trainer sums it
+    (:func:`~skgate._batched.add_batch_loss`, in float32)."""
+
+    def get_avg_score(self, history):
+        sizes, losses = zip(
+            *history[-1, "batches", :, ["train_batch_size", self.name]], strict=True
+        )
+        total = torch.zeros((), dtype=torch.float32)
+        for size, loss in zip(sizes, losses, strict=True):
+            total = add_batch_loss(
+                total, torch.tensor(loss, dtype=torch.float32), float(size)
+            )
+        return epoch_loss(total, sum(sizes))
 
 
 class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):
@@ -104,7 +182,7 @@ class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):
 
 
 class WeightedNeuralNetRegressor(_WeightedNet, NeuralNetRegressor):
-    pass
+    regression = True
 
 
 class ValidationScore(Callback):
@@ -115,30 +193,51 @@ class ValidationScore(Callback):
     epochs without improvement training stops, and the weights of the best
     epoch are restored. ``score(outputs, data)`` maps the network's outputs on
     the held-out rows to a number (higher is better), weighted by their
-    sample weights. The scores are recorded in the history as "valid_score".
+    sample weights; ``regression`` chooses the loss (see
+    :func:`~skgate._batched.validation_loss`). Each epoch's row of the
+    history ("valid_score", "valid_loss", "valid_loss_best") is
+    :meth:`evaluate`'s, whichever loop trained the model.
     """
 
-    def __init__(self, data, score, n_iter_no_change, tol):
+    def __init__(self, data, score, n_iter_no_change, tol, regression=False):
         self.data = data
         self.score = score
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.regression = regression
 
     def initialize(self):
         self.scores_, self.best_score_ = [], -np.inf
         self.best_state_, self.no_improvement_ = None, 0
+        self.rows_, self.best_loss_ = [], np.inf
         return self
+
+    def evaluate(self, outputs):
+        """Score an epoch's outputs on the held-out rows: (is it the best
+        epoch so far, stop now); its history row is kept in ``rows_``."""
+        loss = validation_loss(outputs, self.data.y, self.data.w, self.regression)
+        score = float(self.score(outputs, self.data))
+        self.rows_.append(
+            {
+                "valid_score": score,
+                "valid_loss": loss,
+                "valid_loss_best": bool(loss < self.best_loss_),
+            }
+        )
+        self.best_loss_ = min(self.best_loss_, loss)
+        return self.observe(score)
 
     def on_epoch_end(self, net, **kwargs):
         module = net.module_
-        training = module.training
-        module.eval()
-        with torch.no_grad():
-            outputs = module(self.data.X.to(net.device)).cpu()
-        module.train(training)
-        score = float(self.score(outputs, self.data))
-        net.history.record("valid_score", score)
-        is_best, stop = self.observe(score)
+        params = {
+            name: p.detach().unsqueeze(0) for name, p in module.named_parameters()
+        }
+        outputs = validation_logits(
+            module, params, module.blocks[0].alpha, self.data.X.to(net.device)
+        ).cpu()
+        is_best, stop = self.evaluate(outputs)
+        for key, value in self.rows_[-1].items():
+            net.history.record(key, value)
         if is_best:
             self.best_state_ = copy.deepcopy(module.state_dict())
         if stop:
@@ -163,3 +262,11 @@ class ValidationScore(Callback):
         # Done: the held-out rows and the best weights need not ride along
         # in every pickle of the fitted model.
         self.data = self.best_state_ = None
+
+
+def same_tensors(first, second):
+    """Whether two sequences of tensors are equal, shape and value."""
+    return len(first) == len(second) and all(
+        a.shape == b.shape and torch.equal(a, b)
+        for a, b in zip(first, second, strict=True)
+    )

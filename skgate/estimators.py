@@ -44,12 +44,14 @@ from skorch.helper import predefined_split
 
 from . import geometry
 from ._docstrings import fill_docstring
+from ._together import batchable, fit_batch
 from ._training import (
     BatchIterator,
     ValidationScore,
     WeightedData,
     WeightedNeuralNetClassifier,
     WeightedNeuralNetRegressor,
+    same_tensors,
 )
 from .geometry import documents_curvature_keywords
 from .nn import (
@@ -296,13 +298,6 @@ def _check_class_weight_value(label, value):
         )
 
 
-def _same_tensors(first, second):
-    return len(first) == len(second) and all(
-        a.shape == b.shape and torch.equal(a, b)
-        for a, b in zip(first, second, strict=True)
-    )
-
-
 def _check_converged(net, X, estimator):
     """Raise if training left non-finite weights, instead of predicting NaN later."""
     if all(torch.isfinite(p).all() for p in net.module_.parameters()):
@@ -475,7 +470,9 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         return module
 
     def _build_net(self, module, callbacks, generator, valid=None):
-        unused = self._unused_callbacks + (() if valid else ("valid_loss",))
+        # valid_loss is the ValidationScore's (the training loss's rule on the
+        # held-out rows, as the batched trainer records it), not skorch's.
+        unused = self._unused_callbacks + ("valid_loss",)
         return self._net_class(
             module=module,
             criterion=self._criterion,
@@ -494,7 +491,9 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             # All of X trains unless early stopping holds out a validation
             # split, scored by the ValidationScore callback.
             train_split=None if valid is None else predefined_split(valid.data),
-            callbacks=callbacks + ([("validation_score", valid)] if valid else []),
+            # The held-out score first: callbacks that read it (EarlyStopping,
+            # Checkpoint) come after.
+            callbacks=([("validation_score", valid)] if valid else []) + callbacks,
             device=self.device,
             verbose=self.verbose,
         )
@@ -559,6 +558,13 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             incremental=incremental,
             classes=classes,
         )
+        if fresh and not incremental and batchable(self):
+            # The batched trainer's own loop, as a batch of one: the same
+            # steps as skorch's loop below (which drives them for callbacks,
+            # verbose output, other devices, warm starts and partial_fit),
+            # without its per-batch bookkeeping.
+            fit_batch([(self, plan)])
+            return self
         X, n_outputs, generator = plan.X, plan.n_outputs, plan.generator
         train, valid = plan.train, plan.valid
         # Training needs autograd, even when the caller is in inference mode.
@@ -606,8 +612,8 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             net.history.new_epoch()
             net.history.record("epoch", epoch + 1)
             net.history.record("train_loss", loss)
-            if valid is not None:
-                net.history.record("valid_score", valid.scores_[epoch])
+            for key, value in (valid.rows_[epoch] if valid else {}).items():
+                net.history.record(key, value)
         parameters = dict(net.module_.named_parameters())
         for name, state in optimizer_state.items():
             net.optimizer_.state[parameters[name]] = state
@@ -673,7 +679,11 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         train, held_out = self._validation_rows(y_net, seed)
         data = _weighted_data(X, y_net, weight, held_out)
         valid = ValidationScore(
-            data, self._validation_score, self.n_iter_no_change, self.tol
+            data,
+            self._validation_score,
+            self.n_iter_no_change,
+            self.tol,
+            regression=not is_classifier(self),
         )
         return _weighted_data(X, y_net, weight, train), valid
 
@@ -753,7 +763,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         module = self.net_.module_
         weights = [p.detach() for p in module.parameters()]
         cached = _FLOAT64_COPIES.get(module)
-        if cached is None or not _same_tensors(cached[0], weights):
+        if cached is None or not same_tensors(cached[0], weights):
             snapshot = [w.clone() for w in weights]
             cached = snapshot, copy.deepcopy(module).double().eval()
             _FLOAT64_COPIES[module] = cached
