@@ -106,6 +106,42 @@ def trained_weights(net):
     return [n for n, _ in net.named_parameters() if n not in unused]
 
 
+class FusedAdamW(torch.optim.AdamW):
+    """torch's AdamW whose update is :func:`fused_adamw`, the batched
+    trainer's: the optimiser of a fit run by skorch's loop. Its state is
+    torch's (``step``, ``exp_avg``, ``exp_avg_sq`` per weight), so
+    schedulers, checkpoints and state dicts work as with ``AdamW``."""
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lists = ([], [], [], [], [])
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.zeros(
+                        (), dtype=torch.float32, device=p.device
+                    )
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                state["step"] += 1
+                for part, tensor in zip(
+                    lists,
+                    (p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"]),
+                    strict=True,
+                ):
+                    part.append(tensor)
+            if lists[0]:
+                fused_adamw(*lists, lr=group["lr"], weight_decay=group["weight_decay"])
+        return loss
+
+
 class _Pool:
     """The rows of every model in one table, each distinct tensor once.
 

@@ -43,6 +43,7 @@ from skorch.callbacks import Callback
 from skorch.helper import predefined_split
 
 from . import geometry
+from ._batched import FusedAdamW
 from ._docstrings import fill_docstring
 from ._together import batchable, fit_batch
 from ._training import (
@@ -81,6 +82,27 @@ _NET_PARAMETERS = tuple(
     name
     for name, parameter in inspect.signature(GatedAttentionNet).parameters.items()
     if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "gate_gain"
+)
+
+#: Every parameter the training engine implements besides the architecture
+#: (each read by _prepare_fit, the FitPlan, the batched trainer or skorch's
+#: loop driving it). A parameter outside these and _NET_PARAMETERS (a
+#: subclass's, or one added without teaching the engine) fails at fit.
+_TRAINING_PARAMETERS = (
+    "max_epochs",  # both loops' epochs
+    "lr",  # the AdamW learning rate (per model in a batch)
+    "batch_size",  # rows per step (computed on padded_rows of them)
+    "weight_decay",  # AdamW's
+    "class_weight",  # row weights in the FitPlan
+    "early_stopping",  # the FitPlan's ValidationScore
+    "validation_fraction",
+    "n_iter_no_change",
+    "tol",
+    "warm_start",  # skorch's loop from the fitted network
+    "callbacks",  # skorch's loop
+    "device",  # skorch's loop (the batched trainer runs on the CPU)
+    "random_state",  # the FitPlan's generator: weights, shuffles, split
+    "verbose",  # skorch's loop prints
 )
 
 # Rows per forward pass at prediction time: large enough to amortise the
@@ -476,11 +498,10 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         return self._net_class(
             module=module,
             criterion=self._criterion,
-            optimizer=torch.optim.AdamW,
+            # The batched trainer's AdamW update (torch's fused kernel).
+            optimizer=FusedAdamW,
             lr=self.lr,
             optimizer__weight_decay=self.weight_decay,
-            # The fused kernel: the same update, a third less time on the CPU.
-            optimizer__fused=torch.device(self.device).type in ("cpu", "cuda"),
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
             iterator_train=BatchIterator,
@@ -565,24 +586,32 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             # without its per-batch bookkeeping.
             fit_batch([(self, plan)])
             return self
-        X, n_outputs, generator = plan.X, plan.n_outputs, plan.generator
-        train, valid = plan.train, plan.valid
         # Training needs autograd, even when the caller is in inference mode.
         with torch.inference_mode(False), torch.enable_grad():
             net = self._net_for(
-                incremental, fresh, X, n_outputs, callbacks, generator, valid
+                plan, callbacks=callbacks, fresh=fresh, incremental=incremental
             )
             epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
             if incremental:
-                net.partial_fit(train, None, epochs=1)
+                net.partial_fit(plan.train, None, epochs=1)
             else:
-                net.fit(train, None)
-        _check_converged(net, X, self)
-        self._record(net, valid, fresh, epochs_before)
+                net.fit(plan.train, None)
+        _check_converged(net, plan.X, self)
+        self._record(net, plan.valid, fresh, epochs_before)
         return self
 
     def _prepare_fit(self, X, y, *, sample_weight, fresh, incremental, classes):
         """Everything a fit settles before training, as a :class:`FitPlan`."""
+        unknown = set(self.get_params(deep=False)).difference(
+            _NET_PARAMETERS, _TRAINING_PARAMETERS
+        )
+        if unknown:
+            raise NotImplementedError(
+                f"{type(self).__name__} has the parameters {sorted(unknown)}, "
+                f"which skgate's training engine does not implement (it would "
+                f"ignore them); implemented: the network's "
+                f"{list(_NET_PARAMETERS)} and {list(_TRAINING_PARAMETERS)}."
+            )
         _check_device(self.device)
         X, y = self._validate_X(X, y, reset=fresh)
         if fresh:
@@ -623,11 +652,12 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         self._record(net, valid, True, 0)
         return self
 
-    def _net_for(self, incremental, fresh, X, n_outputs, callbacks, generator, valid):
+    def _net_for(self, plan, *, callbacks, fresh, incremental):
         """The skorch net to train: new, the fitted one (partial_fit), or a new
         one around the fitted network (warm_start: a fresh optimizer)."""
+        generator, valid = plan.generator, plan.valid
         if fresh:
-            module = self._build_module(X.shape[1], n_outputs, generator)
+            module = self._build_module(plan.X.shape[1], plan.n_outputs, generator)
             return self._build_net(module, callbacks, generator, valid)
         if incremental:
             # partial_fit scores no validation split (as MLPClassifier's): a

@@ -1404,3 +1404,19 @@ class TestUserGates:
         X, y = make_curved_task(60, random_state=0)
         with pytest.raises(ValueError, match="with gate='tanh_user' alpha has no"):
             GatedAttentionClassifierCV((0.0, 1.0), gate="tanh_user").fit(X, y)
+
+
+def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
+    from skgate.estimators import _NET_PARAMETERS, _TRAINING_PARAMETERS
+
+    for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
+        known = set(_NET_PARAMETERS) | set(_TRAINING_PARAMETERS)
+        assert set(estimator().get_params()) <= known  # class_weight included
+
+    class WithDropout(GatedAttentionClassifier):
+        def __init__(self, dropout=0.1, **kwargs):
+            super().__init__(**kwargs)
+            self.dropout = dropout
+
+    with pytest.raises(NotImplementedError, match="\\['dropout'\\], which skgate"):
+        WithDropout(**fast).fit(*moons)
