@@ -1,15 +1,17 @@
-"""Many gated attention networks trained as one: a leading model axis on every weight.
+"""skgate's one training engine: the steps every fit computes, for one or many models.
 
 Private to the estimators. ``M`` networks of one architecture, which may differ
-in gate strength ``alpha``, in the rows they train on and in their shuffling,
-take their optimisation steps together: one forward pass of batched matrix
-products over the stacked weights (:func:`batched_logits`, the equations of
-:class:`~skgate.nn.GatedAttentionNet` with a model axis), one backward pass,
-one AdamW update for all. Each model sees
-exactly the batches it would see alone (its own rows, its own generator's
-permutation each epoch, the same batch boundaries); models whose epoch has
-fewer steps sit out the remaining steps unchanged (masked, not approximated),
-so a model trained here is the model trained alone up to float32 rounding.
+in gate strength ``alpha``, learning rate, the rows they train on and their
+shuffling, take their optimisation steps together: one forward pass of
+batched matrix products over the stacked weights (:func:`batched_logits`,
+the equations of :class:`~skgate.nn.GatedAttentionNet` with a model axis),
+one backward pass (:func:`losses_and_gradients`), one AdamW update
+(:func:`fused_adamw`). Each model sees exactly the batches it would see
+alone (its own rows, its own generator's permutation each epoch, the same
+batch boundaries); models whose epoch has fewer steps sit out the remaining
+steps unchanged. A single fit is a batch of one, by :class:`BatchedTrainer`'s
+loop or by skorch's loop driving the same step (:mod:`skgate._training`), so
+a model trains to the same bits alone, with callbacks, or in any batch.
 """
 
 import inspect

@@ -5,9 +5,9 @@ networks share an architecture and a training recipe (every parameter but
 ``alpha`` and ``random_state``, and the width of their data) train as one
 batched network (:class:`skgate._batched.BatchedTrainer`); each keeps its own
 rows, weights, random stream and early stopping, so it ends as ``fit`` alone
-would leave it, up to float32 rounding. The rest (user callbacks, a device
-other than the CPU, verbose output, a warm start from a fitted model) fit one
-by one: skorch runs those, one net at a time.
+would leave it, bit for bit. The rest (user callbacks, a device other than
+the CPU, verbose output, a warm start from a fitted model) fit one by one:
+skorch's loop drives the same steps, one net at a time.
 """
 
 from dataclasses import replace

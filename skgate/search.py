@@ -6,7 +6,7 @@
 efficient search. All ``len(alphas) x n_splits`` models train together as one
 batched network (:mod:`skgate._batched`): each sees exactly its fold's rows in
 its own seeded order, so it is the model ``GatedAttentionClassifier(alpha=a)``
-would train alone on them, up to float32 rounding. Each is scored on its
+would train alone on them, bit for bit (one training engine). Each is scored on its
 held-out fold (accuracy or R², and :func:`~skgate.curvature_score`), the
 alpha is selected like :func:`~skgate.least_curvature_refit` (or by the best
 score), and the chosen alpha is refit on all the data.
@@ -252,10 +252,9 @@ class _GatedAttentionCV(BaseEstimator):
             self.best_index_
         ]
         self.n_splits_ = len(folds)
-        # The chosen alpha alone, by the same engine: a batch of one trains in
-        # about 0.65 of skorch's time (measured), and is the model fit() trains
-        # up to float32 rounding. (Refitting every alpha inside the fold batch
-        # was measured to cost as much as one refit alone.)
+        # The chosen alpha alone, by the same engine: the model fit() trains.
+        # (Refitting every alpha inside the fold batch was measured to cost
+        # as much as one refit alone.)
         start = time.perf_counter()
         best = clone(base).set_params(alpha=self.alpha_)
         (self.best_estimator_,) = fit_together([best], [(*given, sample_weight)])

@@ -432,9 +432,8 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
     batched : bool, default=True
         Train the settings of each of :func:`batches` as one batched network
         (:func:`run_batch`); False fits each alone (:func:`run_setting`).
-        The rows agree up to the float32 rounding of training (see
-        docs/design.md, "Batched training", for the tolerance the tests hold
-        them to).
+        The rows are the same, bit for bit (one training engine; see
+        docs/design.md, "One training engine").
 
     Returns
     -------
