@@ -16,9 +16,14 @@ from scipy import stats as distributions
 from ..datasets import bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from . import stats
-from .design import CONDITION_NUMBERS, GATE_ORDER, PRODUCTION_MODELS
+from .design import (
+    CONDITION_NUMBERS,
+    DEFAULTS,
+    GATE_ORDER,
+    PRODUCTION_MODELS,
+    RADIUS,
+)
 from .realdata import BOUNDARIES, bayes_accuracy_estimate
-from .sphere import RADIUS
 from .stats import (
     ALPHA_LEVEL,
     HOLDS,
@@ -31,7 +36,6 @@ from .stats import (
     t_half_width,
     verdict,
 )
-from .sweeps import DEFAULTS
 
 #: The loaded datasets whose Bayes accuracy is known (from their generator).
 KNOWN_BAYES = ["twonorm", "ringnorm"]

@@ -5,38 +5,170 @@ report text and the command line read it from here (and the model's own
 defaults from :class:`~skgate.GatedAttentionClassifier`).
 """
 
+import inspect
+import math
 from dataclasses import dataclass, field, replace
 
 import torch
+from sklearn.model_selection import ParameterGrid
 
 from .._batched import _unused_weights
-from ..datasets import CURVED_SHAPES
+from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
 from .realdata import REAL_TASKS
-from .sphere import sphere_settings
-from .sweeps import ARCHITECTURES, DEFAULTS, grid
 
 __all__ = [
     "ALPHAS",
+    "ARCHITECTURES",
+    "BASELINE_MAX_ITER",
     "BASELINE_TASKS",
+    "BATCH_FREE_KEYS",
+    "BATCH_SIZE",
     "BUDGETS",
     "COARSE_ALPHAS",
     "CONDITION_NUMBERS",
+    "DEFAULTS",
     "GATE_LABELS",
     "GATE_ORDER",
     "INIT_SEED_FACTOR",
     "LEARNING_RATES",
+    "MODEL_KEYS",
     "NOISES",
     "PRODUCTION_LENGTHS",
     "PRODUCTION_MODELS",
+    "QUICK_TOY",
+    "RADIUS",
+    "REGIME_ALPHAS",
+    "REGIME_DEPTH",
     "SEQUENCE_LENGTH",
+    "SEQUENCE_TOKEN_DIM",
     "SPHERE_BUDGETS",
+    "SPHERE_GATES",
     "SPHERE_SIZES",
     "StudyDesign",
+    "TEST_SIZE",
+    "TOY_INNER_FOLDS",
+    "TOY_OUTER_FOLDS",
+    "TOY_ROWS",
+    "WEIGHT_SCALES",
     "effective_weights",
+    "grid",
     "matched_width",
+    "sphere_settings",
 ]
+
+# -- a fit's setting --------------------------------------------------------
+
+#: Setting keys that are parameters of the classifier; their defaults are its own.
+MODEL_KEYS = (
+    "gate",
+    "alpha",
+    "depth",
+    "head",
+    "d_model",
+    "max_epochs",
+    "lr",
+    "early_stopping",
+    "n_iter_no_change",
+    "n_heads",
+)
+#: The block architectures a setting may name (``architecture``), as
+#: keywords of the classifier and of GatedAttentionNet.
+ARCHITECTURES = {
+    "plain": {"residual": False, "norm": None},
+    "residual": {"residual": True, "norm": None},
+    "pre-LN residual": {"residual": True, "norm": "layer"},
+}
+_MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
+_TASK_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(make_curved_task).parameters.items()
+}
+
+#: Values a setting takes unless it says otherwise (the key order is the
+#: column order of the sweep CSVs).
+DEFAULTS = {
+    "task": "curved",
+    "shape": "checkerboard",
+    **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
+    **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
+    "gate_init": "gain 2",
+    "architecture": "plain",
+    "seed": 0,
+    "condition_numbers": (),
+    "n_curvature": 200,
+}
+
+#: The held-out share of every split, stratified and seeded by the setting's seed.
+TEST_SIZE = 0.3
+#: Width of a token in the sequence form (the tasks' 2-D observations).
+SEQUENCE_TOKEN_DIM = 2
+#: Iteration limit of the iterative baselines (MLP's default, 200, stops short).
+BASELINE_MAX_ITER = 2000
+
+
+#: Setting keys that may differ inside one batch of a batched sweep.
+BATCH_FREE_KEYS = ("seed", "alpha", "lr")
+#: Settings per batch at most: a larger group is cut into consecutive parts
+#: of about equal size, so that two workers share a sweep's few large groups
+#: evenly (the long-budget C2 sweep has 5 groups of 120 fits) and no network
+#: grows past the size at which a model's training stops getting cheaper
+#: (measured: 53 ms per model at 10 models, 58 at 20, 71 at 40).
+BATCH_SIZE = 10
+
+
+def grid(**axes):
+    """All combinations of the given values, as a list of settings.
+
+    Each keyword is a list of values for that setting key (as in
+    :class:`sklearn.model_selection.ParameterGrid`); keys not given keep
+    :data:`DEFAULTS`. Concatenate grids with ``+``.
+    """
+    unknown = sorted(set(axes) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(
+            f"unknown setting keys {unknown}; allowed: {sorted(DEFAULTS)}."
+        )
+    return [{**DEFAULTS, **point} for point in ParameterGrid(axes)]
+
+
+# -- the depth regime map, the sphere cap, the toy benchmark ------------------
+
+#: The map's axes.
+REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
+#: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
+REGIME_DEPTH = 8
+
+
+#: The sphere's radius: target Gaussian curvature 1 / RADIUS**2 = 0.25.
+RADIUS = 2.0
+#: The arms: gated (the regressor's default alpha) and its flat control.
+SPHERE_GATES = ("multiplicative", "none")
+
+
+def sphere_settings(sizes, budgets, seeds, gates=SPHERE_GATES):
+    """Settings of the sphere-cap sweep: gate x training rows x epochs x seed."""
+    return [
+        {"gate": gate, "n_samples": n, "max_epochs": epochs, "seed": seed}
+        for gate in gates
+        for n in sizes
+        for epochs in budgets
+        for seed in seeds
+    ]
+
+
+#: Folds of the outer cross-validation and of the gated model's inner search.
+TOY_OUTER_FOLDS, TOY_INNER_FOLDS = 5, 3
+#: The datasets of the quick run.
+QUICK_TOY = ("iris", "breast_cancer", "moons", "diabetes")
+
+
+#: Rows of each generated dataset.
+TOY_ROWS = 500
+
+# -- the claims -----------------------------------------------------------------
 
 #: C1's predicted order, most curved first. The gates the study compares, not
 #: the gates the model offers (:data:`skgate.nn.GATES`), though today they agree.

@@ -15,7 +15,6 @@ significantly above 0 (one-sample t-test over seeds, Holm over the map).
 """
 
 import itertools
-import math
 
 import pandas as pd
 import torch
@@ -24,7 +23,8 @@ from joblib import delayed
 from ..datasets import make_curved_task
 from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
-from .sweeps import ARCHITECTURES, _parallel_rows
+from .design import ARCHITECTURES, REGIME_ALPHAS, REGIME_DEPTH, WEIGHT_SCALES
+from .sweeps import _parallel_rows
 
 __all__ = [
     "ARCHITECTURES",
@@ -34,12 +34,6 @@ __all__ = [
     "regime_curvatures",
     "run_regime",
 ]
-
-#: The map's axes.
-REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
-WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
-#: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
-REGIME_DEPTH = 8
 
 
 def _axes(axes):

@@ -22,16 +22,20 @@ from ..model_selection import representation_curvature
 from . import claims as claim_rules
 from . import realdata, stats
 from .design import (
+    BASELINE_MAX_ITER,
     COARSE_ALPHAS,
+    DEFAULTS,
     GATE_LABELS,
     GATE_ORDER,
     PRODUCTION_MODELS,
     SEQUENCE_LENGTH,
+    TEST_SIZE,
+    TOY_INNER_FOLDS,
+    TOY_OUTER_FOLDS,
     StudyDesign,
     effective_weights,
 )
-from .sweeps import BASELINE_MAX_ITER, DEFAULTS, TEST_SIZE
-from .toy import TOY_INNER_FOLDS, TOY_OUTER_FOLDS, TOY_SPECS, toy_call
+from .toy import TOY_SPECS, toy_call
 
 __all__ = ["render_report", "render_toy_report", "toy_section"]
 

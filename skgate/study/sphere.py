@@ -19,7 +19,8 @@ import numpy as np
 
 from .._together import equal_parts, fit_together
 from ..estimators import GatedAttentionRegressor
-from .sweeps import BATCH_SIZE, run_groups, torch_threads
+from .design import BATCH_SIZE, RADIUS, SPHERE_GATES, sphere_settings
+from .sweeps import run_groups, torch_threads
 
 __all__ = [
     "RADIUS",
@@ -30,10 +31,6 @@ __all__ = [
     "sphere_settings",
 ]
 
-#: The sphere's radius: target Gaussian curvature 1 / RADIUS**2 = 0.25.
-RADIUS = 2.0
-#: The arms: gated (the regressor's default alpha) and its flat control.
-SPHERE_GATES = ("multiplicative", "none")
 #: Held-out points per fit (R^2), of which the first N_CURVATURE are measured.
 N_TEST, N_CURVATURE = 500, 200
 
@@ -61,17 +58,6 @@ def make_sphere_cap(n_samples, *, radius=RADIUS, random_state=None):
     X = rng.uniform(-1.0, 1.0, size=(n_samples, 2))
     height = np.sqrt(radius**2 - (X**2).sum(axis=1))
     return X, np.column_stack([X, height])
-
-
-def sphere_settings(sizes, budgets, seeds, gates=SPHERE_GATES):
-    """Settings of the sphere-cap sweep: gate x training rows x epochs x seed."""
-    return [
-        {"gate": gate, "n_samples": n, "max_epochs": epochs, "seed": seed}
-        for gate in gates
-        for n in sizes
-        for epochs in budgets
-        for seed in seeds
-    ]
 
 
 def fit_sphere_examples(n_samples=300, max_epochs=200):

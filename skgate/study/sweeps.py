@@ -22,7 +22,6 @@ Examples
 """
 
 import functools
-import inspect
 import math
 import time
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ import pandas as pd
 import torch
 from joblib import Parallel, delayed
 from sklearn.datasets import make_circles, make_moons
-from sklearn.model_selection import ParameterGrid, train_test_split
+from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
@@ -41,6 +40,17 @@ from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
 from ..model_selection import representation_curvature
+from .design import (
+    ARCHITECTURES,
+    BASELINE_MAX_ITER,
+    BATCH_FREE_KEYS,
+    BATCH_SIZE,
+    DEFAULTS,
+    MODEL_KEYS,
+    SEQUENCE_TOKEN_DIM,
+    TEST_SIZE,
+    grid,
+)
 from .realdata import LOADED, sample_real
 
 __all__ = [
@@ -61,46 +71,6 @@ __all__ = [
     "run_sweep",
 ]
 
-#: Setting keys that are parameters of the classifier; their defaults are its own.
-MODEL_KEYS = (
-    "gate",
-    "alpha",
-    "depth",
-    "head",
-    "d_model",
-    "max_epochs",
-    "lr",
-    "early_stopping",
-    "n_iter_no_change",
-    "n_heads",
-)
-#: The block architectures a setting may name (``architecture``), as
-#: keywords of the classifier and of GatedAttentionNet.
-ARCHITECTURES = {
-    "plain": {"residual": False, "norm": None},
-    "residual": {"residual": True, "norm": None},
-    "pre-LN residual": {"residual": True, "norm": "layer"},
-}
-_MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
-_TASK_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(make_curved_task).parameters.items()
-}
-
-#: Values a setting takes unless it says otherwise (the key order is the
-#: column order of the sweep CSVs).
-DEFAULTS = {
-    "task": "curved",
-    "shape": "checkerboard",
-    **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
-    **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
-    "gate_init": "gain 2",
-    "architecture": "plain",
-    "seed": 0,
-    "condition_numbers": (),
-    "n_curvature": 200,
-}
-
 #: Columns of a sweep that are measurements (deterministic) ...
 MEASUREMENTS = [
     "accuracy",
@@ -116,12 +86,6 @@ MEASUREMENTS = [
 TIMINGS = ["fit_seconds"]
 
 TASKS = ("curved", "linear", "moons", "circles", *LOADED)
-#: The held-out share of every split, stratified and seeded by the setting's seed.
-TEST_SIZE = 0.3
-#: Width of a token in the sequence form (the tasks' 2-D observations).
-SEQUENCE_TOKEN_DIM = 2
-#: Iteration limit of the iterative baselines (MLP's default, 200, stops short).
-BASELINE_MAX_ITER = 2000
 
 
 class PyTorchGateInitClassifier(GatedAttentionClassifier):
@@ -185,21 +149,6 @@ def _split(setting):
         scaler = StandardScaler().fit(X_train)
         split = [scaler.transform(X_train), scaler.transform(X_test), y_train, y_test]
     return split
-
-
-def grid(**axes):
-    """All combinations of the given values, as a list of settings.
-
-    Each keyword is a list of values for that setting key (as in
-    :class:`sklearn.model_selection.ParameterGrid`); keys not given keep
-    :data:`DEFAULTS`. Concatenate grids with ``+``.
-    """
-    unknown = sorted(set(axes) - set(DEFAULTS))
-    if unknown:
-        raise ValueError(
-            f"unknown setting keys {unknown}; allowed: {sorted(DEFAULTS)}."
-        )
-    return [{**DEFAULTS, **point} for point in ParameterGrid(axes)]
 
 
 @contextmanager
@@ -375,16 +324,6 @@ def run_batch(settings):
         )
         fit_seconds = (time.perf_counter() - start) / len(prepared)
         return [_row(s, clf, split, fit_seconds) for s, clf, split in prepared]
-
-
-#: Setting keys that may differ inside one batch of a batched sweep.
-BATCH_FREE_KEYS = ("seed", "alpha", "lr")
-#: Settings per batch at most: a larger group is cut into consecutive parts
-#: of about equal size, so that two workers share a sweep's few large groups
-#: evenly (the long-budget C2 sweep has 5 groups of 120 fits) and no network
-#: grows past the size at which a model's training stops getting cheaper
-#: (measured: 53 ms per model at 10 models, 58 at 20, 71 at 40).
-BATCH_SIZE = 10
 
 
 def batches(settings):

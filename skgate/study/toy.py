@@ -35,19 +35,18 @@ from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..model_selection import representation_curvature
 from ..search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 from .claims import GATED, UNGATED
-from .design import COARSE_ALPHAS
-from .sweeps import BASELINE_MAX_ITER, _parallel_rows, torch_threads
+from .design import (
+    BASELINE_MAX_ITER,
+    COARSE_ALPHAS,
+    QUICK_TOY,
+    TOY_INNER_FOLDS,
+    TOY_OUTER_FOLDS,
+    TOY_ROWS,
+)
+from .sweeps import _parallel_rows, torch_threads
 
 __all__ = ["QUICK_TOY", "TOY_SPECS", "run_toy_benchmark", "toy_call", "toy_datasets"]
 
-#: Folds of the outer cross-validation and of the gated model's inner search.
-TOY_OUTER_FOLDS, TOY_INNER_FOLDS = 5, 3
-#: The datasets of the quick run.
-QUICK_TOY = ("iris", "breast_cancer", "moons", "diabetes")
-
-
-#: Rows of each generated dataset.
-TOY_ROWS = 500
 #: Every toy dataset: name -> (scikit-learn function, keyword arguments, task,
 #: token_dim). TOY.md prints each as the exact call.
 TOY_SPECS = {
