@@ -39,13 +39,14 @@ def batchable(estimator):
     )
 
 
-def _key(estimator, n_features, n_outputs):
-    """What every model of a batch must share."""
+def _key(estimator, plan):
+    """What every model of a batch must share: its parameters but
+    :data:`_PER_MODEL`, its data's width and its rows per step."""
     params = estimator.get_params(deep=False)
     shared = tuple(
         sorted((k, repr(v)) for k, v in params.items() if k not in _PER_MODEL)
     )
-    return type(estimator), shared, n_features, n_outputs
+    return type(estimator), shared, plan.X.shape[1], plan.n_outputs, plan.batch_size
 
 
 def fit_together(estimators, data):
@@ -77,7 +78,7 @@ def fit_together(estimators, data):
         first = shared.setdefault(id(item), plan.train)
         if first is not plan.train and _same_data(first, plan.train):
             plan = replace(plan, train=first)
-        key = _key(estimator, plan.X.shape[1], plan.n_outputs)
+        key = _key(estimator, plan)
         groups.setdefault(key, []).append((estimator, plan))
     for members in groups.values():
         # Models with as many rows take as many steps, and models with one
@@ -122,7 +123,7 @@ def fit_batch(members):
             proto._criterion,
             lr=[estimator.lr for estimator, _ in members],
             weight_decay=proto.weight_decay,
-            batch_size=proto.batch_size,
+            batch_size=members[0][1].batch_size,
         )
         curves = trainer.fit(
             [(plan.train.X, plan.train.y, plan.train.w) for _, plan in members],
@@ -139,4 +140,5 @@ def fit_batch(members):
             curves[m],
             plan.valid,
             trainer.optimizer_state(m),
+            plan.batch_size,
         )

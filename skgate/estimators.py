@@ -303,6 +303,9 @@ class FitPlan:
     train: WeightedData
     #: With early stopping, the held-out rows' ValidationScore; else None.
     valid: ValidationScore = None
+    #: Rows per step: batch_size, clipped to the training rows (as
+    #: MLPClassifier clips it), so a large batch_size costs no padding.
+    batch_size: int = None
 
 
 def _check_class_weight_value(label, value):
@@ -491,7 +494,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         module.reset_parameters(generator)
         return module
 
-    def _build_net(self, module, callbacks, generator, valid=None):
+    def _build_net(self, module, callbacks, generator, valid=None, *, batch_size):
         # valid_loss is the ValidationScore's (the training loss's rule on the
         # held-out rows, as the batched trainer records it), not skorch's.
         unused = self._unused_callbacks + ("valid_loss",)
@@ -503,7 +506,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             lr=self.lr,
             optimizer__weight_decay=self.weight_decay,
             max_epochs=self.max_epochs,
-            batch_size=self.batch_size,
+            batch_size=batch_size,
             iterator_train=BatchIterator,
             iterator_valid=BatchIterator,
             iterator_train__shuffle=True,
@@ -627,15 +630,16 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         generator = torch.Generator().manual_seed(int(seeds[0]))
         validating = self.early_stopping and not incremental
         train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
-        return FitPlan(X, n_outputs, generator, train, valid)
+        batch_size = min(self.batch_size, len(train))
+        return FitPlan(X, n_outputs, generator, train, valid, batch_size)
 
-    def _adopt(self, module, generator, X, curve, valid, optimizer_state):
+    def _adopt(self, module, generator, X, curve, valid, optimizer_state, batch_size):
         """Become fitted with ``module``, trained outside skorch (by skgate's
         batched training) exactly as :meth:`fit` would train it: the skorch
         net around it, its history (epoch, train_loss, valid_score), the
         AdamW state a later ``partial_fit`` continues from, the fitted
         attributes."""
-        net = self._build_net(module, [], generator)
+        net = self._build_net(module, [], generator, batch_size=batch_size)
         net.initialize()
         for epoch, loss in enumerate(curve):
             net.history.new_epoch()
@@ -655,10 +659,10 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
     def _net_for(self, plan, *, callbacks, fresh, incremental):
         """The skorch net to train: new, the fitted one (partial_fit), or a new
         one around the fitted network (warm_start: a fresh optimizer)."""
-        generator, valid = plan.generator, plan.valid
+        generator, valid, rows = plan.generator, plan.valid, plan.batch_size
         if fresh:
             module = self._build_module(plan.X.shape[1], plan.n_outputs, generator)
-            return self._build_net(module, callbacks, generator, valid)
+            return self._build_net(module, callbacks, generator, valid, batch_size=rows)
         if incremental:
             # partial_fit scores no validation split (as MLPClassifier's): a
             # net fitted with early stopping leaves it, and the callbacks that
@@ -669,8 +673,11 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
                 for name, callback in self.net_.callbacks_
                 if name != "validation_score" and not _monitors_validation(callback)
             ]
+            self.net_.batch_size = rows
             return self.net_
-        return self._build_net(self.net_.module_, callbacks, generator, valid)
+        return self._build_net(
+            self.net_.module_, callbacks, generator, valid, batch_size=rows
+        )
 
     def _sample_weights(self, X, y_net, sample_weight):
         """Row weights (float64), sample_weight times class_weight, or None."""

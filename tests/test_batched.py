@@ -445,3 +445,17 @@ def _assert_same_fit(got, want):
     assert got.loss_curve_ == want.loss_curve_
     assert got.validation_scores_ == want.validation_scores_
     _assert_same_weights(got.net_.module_, want.net_.module_)
+
+
+def test_a_batch_size_above_the_rows_is_clipped_to_them():
+    """As MLPClassifier clips it: no padding to a huge batch_size, the same
+    model as batch_size = the training rows, in either loop and in a batch."""
+    X, y = make_curved_task(70, random_state=0)
+    huge = GatedAttentionClassifier(**{**PARAMS, "batch_size": 100_000}).fit(X, y)
+    rows = GatedAttentionClassifier(**{**PARAMS, "batch_size": 70}).fit(X, y)
+    _assert_same_fit(huge, rows)
+    looped = GatedAttentionClassifier(
+        **{**PARAMS, "batch_size": 100_000}, callbacks=[_Noop()]
+    ).fit(X, y)
+    _assert_same_fit(huge, looped)
+    assert huge.net_.batch_size == 70
