@@ -81,10 +81,10 @@ def fit_together(estimators, data):
         key = _key(estimator, plan)
         groups.setdefault(key, []).append((estimator, plan))
     for members in groups.values():
-        # Models with as many rows take as many steps, and models with one
-        # learning rate share a kernel call: side by side, they are stepped
-        # through views of the stacked weights rather than copies.
-        members = sorted(members, key=lambda m: (len(m[1].train), m[0].lr))
+        # Models with as many rows take as many steps: side by side, the
+        # models still stepping are a run of the stacks, read as views rather
+        # than copies. (The order changes no model's bits.)
+        members = sorted(members, key=lambda m: len(m[1].train))
         for part in equal_parts(members, MAX_MODELS):
             fit_batch(part)
     return estimators
