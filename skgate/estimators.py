@@ -996,7 +996,11 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     lr : float > 0, default=2e-3
         AdamW learning rate.
     batch_size : int >= 1, default=64
-        Rows per optimisation step.
+        Rows per optimisation step, clipped to the training rows (as
+        MLPClassifier clips it). A step is computed on a multiple of 64 rows
+        (rows of weight 0 fill it, so that a model trains to the same bits
+        alone, with callbacks and in the CV estimators' batches): values
+        below 64 save no time.
     weight_decay : float >= 0, default=1e-2
         AdamW weight decay (decoupled; MLPClassifier's L2 penalty is called
         ``alpha``, a name this estimator uses for the gate).
