@@ -385,6 +385,49 @@ def bench_search(repeats):
     return times
 
 
+def _one_by_one(models, X, y):
+    from sklearn.base import clone
+
+    return [clone(m).fit(X, y) for m in models]
+
+
+def _one_batch(models, X, y):
+    from sklearn.base import clone
+
+    from skgate._together import fit_together
+
+    return fit_together([clone(m) for m in models], [(X, y, None)] * len(models))
+
+
+def bench_batches(repeats):
+    """Ten models (5 alphas x 2 seeds, 1000 rows, 10 epochs, one torch
+    thread) fitted one by one against the same ten as one batch of the
+    training engine, for copied tokens and for sequences of 8 tokens."""
+    from functools import partial
+
+    times = {}
+    forms = (("copied tokens", 1, None), ("sequences of 8 tokens", 8, 2))
+    for form, observations, token_dim in forms:
+        X, y = make_curved_task(1000, n_observations=observations, random_state=0)
+        models = [
+            GatedAttentionClassifier(
+                token_dim=token_dim, max_epochs=10, alpha=alpha, random_state=seed
+            )
+            for alpha in (0.0, 0.5, 1.0, 1.5, 2.0)
+            for seed in (0, 1)
+        ]
+        before = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            alone = median_seconds(partial(_one_by_one, models, X, y), repeats)
+            batched = median_seconds(partial(_one_batch, models, X, y), repeats)
+        finally:
+            torch.set_num_threads(before)
+        times[form] = (alone, batched)
+        log(f"batches: {form}: one by one {alone:.2f} s, one batch {batched:.2f} s")
+    return times
+
+
 #: The sweeps of the five claims (the controls' long budgets would make the
 #: unbatched half of this benchmark run for most of an hour).
 STUDY_SWEEPS = ("gates", "alpha", "depth_init", "depth_trained")
@@ -427,6 +470,7 @@ def main(argv=None):
     rows, slopes = bench_scaling(max(1, repeats // 2))
     parallel = bench_parallel(8)
     search = bench_search(max(1, repeats // 2))
+    batches = bench_batches(max(1, repeats // 2))
     n_study, study = bench_study()
     setup_rss, curvature_rss, predict_rss, search_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
@@ -461,6 +505,10 @@ def main(argv=None):
         "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
         "study sweeps, batched / each fit alone (2 workers)": study[True]
         / study[False],
+        **{
+            f"10 models in one batch / one by one ({form}, one thread)": batched / alone
+            for form, (alone, batched) in batches.items()
+        },
         **{
             f"{name} / one fit": seconds / search["one fit"]
             for name, seconds in search.items()
