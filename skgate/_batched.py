@@ -291,11 +291,7 @@ def validation_logits(net, params, alpha, X):
 def validation_loss(outputs, y, w, regression):
     """The weighted mean loss of one model's ``outputs`` on its held-out rows
     (targets ``y``, weights ``w`` or None): the training loss's rule."""
-    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
-    losses = criterion(reduction="none")(outputs, y.to(outputs.device))
-    losses = losses.reshape(len(losses), -1).mean(dim=1)
-    weight = torch.ones_like(losses) if w is None else w.to(losses)
-    return float(weighted_mean(losses, weight))
+    return float(mean_loss(outputs, y, w, regression))
 
 
 def _linear_backward(grads, params, name, x, d_out, need_input=True):
@@ -424,15 +420,25 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
     return per_model, grads, out
 
 
+def mean_loss(outputs, y, w, regression):
+    """The loss of outputs (..., rows, width) against targets ``y``: each
+    row's cross-entropy (integer targets) or squared error (mean over the
+    outputs), then :func:`weighted_mean` over the rows with weights ``w``
+    (None: equal). The loss of every batch, validation split and model."""
+    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
+    flat = outputs.reshape(-1, outputs.shape[-1])
+    targets = y.reshape(len(flat), -1) if regression else y.reshape(-1)
+    losses = criterion(reduction="none")(flat, targets.to(outputs.device))
+    losses = losses.reshape(*outputs.shape[:-1], -1).mean(dim=-1)
+    if w is None:
+        w = torch.ones_like(losses)
+    return weighted_mean(losses, w.to(losses))
+
+
 def batched_losses(net, params, alphas, xb, yb, wb, regression):
     """Each model's weighted mean loss on its batch, (M,), and its logits."""
     out = batched_logits(net, params, alphas, xb)
-    M, B = out.shape[:2]
-    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
-    losses = criterion(reduction="none")(
-        out.reshape(M * B, *out.shape[2:]), yb.reshape(M * B, *yb.shape[2:])
-    )
-    return weighted_mean(losses.reshape(M, B, -1).mean(dim=2), wb), out
+    return mean_loss(out, yb, wb, regression), out
 
 
 def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):

@@ -22,12 +22,12 @@ from ._batched import (
     epoch_loss,
     epoch_order,
     losses_and_gradients,
+    mean_loss,
     pad_rows,
     padded_rows,
     trained_weights,
     validation_logits,
     validation_loss,
-    weighted_mean,
 )
 
 
@@ -86,9 +86,9 @@ class BatchIterator:
 class _WeightedNet:
     """A skorch net whose training steps are the engine's (:mod:`skgate._batched`).
 
-    skorch's loop (batches, callbacks, history, its ``optimizer_``: AdamW
-    from :func:`skgate._batched.adamw`'s settings) drives the computation
-    every fit shares: a step pads its batch with rows of weight 0, as the
+    skorch's loop (batches, callbacks, history, its ``optimizer_``:
+    :class:`~skgate._batched.FusedAdamW`) drives the computation every fit
+    shares: a step pads its batch with rows of weight 0, as the
     batched trainer's batches are (:func:`~skgate._batched.padded_rows`),
     and computes the
     weighted mean loss and its gradients with
@@ -138,14 +138,10 @@ class _WeightedNet:
         return {"loss": loss[0], "y_pred": logits[0, :n]}
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
-        # The validation split's loss (valid_loss): the same weighted mean.
+        # A validation batch's loss (skorch's loop scores the held-out rows
+        # batch by batch): the same rule as every other loss.
         weight = X["sample_weight"] if isinstance(X, dict) else None
-        per_row = type(self.criterion_)(reduction="none")
-        losses = per_row(y_pred, y_true.to(y_pred.device))
-        losses = losses.reshape(len(losses), -1).mean(dim=1)  # mean over outputs
-        if weight is None:
-            weight = torch.ones_like(losses)
-        return weighted_mean(losses, weight.to(losses.device))
+        return mean_loss(y_pred, y_true, weight, self.regression)
 
     @property
     def _default_callbacks(self):
