@@ -15,6 +15,7 @@ a model trains to the same bits alone, with callbacks, or in any batch.
 """
 
 import inspect
+import itertools
 import math
 
 import torch
@@ -27,11 +28,15 @@ _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
 
-def fused_adamw(weights, gradients, exp_avg, exp_avg_sq, steps, *, lr, weight_decay):
-    """One AdamW update, in place, of the tensors ``weights`` (lists, one
-    entry per tensor; ``steps`` already counting this step): torch's fused
-    kernel with the arguments ``torch.optim.AdamW(fused=True)`` gives it.
-    Elementwise, and each tensor treated by its own length."""
+def fused_adamw(entries, *, lr, weight_decay):
+    """One AdamW update, in place, of each weight of ``entries``: tuples
+    (weight, gradient, exp_avg, exp_avg_sq, step), the step already counting
+    this one. torch's fused kernel with the arguments
+    ``torch.optim.AdamW(fused=True)`` gives it; elementwise, and each tensor
+    treated by its own length."""
+    weights, gradients, exp_avg, exp_avg_sq, steps = (
+        list(t) for t in zip(*entries, strict=True)
+    )
     torch._fused_adamw_(
         weights,
         gradients,
@@ -121,7 +126,7 @@ class FusedAdamW(torch.optim.AdamW):
             with torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
-            lists = ([], [], [], [], [])
+            entries = []
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -133,14 +138,11 @@ class FusedAdamW(torch.optim.AdamW):
                     state["exp_avg"] = torch.zeros_like(p)
                     state["exp_avg_sq"] = torch.zeros_like(p)
                 state["step"] += 1
-                for part, tensor in zip(
-                    lists,
-                    (p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"]),
-                    strict=True,
-                ):
-                    part.append(tensor)
-            if lists[0]:
-                fused_adamw(*lists, lr=group["lr"], weight_decay=group["weight_decay"])
+                entries.append(
+                    (p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"])
+                )
+            if entries:
+                fused_adamw(entries, lr=group["lr"], weight_decay=group["weight_decay"])
         return loss
 
 
@@ -553,14 +555,17 @@ class BatchedTrainer:
             for i, m in enumerate(models):
                 self.steps[m] += 1
                 weights, exp_avg, exp_avg_sq = self.views[m]
-                lists = by_rate.setdefault(self.lrs[m], ([], [], [], [], []))
-                lists[0].extend(weights)
-                lists[1].extend(g[i] for g in gradients)
-                lists[2].extend(exp_avg)
-                lists[3].extend(exp_avg_sq)
-                lists[4].extend([self.steps[m]] * len(weights))
-            for lr, lists in by_rate.items():
-                fused_adamw(*lists, lr=lr, weight_decay=self.weight_decay)
+                by_rate.setdefault(self.lrs[m], []).extend(
+                    zip(
+                        weights,
+                        (g[i] for g in gradients),
+                        exp_avg,
+                        exp_avg_sq,
+                        itertools.repeat(self.steps[m]),
+                    )
+                )
+            for lr, entries in by_rate.items():
+                fused_adamw(entries, lr=lr, weight_decay=self.weight_decay)
         return per_model
 
     def fit(self, datasets, generators, epochs, validation=None):
