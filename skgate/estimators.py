@@ -528,7 +528,10 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         history too), labels and scales, or unfitted."""
         before = dict(vars(self))
         net = before.get("net_")
-        saved = None if net is None else _NetState(net)
+        # Only a fit that continues the network (partial_fit, a warm start)
+        # changes it in place; a fresh fit leaves the old one untouched.
+        continues = fit["incremental"] or self.warm_start
+        saved = _NetState(net) if net is not None and continues else None
         try:
             return self._train(**fit)
         except BaseException:
