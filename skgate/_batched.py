@@ -221,15 +221,35 @@ def _unused_weights(net):
     }
 
 
+def _matrices(x, weight):
+    """``x`` (..., in) and ``weight`` (M, out, in) widened with zeros to at
+    least 2 inputs and 2 outputs. torch's batched matrix product takes
+    another kernel for a batch of one matrix when a side of the product is 1
+    (a matrix-vector product), whose sums round differently; no product of
+    a linear layer, forward or backward, has a side of 1 once its weight is
+    at least 2 x 2 (its rows are a padded batch, see :data:`ROW_BLOCK`), so
+    a model computes alike alone and in any batch. The zeros add exact
+    zeros to the sums."""
+    out_features, in_features = weight.shape[1:]
+    wide_in, wide_out = max(in_features, 2) - in_features, max(out_features, 2)
+    if (wide_in, wide_out) == (0, out_features):
+        return x, weight
+    weight = F.pad(weight, (0, wide_in, 0, wide_out - out_features))
+    return F.pad(x, (0, wide_in)), weight
+
+
 def _linear(x, params, name):
     """``x @ W^T + b`` per model: x (M, ..., in), W (M, out, in), b (M, out)."""
     weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
+    out_features = weight.shape[1]
+    x, weight = _matrices(x, weight)
     flat = x.reshape(x.shape[0], -1, x.shape[-1])
     if bias is None:
         out = torch.bmm(flat, weight.transpose(1, 2))
     else:
+        bias = F.pad(bias, (0, weight.shape[1] - out_features))
         out = torch.baddbmm(bias[:, None, :], flat, weight.transpose(1, 2))
-    return out.reshape(*x.shape[:-1], weight.shape[1])
+    return out[..., :out_features].reshape(*x.shape[:-1], out_features)
 
 
 def _layer_norm(h, params, name, eps):
@@ -299,11 +319,19 @@ def validation_loss(outputs, y, w, regression):
 def _linear_backward(grads, params, name, x, d_out, need_input=True):
     """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
     ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
-    bias's into ``grads``; returns the input's."""
-    grads[f"{name}.weight"] = torch.bmm(d_out.transpose(1, 2), x)
+    bias's into ``grads``; returns the input's. Computed on the widened
+    matrices of the forward pass (:func:`_matrices`)."""
+    weight = params[f"{name}.weight"]
+    out_features, in_features = weight.shape[1:]
     if f"{name}.bias" in params:
         grads[f"{name}.bias"] = d_out.sum(dim=1)
-    return torch.bmm(d_out, params[f"{name}.weight"]) if need_input else None
+    x, weight = _matrices(x, weight)
+    d_out = F.pad(d_out, (0, weight.shape[1] - out_features))
+    d_weight = torch.bmm(d_out.transpose(1, 2), x)
+    grads[f"{name}.weight"] = d_weight[:, :out_features, :in_features]
+    if not need_input:
+        return None
+    return torch.bmm(d_out, weight)[..., :in_features]
 
 
 def _layer_norm_backward(grads, params, name, saved, d_y):
@@ -450,23 +478,8 @@ def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
     memory, which the fused AdamW kernel needs) and its logits (detached).
 
     Copied tokens go through the backward pass written out by hand
-    (:func:`copied_losses_and_gradients`), sequences through autograd. One
-    model is computed as two (a copy beside it): torch's batched matrix
-    products take other kernels for a batch of one (and for one repeated by
-    a zero stride), whose sums round differently, and a model must train
-    alike alone and in any batch.
+    (:func:`copied_losses_and_gradients`), sequences through autograd.
     """
-    if len(params[0]) == 1:
-        twice = [torch.cat([t, t]) for t in (*params, alphas, xb, yb, wb)]
-        *params, alphas, xb, yb, wb = twice
-        per_model, gradients, out = _losses_and_gradients(
-            net, names, params, alphas, xb, yb, wb, regression
-        )
-        return per_model[:1], [g[:1] for g in gradients], out[:1]
-    return _losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression)
-
-
-def _losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
     if net.token_dim is None:
         with torch.no_grad():
             per_model, grads, out = copied_losses_and_gradients(

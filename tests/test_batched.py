@@ -301,6 +301,31 @@ def test_every_architecture_trains_together_as_alone(options, tokens):
         _assert_same_model(got, want, X)
 
 
+@pytest.mark.parametrize("tokens", [None, 1])
+@pytest.mark.parametrize("gate", ["multiplicative", "sigmoid_head"])
+def test_layers_one_wide_train_alike_alone_and_in_a_batch(gate, tokens):
+    """One feature (an embedding of width 1 in), one output (a head of width
+    1 out) and one head of a per-head gate (a gate projection of width 1):
+    torch takes a matrix-vector kernel for such a product of a batch of one
+    model, unless the layer is widened; each model of a batch of three is
+    the model fitted alone (a batch of one), bit for bit."""
+    from skgate import GatedAttentionRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2 if tokens else 1))
+    y = np.sin(2 * X[:, 0]) + X[:, -1] ** 2
+    params = {**PARAMS, "max_epochs": 3, "gate": gate, "token_dim": tokens}
+    estimators = [
+        GatedAttentionRegressor(**{**params, "random_state": seed}) for seed in (0, 1)
+    ]
+    estimators.append(GatedAttentionRegressor(**params, alpha=0.5))
+    together = fit_together([clone(e) for e in estimators], [(X, y, None)] * 3)
+    for got, estimator in zip(together, estimators, strict=True):
+        want = clone(estimator).fit(X, y)
+        assert got.loss_curve_ == want.loss_curve_
+        _assert_same_weights(got.net_.module_, want.net_.module_)
+
+
 def test_every_architecture_regresses_together_as_alone():
     from skgate import GatedAttentionRegressor
 
