@@ -1107,20 +1107,20 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     }
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
         """One epoch over ``X, y``, continuing from the fitted network.
 
-        As MLPClassifier's: the first call builds the network and must name
-        every class; later calls keep the network and the optimizer's state.
-        Early stopping does not apply.
+        As MLPClassifier's, parameters in its order: the first call builds the
+        network and must name every class; later calls keep the network and
+        the optimizer's state. Early stopping does not apply.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
         classes : array-like of shape (n_classes,), default=None
             Every label ``y`` will ever hold; required on the first call.
-        sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------

@@ -468,6 +468,21 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
     ``*_test_r2``); an int ``cv`` is a ``KFold``. Each fold model standardises
     its own targets, as it would alone.
 
+    Parameters
+    ----------
+    alphas, cv, selection, n_std, curvature_params
+        As in :class:`GatedAttentionClassifierCV`.
+    gate, depth, d_model, ... : every parameter of
+        :class:`~skgate.GatedAttentionRegressor` but ``alpha``, each fit as
+        that estimator's ``fit`` fits it.
+
+    Attributes
+    ----------
+    alpha_, best_index_, cv_results_
+        As in :class:`GatedAttentionClassifierCV`, with R² for accuracy.
+    best_estimator_ : GatedAttentionRegressor
+        The chosen alpha refit on all the data.
+
     Examples
     --------
     >>> from sklearn.datasets import make_friedman1

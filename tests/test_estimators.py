@@ -994,6 +994,25 @@ class TestWarmStartAndPartialFit:
             clf.loss_curve_[0], two.loss_curve_[0], rtol=0, atol=0
         )
 
+    def test_partial_fit_takes_mlps_parameters_in_mlps_order(self, moons, fast):
+        import inspect
+
+        from sklearn.neural_network import MLPClassifier, MLPRegressor
+
+        for ours, theirs in (
+            (GatedAttentionClassifier, MLPClassifier),
+            (GatedAttentionRegressor, MLPRegressor),
+        ):
+            names = list(inspect.signature(ours.partial_fit).parameters)
+            assert names == list(inspect.signature(theirs.partial_fit).parameters)
+        X, y = moons
+        weight = np.where(y == 1, 3.0, 1.0)
+        by_name = GatedAttentionClassifier(**fast).partial_fit(
+            X, y, sample_weight=weight, classes=[0, 1]
+        )
+        in_order = GatedAttentionClassifier(**fast).partial_fit(X, y, weight, [0, 1])
+        assert by_name.loss_curve_ == in_order.loss_curve_
+
     def test_partial_fit_classes(self, moons, fast):
         X, y = moons
         clf = GatedAttentionClassifier(**fast)

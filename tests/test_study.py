@@ -1266,3 +1266,85 @@ class TestArchitectureClaims:
         row = run_setting(setting)
         assert row["architecture"] == "pre-LN residual" and row["n_heads"] == 2
         assert np.isnan(row["alpha"])  # the sigmoid gate has no strength
+
+
+# -- render formats, describe computes ---------------------------------------
+
+#: Methods and builtins that aggregate: render.py calls none of them itself.
+_AGGREGATIONS = {
+    "groupby", "mean", "sum", "std", "var", "min", "max", "median", "agg",
+    "aggregate", "idxmax", "idxmin", "count", "value_counts", "nunique",
+    "quantile", "describe", "cumsum", "prod", "unique",
+}  # fmt: skip
+
+
+def _aggregation_calls(source):
+    """Calls in ``source`` that aggregate data: a method of _AGGREGATIONS on
+    anything but the study's modules, or builtin sum / min / max / sorted."""
+    import ast
+
+    modules = {"describe", "stats", "claim_rules", "realdata"}
+    calls = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in _AGGREGATIONS:
+            if not (isinstance(f.value, ast.Name) and f.value.id in modules):
+                calls.append(ast.unparse(node))
+        elif isinstance(f, ast.Name) and f.id in {"sum", "min", "max", "sorted"}:
+            calls.append(ast.unparse(node))
+    return calls
+
+
+def test_render_formats_numbers_it_does_not_compute():
+    """Every mean, count and extreme of the report comes from describe,
+    stats or claims; render.py only formats and lays them out."""
+    from skgate.study import render
+
+    assert _aggregation_calls(Path(render.__file__).read_text()) == []
+    # The scan finds what it looks for.
+    found = _aggregation_calls("a = frame.groupby('x')['y'].mean()\nb = max(c)\n")
+    assert len(found) == 3
+
+
+def test_describe_counts_and_means_known_numbers():
+    from skgate.study import describe
+
+    outcomes = ["holds", "reversed", "holds", "inconclusive", "holds"]
+    assert describe.outcome_counts(outcomes) == (
+        3,
+        5,
+        [("reversed", 1), ("inconclusive", 1)],
+    )
+    assert describe.count(np.array([True, False, True])) == 2
+    frame = pd.DataFrame(
+        {"model": ["b", "a", "b", "a"], "fit_seconds": [1.0, 2.0, 3.0, 6.0]}
+    )
+    means = describe.mean_by(frame, "model", "fit_seconds")
+    assert list(means.index) == ["b", "a"]  # first seen first
+    assert means.tolist() == [2.0, 4.0]
+    tests = pd.DataFrame(
+        {
+            "measure": ["accuracy"] * 3 + ["curvature_exact"],
+            "comparison": ["x > y", "x > y", "y > z", "x > y"],
+            "outcome": ["holds", "reversed", "holds", "holds"],
+        }
+    )
+    assert describe.pairwise_counts(tests) == [("x > y", 1, 2), ("y > z", 1, 1)]
+    fits = pd.DataFrame(
+        {
+            "gate": ["none"] * 4,
+            "n_observations": [1] * 4,
+            "architecture": ["plain", "plain", "pre-LN residual", "pre-LN residual"],
+            "curvature_exact": [0.0, 1e-17, 0.5, 1.5],
+        }
+    )
+    effect = describe.layer_norm_effect(fits)
+    assert effect == {
+        "flat max": 1e-17,
+        "curved mean": 1.0,
+        "curved min": 0.5,
+        "curved max": 1.5,
+    }
+    assert describe.layer_norm_effect(fits.iloc[:2]) is None

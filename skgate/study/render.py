@@ -1,9 +1,11 @@
 """Markdown of the study: REPORT.md and TOY.md as strings, from computed results.
 
-Rendering only: every number comes from the sweep tables or from
-:mod:`skgate.study.claims`, every setting from :mod:`skgate.study.design`, the
-model's and the measurement's defaults from the library itself. The command
-line writes the strings to files.
+Rendering only: every number is computed elsewhere, the tests and verdicts by
+:mod:`skgate.study.claims` and :mod:`skgate.study.stats`, the means, counts
+and extremes by :mod:`skgate.study.describe`; every setting comes from
+:mod:`skgate.study.design`, the model's and the measurement's defaults from
+the library itself. This module formats and lays out (a test holds it free of
+aggregations). The command line writes the strings to files.
 """
 
 import inspect
@@ -20,7 +22,7 @@ from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as claim_rules
-from . import realdata, stats
+from . import describe, realdata, stats
 from .design import (
     BASELINE_MAX_ITER,
     COARSE_ALPHAS,
@@ -84,7 +86,7 @@ def _dataset_table(frame, value, cell):
     summary["cell"] = [
         cell(m, s) for m, s in zip(summary["mean"], summary["std"], strict=True)
     ]
-    best = summary.groupby("dataset", sort=False)["mean"].idxmax()
+    best = describe.best_rows(summary, "dataset")
     summary.loc[best, "cell"] = "**" + summary.loc[best, "cell"] + "**"
     return summary.pivot_table(
         index="dataset", columns="model", values="cell", aggfunc="first", sort=False
@@ -329,14 +331,7 @@ def _linear_section(alpha, c3, bayes):
 def _anisotropy_section(c4, figure):
     by = ["metric", "condition_number"]
     table = stats.statuses(c4["tests"], by + claim_rules.GATE_CONDITION)
-    ordering = (
-        table.assign(holds=table["status"] == stats.HOLDS)
-        .assign(reversed=table["status"] == stats.REVERSED)
-        .groupby(by, sort=False)[["holds", "reversed"]]
-        .sum()
-        .reset_index()
-        .rename(columns={"holds": "ordering holds", "reversed": "reversed"})
-    )
+    ordering = describe.ordering_counts(table, by)
     order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
     return [
         "",
@@ -398,19 +393,17 @@ def _depth_section(results, c5, figure):
 def _layer_norm_sentence(frame):
     """What LayerNorm does to ungated attention, from ``frame``'s ungated
     copied-token fits: flat without it, curved with it."""
-    ungated = frame[(frame["gate"] == "none") & (frame["n_observations"] == 1)]
-    if ungated.empty or "pre-LN residual" not in set(ungated["architecture"]):
+    effect = describe.layer_norm_effect(frame)
+    if effect is None:
         return []
-    normed = ungated["architecture"] == "pre-LN residual"
-    flat = ungated.loc[~normed, "curvature_exact"]
-    curved = ungated.loc[normed, "curvature_exact"]
     return [
         "",
         "LayerNorm is a nonlinearity, so wherever gates are compared under it, "
         "the ungated arm is not flat: over copied tokens ungated attention "
-        f"measures at most {flat.max():.2g} without LayerNorm (exactly affine) "
-        f"and {curved.mean():.3g} on average with it (range "
-        f"{curved.min():.3g}-{curved.max():.3g}). There, the gate adds curvature "
+        f"measures at most {effect['flat max']:.2g} without LayerNorm (exactly "
+        f"affine) and {effect['curved mean']:.3g} on average with it (range "
+        f"{effect['curved min']:.3g}-{effect['curved max']:.3g}). There, the gate "
+        "adds curvature "
         "to a curved map rather than creating it.",
     ]
 
@@ -615,7 +608,7 @@ def _matched_part(matched_claim, matched):
     )
     gated = {
         head: effective_weights("multiplicative", head, DEFAULTS["d_model"])
-        for head in widths["head"].unique()
+        for head in describe.distinct(widths, "head")
     }
     frame = matched_claim["frame"]
     return [
@@ -766,19 +759,7 @@ def _positive_section(gates, c6, figures):
 
 def _sphere_part(c6, figure):
     """C6's sphere-cap fits: the figure, their table and the error's trends."""
-    table = (
-        c6["sphere"]
-        .groupby(["gate", "n_samples", "max_epochs"], sort=False)
-        .agg(
-            r2=("r2", "mean"),
-            median_K=("median_K", "mean"),
-            median_K_std=("median_K", "std"),
-            positive_share=("positive_share", "mean"),
-            relative_error=("relative_error", "mean"),
-            representation_median_K=("representation_median_K", "mean"),
-        )
-        .reset_index()
-    )
+    table = describe.sphere_table(c6["sphere"])
     shrinks = c6["shrinks"].assign(
         trend=[f"error against {x}" for x in c6["shrinks"]["x"]]
     )
@@ -850,32 +831,27 @@ def _regime_section(table, figure):
 def _regime_sentences(table):
     """Per measure and architecture: where depth amplifies, where it decays."""
     lines = []
-    for (measure, architecture), cells in table.groupby(
-        ["measure", "architecture"], sort=False
-    ):
-        tested = cells[cells["outcome"] != "flat"]
-        if tested.empty:
-            lines.append(f"- {measure}, {architecture}: flat in every cell.")
+    for cell in describe.regime_cells(table):
+        name = f"- {cell['measure']}, {cell['architecture']}"
+        if not cell["outcomes"]:
+            lines.append(f"{name}: flat in every cell.")
             continue
-        held = tested[tested["outcome"] == stats.HOLDS]
-        scales = sorted(held["weight_scale"].unique())
+        scales = cell["amplifying scales"]
         lines.append(
-            f"- {measure}, {architecture}: depth amplifies in "
-            f"{_tally(tested['outcome'])} cells (growth per block "
-            f"{tested['growth per block'].min():.2g} to "
-            f"{tested['growth per block'].max():.2g}"
+            f"{name}: depth amplifies in {_tally(cell['outcomes'])} cells (growth "
+            f"per block {cell['growth min']:.2g} to {cell['growth max']:.2g}"
             + (
                 f"; amplifying cells at weight scales "
                 f"{', '.join(f'{s:.2g}' for s in scales)}"
                 if scales
                 else ""
             )
-            + f"); flat in {int((cells['outcome'] == 'flat').sum())}."
+            + f"); flat in {cell['flat']}."
         )
     return lines
 
 
-def _real_section(results, real, figure, bayes):
+def _real_section(real, figure, bayes):
     boundaries = realdata.BOUNDARIES
     frame = real["frame"]
     known = bayes.set_index("task")["bayes accuracy"]
@@ -902,7 +878,7 @@ def _real_section(results, real, figure, bayes):
         "and UCI wine sets; wine has 3 classes) are real "
         "measurements, boundary unknown; moons and circles are scikit-learn's "
         "curved makers. Each seed draws its own "
-        f"{results['real']['n_samples'].max()} rows (all rows where fewer), "
+        f"{real['rows per seed']} rows (all rows where fewer), "
         "standardised with the training rows' statistics; MLP head, copied "
         "tokens. The Bayes accuracies of twonorm and ringnorm are their "
         "generator's Bayes rule with parameters fitted to all 7400 rows.",
@@ -1011,7 +987,7 @@ def _with_dataset_bayes(table, bayes):
 
 
 def _baselines_section(baselines, figure, bayes):
-    seconds = baselines.groupby("model", sort=False)["fit_seconds"].mean()
+    seconds = describe.mean_by(baselines, "model", "fit_seconds")
     return [
         "",
         "## Baselines: what a scikit-learn user would pick instead",
@@ -1060,18 +1036,9 @@ def _differences_section(agreement):
 
 def _tally(statuses):
     """'k of N' with the rest of the conditions by status."""
-    statuses = list(statuses)
-    rest = [
-        f"{name} in {sum(s == status for s in statuses)}"
-        for name, status in (
-            ("reversed", stats.REVERSED),
-            ("no effect", stats.NO_EFFECT),
-            ("inconclusive", stats.INCONCLUSIVE),
-        )
-        if any(s == status for s in statuses)
-    ]
-    held = sum(s == stats.HOLDS for s in statuses)
-    return f"{held} of {len(statuses)}" + (f" ({', '.join(rest)})" if rest else "")
+    held, total, others = describe.outcome_counts(statuses)
+    rest = [f"{name} in {k}" for name, k in others]
+    return f"{held} of {total}" + (f" ({', '.join(rest)})" if rest else "")
 
 
 def _trend_phrase(row):
@@ -1135,17 +1102,14 @@ def _positive_sentence(c6):
         )
         for tokens in dict.fromkeys(shares.index.get_level_values("tokens"))
     )
-    sphere = c6["sphere"]
-    gated = sphere[sphere["gate"] == "multiplicative"]
-    means = gated.groupby(["n_samples", "max_epochs"])[
-        ["median_K", "relative_error"]
-    ].mean()
-    least, most = means.index.min(), means.index.max()
+    means = describe.sphere_means(c6["sphere"])
+    least, most = means["least"], means["most"]
+    median_K, error = means["median_K"], means["relative_error"]
     shrinks = c6["shrinks"]
     falls = _tally(stats.condition_status([o]) for o in shrinks["outcome"])
     per_tokens = "; ".join(
         f"{tokens} tokens {_tally(part['outcome'])}"
-        for tokens, part in share.groupby("tokens", sort=False)
+        for tokens, part in describe.split_by(share, "tokens")
     )
     return (
         f"- C6 (gated > ungated, Holm over {len(tests)} tests): the share of "
@@ -1154,11 +1118,11 @@ def _positive_sentence(c6):
         f"({per_tokens}; mean share by tokens: {by_tokens}); the sphere cap's "
         "fitted K is "
         f"higher in {_tally(stats.statuses(cap, ['condition'])['status'])} "
-        f"(size, budget) conditions: median K {means['median_K'][least]:.3f} "
+        f"(size, budget) conditions: median K {median_K[0]:.3f} "
         f"with {least[0]} rows and {least[1]} epochs, "
-        f"{means['median_K'][most]:.3f} with {most[0]} and {most[1]} (sphere "
-        f"{c6['target']:g}; relative error {means['relative_error'][least]:.3f} "
-        f"-> {means['relative_error'][most]:.3f}; falls in {falls} trend tests), "
+        f"{median_K[1]:.3f} with {most[0]} and {most[1]} (sphere "
+        f"{c6['target']:g}; relative error {error[0]:.3f} "
+        f"-> {error[1]:.3f}; falls in {falls} trend tests), "
         f"ungated {_flat(c6['sphere ungated max |K|'])}."
     )
 
@@ -1179,9 +1143,9 @@ def _real_sentence(real):
     if "C3" in real:
         task = real["C3"]["tests"]["task"].iloc[0]
         parts.append(f"{task} (linear): {'; '.join(_c3_parts(real['C3']))}")
+    datasets = ", ".join(describe.distinct(real["C1"]["tests"], "task"))
     return (
-        "- Real and benchmark data (C1 per dataset, "
-        f"{', '.join(real['C1']['tests']['task'].unique())}): {'; '.join(parts)}."
+        f"- Real and benchmark data (C1 per dataset, {datasets}): {'; '.join(parts)}."
     )
 
 
@@ -1221,14 +1185,10 @@ def _both_measures(claim, condition=claim_rules.GATE_CONDITION):
 def _pairwise(tests, measure="accuracy"):
     """How often each step of C1's ordering holds alone (after the family's
     Holm correction): 'gated > SiLU in k of N, SiLU > ungated in m of N'."""
-    tests = tests[tests["measure"] == measure]
     parts = []
-    for comparison, rows in tests.groupby("comparison", sort=False):
+    for comparison, held, n in describe.pairwise_counts(tests, measure):
         better, worse = comparison.split(" > ")
-        held = int((rows["outcome"] == stats.HOLDS).sum())
-        parts.append(
-            f"{GATE_SHORT[better]} > {GATE_SHORT[worse]} in {held} of {len(rows)}"
-        )
+        parts.append(f"{GATE_SHORT[better]} > {GATE_SHORT[worse]} in {held} of {n}")
     return ", ".join(parts)
 
 
@@ -1241,7 +1201,7 @@ def _controls_sentences(controls):
     lines = []
     if "budget" in controls:
         budget = controls["budget"]
-        rates = sorted(budget["frame"]["lr"].unique())
+        rates = describe.levels(budget["frame"], "lr")
         parts = [
             f"{epochs} epochs: {_both_measures(claim)} (accuracy step by step: "
             f"{_pairwise(claim['tests'])})"
@@ -1284,8 +1244,8 @@ def _gate_init_sentence(claim):
         ("curvature_exact", "curvature"),
     ):
         outcomes = sensitivity.loc[sensitivity["measure"] == measure, "outcome"]
-        higher = int((outcomes == stats.HOLDS).sum())
-        lower = int((outcomes == stats.REVERSED).sum())
+        higher = describe.count(outcomes == stats.HOLDS)
+        lower = describe.count(outcomes == stats.REVERSED)
         moved.append(
             f"{label} higher with gain 2 in {higher}, lower in {lower} "
             f"of {len(outcomes)}"
@@ -1306,7 +1266,7 @@ def _noise_sentence(control):
         parts.append(
             f"{epochs} epochs: {_tally(claim['statuses']['status'])} (step by "
             f"step: {_pairwise(claim['tests'])}; below the ceiling and above "
-            f"chance in {int(informative.sum())})"
+            f"chance in {describe.count(informative)})"
         )
         hard = headroom[headroom["shape"] == "rings"]
         if len(hard):
@@ -1340,9 +1300,10 @@ def _headroom_sentence(headroom):
     return (
         f"- Accuracy headroom (C1 conditions, against the task's Bayes accuracy, "
         f"margin {claim_rules.CEILING_MARGIN}): every arm at the ceiling in "
-        f"{int(headroom['at ceiling'].sum())} of {len(headroom)} "
+        f"{describe.count(headroom['at ceiling'])} of {len(headroom)} "
         f"({names(headroom['at ceiling'])}); near chance in "
-        f"{int(headroom['near chance'].sum())} ({names(headroom['near chance'])}). "
+        f"{describe.count(headroom['near chance'])} "
+        f"({names(headroom['near chance'])}). "
         "There, no accuracy difference between the gates says little."
     )
 
@@ -1361,8 +1322,8 @@ def _measures_sentence(measures):
         f"- Three curvature measures, each Holm-corrected on its own: C1's "
         f"curvature ordering holds in {c1} conditions; C2's rise with alpha in "
         f"{c2} shapes. They disagree (one holds, another does not) in "
-        f"{int(d1['disagree'].sum())} of {len(d1)} C1 conditions and "
-        f"{int(d2['disagree'].sum())} of {len(d2)} C2 shapes."
+        f"{describe.count(d1['disagree'])} of {len(d1)} C1 conditions and "
+        f"{describe.count(d2['disagree'])} of {len(d2)} C2 shapes."
     )
 
 
@@ -1439,7 +1400,7 @@ def render_report(results, claims, design, figures):
             else []
         ),
         *(
-            _real_section(results, claims["real"], figures["real"], results["bayes"])
+            _real_section(claims["real"], figures["real"], results["bayes"])
             if "real" in claims
             else []
         ),
@@ -1488,7 +1449,7 @@ def _toy_plain_words(toy, alphas, differences, seconds):
         (alphas["alpha_zero"] > 0) & (alphas["alpha_zero"] < alphas["folds"])
     ]
     never = alphas[alphas["alpha_zero"] == 0]["dataset"]
-    fit_seconds = toy.groupby("model", sort=False)["fit_seconds"].mean()
+    fit_seconds = describe.mean_by(toy, "model", "fit_seconds")
     return [
         "## In plain words",
         "",
@@ -1518,7 +1479,7 @@ def _toy_datasets_section(toy):
             if TOY_SPECS[name][3] is None
             else f"rows of {TOY_SPECS[name][3]} features",
         }
-        for name in toy["dataset"].unique()
+        for name in describe.distinct(toy, "dataset")
     ]
     return ["## Datasets", "", _fmt(pd.DataFrame(rows)), ""]
 
@@ -1528,15 +1489,10 @@ def render_toy_report(toy, seconds):
     test = claim_rules.toy_gated_vs_ungated(toy)
     alphas = claim_rules.toy_alphas(toy)
     lines = _toy_intro() + _toy_datasets_section(toy)
-    for task, frame in toy.groupby("task", sort=False):
+    for task, frame in describe.split_by(toy, "task"):
         table = _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")
         lines += [f"## {task.capitalize()}", "", _fmt(table), ""]
-    times = (
-        toy.groupby(["dataset", "model"], sort=False)["fit_seconds"]
-        .mean()
-        .unstack()
-        .reset_index()
-    )
+    times = describe.mean_table(toy, "dataset", "model", "fit_seconds")
     lines += [
         "Mean fit time per fold in seconds (this run, one torch thread; the "
         f"gated model's includes its inner {TOY_INNER_FOLDS}-fold search over "
