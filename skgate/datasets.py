@@ -221,7 +221,8 @@ def bayes_accuracy(
     ``sqrt(a (1 - a) / n_points)``, about 0.002 at the defaults; the
     estimate of ``p`` errs only near ``p = 1/2``, where either label is
     nearly as good, so the result is within a standard error or two of the
-    exact Bayes accuracy, from below.
+    exact Bayes accuracy (on either side: a Monte Carlo estimate, not a
+    bound).
 
     Parameters
     ----------
@@ -236,7 +237,8 @@ def bayes_accuracy(
 
     Returns
     -------
-    float
+    accuracy : float
+        The share of the ``n_points`` rows the Bayes rule labels right.
 
     Examples
     --------

@@ -1205,9 +1205,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     def predict_proba(self, X):
         """Class probabilities, columns in the order of ``classes_``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        {parameters}
 
         Returns
         -------
@@ -1219,10 +1217,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`, computed stably from the logits.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Validated as in :meth:`predict_proba`.
+        {parameters}
 
         Returns
         -------
@@ -1238,9 +1233,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     def predict(self, X):
         """The most probable class of each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        {parameters}
 
         Returns
         -------
@@ -1369,9 +1362,7 @@ validation_scores_, best_validation_score_
     def predict(self, X):
         """Predicted targets.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
+        {parameters}
 
         Returns
         -------
@@ -1387,6 +1378,21 @@ validation_scores_, best_validation_score_
         tags.target_tags.multi_output = True
         return tags
 
+
+#: The parameters of the prediction methods: the rows they take.
+PREDICT_PARAMETERS_DOC = """Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    The features ``fit`` saw (a DataFrame with the column names it saw, in
+    its order); validated as in ``fit``."""
+
+for _method in (
+    GatedAttentionClassifier.predict_proba,
+    GatedAttentionClassifier.predict_log_proba,
+    GatedAttentionClassifier.predict,
+    GatedAttentionRegressor.predict,
+):
+    fill_docstring(_method, parameters=PREDICT_PARAMETERS_DOC)
 
 fill_docstring(
     GatedAttentionRegressor,

@@ -291,7 +291,9 @@ def curvature_score(estimator, X, y=None, sample_weight=None):
 
     Returns
     -------
-    float
+    score : float
+        The mean curvature over the rows of ``X`` (weighted by
+        ``sample_weight``): 0 for an exactly flat model.
 
     Examples
     --------
@@ -340,13 +342,22 @@ def make_joint_scorer(tradeoff=0.01, **kwargs):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_moons
-    >>> from skgate import GatedAttentionClassifier, make_joint_scorer
-    >>> X, y = make_moons(100, random_state=0)
-    >>> clf = GatedAttentionClassifier(alpha=0.0, max_epochs=2, random_state=0)
-    >>> clf.fit(X, y)
-    GatedAttentionClassifier(alpha=0.0, max_epochs=2, random_state=0)
-    >>> bool(abs(make_joint_scorer(0.5)(clf, X, y) - clf.score(X, y)) < 1e-9)
+    A search over alpha on one number; an ungated model is flat, so its joint
+    score is its accuracy:
+
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> from skgate import GatedAttentionClassifier, make_curved_task
+    >>> from skgate import make_joint_scorer
+    >>> X, y = make_curved_task(120, random_state=0)
+    >>> joint = make_joint_scorer(0.5)
+    >>> search = GridSearchCV(
+    ...     GatedAttentionClassifier(max_epochs=2, random_state=0),
+    ...     {"alpha": [0.0, 1.0]}, scoring=joint, cv=2,
+    ... ).fit(X, y)
+    >>> search.best_params_["alpha"] in (0.0, 1.0)
+    True
+    >>> flat = search.best_estimator_.set_params(alpha=0.0).fit(X, y)
+    >>> bool(abs(joint(flat, X, y) - flat.score(X, y)) < 1e-9)
     True
     """
     return _JointScorer(tradeoff, **make_curvature_scorer(**kwargs).kwargs)

@@ -613,8 +613,6 @@ def claim_real(real, real_alpha):
     claims = {
         "frame": real,
         "alpha frame": real_alpha,
-        # Rows a seed draws (datasets with fewer take all theirs).
-        "rows per seed": int(real["n_samples"].max()),
         "C1": _ordering_claim(real, condition=["task"]),
     }
     # Each part where the run has datasets of its kind.

@@ -20,6 +20,7 @@ __all__ = [
     "outcome_counts",
     "pairwise_counts",
     "regime_cells",
+    "rows_per_seed",
     "sphere_means",
     "sphere_table",
     "split_by",
@@ -112,6 +113,12 @@ def layer_norm_effect(frame):
         "curved min": curved.min(),
         "curved max": curved.max(),
     }
+
+
+def rows_per_seed(frame):
+    """The rows each seed of the real-data fits draws (``n_samples``'s
+    largest value: a dataset with fewer rows takes them all)."""
+    return int(frame["n_samples"].max())
 
 
 def sphere_table(sphere):

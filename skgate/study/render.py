@@ -217,6 +217,11 @@ def _paired_table(tests, condition=claim_rules.GATE_CONDITION, measure=True):
     )
 
 
+def _tables(*captioned):
+    """Lines of ``(caption, table)`` pairs: each caption above its table."""
+    return [line for caption, table in captioned for line in ("", caption, "", table)]
+
+
 def _verdict_table(verdicts):
     return ["", "| claim | verdict |", "|---|---|"] + [
         f"| {claim} | {verdict} |" for claim, verdict in verdicts.items()
@@ -244,14 +249,13 @@ def _gates_section(gates, c1, figure, bayes):
                 ["shape", "tokens"],
             )
         ),
-        "",
-        "Mean ± std over seeds (curvature, exact):",
-        "",
-        _fmt(_mean_pm_std(gates, by, "curvature_exact", "gate")),
-        "",
-        "Paired tests per condition:",
-        "",
-        _paired_table(c1["tests"]),
+        *_tables(
+            (
+                "Mean ± std over seeds (curvature, exact):",
+                _fmt(_mean_pm_std(gates, by, "curvature_exact", "gate")),
+            ),
+            ("Paired tests per condition:", _paired_table(c1["tests"])),
+        ),
     ]
 
 
@@ -274,14 +278,18 @@ def _alpha_section(alpha, c2, figure, bayes):
                 ["shape"],
             )
         ),
-        "",
-        "Curvature by alpha (mean ± std over seeds):",
-        "",
-        _fmt(_mean_pm_std(curved, ["shape", "alpha"], "curvature_exact", "alpha")),
-        "",
-        "Spearman correlations over all fits:",
-        "",
-        _fmt(c2["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
+        *_tables(
+            (
+                "Curvature by alpha (mean ± std over seeds):",
+                _fmt(
+                    _mean_pm_std(curved, ["shape", "alpha"], "curvature_exact", "alpha")
+                ),
+            ),
+            (
+                "Spearman correlations over all fits:",
+                _fmt(c2["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
+            ),
+        ),
         "",
         "Curvature against accuracy, Spearman over all fits of the alpha sweep "
         "(the linear task is C3's control):",
@@ -448,18 +456,20 @@ def _production_section(claim, figure, design):
         ],
         "",
         f"![production]({figure})",
-        "",
-        "Test accuracy (mean ± std over seeds):",
-        "",
-        _fmt(_mean_pm_std(arms, by, "accuracy", "tokens")),
-        "",
-        "Curvature (exact acceleration, mean ± std over seeds):",
-        "",
-        _fmt(_mean_pm_std(arms, by, "curvature_exact", "tokens")),
-        "",
-        "C1's paired tests (one Holm family):",
-        "",
-        _paired_table(claim["C1"]["tests"], claim_rules.PRODUCTION_CONDITION),
+        *_tables(
+            (
+                "Test accuracy (mean ± std over seeds):",
+                _fmt(_mean_pm_std(arms, by, "accuracy", "tokens")),
+            ),
+            (
+                "Curvature (exact acceleration, mean ± std over seeds):",
+                _fmt(_mean_pm_std(arms, by, "curvature_exact", "tokens")),
+            ),
+            (
+                "C1's paired tests (one Holm family):",
+                _paired_table(claim["C1"]["tests"], claim_rules.PRODUCTION_CONDITION),
+            ),
+        ),
         "",
         "C2: accuracy by alpha (mean ± std) and Spearman trends (one Holm family):",
         "",
@@ -741,14 +751,16 @@ def _positive_section(gates, c6, figures):
         f"{c6['sphere ungated max |K|']:.3g}.",
         "",
         f"![curvature map]({figures['curvature_map']})",
-        "",
-        "Share of measured points with K > 0 (mean ± std over seeds):",
-        "",
-        _fmt(_mean_pm_std(gates, by, "positive_share", "gate")),
-        "",
-        "The gated arm's share with its 95 % t interval over seeds:",
-        "",
-        _fmt(c6["gated share"]),
+        *_tables(
+            (
+                "Share of measured points with K > 0 (mean ± std over seeds):",
+                _fmt(_mean_pm_std(gates, by, "positive_share", "gate")),
+            ),
+            (
+                "The gated arm's share with its 95 % t interval over seeds:",
+                _fmt(c6["gated share"]),
+            ),
+        ),
         "",
         *_sphere_part(c6, figures["sphere"]),
         "Paired tests (gated > ungated):",
@@ -878,7 +890,7 @@ def _real_section(real, figure, bayes):
         "and UCI wine sets; wine has 3 classes) are real "
         "measurements, boundary unknown; moons and circles are scikit-learn's "
         "curved makers. Each seed draws its own "
-        f"{real['rows per seed']} rows (all rows where fewer), "
+        f"{describe.rows_per_seed(frame)} rows (all rows where fewer), "
         "standardised with the training rows' statistics; MLP head, copied "
         "tokens. The Bayes accuracies of twonorm and ringnorm are their "
         "generator's Bayes rule with parameters fitted to all 7400 rows.",
@@ -898,34 +910,27 @@ def _real_tables(real):
     accuracy = _mean_pm_std(frame, ["task", "gate"], "accuracy", "gate")
     curvature = _mean_pm_std(frame, ["task", "gate"], "curvature_exact", "gate")
     return [
+        *_tables(
+            ("Test accuracy (mean ± std over seeds):", _fmt(accuracy)),
+            ("Curvature (exact acceleration, mean ± std over seeds):", _fmt(curvature)),
+            (
+                "Accuracy by alpha:",
+                _fmt(_mean_pm_std(alpha, ["task", "alpha"], "accuracy", "alpha")),
+            ),
+            ("C1's paired tests:", _paired_table(real["C1"]["tests"], ["task"])),
+        ),
         "",
-        "Test accuracy (mean ± std over seeds):",
-        "",
-        _fmt(accuracy),
-        "",
-        "Curvature (exact acceleration, mean ± std over seeds):",
-        "",
-        _fmt(curvature),
-        "",
-        "Accuracy by alpha:",
-        "",
-        _fmt(_mean_pm_std(alpha, ["task", "alpha"], "accuracy", "alpha")),
-        "",
-        "C1's paired tests:",
-        "",
-        _paired_table(real["C1"]["tests"], ["task"]),
-        "",
-        *[
-            line
-            for key in ("C2", "unknown")
-            if key in real
-            for line in (
-                "",
-                f"Trends with alpha where the boundary is {_KINDS[key]} (one family):",
-                "",
-                _fmt(real[key]["tests"][["task", "x", "y", *_TREND_COLUMNS]]),
+        *_tables(
+            *(
+                (
+                    f"Trends with alpha where the boundary is {_KINDS[key]} (one "
+                    "family):",
+                    _fmt(real[key]["tests"][["task", "x", "y", *_TREND_COLUMNS]]),
+                )
+                for key in ("C2", "unknown")
+                if key in real
             )
-        ],
+        ),
         *(
             [
                 "",
