@@ -414,6 +414,17 @@ def _matrix_share(models, X, y):
     return products / total
 
 
+def _cpu_seconds(fn):
+    """(user, system) CPU seconds of one call of ``fn`` in this process:
+    system time is mostly the kernel's page faults on fresh memory."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    fn()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+
+
 def bench_batches(repeats):
     """Ten models (5 alphas x 2 seeds, 1000 rows, 10 epochs) fitted one by
     one against the same ten as one batch of the training engine, for copied
@@ -441,6 +452,10 @@ def bench_batches(repeats):
                 batched = median_seconds(partial(_one_batch, models, X, y), repeats)
                 if threads == 1:
                     times[form, "matrix share"] = _matrix_share(models, X, y)
+                    times[form, "cpu"] = (
+                        _cpu_seconds(partial(_one_by_one, models, X, y)),
+                        _cpu_seconds(partial(_one_batch, models, X, y)),
+                    )
             finally:
                 torch.set_num_threads(default)
             times[form, threads] = (alone, batched)
@@ -448,6 +463,67 @@ def bench_batches(repeats):
                 f"batches: {form}, {threads} thread(s): one by one {alone:.2f} s, "
                 f"one batch {batched:.2f} s"
             )
+    return times
+
+
+def bench_backward(repeats, steps=20):
+    """One training step of 10 sequence models (64 rows, 8 tokens, one
+    thread): the engine's written-out backward against ``torch.func``'s
+    ``vmap`` of autograd over the module's own forward (``functional_call``
+    on the stacked weights), the two ways to batch the backward pass."""
+    import copy
+    from functools import partial
+
+    from torch.func import functional_call, grad_and_value, vmap
+
+    from skgate._batched import losses_and_gradients, trained_weights
+
+    M, B = 10, 64
+    torch.manual_seed(0)
+    nets = [GatedAttentionNet(16, 2, token_dim=2) for _ in range(M)]
+    names = trained_weights(nets[0])
+    stacked = [
+        torch.stack([dict(n.named_parameters())[k].detach() for n in nets])
+        for k in names
+    ]
+    x, y = torch.randn(M, B, 16), torch.randint(0, 2, (M, B))
+    w, alphas = torch.ones(M, B), torch.ones(M)
+    shell = copy.deepcopy(nets[0]).to("meta")
+
+    def loss(weights, xb, yb, wb):
+        losses = torch.nn.functional.cross_entropy(
+            functional_call(shell, weights, (xb,)), yb, reduction="none"
+        )
+        return (losses * wb).sum() / wb.sum()
+
+    per_model = vmap(grad_and_value(loss))
+    weights = dict(zip(names, stacked, strict=True))
+
+    def run(step):
+        for _ in range(steps):
+            step()
+
+    per_model(weights, x, y, w)  # vmap's first call traces the function
+
+    written = partial(
+        losses_and_gradients, nets[0], names, stacked, alphas, x, y, w, False
+    )
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        times = {
+            "written-out": median_seconds(partial(run, written), repeats) / steps,
+            "vmap": median_seconds(
+                partial(run, partial(per_model, weights, x, y, w)), repeats
+            )
+            / steps,
+        }
+    finally:
+        torch.set_num_threads(before)
+    log(
+        f"backward: written-out {times['written-out'] * 1e3:.1f} ms, "
+        f"vmap {times['vmap'] * 1e3:.1f} ms per step of {M} models"
+    )
     return times
 
 
@@ -460,6 +536,7 @@ def _batch_paragraph(batches):
     sequences = "sequences of 8 tokens"
     alone, batched = batches[sequences, 1]
     share = batches[sequences, "matrix share"]
+    (user_alone, sys_alone), (user_batch, sys_batch) = batches[sequences, "cpu"]
     return [
         "Ten models (5 alphas x 2 seeds, 1000 rows, 10 epochs) as one batch "
         "against one by one, each a batch of one of the same engine: "
@@ -467,14 +544,19 @@ def _batch_paragraph(batches):
             f"{form}, {_threads(threads)}: {value[0]:.2f} s one by one, "
             f"{value[1]:.2f} s batched"
             for (form, threads), value in batches.items()
-            if threads != "matrix share"
+            if isinstance(threads, int)
         )
         + f". Matrix products take {share:.0%} of the batched sequences' time on "
         "one thread. A batch computes each model's products in full, so with "
         "every other operation of the batch free it would still take "
         f"{share * batched / alone:.2f} of one by one there. Batching shares "
         "out the fixed cost of a step (kernel calls, Python); a sequence "
-        "model's step is mostly arithmetic.",
+        "model's step is mostly arithmetic. And the batch's temporaries are "
+        "ten times larger: memory the C allocator takes from the kernel and "
+        "gives back each step, so the batch pays page faults that fits one by "
+        f"one do not (one thread, sequences: batch {user_batch:.2f} s user and "
+        f"{sys_batch:.2f} s system CPU time, one by one {user_alone:.2f} s "
+        f"and {sys_alone:.2f} s).",
     ]
 
 
@@ -521,6 +603,7 @@ def main(argv=None):
     parallel = bench_parallel(8)
     search = bench_search(max(1, repeats // 2))
     batches = bench_batches(max(1, repeats // 2))
+    backward = bench_backward(repeats)
     n_study, study = bench_study()
     setup_rss, curvature_rss, predict_rss, search_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
@@ -555,12 +638,15 @@ def main(argv=None):
         "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
         "study sweeps, batched / each fit alone (2 workers)": study[True]
         / study[False],
+        "sequence step of 10 models, torch.func.vmap / written-out backward": (
+            backward["vmap"] / backward["written-out"]
+        ),
         **{
             f"10 models in one batch / one by one ({key[0]}, {_threads(key[1])})": (
                 value[1] / value[0]
             )
             for key, value in batches.items()
-            if key[1] != "matrix share"
+            if isinstance(key[1], int)
         },
         **{
             f"{name} / one fit": seconds / search["one fit"]

@@ -3,15 +3,16 @@
 Private to the estimators. ``M`` networks of one architecture, which may differ
 in gate strength ``alpha``, learning rate, the rows they train on and their
 shuffling, take their optimisation steps together: one forward pass of
-batched matrix products over the stacked weights (:func:`batched_logits`,
+batched matrix products over the stacked weights (:func:`written_forward`,
 the equations of :class:`~skgate.nn.GatedAttentionNet` with a model axis),
-one backward pass (:func:`losses_and_gradients`), one AdamW update
-(:func:`fused_adamw`). Each model sees exactly the batches it would see
-alone (its own rows, its own generator's permutation each epoch, the same
-batch boundaries); models whose epoch has fewer steps sit out the remaining
-steps unchanged. A single fit is a batch of one, by :class:`BatchedTrainer`'s
-loop or by skorch's loop driving the same step (:mod:`skgate._training`), so
-a model trains to the same bits alone, with callbacks, or in any batch.
+one backward pass written out by hand (:func:`losses_and_gradients`; no
+autograd), one AdamW update (:func:`fused_adamw`). Each model sees exactly
+the batches it would see alone (its own rows, its own generator's
+permutation each epoch, the same batch boundaries); models whose epoch has
+fewer steps sit out the remaining steps unchanged. A single fit is a batch
+of one, by :class:`BatchedTrainer`'s loop or by skorch's loop driving the
+same step (:mod:`skgate._training`), so a model trains to the same bits
+alone, with callbacks, or in any batch.
 """
 
 import inspect
@@ -21,7 +22,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .nn import _attention_heads
+from .nn import _merge_heads, _scores_divisor, _split_heads
 
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
@@ -238,6 +239,13 @@ def _matrices(x, weight):
     return F.pad(x, (0, wide_in)), weight
 
 
+def _widened(t, width):
+    """``t`` with zeros appended to its last axis up to ``width`` (itself,
+    not a copy, when it is that wide)."""
+    missing = width - t.shape[-1]
+    return t if missing == 0 else F.pad(t, (0, missing))
+
+
 def _linear(x, params, name):
     """``x @ W^T + b`` per model: x (M, ..., in), W (M, out, in), b (M, out)."""
     weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
@@ -247,57 +255,9 @@ def _linear(x, params, name):
     if bias is None:
         out = torch.bmm(flat, weight.transpose(1, 2))
     else:
-        bias = F.pad(bias, (0, weight.shape[1] - out_features))
+        bias = _widened(bias, weight.shape[1])
         out = torch.baddbmm(bias[:, None, :], flat, weight.transpose(1, 2))
     return out[..., :out_features].reshape(*x.shape[:-1], out_features)
-
-
-def _layer_norm(h, params, name, eps):
-    """LayerNorm over the last axis with each model's weight and bias."""
-    u = F.layer_norm(h, h.shape[-1:], eps=eps)
-    shape = (h.shape[0],) + (1,) * (h.ndim - 2) + (h.shape[-1],)
-    return u * params[f"{name}.weight"].view(shape) + params[f"{name}.bias"].view(shape)
-
-
-def _block(block, params, name, h, gate_strength):
-    """``block.forward`` with a model axis: h (M, batch, tokens, d_model)."""
-    x = (
-        h
-        if block.norm is None
-        else _layer_norm(h, params, f"{name}.norm", block.norm.eps)
-    )
-    if x.shape[-2] == 1:  # one token attends to itself with weight 1: a = v
-        a = _linear(x, params, f"{name}.value")
-    else:
-        projected = (
-            _linear(x, params, f"{name}.{p}") for p in ("query", "key", "value")
-        )
-        a = _attention_heads(*projected, block.n_heads)
-    gate = block.gate_kind
-    z = _linear(x, params, f"{name}.gate_proj") if gate.projected else None
-    a = gate.forward(a, z, gate_strength, block.n_heads)
-    return h + a if block.residual else a
-
-
-def batched_logits(net, params, alphas, x):
-    """The logits of M networks shaped like ``net`` (a GatedAttentionNet) with
-    stacked weights ``params`` and gate strengths ``alphas`` (M,), on rows
-    ``x`` (M, batch, n_features): ``net.forward`` with a model axis."""
-    M = x.shape[0]
-    if net.token_dim is None:
-        tokens = x.unsqueeze(-2)  # copied tokens: one computed (see the net)
-    else:
-        tokens = x.reshape(M, x.shape[1], net.n_tokens, net.token_dim)
-    h = _linear(tokens, params, "embed")
-    if net.position is not None:
-        h = h + params["position"][:, None]
-    gate_strength = alphas.view(M, 1, 1, 1)
-    for index, block in enumerate(net.blocks):
-        h = _block(block, params, f"blocks.{index}", h, gate_strength)
-    pooled = h.mean(dim=-2)
-    if isinstance(net.head, torch.nn.Linear):
-        return _linear(pooled, params, "head")
-    return _linear(F.gelu(_linear(pooled, params, "head.0")), params, "head.2")
 
 
 def validation_logits(net, params, alpha, X):
@@ -307,7 +267,7 @@ def validation_logits(net, params, alpha, X):
     with torch.no_grad():
         alphas = torch.as_tensor(alpha, dtype=torch.float32, device=X.device)
         alphas = alphas.reshape(1)
-        return batched_logits(net, params, alphas, X.unsqueeze(0))[0]
+        return written_forward(net, params, alphas, X.unsqueeze(0))[0][0]
 
 
 def validation_loss(outputs, y, w, regression):
@@ -316,22 +276,25 @@ def validation_loss(outputs, y, w, regression):
     return float(mean_loss(outputs, y, w, regression))
 
 
-def _linear_backward(grads, params, name, x, d_out, need_input=True):
+def _linear_backward(grads, params, name, x, d_out, need_input=True, into=None):
     """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
     ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
-    bias's into ``grads``; returns the input's. Computed on the widened
-    matrices of the forward pass (:func:`_matrices`)."""
+    bias's into ``grads``; returns the input's (added to ``into`` in place,
+    when given). Computed on the widened matrices of the
+    forward pass (:func:`_matrices`)."""
     weight = params[f"{name}.weight"]
     out_features, in_features = weight.shape[1:]
     if f"{name}.bias" in params:
         grads[f"{name}.bias"] = d_out.sum(dim=1)
     x, weight = _matrices(x, weight)
-    d_out = F.pad(d_out, (0, weight.shape[1] - out_features))
+    d_out = _widened(d_out, weight.shape[1])
     d_weight = torch.bmm(d_out.transpose(1, 2), x)
     grads[f"{name}.weight"] = d_weight[:, :out_features, :in_features]
     if not need_input:
         return None
-    return torch.bmm(d_out, weight)[..., :in_features]
+    d_in = torch.bmm(d_out, weight)[..., :in_features]
+    # ``into`` is an intermediate of the backward pass, its own memory.
+    return d_in if into is None else into.add_(d_in)
 
 
 def _layer_norm_backward(grads, params, name, saved, d_y):
@@ -347,9 +310,47 @@ def _layer_norm_backward(grads, params, name, saved, d_y):
     return rstd * (d_u - mean_d_u - u * mean_d_u_u)
 
 
-def _copied_block(block, params, name, h, strength):
-    """One block on copied tokens (h: (M, B, d_model)): its output and what
-    its backward needs."""
+def _attention(x, params, name, n_heads, tokens):
+    """Softmax attention of rows ``x`` (M, B * tokens, d_model), each row a
+    token of its sequence: the attention output (laid out like ``x``) and
+    what its backward needs (q, k, v and the weights, heads split)."""
+    M, rows, d_model = x.shape
+    shape = (M, rows // tokens, tokens, d_model)
+    q, k, v = (
+        _split_heads(_linear(x, params, f"{name}.{p}").view(shape), n_heads)
+        for p in ("query", "key", "value")
+    )
+    divisor = _scores_divisor(d_model, n_heads)
+    weights = torch.softmax(q @ k.transpose(-2, -1) / divisor, dim=-1)
+    a = _merge_heads(weights @ v).reshape(M, rows, d_model)
+    return a, (q, k, v, weights, divisor)
+
+
+def _attention_backward(grads, params, name, x, saved, d_a):
+    """Gradients of :func:`_attention` given its output's ``d_a``: the
+    projections' weights into ``grads``; returns the input's."""
+    q, k, v, weights, divisor = saved
+    M, rows, d_model = x.shape
+    d_heads = _split_heads(d_a.view(*q.shape[:2], q.shape[-2], d_model), q.shape[2])
+    d_weights = d_heads @ v.transpose(-2, -1)
+    d_v = weights.transpose(-2, -1) @ d_heads
+    d_scores = torch._softmax_backward_data(d_weights, weights, -1, weights.dtype)
+    d_scores = d_scores / divisor
+    d_q = d_scores @ k
+    d_k = d_scores.transpose(-2, -1) @ q
+    d_x = None
+    for projection, d in (("query", d_q), ("key", d_k), ("value", d_v)):
+        d_out = _merge_heads(d).reshape(M, rows, d_model)
+        d_x = _linear_backward(
+            grads, params, f"{name}.{projection}", x, d_out, into=d_x
+        )
+    return d_x
+
+
+def _written_block(block, params, name, h, strength, tokens):
+    """One block on rows ``h`` (M, B * tokens, d_model): its output and what
+    its backward needs. One token (copied tokens, or a sequence of one)
+    attends to itself with weight 1, so attention is its value."""
     saved = {"h": h}
     x = h
     if block.norm is not None:
@@ -363,7 +364,11 @@ def _copied_block(block, params, name, h, strength):
             + params[f"{name}.norm.bias"][:, None]
         )
     saved["x"] = x
-    a = saved["a"] = _linear(x, params, f"{name}.value")
+    if tokens == 1:
+        a = _linear(x, params, f"{name}.value")
+    else:
+        a, saved["attention"] = _attention(x, params, name, block.n_heads, tokens)
+    saved["a"] = a
     gate = block.gate_kind
     if gate.projected:
         z = saved["z"] = _linear(x, params, f"{name}.gate_proj")
@@ -374,49 +379,69 @@ def _copied_block(block, params, name, h, strength):
     return (h + out if block.residual else out), saved
 
 
-def _copied_block_backward(block, grads, params, name, saved, d_h, strength):
-    """Gradients of :func:`_copied_block` given its output's ``d_h``; returns
-    its input's."""
+def _written_block_backward(block, grads, params, name, saved, d_h, strength):
+    """Gradients of :func:`_written_block` given its output's ``d_h``;
+    returns its input's."""
     a, x = saved["a"], saved["x"]
     d_a, d_z = block.gate_kind.backward(
         d_h, a, saved.get("z"), saved["g"], strength, block.n_heads
     )
-    d_x = _linear_backward(grads, params, f"{name}.value", x, d_a)
+    if "attention" in saved:
+        d_x = _attention_backward(grads, params, name, x, saved["attention"], d_a)
+    else:
+        d_x = _linear_backward(grads, params, f"{name}.value", x, d_a)
     if d_z is not None:
-        d_x = d_x + _linear_backward(grads, params, f"{name}.gate_proj", x, d_z)
+        d_x = _linear_backward(grads, params, f"{name}.gate_proj", x, d_z, into=d_x)
     if block.norm is not None:
         d_x = _layer_norm_backward(grads, params, f"{name}.norm", saved["norm"], d_x)
     return d_h + d_x if block.residual else d_x
 
 
-def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
-    """Each model's weighted mean loss and its gradients, by hand, for copied
-    tokens (``net.token_dim`` None).
+def written_forward(net, params, alphas, x):
+    """The logits of M networks shaped like ``net`` (a GatedAttentionNet)
+    with stacked weights ``params`` and gate strengths ``alphas`` (M,), on
+    rows ``x`` (M, B, n_features): ``net.forward`` with a model axis, and
+    what :func:`written_losses_and_gradients` needs for the backward pass.
 
-    With copied tokens every block acts on one token (see the net), so the
-    network is a stack of affine maps, gates, LayerNorms and residual sums,
-    and a head: its backward pass is written out here, a few batched
-    products and pointwise operations per layer, instead of autograd's graph
-    of several times as many small operations (the cost of a step of small
-    models is their number). ``regression``: the loss is the mean squared
-    error over the outputs, else cross-entropy with integer targets ``y``.
+    Every layer but attention acts on each token alone, so tokens are rows:
+    (M, B * tokens, d_model); copied tokens are one token (see the net).
+    """
+    M, B = x.shape[:2]
+    tokens = 1 if net.token_dim is None else net.n_tokens
+    strength = alphas.view(M, 1, 1)
+    x = x.reshape(M, B * tokens, -1)  # a sequence's tokens: runs of its features
+    h = _linear(x, params, "embed")
+    if net.position is not None:
+        h = h.view(M, B, tokens, -1) + params["position"][:, None]
+        h = h.view(M, B * tokens, -1)
+    blocks = []
+    for index, block in enumerate(net.blocks):
+        h, state = _written_block(block, params, f"blocks.{index}", h, strength, tokens)
+        blocks.append(state)
+    pooled = h if tokens == 1 else h.view(M, B, tokens, -1).mean(dim=2)
+    saved = {"x": x, "blocks": blocks, "pooled": pooled, "tokens": tokens}
+    if isinstance(net.head, torch.nn.Linear):
+        return _linear(pooled, params, "head"), saved
+    z = saved["head z"] = _linear(pooled, params, "head.0")
+    u = saved["head u"] = F.gelu(z)
+    return _linear(u, params, "head.2"), saved
+
+
+def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
+    """Each model's weighted mean loss and its gradients, by hand.
+
+    The network is a stack of affine maps, attention, gates, LayerNorms and
+    residual sums, mean pooling and a head (:func:`written_forward`): its
+    backward pass is written out here, a few batched products and pointwise
+    operations per layer, instead of autograd's graph of several times as
+    many small operations (the cost of a step of small models is their
+    number). ``regression``: the loss is the mean squared error over the
+    outputs, else cross-entropy with integer targets ``y``.
     Returns ``(losses (M,), {name: gradient}, logits (M, B, outputs))``.
     """
-    M = x.shape[0]
-    share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
-    strength = alphas.view(M, 1, 1)
-    h = _linear(x, params, "embed")
-    saved = []
-    for index, block in enumerate(net.blocks):
-        h, state = _copied_block(block, params, f"blocks.{index}", h, strength)
-        saved.append(state)
-    linear_head = isinstance(net.head, torch.nn.Linear)
-    if linear_head:
-        out = _linear(h, params, "head")
-    else:
-        z = _linear(h, params, "head.0")
-        u = F.gelu(z)
-        out = _linear(u, params, "head.2")
+    M, B = x.shape[:2]
+    out, saved = written_forward(net, params, alphas, x)
+    tokens, pooled = saved["tokens"], saved["pooled"]
     if regression:
         error = out - y
         losses = (error * error).mean(dim=2)
@@ -428,25 +453,34 @@ def copied_losses_and_gradients(net, params, alphas, x, y, w, regression):
         d_out = torch.exp(log_p)
         d_out.scatter_add_(2, picked, torch.full_like(log_p[..., :1], -1.0))
     per_model = weighted_mean(losses, w)
+    share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
     d_out = d_out * share.unsqueeze(2)
     grads = {}
-    if linear_head:
-        d_h = _linear_backward(grads, params, "head", h, d_out)
+    if "head z" not in saved:
+        d_pooled = _linear_backward(grads, params, "head", pooled, d_out)
     else:
-        d_u = _linear_backward(grads, params, "head.2", u, d_out)
-        d_z = torch.ops.aten.gelu_backward(d_u, z)
-        d_h = _linear_backward(grads, params, "head.0", h, d_z)
+        d_u = _linear_backward(grads, params, "head.2", saved["head u"], d_out)
+        d_z = torch.ops.aten.gelu_backward(d_u, saved["head z"])
+        d_pooled = _linear_backward(grads, params, "head.0", pooled, d_z)
+    if tokens == 1:
+        d_h = d_pooled
+    else:
+        d_h = (d_pooled / tokens).unsqueeze(2).expand(M, B, tokens, -1)
+        d_h = d_h.reshape(M, B * tokens, -1)
+    strength = alphas.view(M, 1, 1)
     for index in reversed(range(len(net.blocks))):
-        d_h = _copied_block_backward(
+        d_h = _written_block_backward(
             net.blocks[index],
             grads,
             params,
             f"blocks.{index}",
-            saved[index],
+            saved["blocks"][index],
             d_h,
             strength,
         )
-    _linear_backward(grads, params, "embed", x, d_h, need_input=False)
+    if net.position is not None:
+        grads["position"] = d_h.view(M, B, tokens, -1).sum(dim=1)
+    _linear_backward(grads, params, "embed", saved["x"], d_h, need_input=False)
     return per_model, grads, out
 
 
@@ -465,44 +499,17 @@ def mean_loss(outputs, y, w, regression):
     return weighted_mean(losses, w.to(losses))
 
 
-def batched_losses(net, params, alphas, xb, yb, wb, regression):
-    """Each model's weighted mean loss on its batch, (M,), and its logits."""
-    out = batched_logits(net, params, alphas, xb)
-    return mean_loss(out, yb, wb, regression), out
-
-
 def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
     """The training step's computation for M models shaped like ``net``:
     each model's weighted mean loss on its batch, (M,), the gradients of its
     weights ``names`` (stacked ``params``, (M, *shape) each; laid out in
-    memory, which the fused AdamW kernel needs) and its logits (detached).
-
-    Copied tokens go through the backward pass written out by hand
-    (:func:`copied_losses_and_gradients`), sequences through autograd.
-    """
-    if net.token_dim is None:
-        with torch.no_grad():
-            per_model, grads, out = copied_losses_and_gradients(
-                net,
-                dict(zip(names, params, strict=True)),
-                alphas,
-                xb,
-                yb,
-                wb,
-                regression,
-            )
-        return per_model, [grads[name].contiguous() for name in names], out
-    with torch.enable_grad():
-        leaves = [p.detach().requires_grad_() for p in params]
-        weights = dict(zip(names, leaves, strict=True))
-        per_model, out = batched_losses(net, weights, alphas, xb, yb, wb, regression)
-        # Models are independent: the gradient of the sum is each one's own.
-        gradients = torch.autograd.grad(per_model.sum(), leaves)
-    return (
-        per_model.detach(),
-        [g.contiguous() for g in gradients],
-        out.detach(),
-    )
+    memory, which the fused AdamW kernel needs) and its logits. The
+    backward pass is written out (:func:`written_losses_and_gradients`)."""
+    with torch.no_grad():
+        per_model, grads, out = written_losses_and_gradients(
+            net, dict(zip(names, params, strict=True)), alphas, xb, yb, wb, regression
+        )
+    return per_model, [grads[name].contiguous() for name in names], out
 
 
 class BatchedTrainer:

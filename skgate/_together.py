@@ -111,8 +111,9 @@ def _same_data(first, second):
 def fit_batch(members):
     """Train one batch of prepared estimators and hand each its network."""
     proto = members[0][0]
-    # Training needs autograd, even when the caller is in inference mode.
-    with torch.inference_mode(False), torch.enable_grad():
+    # The networks are ordinary tensors (trained in place, handed to skorch),
+    # even when the caller is in inference mode.
+    with torch.inference_mode(False):
         modules = [
             estimator._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
             for estimator, plan in members

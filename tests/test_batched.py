@@ -19,8 +19,8 @@ from skgate import GatedAttentionClassifier, make_curved_task
 from skgate._batched import (
     BatchedTrainer,
     _Pool,
-    batched_losses,
-    copied_losses_and_gradients,
+    trained_weights,
+    written_losses_and_gradients,
 )
 from skgate._together import fit_together
 from skgate.nn import GATES, GatedAttentionNet
@@ -217,6 +217,7 @@ def test_models_sharing_rows_share_them_in_memory():
         _Pool([(Xt, yt, None), (Xt, yt.clone(), None)])
 
 
+@pytest.mark.parametrize("token_dim", [None, 2, 4])
 @pytest.mark.parametrize(
     "architecture",
     [{}, {"residual": True}, {"residual": True, "norm": "layer", "n_heads": 2}],
@@ -224,29 +225,37 @@ def test_models_sharing_rows_share_them_in_memory():
 @pytest.mark.parametrize("regression", [False, True])
 @pytest.mark.parametrize("head", ["mlp", "linear"])
 @pytest.mark.parametrize("gate", GATES)
-def test_written_out_backward_is_autograds(gate, head, regression, architecture):
-    """Copied tokens train through a backward pass written by hand: in
-    float64 its losses and gradients are autograd's to rounding (measured
-    4e-16), for every gate, head, loss and architecture, a stack of blocks
-    and rows of weight 0."""
+def test_written_out_backward_is_autograds(
+    gate, head, regression, architecture, token_dim
+):
+    """Every fit trains through a backward pass written by hand: in float64
+    its losses and gradients are those of autograd through each model's own
+    module (``GatedAttentionNet.forward``, an independent implementation) to
+    rounding (relative 1e-13 for losses, 1e-11 for gradients), for every
+    gate, head, loss and architecture, copied tokens, sequences of 2 tokens
+    and of one, a stack of blocks and rows of weight 0."""
     torch.manual_seed(0)
     M, B, n_features, n_outputs = 3, 7, 4, 3
+    alphas = [0.5, 1.0, 1.5]
     modules = [
         GatedAttentionNet(
             n_features,
             n_outputs,
             gate=gate,
+            alpha=alpha,
             head=head,
             depth=2,
             d_model=8,
+            token_dim=token_dim,
             **architecture,
         ).double()
-        for _ in range(M)
+        for alpha in alphas
     ]
-    criterion = torch.nn.MSELoss if regression else torch.nn.CrossEntropyLoss
-    trainer = BatchedTrainer(
-        modules, [0.5, 1.0, 1.5], criterion, lr=1e-3, weight_decay=0, batch_size=B
-    )
+    names = trained_weights(modules[0])
+    params = {
+        name: torch.stack([dict(m.named_parameters())[name] for m in modules]).detach()
+        for name in names
+    }
     x = torch.randn(M, B, n_features, dtype=torch.float64)
     if regression:
         y = torch.randn(M, B, n_outputs, dtype=torch.float64)
@@ -254,21 +263,35 @@ def test_written_out_backward_is_autograds(gate, head, regression, architecture)
         y = torch.randint(0, n_outputs, (M, B))
     w = torch.rand(M, B, dtype=torch.float64)
     w[0, -2:] = 0
-    alphas = torch.tensor([0.5, 1.0, 1.5], dtype=torch.float64)
-    leaves = {n: p.clone().requires_grad_() for n, p in trainer.params.items()}
-    want, _ = batched_losses(modules[0], leaves, alphas, x, y, w, regression)
-    want_grads = torch.autograd.grad(want.sum(), list(leaves.values()))
-    got, grads, _ = copied_losses_and_gradients(
-        modules[0], trainer.params, alphas, x, y, w, regression
+    got, grads, _ = written_losses_and_gradients(
+        modules[0],
+        params,
+        torch.tensor(alphas, dtype=torch.float64),
+        x,
+        y,
+        w,
+        regression,
     )
-    assert set(grads) == set(leaves)
-    torch.testing.assert_close(got, want.detach(), rtol=0, atol=1e-14)
-    for name, want_grad in zip(leaves, want_grads, strict=True):
-        torch.testing.assert_close(grads[name], want_grad, rtol=0, atol=1e-14)
+    assert set(grads) == set(names)
+    for m, module in enumerate(modules):
+        out = module(x[m])
+        if regression:
+            losses = ((out - y[m]) ** 2).mean(dim=1)
+        else:
+            losses = torch.nn.functional.cross_entropy(out, y[m], reduction="none")
+        want = (losses * w[m]).sum() / w[m].sum()
+        weights = dict(module.named_parameters())
+        want_grads = torch.autograd.grad(want, [weights[n] for n in names])
+        torch.testing.assert_close(got[m], want.detach(), rtol=1e-13, atol=1e-14)
+        for name, want_grad in zip(names, want_grads, strict=True):
+            torch.testing.assert_close(
+                grads[name][m], want_grad, rtol=1e-11, atol=1e-13
+            )
 
 
-def test_sequences_train_through_autograd_as_alone():
-    """Sequence tokens (attention over several tokens) take autograd's path."""
+def test_sequences_train_alike_alone_and_in_a_batch():
+    """Sequence tokens (attention over several tokens): each model of a
+    batch is the model fitted alone, bit for bit."""
     X, y = make_curved_task(120, n_observations=2, random_state=0)
     params = {**PARAMS, "token_dim": 2}
     estimators = [GatedAttentionClassifier(alpha=a, **params) for a in (0.0, 1.0)]
@@ -291,7 +314,7 @@ ARCHITECTURES = [
 @pytest.mark.parametrize("options", ARCHITECTURES)
 def test_every_architecture_trains_together_as_alone(options, tokens):
     """Heads, residual blocks, pre-LayerNorm and the sigmoid gates train in
-    the batch (through autograd) as each model would alone, copied tokens
+    the batch as each model would alone, copied tokens
     and sequences."""
     X, y = make_curved_task(120, n_observations=2, random_state=0)
     params = {**PARAMS, "max_epochs": 3, "token_dim": tokens, **options}
