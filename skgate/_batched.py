@@ -280,8 +280,8 @@ def _linear_backward(grads, params, name, x, d_out, need_input=True, into=None):
     """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
     ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
     bias's into ``grads``; returns the input's (added to ``into`` in place,
-    when given). Computed on the widened matrices of the
-    forward pass (:func:`_matrices`)."""
+    when given). Computed on the widened matrices of the forward pass
+    (:func:`_matrices`)."""
     weight = params[f"{name}.weight"]
     out_features, in_features = weight.shape[1:]
     if f"{name}.bias" in params:
@@ -351,7 +351,7 @@ def _written_block(block, params, name, h, strength, tokens):
     """One block on rows ``h`` (M, B * tokens, d_model): its output and what
     its backward needs. One token (copied tokens, or a sequence of one)
     attends to itself with weight 1, so attention is its value."""
-    saved = {"h": h}
+    saved = {}
     x = h
     if block.norm is not None:
         mean = h.mean(dim=-1, keepdim=True)
