@@ -551,12 +551,17 @@ def _batch_paragraph(batches):
         "every other operation of the batch free it would still take "
         f"{share * batched / alone:.2f} of one by one there. Batching shares "
         "out the fixed cost of a step (kernel calls, Python); a sequence "
-        "model's step is mostly arithmetic. And the batch's temporaries are "
-        "ten times larger: memory the C allocator takes from the kernel and "
-        "gives back each step, so the batch pays page faults that fits one by "
-        f"one do not (one thread, sequences: batch {user_batch:.2f} s user and "
-        f"{sys_batch:.2f} s system CPU time, one by one {user_alone:.2f} s "
-        f"and {sys_alone:.2f} s).",
+        "model's step is mostly arithmetic. CPU time on one thread, "
+        f"sequences: batched {user_batch:.2f} s user and {sys_batch:.2f} s "
+        f"system, one by one {user_alone:.2f} s and {sys_alone:.2f} s"
+        + (
+            " (system time is the kernel's page faults on the batch's large "
+            "temporaries, which the C allocator takes from the kernel and "
+            "gives back each step; how much of it a run pays varied between "
+            "runs on this machine)."
+            if sys_batch > 0.05 * user_batch
+            else "."
+        ),
     ]
 
 
