@@ -43,7 +43,7 @@ from skorch.callbacks import Callback
 from skorch.helper import predefined_split
 
 from . import geometry
-from ._batched import FusedAdamW
+from ._batched import ONE_THREAD_WORK, FusedAdamW, step_threads, step_work
 from ._docstrings import fill_docstring
 from ._together import batchable, fit_batch
 from ._training import (
@@ -598,10 +598,18 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
                 plan, callbacks=callbacks, fresh=fresh, incremental=incremental
             )
             epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
-            if incremental:
-                net.partial_fit(plan.train, None, epochs=1)
-            else:
-                net.fit(plan.train, None)
+            on_cpu = torch.device(self.device).type == "cpu"
+            tokens = 1 if self.token_dim is None else plan.X.shape[1] // self.token_dim
+            work = (
+                step_work(1, plan.batch_size, tokens, self.d_model)
+                if on_cpu
+                else ONE_THREAD_WORK  # not the CPU: its threads are not ours
+            )
+            with step_threads(work):
+                if incremental:
+                    net.partial_fit(plan.train, None, epochs=1)
+                else:
+                    net.fit(plan.train, None)
         _check_converged(net, plan.X, self)
         self._record(net, plan.valid, fresh, epochs_before)
         return self

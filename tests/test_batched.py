@@ -507,3 +507,70 @@ def test_a_batch_size_above_the_rows_is_clipped_to_them():
     ).fit(X, y)
     _assert_same_fit(huge, looped)
     assert huge.net_.batch_size == 70
+
+
+# -- threads: small steps run on one, the caller's number comes back ----------
+
+
+#: Threads seen at each epoch's end, by recorder name (module-level: the
+#: estimator trains deep copies of its callbacks).
+_SEEN_THREADS = {}
+
+
+class _Threads(Callback):
+    """Records torch's number of threads at each epoch's end."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def on_epoch_end(self, net, **kwargs):
+        _SEEN_THREADS.setdefault(self.name, set()).add(torch.get_num_threads())
+
+
+@pytest.fixture
+def two_threads():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_small_steps_train_on_one_thread_and_give_the_number_back(two_threads):
+    X, y = make_curved_task(100, random_state=0)
+    _SEEN_THREADS.clear()
+    GatedAttentionClassifier(**PARAMS, callbacks=[_Threads("small")]).fit(X, y)
+    # 1 model x 64 rows x 1 token x 512 = 32768 activations a step: threads kept
+    wide = {**PARAMS, "d_model": 512, "batch_size": 64}
+    GatedAttentionClassifier(**wide, callbacks=[_Threads("large")]).fit(X, y)
+    assert _SEEN_THREADS == {"small": {1}, "large": {2}}
+    assert torch.get_num_threads() == 2
+    # A failing fit gives the number back too.
+    with pytest.raises(ValueError):
+        GatedAttentionClassifier(**{**PARAMS, "alpha": 1e300}).fit(X, y)
+    assert torch.get_num_threads() == 2
+
+
+def test_fits_in_threads_at_once_give_the_number_back(two_threads):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = make_curved_task(100, random_state=0)
+    models = [
+        GatedAttentionClassifier(**{**PARAMS, "random_state": s}) for s in range(6)
+    ]
+    with ThreadPoolExecutor(3) as pool:
+        fitted = list(pool.map(lambda m: m.fit(X, y), models))
+    assert torch.get_num_threads() == 2
+    alone = GatedAttentionClassifier(**{**PARAMS, "random_state": 3}).fit(X, y)
+    _assert_same_weights(fitted[3].net_.module_, alone.net_.module_)
+
+
+def test_a_model_trains_to_the_same_bits_on_one_thread_and_two(two_threads):
+    """Wide enough to keep the caller's threads: the number does not change
+    a model's bits, so a fold model in a large batch (two threads) is the
+    model its fit alone trains (one thread)."""
+    X, y = make_curved_task(200, n_observations=2, random_state=0)
+    wide = {**PARAMS, "d_model": 512, "batch_size": 64, "token_dim": 2}
+    two = GatedAttentionClassifier(**wide).fit(X, y)
+    torch.set_num_threads(1)
+    one = GatedAttentionClassifier(**wide).fit(X, y)
+    _assert_same_weights(one.net_.module_, two.net_.module_)
