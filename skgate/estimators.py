@@ -1401,6 +1401,7 @@ for _method in (
     GatedAttentionRegressor.predict,
 ):
     fill_docstring(_method, parameters=PREDICT_PARAMETERS_DOC)
+del _method
 
 fill_docstring(
     GatedAttentionRegressor,
