@@ -1348,3 +1348,55 @@ def test_describe_counts_and_means_known_numbers():
         "curved max": 1.5,
     }
     assert describe.layer_norm_effect(fits.iloc[:2]) is None
+
+
+# -- power and sign-flip tests ---------------------------------------------------
+
+
+def _exact_sign_flip(d):
+    """Every sign pattern of ``d``: the share whose mean reaches d's mean."""
+    import itertools
+
+    d = np.asarray(d, dtype=float)
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=len(d))))
+    return float(np.mean((signs * d).mean(axis=1) >= d.mean() - 1e-12))
+
+
+def test_sign_flip_test_is_the_enumeration_of_sign_patterns():
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 8, 12):
+        d = rng.normal(0.4, 1.0, n)
+        assert study_stats.sign_flip_test(d) == pytest.approx(_exact_sign_flip(d))
+    # Past 2^n > n_resamples it samples; still within Monte Carlo error.
+    d = rng.normal(0.3, 1.0, 16)
+    exact = _exact_sign_flip(d)
+    assert abs(study_stats.sign_flip_test(d) - exact) < 0.02
+    # Its floor: 1 / 2^n however large the effect.
+    assert study_stats.sign_flip_test(np.full(10, 5.0)) == pytest.approx(1 / 1024)
+    for bad in ([], [1.0], [[1.0, 2.0]], [1.0, np.nan]):
+        with pytest.raises(ValueError, match="differences must be"):
+            study_stats.sign_flip_test(bad)
+
+
+def test_paired_power_is_the_simulated_rejection_rate():
+    effect, sd, n, alpha = 0.5, 1.0, 12, 0.05
+    rng = np.random.default_rng(0)
+    d = rng.normal(effect, sd, size=(20_000, n))
+    t = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(n))
+    simulated = np.mean(t > stats.t.isf(alpha, n - 1))
+    assert study_stats.paired_power(effect, sd, n, alpha) == pytest.approx(
+        simulated, abs=0.01
+    )
+    assert study_stats.paired_power(effect, sd, 1, alpha) == 0.0
+
+
+def test_seeds_for_power_is_the_fewest_that_reach_it():
+    for effect, sd, alpha in (
+        (0.02, 0.027, 0.05 / 32),
+        (0.02, 0.056, 0.05),
+        (1, 1, 0.05),
+    ):
+        n = study_stats.seeds_for_power(effect, sd, alpha)
+        assert study_stats.paired_power(effect, sd, n, alpha) >= 0.8
+        assert study_stats.paired_power(effect, sd, n - 1, alpha) < 0.8
+    assert study_stats.seeds_for_power(1e-6, 1.0, 0.05, max_seeds=100) is None

@@ -20,7 +20,10 @@ __all__ = [
     "holm",
     "mean_std",
     "paired_comparison",
+    "paired_power",
     "paired_statistics",
+    "seeds_for_power",
+    "sign_flip_test",
     "spearman_trend",
     "statuses",
     "t_half_width",
@@ -253,3 +256,75 @@ def t_half_width(sd, n):
     """Half the width of the 95 % t interval of a mean of ``n`` values with
     standard deviation ``sd`` (one degree of freedom at the least)."""
     return stats.t.ppf(0.975, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
+
+
+# -- power and sign-flip tests: the decisive study's tools ---------------------
+
+
+def paired_power(effect, sd, n, alpha):
+    """Power of the one-sided paired t-test at level ``alpha`` with ``n``
+    pairs whose differences have mean ``effect`` (> 0) and standard
+    deviation ``sd``: the noncentral t's tail beyond the critical value.
+
+    Examples
+    --------
+    >>> round(paired_power(1.0, 1.0, 10, 0.05), 2)
+    0.9
+    """
+    if n < 2:
+        return 0.0
+    df = n - 1
+    critical = stats.t.isf(alpha, df)
+    return float(stats.nct.sf(critical, df, effect / sd * np.sqrt(n)))
+
+
+def seeds_for_power(effect, sd, alpha, power=0.8, max_seeds=10_000):
+    """The fewest seeds (pairs) whose one-sided paired t-test at level
+    ``alpha`` has at least ``power`` at a true difference ``effect`` with
+    standard deviation ``sd``; None when even ``max_seeds`` fall short.
+
+    Examples
+    --------
+    >>> seeds_for_power(1.0, 1.0, 0.05)
+    8
+    """
+    if paired_power(effect, sd, max_seeds, alpha) < power:
+        return None
+    low, high = 2, max_seeds  # power rises with n: bisect for the first n
+    while low < high:
+        middle = (low + high) // 2
+        if paired_power(effect, sd, middle, alpha) >= power:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
+    """One-sided sign-flip permutation test of paired ``differences``
+    (better minus worse): the p-value of their mean being as large as
+    observed if each difference were as likely negative. Exact (all 2^n
+    sign patterns) when 2^n <= ``n_resamples``, else Monte Carlo
+    (scipy.stats.permutation_test). No normal tails: with n pairs the
+    exact p-value is at least 1 / 2^n.
+
+    Examples
+    --------
+    >>> round(sign_flip_test([1.0, 2.0, 3.0]), 4)  # 1 of the 8 patterns
+    0.125
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
+        raise ValueError(
+            f"differences must be a 1-D sequence of at least 2 finite numbers; "
+            f"got shape {d.shape}."
+        )
+    result = stats.permutation_test(
+        (d,),
+        np.mean,
+        permutation_type="samples",
+        alternative="greater",
+        n_resamples=n_resamples,
+        random_state=random_state,
+    )
+    return float(result.pvalue)
