@@ -1400,3 +1400,34 @@ def test_seeds_for_power_is_the_fewest_that_reach_it():
         assert study_stats.paired_power(effect, sd, n, alpha) >= 0.8
         assert study_stats.paired_power(effect, sd, n - 1, alpha) < 0.8
     assert study_stats.seeds_for_power(1e-6, 1.0, 0.05, max_seeds=100) is None
+
+
+def test_a_trend_within_seeds_is_seen_through_the_seeds_offsets():
+    """Each seed rises with alpha, but the seeds sit far apart: pooled over
+    fits the trend drowns in the offsets; seed by seed it is plain."""
+    rng = np.random.default_rng(0)
+    alphas = np.linspace(0, 2, 5)
+    rows = [
+        {"seed": s, "alpha": a, "accuracy": offset + 0.01 * a + rng.normal(0, 0.004)}
+        for s, offset in enumerate(rng.normal(0, 0.2, 10))
+        for a in alphas
+    ]
+    frame = pd.DataFrame(rows)
+    pooled_p = stats.spearmanr(
+        frame["alpha"], frame["accuracy"], alternative="greater"
+    ).pvalue
+    within = study_stats.within_seed_trend(frame, "alpha", "accuracy")
+    assert pooled_p > 0.05
+    assert within["n"] == 10 and within["rho"] > 0.8
+    assert within["p"] < 0.01 and within["p reverse"] > 0.9
+    assert within["ci low"] <= within["rho"] <= within["ci high"]
+    # Falling seeds read as a fall; constant seeds as no trend.
+    falling = frame.assign(accuracy=-frame["accuracy"])
+    assert (
+        study_stats.within_seed_trend(falling, "alpha", "accuracy")["p reverse"] < 0.01
+    )
+    flat = frame.assign(accuracy=1.0)
+    result = study_stats.within_seed_trend(flat, "alpha", "accuracy")
+    assert result["rho"] == 0.0 and result["p"] == 1.0
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        study_stats.within_seed_trend(frame[frame["seed"] == 0], "alpha", "accuracy")
