@@ -109,9 +109,10 @@ def step_work(n_models, batch_size, tokens, d_model):
     return n_models * padded_rows(batch_size) * tokens * d_model
 
 
-def computed_tokens(net):
-    """The tokens ``net`` computes for a row: one for copied tokens."""
-    return 1 if net.token_dim is None else net.n_tokens
+def computed_tokens(token_dim, n_features):
+    """The tokens a network computes for a row of ``n_features``: runs of
+    ``token_dim`` features, or one for copied tokens (``token_dim`` None)."""
+    return 1 if token_dim is None else n_features // token_dim
 
 
 @contextlib.contextmanager
@@ -455,7 +456,7 @@ def written_forward(net, params, alphas, x):
     (M, B * tokens, d_model); copied tokens are one token (see the net).
     """
     M, B = x.shape[:2]
-    tokens = computed_tokens(net)
+    tokens = computed_tokens(net.token_dim, net.n_features)
     strength = alphas.view(M, 1, 1)
     x = x.reshape(M, B * tokens, -1)  # a sequence's tokens: runs of its features
     h = _linear(x, params, "embed")
@@ -652,7 +653,7 @@ class BatchedTrainer:
         work = step_work(
             len(datasets),
             self.batch_size,
-            computed_tokens(self.net),
+            computed_tokens(self.net.token_dim, self.net.n_features),
             self.net.blocks[0].d_model,
         )
         with step_threads(work):
@@ -687,11 +688,12 @@ class BatchedTrainer:
                     wb = wb * real
                 xb, yb, wb = (pad_rows(t, padded_rows(B), dim=1) for t in (xb, yb, wb))
                 losses = self._step(rows, xb, yb, wb)
-                n_real = counts[:, step] if rows is None else counts[rows, step]
                 if rows is None:
-                    totals = add_batch_loss(totals, losses, n_real)
+                    totals = add_batch_loss(totals, losses, counts[:, step])
                 else:
-                    totals[rows] = add_batch_loss(totals[rows], losses, n_real)
+                    totals[rows] = add_batch_loss(
+                        totals[rows], losses, counts[rows, step]
+                    )
             for m, n in enumerate(pool.sizes):
                 if not stopped[m]:
                     curves[m].append(epoch_loss(totals[m], n))

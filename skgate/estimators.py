@@ -43,7 +43,13 @@ from skorch.callbacks import Callback
 from skorch.helper import predefined_split
 
 from . import geometry
-from ._batched import ONE_THREAD_WORK, FusedAdamW, step_threads, step_work
+from ._batched import (
+    ONE_THREAD_WORK,
+    FusedAdamW,
+    computed_tokens,
+    step_threads,
+    step_work,
+)
 from ._docstrings import fill_docstring
 from ._together import batchable, fit_batch
 from ._training import (
@@ -599,7 +605,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
             )
             epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
             on_cpu = torch.device(self.device).type == "cpu"
-            tokens = 1 if self.token_dim is None else plan.X.shape[1] // self.token_dim
+            tokens = computed_tokens(self.token_dim, plan.X.shape[1])
             work = (
                 step_work(1, plan.batch_size, tokens, self.d_model)
                 if on_cpu
