@@ -9,6 +9,11 @@ This module knows calculus and nothing about estimators. For a row-wise map
 - ``kind="acceleration"``, the paper's estimator: ``||a||_M``;
 - ``kind="extrinsic"``: curvature of the image curve ``t -> f(x + t v)``,
   ``||P_perp(u) a||_M / ||u||_M^2``, independent of how the line is parametrised;
+- ``kind="turning"``: how fast the image curve's direction turns per unit
+  step in the input, ``||P_perp(u) a||_M / ||u||_M`` (radians per unit of
+  ``t``; the extrinsic curvature times the speed): unchanged when ``f`` or
+  ``M`` is multiplied by a constant or ``f`` is shifted, so it compares
+  representations of different sizes;
 - ``kind="gaussian"`` / ``"scalar"``: intrinsic curvature of the image manifold
   under the pulled-back metric ``g = J^T M J``, by the Gauss equation
   ``S = |tr_g II|^2 - |II|_g^2`` with ``II_ij`` the normal part of
@@ -49,7 +54,7 @@ __all__ = [
     "documents_curvature_keywords",
 ]
 
-KINDS = ("acceleration", "extrinsic", "gaussian", "scalar")
+KINDS = ("acceleration", "extrinsic", "turning", "gaussian", "scalar")
 METHODS = ("exact", "finite_difference")
 
 # Rows are processed in chunks, so memory stays bounded whatever len(X) is: at
@@ -256,7 +261,8 @@ def _whitening(metric, condition_number, covariance, m):
 
 
 def _curve_curvature(velocity, acceleration, kind):
-    """Acceleration or extrinsic curvature, (n, k), from whitened (n, k, m)."""
+    """Acceleration, extrinsic curvature or turning rate, (n, k), from
+    whitened (n, k, m)."""
     if kind == "acceleration":
         return acceleration.norm(dim=-1)
     speed2 = (velocity * velocity).sum(-1)
@@ -265,7 +271,9 @@ def _curve_curvature(velocity, acceleration, kind):
     normal = (acceleration - along.unsqueeze(-1) * velocity).norm(dim=-1)
     # Where the curve stops (u = 0) its curvature is infinite unless a = 0 too.
     stopped = torch.where(normal > 0, torch.inf, 0.0)
-    return torch.where(speed2 > 0, normal / safe, stopped)
+    # kappa = |a_perp| / |u|^2; the turning rate d(theta)/dt = kappa |u|.
+    per_speed = safe if kind == "extrinsic" else safe.sqrt()
+    return torch.where(speed2 > 0, normal / per_speed, stopped)
 
 
 def _pair_directions(frame):
@@ -493,9 +501,12 @@ _OPTION_CONSTRAINTS = {
 #: The curvature keywords' documentation, shared by every function that takes
 #: them (see :func:`documents_curvature_keywords`).
 CURVATURE_KEYWORDS_DOC = """\
-kind : {"acceleration", "extrinsic", "gaussian", "scalar"}, default="acceleration"
+kind : {"acceleration", "extrinsic", "turning", "gaussian", "scalar"}, \
+default="acceleration"
     "acceleration": ``||D^2 f(x)[v, v]||_M`` (the paper's kappa);
     "extrinsic": curvature of the image curve ``t -> f(x + t v)``;
+    "turning": that curve's turning rate, extrinsic curvature times speed
+    (radians per unit step in the input; unchanged by rescaling ``f`` or ``M``);
     "gaussian": mean sectional curvature of the image manifold (its Gaussian
     curvature for 2 inputs); "scalar": its scalar curvature.
 method : {"exact", "finite_difference"}, default="exact"

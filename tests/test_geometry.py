@@ -65,6 +65,9 @@ class TestKnownValues:
         ext = curvature(circle(r), T, kind="extrinsic", method=method)
         np.testing.assert_allclose(acc, r, rtol=TOL[method])
         np.testing.assert_allclose(ext, 1 / r, rtol=TOL[method])
+        # t -> r (cos t, sin t) turns one radian per unit of t, whatever r is.
+        turning = curvature(circle(r), T, kind="turning", method=method)
+        np.testing.assert_allclose(turning, 1.0, rtol=TOL[method])
 
     @pytest.mark.parametrize("method", METHODS)
     @pytest.mark.parametrize("R", [0.5, 2.0])
@@ -236,7 +239,12 @@ class TestIdentities:
     def test_scaling_the_output(self):
         f, c = sphere(1.0), 3.0
         scaled = lambda x: c * f(x)  # noqa: E731
-        for kind, power in [("acceleration", 1), ("extrinsic", -1), ("gaussian", -2)]:
+        for kind, power in [
+            ("acceleration", 1),
+            ("extrinsic", -1),
+            ("turning", 0),
+            ("gaussian", -2),
+        ]:
             np.testing.assert_allclose(
                 curvature(scaled, ANGLES, kind=kind),
                 c**power * curvature(f, ANGLES, kind=kind),
@@ -254,6 +262,13 @@ class TestIdentities:
         np.testing.assert_allclose(
             curvature(faster, T / c, kind="acceleration"),
             c**2 * curvature(f, T, kind="acceleration"),
+            rtol=1e-12,
+        )
+        # Turning is per unit of input: a curve traced c times as fast turns
+        # c times as fast.
+        np.testing.assert_allclose(
+            curvature(faster, T / c, kind="turning"),
+            c * curvature(f, T, kind="turning"),
             rtol=1e-12,
         )
 
