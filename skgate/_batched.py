@@ -27,6 +27,12 @@ import torch.nn.functional as F
 from .nn import _merge_heads, _scores_divisor, _split_heads
 
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
+#: The MLP head's activation in the written forward and backward, by its
+#: module class (the heads of :data:`skgate.nn.HEAD_ACTIVATIONS`).
+_HEAD_ACTIVATIONS = {
+    torch.nn.GELU: (F.gelu, torch.ops.aten.gelu_backward),
+    torch.nn.ReLU: (F.relu, lambda d_u, z: torch.where(z > 0, d_u, 0.0)),
+}
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
@@ -472,7 +478,7 @@ def written_forward(net, params, alphas, x):
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head"), saved
     z = saved["head z"] = _linear(pooled, params, "head.0")
-    u = saved["head u"] = F.gelu(z)
+    u = saved["head u"] = _HEAD_ACTIVATIONS[type(net.head[1])][0](z)
     return _linear(u, params, "head.2"), saved
 
 
@@ -509,7 +515,8 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
         d_pooled = _linear_backward(grads, params, "head", pooled, d_out)
     else:
         d_u = _linear_backward(grads, params, "head.2", saved["head u"], d_out)
-        d_z = torch.ops.aten.gelu_backward(d_u, saved["head z"])
+        backward = _HEAD_ACTIVATIONS[type(net.head[1])][1]
+        d_z = backward(d_u, saved["head z"])
         d_pooled = _linear_backward(grads, params, "head.0", pooled, d_z)
     if tokens == 1:
         d_h = d_pooled

@@ -997,8 +997,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         None: each row is one token. An int dividing ``n_features``: each row is
         a sequence of ``n_features // token_dim`` tokens, in column order, with
         a learned positional embedding.
-    head : {"mlp", "linear"}, default="mlp"
-        "mlp": two layers with a GELU between them; "linear": one layer.
+    head : {"mlp", "mlp-relu", "linear"}, default="mlp"
+        "mlp": two layers with a GELU between them; "mlp-relu": with a ReLU
+        between them; "linear": one layer.
     n_heads : int >= 1, default=1
         Attention heads per block; ``d_model`` must be divisible by it.
     residual : bool, default=False

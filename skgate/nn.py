@@ -39,6 +39,7 @@ __all__ = [
     "GATES",
     "GATE_GAIN",
     "NORMS",
+    "HEAD_ACTIVATIONS",
     "HEADS",
     "LAYERS",
 ]
@@ -48,7 +49,7 @@ NORMS = (None, "layer")
 #: :class:`GatedAttentionBlock`). ``1 / sqrt(3)`` is PyTorch's own ``nn.Linear``
 #: default for a square layer, drawn from the same random numbers.
 GATE_GAIN = 2.0
-HEADS = ("mlp", "linear")
+HEADS = ("mlp", "mlp-relu", "linear")
 LAYERS = ("attention", "pooled", "logits")
 
 
@@ -165,12 +166,24 @@ def _silu_jet(h, dh, d2h):
     return _pointwise_jet(h * s, d1, d2, dh, d2h)
 
 
+def _relu_jet(h, dh, d2h):
+    # Piecewise linear: y' = 1 where h > 0, y'' = 0 (at h = 0 exactly, 0 too).
+    on = (h > 0).to(h.dtype)
+    return _pointwise_jet(h * on, on, torch.zeros_like(h), dh, d2h)
+
+
 def _gelu_jet(h, dh, d2h):
     # Exact (erf) GELU, y = h Phi(h): y' = Phi + h phi, y'' = phi (2 - h^2).
     h2 = h * h
     cdf = 0.5 + 0.5 * torch.erf(h * (1 / math.sqrt(2)))
     pdf = torch.exp(h2 * -0.5) * (1 / math.sqrt(2 * math.pi))
     return _pointwise_jet(h * cdf, torch.addcmul(cdf, h, pdf), pdf * (2 - h2), dh, d2h)
+
+
+#: The MLP heads' activations, by ``head`` name: the module class and its
+#: jet; the head's value, jet and written backward read this one table.
+HEAD_ACTIVATIONS = {"mlp": (nn.GELU, _gelu_jet), "mlp-relu": (nn.ReLU, _relu_jet)}
+_ACTIVATION_JETS = {module: jet for module, jet in HEAD_ACTIVATIONS.values()}
 
 
 def _sigmoid_jet(h, dh, d2h):
@@ -884,9 +897,11 @@ class GatedAttentionNet(nn.Module):
         in order (feature ``j`` belongs to token ``j // token_dim``); the
         embedding's bias is then learned per position (``position``, a
         positional embedding), so that tokens are told apart by place.
-    head : {"mlp", "linear"}, default="mlp"
+    head : {"mlp", "mlp-relu", "linear"}, default="mlp"
         "mlp": Linear(d_model, d_model), GELU, Linear(d_model, n_outputs) (a smooth
         activation, so that curvature at the logits is defined everywhere);
+        "mlp-relu": the same with a ReLU (piecewise linear: the logits' curvature
+        is the representation's, bent only at the kinks);
         "linear": one Linear(d_model, n_outputs).
     gate_gain : float, default=2.0 (:data:`GATE_GAIN`)
         The gate projection's initialisation gain (see :class:`GatedAttentionBlock`).
@@ -970,9 +985,10 @@ class GatedAttentionNet(nn.Module):
             )
             for _ in range(depth)
         )
-        if head == "mlp":
+        if head in HEAD_ACTIVATIONS:
+            activation = HEAD_ACTIVATIONS[head][0]()
             self.head = nn.Sequential(
-                nn.Linear(d_model, d_model), nn.GELU(), nn.Linear(d_model, n_outputs)
+                nn.Linear(d_model, d_model), activation, nn.Linear(d_model, n_outputs)
             )
         else:
             self.head = nn.Linear(d_model, n_outputs)
@@ -1140,7 +1156,10 @@ class GatedAttentionNet(nn.Module):
         if isinstance(self.head, nn.Linear):
             return _zero_filled(_linear_jet(self.head, *jet))
         first, activation, second = self.head
-        return _zero_filled(_linear_jet(second, *_gelu_jet(*_linear_jet(first, *jet))))
+        activation_jet = _ACTIVATION_JETS[type(activation)]
+        return _zero_filled(
+            _linear_jet(second, *activation_jet(*_linear_jet(first, *jet)))
+        )
 
     def forward(self, x):
         # x: (batch, n_features) -> logits: (batch, n_outputs)

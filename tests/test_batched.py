@@ -23,7 +23,7 @@ from skgate._batched import (
     written_losses_and_gradients,
 )
 from skgate._together import fit_together
-from skgate.nn import GATES, GatedAttentionNet
+from skgate.nn import GATES, HEADS, GatedAttentionNet
 
 PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
 
@@ -223,7 +223,7 @@ def test_models_sharing_rows_share_them_in_memory():
     [{}, {"residual": True}, {"residual": True, "norm": "layer", "n_heads": 2}],
 )
 @pytest.mark.parametrize("regression", [False, True])
-@pytest.mark.parametrize("head", ["mlp", "linear"])
+@pytest.mark.parametrize("head", HEADS)
 @pytest.mark.parametrize("gate", GATES)
 def test_written_out_backward_is_autograds(
     gate, head, regression, architecture, token_dim

@@ -6,7 +6,14 @@ import math
 import pytest
 import torch
 
-from skgate.nn import GATES, GatedAttentionBlock, GatedAttentionNet, register_gate
+from skgate.nn import (
+    GATES,
+    HEAD_ACTIVATIONS,
+    HEADS,
+    GatedAttentionBlock,
+    GatedAttentionNet,
+    register_gate,
+)
 
 
 def _net(seed=0, **kwargs):
@@ -363,6 +370,20 @@ class TestArchitectures:
             )
             for got, want in zip(exact[layer], expected, strict=True):
                 torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-12)
+
+    @pytest.mark.parametrize("head", HEADS)
+    def test_every_head_has_an_exact_jet(self, head):
+        """The logits' jet through each head equals nested autodiff of the
+        module's own forward (ReLU: away from its kink, almost surely)."""
+        net = _net(gate="multiplicative", depth=1, head=head)
+        gen = torch.Generator().manual_seed(4)
+        x = torch.randn(6, 3, dtype=torch.float64, generator=gen)
+        v = torch.randn(6, 3, dtype=torch.float64, generator=gen)
+        expected = _nested_jvp(net, x, v)
+        got = net.representation_jet(x, v, "logits")
+        for part, want in zip(got, expected, strict=True):
+            torch.testing.assert_close(part, want, rtol=1e-10, atol=1e-12)
+        assert head == "linear" or isinstance(net.head[1], HEAD_ACTIVATIONS[head][0])
 
     @pytest.mark.parametrize("architecture", ARCHITECTURES[1:], ids=repr)
     def test_jet_equals_finite_differences(self, architecture):
