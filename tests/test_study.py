@@ -1431,3 +1431,37 @@ def test_a_trend_within_seeds_is_seen_through_the_seeds_offsets():
     assert result["rho"] == 0.0 and result["p"] == 1.0
     with pytest.raises(ValueError, match="at least 2 seeds"):
         study_stats.within_seed_trend(frame[frame["seed"] == 0], "alpha", "accuracy")
+
+
+def test_tost_power_is_the_simulated_rejection_rate():
+    """TOST at a true difference of 0: both one-sided t-tests reject."""
+    margin, sd, n, alpha = 0.02, 0.025, 15, 0.05
+    rng = np.random.default_rng(1)
+    d = rng.normal(0.0, sd, size=(20_000, n))
+    se = d.std(axis=1, ddof=1) / np.sqrt(n)
+    critical = stats.t.isf(alpha, n - 1)
+    mean = d.mean(axis=1)
+    simulated = np.mean(
+        ((mean + margin) / se > critical) & ((margin - mean) / se > critical)
+    )
+    assert study_stats.tost_power(margin, sd, n, alpha) == pytest.approx(
+        simulated, abs=0.015
+    )
+    assert study_stats.tost_power(margin, sd, 1, alpha) == 0.0
+
+
+def test_permutation_comparison_tests_each_way_without_normal_tails():
+    rng = np.random.default_rng(0)
+    up = rng.normal(0.1, 0.02, 10)
+    result = study_stats.permutation_comparison(up, 0.02)
+    # Every difference positive: the exact floor 1 / 2^10, never below it.
+    assert result["p"] == pytest.approx(1 / 1024)
+    assert result["p reverse"] == pytest.approx(1.0)
+    assert result["p equivalence"] > 0.5
+    assert result["ci low"] < result["estimate"] < result["ci high"]
+    # Tiny differences well inside +-0.02: equivalent, neither way shown.
+    small = study_stats.permutation_comparison(rng.normal(0, 0.002, 12), 0.02)
+    assert small["p equivalence"] == pytest.approx(1 / 4096)
+    assert small["p"] > 0.01 and small["p reverse"] > 0.01
+    same = study_stats.permutation_comparison(np.zeros(5), 0.02)
+    assert same["ci low"] == same["ci high"] == 0.0

@@ -22,6 +22,9 @@ __all__ = [
     "paired_comparison",
     "paired_power",
     "paired_statistics",
+    "permutation_comparison",
+    "tost_power",
+    "seed_rhos",
     "seeds_for_power",
     "sign_flip_test",
     "within_seed_trend",
@@ -331,6 +334,87 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     return float(result.pvalue)
 
 
+def tost_power(margin, sd, n, alpha):
+    """Power of the paired equivalence test (TOST, each one-sided test at
+    level ``alpha``) with ``n`` pairs at a true difference of 0 and standard
+    deviation ``sd``: both noncentral t statistics beyond the critical value,
+    ``1 - 2 P(T < t_crit)`` with noncentrality ``margin sqrt(n) / sd`` (0 when
+    that is negative: the margin is out of reach).
+
+    Examples
+    --------
+    >>> round(tost_power(0.02, 0.02, 10, 0.05), 1)
+    0.8
+    >>> tost_power(0.02, 0.1, 3, 0.05)
+    0.0
+    """
+    if n < 2:
+        return 0.0
+    df = n - 1
+    critical = stats.t.isf(alpha, df)
+    miss = stats.nct.cdf(critical, df, margin / sd * np.sqrt(n))
+    return float(max(0.0, 1.0 - 2.0 * miss))
+
+
+def _bootstrap_interval(values, n_resamples):
+    """95 % percentile interval of the mean of ``values`` over bootstrap
+    resamples (a point when every value is alike)."""
+    values = np.asarray(values, dtype=float)
+    if np.ptp(values) == 0:
+        return float(values[0]), float(values[0])
+    interval = stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=n_resamples,
+        method="percentile",
+        random_state=0,
+    ).confidence_interval
+    return float(interval.low), float(interval.high)
+
+
+def permutation_comparison(differences, margin, *, n_resamples=9_999):
+    """Paired differences (better minus worse) tested without normal tails.
+
+    Returns a dict: the mean ("estimate"), its 95 % bootstrap percentile
+    interval ("ci low", "ci high"), the one-sided sign-flip p-values of a
+    positive ("p") and a negative ("p reverse") mean
+    (:func:`sign_flip_test`), the equivalence p-value within ``+-margin``
+    ("p equivalence": both one-sided sign-flip tests of ``d + margin > 0``
+    and ``margin - d > 0``, the larger), and "n".
+
+    Examples
+    --------
+    >>> result = permutation_comparison([0.1, 0.2, 0.15, 0.12, 0.3], 0.02)
+    >>> result["n"], round(result["p"], 4), round(result["p equivalence"], 4)
+    (5, 0.0312, 1.0)
+    """
+    d = np.asarray(differences, dtype=float)
+    low, high = _bootstrap_interval(d, n_resamples)
+    p_equivalence = max(
+        sign_flip_test(d + margin, n_resamples=n_resamples),
+        sign_flip_test(margin - d, n_resamples=n_resamples),
+    )
+    return {
+        "estimate": float(d.mean()),
+        "ci low": low,
+        "ci high": high,
+        "p": sign_flip_test(d, n_resamples=n_resamples),
+        "p reverse": sign_flip_test(-d, n_resamples=n_resamples),
+        "p equivalence": p_equivalence,
+        "n": len(d),
+    }
+
+
+def seed_rhos(frame, x, y, *, seed="seed"):
+    """Each seed's Spearman correlation of ``y`` with ``x`` over its fits
+    (0 where either is constant), in order of the seeds."""
+    rhos = []
+    for _, group in frame.groupby(seed, sort=True):
+        constant = group[x].nunique() < 2 or group[y].nunique() < 2
+        rhos.append(0.0 if constant else stats.spearmanr(group[x], group[y]).statistic)
+    return np.asarray(rhos, dtype=float)
+
+
 def within_seed_trend(frame, x, y, *, seed="seed", n_resamples=9_999):
     """A trend of ``y`` with ``x`` that respects the pairing by seed: each
     seed's own Spearman correlation over its fits, then a sign-flip test
@@ -352,27 +436,13 @@ def within_seed_trend(frame, x, y, *, seed="seed", n_resamples=9_999):
     >>> result["n"], round(result["rho"], 3), round(result["p"], 3)
     (3, 0.833, 0.125)
     """
-    rhos = []
-    for _, group in frame.groupby(seed, sort=True):
-        constant = group[x].nunique() < 2 or group[y].nunique() < 2
-        rhos.append(0.0 if constant else stats.spearmanr(group[x], group[y]).statistic)
-    rhos = np.asarray(rhos, dtype=float)
+    rhos = seed_rhos(frame, x, y, seed=seed)
     if len(rhos) < 2:
         raise ValueError(
             f"within_seed_trend needs at least 2 seeds in column {seed!r}; got "
             f"{len(rhos)}."
         )
-    if np.ptp(rhos) == 0:  # every seed alike: no sampling error between seeds
-        low = high = float(rhos[0])
-    else:
-        interval = stats.bootstrap(
-            (rhos,),
-            np.mean,
-            n_resamples=n_resamples,
-            method="percentile",
-            random_state=0,
-        ).confidence_interval
-        low, high = float(interval.low), float(interval.high)
+    low, high = _bootstrap_interval(rhos, n_resamples)
     return {
         "rho": float(rhos.mean()),
         "ci low": low,
