@@ -20,7 +20,7 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
-from . import claims, plots, realdata, regime, render, sphere, sweeps, toy
+from . import claims, plots, primary, realdata, regime, render, sphere, sweeps, toy
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
@@ -316,6 +316,44 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     return claims.verdicts(evaluated)
 
 
+def run_pilot(out, *, n_jobs=1, seeds=None):
+    """The pilot the protocol was planned from: the primary sweeps on every
+    candidate condition (:data:`~skgate.study.primary.PILOT_SEEDS`). Writes
+    the fits (pilot_arms.csv, pilot_alpha.csv, pilot_depth.csv), the
+    candidates' Bayes accuracies and headroom (pilot_conditions.csv) and the
+    seed plan (plan.csv); returns (condition, plan)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = primary.pilot_settings(
+        primary.PILOT_SEEDS if seeds is None else tuple(seeds)
+    )
+    frames = primary.run_primary(settings, n_jobs=n_jobs, log=_log)
+    for name, frame in frames.items():
+        _write_csv(frame, out / f"pilot_{name}.csv")
+    return plan_from_pilot(out)
+
+
+def plan_from_pilot(folder):
+    """The condition and seed plan from a pilot's CSVs in ``folder`` (writes
+    pilot_conditions.csv and plan.csv there); (condition, plan)."""
+    folder = Path(folder)
+    frames = {
+        name: pd.read_csv(folder / f"pilot_{name}.csv")
+        for name in ("arms", "alpha", "depth")
+    }
+    bayes = claims.bayes_ceilings([frames["arms"]])
+    condition, candidates = primary.choose_condition(frames["arms"], bayes)
+    candidates.to_csv(folder / "pilot_conditions.csv", index=False, float_format="%.6g")
+    if condition is None:
+        raise RuntimeError(
+            "no candidate condition has accuracy headroom in the pilot; see "
+            f"{folder / 'pilot_conditions.csv'}."
+        )
+    plan = primary.plan_seeds(primary.primary_tests(frames, condition))
+    plan.to_csv(folder / "plan.csv", index=False, float_format="%.6g")
+    return condition, plan
+
+
 def run_toy(out, *, quick=False, n_jobs=1):
     """The toy-dataset benchmark: toy.csv, toy_timings.csv and TOY.md in ``out``.
 
@@ -362,6 +400,11 @@ def _parser():
         action="store_true",
         help="also benchmark on scikit-learn's toy datasets (TOY.md)",
     )
+    pilot = commands.add_parser(
+        "pilot", help="the pilot the protocol's seeds were planned from"
+    )
+    pilot.add_argument("--out", default="benchmarks/pilot")
+    pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
     demo_parser = commands.add_parser(
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
@@ -453,4 +496,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         return _reproduce_command(args, parser)
+    if args.command == "pilot":
+        _check_writable(parser, args.out)
+        condition, plan = run_pilot(args.out, n_jobs=args.n_jobs)
+        print(f"condition: {condition}")
+        print(plan.to_string())
+        return 0
     return _demo_command(args, parser)

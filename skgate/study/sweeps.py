@@ -268,15 +268,17 @@ def _prepared(setting):
     return s, clf, _split(s)
 
 
-def _row(s, clf, split, fit_seconds):
-    """The setting's row: what it is and what its fitted classifier measures."""
+def _row(s, clf, split, fit_seconds, measure=None):
+    """The setting's row: what it is and what its fitted classifier measures
+    (``measure(clf, X_test, y_test, setting)``, default :func:`_measure`)."""
     _, X_test, _, y_test = split
+    measure = _measure if measure is None else measure
     return {
         **{k: v for k, v in s.items() if k != "condition_numbers"},
         "alpha": s["alpha"] if s["gate"] == "multiplicative" else np.nan,
         "shape": s["shape"] if s["task"] == "curved" else None,
         "token_dim": clf.token_dim,
-        **_measure(clf, X_test, y_test, s),
+        **measure(clf, X_test, y_test, s),
         "fit_seconds": fit_seconds,
     }
 
@@ -307,13 +309,15 @@ def run_setting(setting):
         return _row(s, clf, split, fit_seconds)
 
 
-def run_batch(settings):
+def run_batch(settings, measure=None):
     """Fit the settings' classifiers as one batched network and measure each.
 
     Rows as :func:`run_setting` gives them, each the fit alone up to float32
     rounding (:func:`skgate._together.fit_together`); ``fit_seconds`` is the
     batch's time shared evenly. Settings that cannot share a network (other
-    architectures) train in batches of their own.
+    architectures) train in batches of their own. ``measure``: what a row
+    measures (``measure(clf, X_test, y_test, setting)`` -> dict; default: the
+    exploratory sweeps' measurements).
     """
     prepared = [_prepared(setting) for setting in settings]
     with torch_threads(1):
@@ -323,7 +327,7 @@ def run_batch(settings):
             [(split[0], split[2], None) for _, _, split in prepared],
         )
         fit_seconds = (time.perf_counter() - start) / len(prepared)
-        return [_row(s, clf, split, fit_seconds) for s, clf, split in prepared]
+        return [_row(s, clf, split, fit_seconds, measure) for s, clf, split in prepared]
 
 
 def batches(settings):

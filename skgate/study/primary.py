@@ -1,0 +1,795 @@
+"""The confirmatory study: the primary tests ``docs/protocol.md`` fixes, on fresh seeds.
+
+The protocol was written from the exploratory study and a pilot
+(:data:`PILOT_SEEDS`) before the confirmatory run; this module is its
+executable form. Each fact the protocol states (the condition, the budget,
+the measures, the comparisons, the smallest effects of interest, the seeds)
+is written here once, and a test checks the protocol's tables against it.
+
+- :func:`primary_settings` / :func:`pilot_settings`: which fits run;
+- :func:`measure_primary`: what each fit measures (accuracy, the turning
+  rate, the paper's acceleration, the turning rate under an anisotropic
+  metric, the share of points whose Gaussian curvature is positive beyond
+  its noise floor);
+- :func:`primary_tests`: the primary family (one Holm family; sign-flip
+  tests, bootstrap intervals, trends within seed);
+- :func:`plan_seeds` and :func:`power_table`: seeds from the pilot's
+  standard deviations, planned and achieved power;
+- :func:`secondary_tests`, :func:`mediation`: the secondary analyses.
+"""
+
+import functools
+
+import numpy as np
+import pandas as pd
+
+from ..model_selection import representation_curvature
+from . import stats
+from .design import DEFAULTS, GATE_ORDER
+from .stats import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+from .sweeps import _gaussian_plane, batches, run_batch, run_groups
+
+__all__ = [
+    "ALPHAS",
+    "BUDGET",
+    "CANDIDATES",
+    "CONDITION",
+    "CONDITION_NUMBER",
+    "CONFIRMATORY_SEEDS",
+    "DEPTHS",
+    "HEADROOM",
+    "MAX_SEEDS",
+    "MIN_SEEDS",
+    "PILOT_SEEDS",
+    "POWER",
+    "PRIMARY_MODEL",
+    "SEEDS",
+    "TESTS",
+    "choose_condition",
+    "claim_verdicts",
+    "measure_primary",
+    "mediation",
+    "pilot_settings",
+    "plan_seeds",
+    "power_table",
+    "primary_settings",
+    "primary_tests",
+    "run_primary",
+    "secondary_tests",
+]
+
+# -- the design the protocol fixes ---------------------------------------------
+
+#: Seeds of the pilot, and the first confirmatory seed: disjoint from each
+#: other and from every seed an earlier run used (0-19).
+PILOT_SEEDS = tuple(range(500, 520))
+FIRST_CONFIRMATORY_SEED = 1000
+#: Training budget (epochs) of every primary fit: early stopping on a held-out
+#: tenth of the training rows that never stops before the budget, keeping the
+#: weights of the epoch with the best validation accuracy.
+BUDGET = 300
+#: The primary model: the design's GELU MLP head, copied tokens, the gate
+#: projection initialised as PyTorch's nn.Linear (not the gain 2 an earlier
+#: session tuned on the checkerboard for the gated arm).
+PRIMARY_MODEL = {
+    "head": "mlp",
+    "gate_init": "pytorch",
+    "n_observations": 1,
+    "max_epochs": BUDGET,
+    "early_stopping": True,
+    "n_iter_no_change": BUDGET,
+}
+#: Curved conditions the pilot considers, in the order of preference: the
+#: first with accuracy headroom (:data:`HEADROOM`) is the primary condition.
+CANDIDATES = (
+    {"shape": "checkerboard", "noise": 0.2},
+    {"shape": "checkerboard", "noise": 0.1},
+    {"shape": "rings", "noise": 0.2},
+    {"shape": "rings", "noise": 0.1},
+)
+#: The linear control task (C3).
+LINEAR = {"task": "linear"}
+#: Bayes accuracy minus the best arm's mean, and the best arm's mean minus
+#: chance, at least this in the pilot for a condition to be primary.
+HEADROOM = 0.05
+#: C2/C3's gate strengths and C5's depths (plain blocks, gated at alpha 1).
+ALPHAS = (0.0, 0.5, 1.0, 1.5)
+DEPTHS = (1, 2, 3, 4)
+#: C4's anisotropic output metric: log-spaced eigenvalues 1 .. 1/1000.
+CONDITION_NUMBER = 1000
+#: Power planning: 80 % power at the smallest effect of interest, at the
+#: strictest Holm level of the primary family (0.05 / number of tests).
+POWER = 0.8
+MIN_SEEDS, MAX_SEEDS = 10, 100
+
+#: The primary condition and seeds per sweep, fixed by the protocol from the
+#: pilot (:func:`choose_condition`, :func:`plan_seeds`; a test checks both
+#: against the committed pilot).
+CONDITION = {"shape": "checkerboard", "noise": 0.2}
+SEEDS = {"arms": 10, "alpha": 10, "depth": 10}
+
+
+def confirmatory_seeds(n):
+    """The first ``n`` confirmatory seeds."""
+    return tuple(range(FIRST_CONFIRMATORY_SEED, FIRST_CONFIRMATORY_SEED + n))
+
+
+CONFIRMATORY_SEEDS = confirmatory_seeds(max(SEEDS.values()))
+
+#: Smallest effects of interest, by measure: accuracy 0.02; positive share
+#: 0.05; a trend's mean per-seed Spearman rho 0.3; curvature 10 % of the two
+#: arms' mean (relative: curvatures have no common unit across measures).
+SESOI = {"accuracy": 0.02, "positive_share": 0.05, "rho": 0.3}
+CURVATURE_SESOI_SHARE = 0.1
+
+
+def _comparison(claim, outcome, measure, sweep, task, better, worse):
+    return {
+        "claim": claim,
+        "outcome": outcome,
+        "measure": measure,
+        "sweep": sweep,
+        "task": task,
+        "kind": "superiority",
+        "better": better,
+        "worse": worse,
+        "comparison": f"{_arm(better)} > {_arm(worse)}",
+    }
+
+
+def _trend(claim, outcome, measure, sweep, task, axis):
+    return {
+        "claim": claim,
+        "outcome": outcome,
+        "measure": measure,
+        "sweep": sweep,
+        "task": task,
+        "kind": "trend",
+        "axis": axis,
+        "comparison": f"rises with {axis}",
+    }
+
+
+def _arm(gate):
+    return {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}[gate]
+
+
+_GATED, _SILU, _NONE = GATE_ORDER
+#: The primary family: one entry per test; a claim holds when all its tests do.
+TESTS = (
+    _comparison("C1", "curvature", "turning", "arms", "curved", _GATED, _SILU),
+    _comparison("C1", "curvature", "turning", "arms", "curved", _SILU, _NONE),
+    _comparison("C1", "accuracy", "accuracy", "arms", "curved", _GATED, _SILU),
+    _comparison("C1", "accuracy", "accuracy", "arms", "curved", _SILU, _NONE),
+    _trend("C2", "curvature", "turning", "alpha", "curved", "alpha"),
+    _trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
+    {
+        **_comparison("C3", "accuracy", "accuracy", "arms", "linear", _GATED, _NONE),
+        "kind": "equivalence",
+        "comparison": "gated = ungated",
+    },
+    _trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
+    _comparison(
+        "C4", "curvature", "turning_anisotropic", "arms", "curved", _GATED, _SILU
+    ),
+    _comparison(
+        "C4", "curvature", "turning_anisotropic", "arms", "curved", _SILU, _NONE
+    ),
+    _trend("C5", "curvature", "turning", "depth", "curved", "depth"),
+    _comparison(
+        "C6", "positive curvature", "positive_share", "arms", "curved", _GATED, _NONE
+    ),
+)
+#: What each claim says, in the words of the verdict table.
+CLAIMS = {
+    "C1": "gated > SiLU > ungated in curvature and accuracy on a curved task",
+    "C2": "curvature and accuracy rise with alpha on a curved task",
+    "C3": "on a linear task gating brings no accuracy; curvature still rises",
+    "C4": "the curvature ordering survives an anisotropic metric",
+    "C5": "curvature accumulates with depth",
+    "C6": "gating reaches positive curvature; ungated attention cannot",
+}
+
+
+# -- the fits ---------------------------------------------------------------------
+
+
+def measure_primary(clf, X_test, y_test, setting):
+    """A primary fit's measurements on its test split (curvature on its first
+    ``n_curvature`` rows).
+
+    - "accuracy", "best_epoch";
+    - "turning": the primary curvature, the mean turning rate of the
+      attention output along random unit input directions (radians per unit
+      step; unchanged when the representation is rescaled);
+    - "acceleration": the paper's ``||D^2 f [v, v]||`` (secondary: it grows
+      with the representation's size);
+    - "turning_anisotropic": the turning rate under the metric of condition
+      number :data:`CONDITION_NUMBER` (C4);
+    - "positive_share" / "negative_share": the share of points whose Gaussian
+      curvature K (of the image of the latent plane) is above its noise floor
+      / below minus it. The floor at a point is ``|K_exact - K_fd|``, the
+      disagreement of the exact value with float64 central differences
+      (step 1e-2): a sign smaller than the two methods' disagreement is not
+      counted either way. "gaussian_mean": the mean exact K.
+    """
+    X_curv = X_test[: setting["n_curvature"]]
+    plane = _gaussian_plane(X_curv, setting["task"])
+    K = {
+        method: representation_curvature(
+            clf, X_curv, kind="gaussian", directions=plane, method=method
+        )
+        for method in ("exact", "finite_difference")
+    }
+    floor = np.abs(K["exact"] - K["finite_difference"])
+    return {
+        "accuracy": clf.score(X_test, y_test),
+        "best_epoch": int(np.argmax(clf.validation_scores_)) + 1
+        if setting["early_stopping"]
+        else clf.n_iter_,
+        "turning": representation_curvature(clf, X_curv, kind="turning").mean(),
+        "acceleration": representation_curvature(clf, X_curv).mean(),
+        "turning_anisotropic": representation_curvature(
+            clf,
+            X_curv,
+            kind="turning",
+            metric="anisotropic",
+            condition_number=CONDITION_NUMBER,
+        ).mean(),
+        "positive_share": np.mean(K["exact"] > floor),
+        "negative_share": np.mean(K["exact"] < -floor),
+        "gaussian_mean": np.nanmean(K["exact"]),
+    }
+
+
+def _settings(condition, seeds, **keys):
+    return [
+        {**DEFAULTS, **PRIMARY_MODEL, **condition, **keys, "seed": seed}
+        for seed in seeds
+    ]
+
+
+def _sweep_settings(condition, seeds, sweeps=("arms", "alpha", "depth")):
+    """The settings of ``sweeps`` on one curved ``condition`` (and the linear
+    task where a claim needs it), by sweep name."""
+    curved = {"task": "curved", **condition}
+    out = {}
+    if "arms" in sweeps:
+        out["arms"] = [
+            s
+            for task in (curved, LINEAR)
+            for gate in GATE_ORDER
+            for s in _settings(task, seeds["arms"], gate=gate)
+        ]
+    if "alpha" in sweeps:
+        out["alpha"] = [
+            s
+            for task in (curved, LINEAR)
+            for alpha in ALPHAS
+            for s in _settings(task, seeds["alpha"], gate=_GATED, alpha=alpha)
+        ]
+    if "depth" in sweeps:
+        out["depth"] = [
+            s
+            for depth in DEPTHS
+            for s in _settings(curved, seeds["depth"], gate=_GATED, depth=depth)
+        ]
+    # Secondary: the ReLU head and the paper's 20-epoch budget, C1's arms.
+    if "relu" in sweeps:
+        out["relu"] = [
+            s
+            for gate in GATE_ORDER
+            for s in _settings(curved, seeds["arms"], gate=gate, head="mlp-relu")
+        ]
+    if "epochs20" in sweeps:
+        out["epochs20"] = [
+            s
+            for gate in GATE_ORDER
+            for s in _settings(
+                curved,
+                seeds["arms"],
+                gate=gate,
+                max_epochs=20,
+                early_stopping=False,
+                n_iter_no_change=DEFAULTS["n_iter_no_change"],
+            )
+        ]
+    return out
+
+
+def primary_settings(seeds=None, condition=None, n_curvature=None):
+    """The confirmatory run's settings by sweep: "arms", "alpha", "depth"
+    (the primary tests) and "relu", "epochs20" (secondary). ``seeds``: a
+    tuple of seeds per sweep name (default: :data:`SEEDS` confirmatory
+    seeds each); ``n_curvature``: fewer curvature points (the quick run)."""
+    if seeds is None:
+        seeds = {name: confirmatory_seeds(n) for name, n in SEEDS.items()}
+    sweeps = ("arms", "alpha", "depth", "relu", "epochs20")
+    out = _sweep_settings(CONDITION if condition is None else condition, seeds, sweeps)
+    if n_curvature is not None:
+        out = {
+            k: [{**s, "n_curvature": n_curvature} for s in v] for k, v in out.items()
+        }
+    return out
+
+
+def pilot_settings(seeds=PILOT_SEEDS):
+    """The pilot's settings: the primary sweeps on every candidate condition
+    (the linear task's fits once), by sweep name."""
+    seeds_by_sweep = dict.fromkeys(("arms", "alpha", "depth"), seeds)
+    out = {}
+    for i, condition in enumerate(CANDIDATES):
+        for name, settings in _sweep_settings(condition, seeds_by_sweep).items():
+            if i:  # the linear task is the same for every candidate
+                settings = [s for s in settings if s["task"] != "linear"]
+            out.setdefault(name, []).extend(settings)
+    return out
+
+
+def run_primary(settings_by_sweep, *, n_jobs=1, progress=True, log=None):
+    """Run each sweep (batched, :func:`measure_primary`); frames by sweep,
+    each with a "sweep" column."""
+    measure = functools.partial(run_batch, measure=measure_primary)
+    frames = {}
+    for name, settings in settings_by_sweep.items():
+        if log is not None:
+            log(f"primary {name}: {len(settings)} fits")
+        frame = run_groups(
+            settings,
+            batches(settings),
+            measure,
+            n_jobs=n_jobs,
+            progress=progress,
+            description=name,
+        )
+        frames[name] = frame.assign(sweep=name)
+    return frames
+
+
+# -- the tests ----------------------------------------------------------------------
+
+
+def _rows(frame, test, condition):
+    """The fits a test reads: the linear task's, or the curved condition's."""
+    if test["task"] == "linear":
+        return frame[frame["task"] == "linear"]
+    return frame[
+        (frame["task"] == "curved")
+        & (frame["shape"] == condition["shape"])
+        & np.isclose(frame["noise"], condition["noise"])
+    ]
+
+
+def _paired(rows, test):
+    """Differences better - worse of the test's measure, paired by seed."""
+    table = rows.pivot_table(index="seed", columns="gate", values=test["measure"])
+    return (table[test["better"]] - table[test["worse"]]).dropna().to_numpy()
+
+
+def _margin(test, rows):
+    """The smallest effect of interest of ``test`` on ``rows``: fixed for
+    accuracy, shares and trends; 10 % of the two arms' mean for curvature."""
+    if test["kind"] == "trend":
+        return SESOI["rho"]
+    if test["measure"] in SESOI:
+        return SESOI[test["measure"]]
+    arms = rows[rows["gate"].isin([test["better"], test["worse"]])]
+    return CURVATURE_SESOI_SHARE * float(arms[test["measure"]].mean())
+
+
+def _statistics(test, rows):
+    """One test's estimate, interval, one-sided and equivalence p-values,
+    the standard deviation of what it averages, and its margin."""
+    margin = _margin(test, rows)
+    if test["kind"] == "trend":
+        values = stats.seed_rhos(rows, test["axis"], test["measure"])
+        method = "within-seed Spearman rho; sign-flip over seeds; bootstrap CI"
+    else:
+        values = _paired(rows, test)
+        method = "paired by seed; sign-flip; bootstrap CI"
+    result = stats.permutation_comparison(values, margin)
+    result["p equivalence"] = (
+        result["p equivalence"] if np.isfinite(margin) and margin > 0 else 1.0
+    )
+    return {
+        **result,
+        "sd": float(np.std(values, ddof=1)),
+        "margin": margin,
+        "method": method,
+    }
+
+
+def _outcomes(tests):
+    """Holm over the family (each p column on its own), then each test's
+    outcome: a superiority or trend test holds, is reversed, shows no effect
+    (equivalence within its margin) or is inconclusive; an equivalence test
+    holds when equivalent and is reversed when either direction is shown."""
+    tests = stats.adjust(tests)
+    equivalence = (tests["kind"] == "equivalence").to_numpy()
+    shown = (tests["p holm"] < ALPHA_LEVEL) | (tests["p reverse holm"] < ALPHA_LEVEL)
+    outcome = np.where(
+        tests["p equivalence holm"] < ALPHA_LEVEL,
+        HOLDS,
+        np.where(shown, REVERSED, INCONCLUSIVE),
+    )
+    tests["outcome"] = np.where(equivalence, outcome, tests["outcome"])
+    tests["holds"] = tests["outcome"] == HOLDS
+    return tests
+
+
+_TEST_COLUMNS = [
+    "claim",
+    "outcome",
+    "measure",
+    "condition",
+    "comparison",
+    "estimate",
+    "ci low",
+    "ci high",
+    "p",
+    "p holm",
+    "p reverse",
+    "p reverse holm",
+    "p equivalence",
+    "p equivalence holm",
+    "margin",
+    "sd",
+    "n",
+    "method",
+    "kind",
+    "result",
+]
+
+
+def _condition_label(test, condition):
+    if test["task"] == "linear":
+        return "linear task"
+    return f"{condition['shape']}, noise {condition['noise']:g}"
+
+
+def _family(tests, frames, condition):
+    """The tests of one family on ``frames``, with Holm and outcomes."""
+    rows = []
+    for test in tests:
+        data = _rows(frames[test["sweep"]], test, condition)
+        rows.append(
+            {
+                **test,
+                "condition": _condition_label(test, condition),
+                **_statistics(test, data),
+            }
+        )
+    table = _outcomes(pd.DataFrame(rows))
+    table = table.rename(columns={"outcome": "result", "measure": "measure"})
+    table["outcome"] = [test["outcome"] for test in tests]
+    return table[_TEST_COLUMNS]
+
+
+def primary_tests(frames, condition=None):
+    """The primary family, one row per test of :data:`TESTS` (tests_primary.csv).
+
+    Columns: claim, outcome (what is compared: curvature, accuracy...),
+    measure, condition, comparison, estimate (mean paired difference, or the
+    mean of the seeds' Spearman rho), ci low / ci high (95 % bootstrap over
+    seeds), p / p reverse (one-sided sign-flip, exact up to 2^13 patterns),
+    p equivalence (sign-flip TOST within ``margin``), each Holm-adjusted over
+    the whole family, margin (the smallest effect of interest), sd, n
+    (seeds), method, kind and result (holds, reversed, no effect,
+    inconclusive).
+    """
+    condition = CONDITION if condition is None else condition
+    return _family(TESTS, frames, condition)
+
+
+#: Secondary analyses: each a test like the primary ones, in a family of
+#: its own (Holm over the secondary tests), labelled by ``analysis``.
+SECONDARY = (
+    ("20 epochs (the paper's budget)", "epochs20", TESTS[2]),
+    ("20 epochs (the paper's budget)", "epochs20", TESTS[3]),
+    ("ReLU head", "relu", TESTS[2]),
+    ("ReLU head", "relu", TESTS[3]),
+    (
+        "the paper's acceleration",
+        "arms",
+        {**TESTS[0], "measure": "acceleration"},
+    ),
+    (
+        "the paper's acceleration",
+        "arms",
+        {**TESTS[1], "measure": "acceleration"},
+    ),
+    (
+        "SiLU arm of C6",
+        "arms",
+        _comparison(
+            "C6", "positive curvature", "positive_share", "arms", "curved", _SILU, _NONE
+        ),
+    ),
+    (
+        "SiLU arm of C6",
+        "arms",
+        _comparison(
+            "C6",
+            "positive curvature",
+            "positive_share",
+            "arms",
+            "curved",
+            _GATED,
+            _SILU,
+        ),
+    ),
+)
+
+
+def secondary_tests(frames, condition=None):
+    """The secondary family (tests_secondary.csv): C1's accuracy at 20 epochs
+    and with a ReLU head, C1's curvature in the paper's acceleration, and
+    C6's SiLU arm; the primary tests' columns and "analysis"."""
+    condition = CONDITION if condition is None else condition
+    tests = [{**test, "sweep": sweep} for _, sweep, test in SECONDARY]
+    table = _family(tests, frames, condition)
+    table.insert(0, "analysis", [label for label, _, _ in SECONDARY])
+    return table
+
+
+def head_sensitivity(frames, condition=None):
+    """How much C1's accuracy differences depend on the head's activation:
+    per comparison, the paired (by seed) difference GELU minus ReLU of the
+    gated-minus-SiLU and SiLU-minus-ungated accuracy differences, with its
+    bootstrap interval and two-sided sign-flip p-value."""
+    condition = CONDITION if condition is None else condition
+    rows = []
+    for test in TESTS[2:4]:
+        gelu = _paired(_rows(frames["arms"], test, condition), test)
+        relu = _paired(_rows(frames["relu"], test, condition), test)
+        result = stats.permutation_comparison(gelu - relu, SESOI["accuracy"])
+        rows.append(
+            {
+                "comparison": test["comparison"],
+                "GELU head": gelu.mean(),
+                "ReLU head": relu.mean(),
+                "GELU minus ReLU": result["estimate"],
+                "ci low": result["ci low"],
+                "ci high": result["ci high"],
+                "p (two-sided)": min(1.0, 2 * min(result["p"], result["p reverse"])),
+                "n": result["n"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# -- verdicts -------------------------------------------------------------------------
+
+
+def _verdict(results, comparisons):
+    """A claim's verdict from its tests' results; reversals are named first."""
+    reversed_ = [c for c, r in zip(comparisons, results, strict=True) if r == REVERSED]
+    absent = [c for c, r in zip(comparisons, results, strict=True) if r == NO_EFFECT]
+    held = sum(r == HOLDS for r in results)
+    n = len(results)
+    if reversed_:
+        return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
+    if held == n:
+        return f"reproduced ({n} of {n} tests hold)"
+    if absent:
+        return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
+    return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+
+
+def claim_verdicts(tests):
+    """One verdict per claim from the primary family: claim, statement,
+    verdict. A claim is **contradicted** when any of its tests is reversed
+    (named first), **reproduced** when all hold, **not reproduced** when a
+    test shows no effect (the difference lies within its margin), else
+    **inconclusive**."""
+    rows = []
+    for claim, group in tests.groupby("claim", sort=True):
+        labels = [
+            f"{outcome} {comparison}"
+            for outcome, comparison in zip(
+                group["outcome"], group["comparison"], strict=True
+            )
+        ]
+        rows.append(
+            {
+                "claim": claim,
+                "statement": CLAIMS[claim],
+                "verdict": _verdict(list(group["result"]), labels),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# -- power -------------------------------------------------------------------------
+
+
+def _power(kind, effect, sd, n, alpha):
+    if not (np.isfinite(sd) and sd > 0):
+        return 1.0  # no spread between seeds: any true effect is seen
+    if kind == "equivalence":
+        return stats.tost_power(effect, sd, n, alpha)
+    return stats.paired_power(effect, sd, n, alpha)
+
+
+def _seeds_needed(kind, effect, sd, alpha, limit=10 * MAX_SEEDS):
+    """Fewest seeds for :data:`POWER` (None beyond ``limit``)."""
+    if not (np.isfinite(sd) and sd > 0):
+        return MIN_SEEDS
+    if kind != "equivalence":
+        return stats.seeds_for_power(effect, sd, alpha, POWER, max_seeds=limit)
+    for n in range(2, limit + 1):
+        if stats.tost_power(effect, sd, n, alpha) >= POWER:
+            return n
+    return None
+
+
+def family_level():
+    """The strictest Holm level of the primary family: 0.05 / its size."""
+    return ALPHA_LEVEL / len(TESTS)
+
+
+def plan_seeds(pilot_tests):
+    """Seeds per primary test from the pilot's tests (:func:`primary_tests`
+    on the pilot's fits): the fewest with :data:`POWER` at the test's
+    smallest effect of interest at :func:`family_level`, at least
+    :data:`MIN_SEEDS`; a test needing more than :data:`MAX_SEEDS` is
+    unaffordable (the protocol then drops it from the primary family)."""
+    alpha = family_level()
+    rows = []
+    for test, pilot in zip(TESTS, pilot_tests.itertuples(index=False), strict=True):
+        needed = _seeds_needed(test["kind"], pilot.margin, pilot.sd, alpha)
+        affordable = needed is not None and needed <= MAX_SEEDS
+        rows.append(
+            {
+                "claim": test["claim"],
+                "outcome": test["outcome"],
+                "comparison": test["comparison"],
+                "sweep": test["sweep"],
+                "sd": pilot.sd,
+                "effect": pilot.margin,
+                "alpha": alpha,
+                "seeds needed": needed,
+                "n_seeds": max(MIN_SEEDS, needed) if affordable else None,
+                "affordable": affordable,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def seeds_by_sweep(plan):
+    """Seeds of each primary sweep: the most any of its affordable tests needs."""
+    affordable = plan[plan["affordable"]]
+    return {
+        sweep: int(group["n_seeds"].max())
+        for sweep, group in affordable.groupby("sweep", sort=False)
+    }
+
+
+def power_table(plan, tests):
+    """power.csv: per primary test, the planned power (the pilot's sd at the
+    planned seeds) and the achieved power (this run's sd at its seeds), at
+    the smallest effect of interest and the family's strictest Holm level."""
+    rows = []
+    for test, planned, got in zip(
+        TESTS, plan.itertuples(index=False), tests.itertuples(index=False), strict=True
+    ):
+        common = {
+            "claim": test["claim"],
+            "condition": got.condition,
+            "comparison": test["comparison"],
+            "outcome": test["outcome"],
+        }
+        for stage, n, sd, effect in (
+            ("planned", planned.n_seeds, planned.sd, planned.effect),
+            ("achieved", got.n, got.sd, got.margin),
+        ):
+            rows.append(
+                {
+                    **common,
+                    "stage": stage,
+                    "n_seeds": n,
+                    "sd": sd,
+                    "effect": effect,
+                    "alpha": planned.alpha,
+                    "power": _power(test["kind"], effect, sd, n, planned.alpha),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def choose_condition(pilot_arms, bayes):
+    """The first of :data:`CANDIDATES` with accuracy headroom in the pilot:
+    the task's Bayes accuracy minus the best arm's mean accuracy, and the
+    best arm's mean minus chance (0.5), both at least :data:`HEADROOM`.
+    Returns (condition or None, a table of every candidate's numbers)."""
+    rows = []
+    for condition in CANDIDATES:
+        test = {"task": "curved"}
+        fits = _rows(pilot_arms, test, condition)
+        best = fits.groupby("gate")["accuracy"].mean().max()
+        ceiling = bayes[
+            (bayes["shape"] == condition["shape"])
+            & np.isclose(bayes["noise"], condition["noise"])
+        ]["bayes accuracy"].iloc[0]
+        rows.append(
+            {
+                **condition,
+                "best arm": best,
+                "Bayes": ceiling,
+                "headroom": ceiling - best,
+                "above chance": best - 0.5,
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["eligible"] = (table["headroom"] >= HEADROOM) & (
+        table["above chance"] >= HEADROOM
+    )
+    eligible = table[table["eligible"]]
+    if eligible.empty:
+        return None, table
+    first = eligible.iloc[0]
+    return {"shape": first["shape"], "noise": float(first["noise"])}, table
+
+
+# -- does curvature explain accuracy? ----------------------------------------------
+
+
+def _within_coefficient(frame, controls):
+    """OLS slope of accuracy on standardised turning, with fixed effects for
+    ``controls`` and the seed."""
+    x = (frame["turning"] - frame["turning"].mean()) / frame["turning"].std()
+    dummies = pd.get_dummies(
+        frame[[*controls, "cluster"]].astype(str), drop_first=True, dtype=float
+    )
+    design = np.column_stack([np.ones(len(frame)), x.to_numpy(), dummies.to_numpy()])
+    coefficients, *_ = np.linalg.lstsq(design, frame["accuracy"].to_numpy(), rcond=None)
+    return float(coefficients[1])
+
+
+def _cluster_bootstrap(frame, controls, n_resamples=2000, random_state=0):
+    rng = np.random.default_rng(random_state)
+    seeds = frame["seed"].unique()
+    by_seed = {seed: group for seed, group in frame.groupby("seed")}
+    estimates = []
+    for _ in range(n_resamples):
+        drawn = rng.choice(seeds, size=len(seeds), replace=True)
+        sample = pd.concat(
+            [by_seed[s].assign(cluster=i) for i, s in enumerate(drawn)],
+            ignore_index=True,
+        )
+        if sample["turning"].std() > 0:
+            estimates.append(_within_coefficient(sample, controls))
+    return np.percentile(estimates, [2.5, 97.5])
+
+
+def mediation(frames, condition=None, n_resamples=2000):
+    """Does curvature predict accuracy beyond the gate and alpha?
+
+    Per task (the curved condition and the linear task) and analysis: the
+    change in test accuracy per standard deviation of the turning rate, at
+    fixed alpha (within the gated arm, the alpha sweep) or at a fixed gate
+    (across the three arms), with seed fixed effects; 95 % interval from a
+    bootstrap over seeds (clusters).
+    """
+    condition = CONDITION if condition is None else condition
+    rows = []
+    for task in ("curved", "linear"):
+        for analysis, sweep, controls in (
+            ("within the gated arm, across alpha and seeds", "alpha", ["alpha"]),
+            ("across arms, beyond the gate", "arms", ["gate"]),
+        ):
+            fits = _rows(frames[sweep], {"task": task}, condition).copy()
+            fits["cluster"] = fits["seed"]
+            low, high = _cluster_bootstrap(fits, controls, n_resamples)
+            rows.append(
+                {
+                    "task": _condition_label({"task": task}, condition),
+                    "analysis": analysis,
+                    "accuracy per sd of turning": _within_coefficient(fits, controls),
+                    "ci low": low,
+                    "ci high": high,
+                    "fits": len(fits),
+                    "seeds": fits["seed"].nunique(),
+                }
+            )
+    return pd.DataFrame(rows)
