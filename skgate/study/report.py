@@ -1,0 +1,508 @@
+"""REPORT.md of a confirmatory run, rendered from the files the run wrote.
+
+A run writes its CSVs and ``run.json`` (what ran, on what machine, under which
+protocol, how long each part took); :func:`render_run` reads them back and
+writes REPORT.md (and EXPLORATORY.md when the exploratory study ran). The
+run itself renders through :func:`render_run`, so ``python -m skgate report
+--from DIR`` gives its REPORT.md byte for byte.
+"""
+
+import dataclasses
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from . import claims, primary, render
+from .design import StudyDesign
+from .stats import HOLDS, NO_EFFECT, REVERSED
+
+__all__ = [
+    "PLAN",
+    "PROTOCOL",
+    "USER_GUIDE_MARKERS",
+    "add_seconds",
+    "findings",
+    "findings_text",
+    "load_plan",
+    "load_run",
+    "protocol_sha256",
+    "render_run",
+    "save_run_info",
+    "user_guide_block",
+]
+
+#: The protocol the confirmatory run follows, beside the package in a checkout.
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+#: The seed plan the protocol fixed from the pilot (``python -m skgate pilot``).
+PLAN = Path(__file__).resolve().parents[2] / "benchmarks" / "pilot" / "plan.csv"
+#: The user guide's generated block lies between these two lines.
+USER_GUIDE_MARKERS = ("<!-- findings:start -->", "<!-- findings:end -->")
+#: Primary sweeps' CSVs, by sweep name.
+PRIMARY_FILES = {
+    name: f"primary_{name}.csv"
+    for name in ("arms", "alpha", "depth", "relu", "epochs20")
+}
+
+
+def protocol_sha256(path=PROTOCOL):
+    """SHA-256 of the protocol file (hex), or None where it is not found."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def load_plan(path=PLAN):
+    """The protocol's seed plan (one row per primary test), or a plan of
+    unknowns where the file is not found (an installed package)."""
+    path = Path(path)
+    if path.is_file():
+        return pd.read_csv(path)
+    columns = ["sd", "effect", "alpha", "seeds needed", "n_seeds", "affordable"]
+    unknown = pd.DataFrame(
+        float("nan"), index=range(len(primary.TESTS)), columns=columns
+    )
+    unknown["alpha"] = primary.family_level()
+    return unknown
+
+
+def _plain(value):
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _tuples(value):
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+def save_run_info(folder, info, design=None):
+    """Write run.json: ``info`` (a dict of plain values) and ``design``."""
+    record = dict(info)
+    if design is not None:
+        record["design"] = _plain(dataclasses.asdict(design))
+    text = json.dumps(record, indent=1, sort_keys=True)
+    (Path(folder) / "run.json").write_text(text + "\n")
+
+
+def add_seconds(folder, part, seconds):
+    """Add a part's wall time to a run's run.json."""
+    path = Path(folder) / "run.json"
+    record = json.loads(path.read_text())
+    record["seconds"][part] = seconds
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def load_run(folder):
+    """(run info, primary frames by sweep, exploratory design or None,
+    exploratory results or None) from a run's folder."""
+    folder = Path(folder)
+    info = json.loads((folder / "run.json").read_text())
+    frames = {
+        name: pd.read_csv(folder / file)
+        for name, file in PRIMARY_FILES.items()
+        if (folder / file).exists()
+    }
+    if "design" not in info:
+        return info, frames, None, None
+    fields = {k: _tuples(v) for k, v in info["design"].items()}
+    fields["fixed"] = dict(fields["fixed"])
+    design = StudyDesign(**fields)
+    names = [*design.sweeps(), "sphere", "regime", "baselines", "bayes"]
+    results = {name: pd.read_csv(folder / f"{name}.csv") for name in names}
+    timings = pd.read_csv(folder / "timings.csv")
+    results["baselines"]["fit_seconds"] = timings.loc[
+        timings["sweep"] == "baselines", "fit_seconds"
+    ].to_numpy()
+    return info, frames, design, results
+
+
+# -- numbers in words ---------------------------------------------------------------
+
+
+def _num(value):
+    return f"{value:.3g}"
+
+
+def _interval(row):
+    return f"{_num(row['estimate'])} [{_num(row['ci low'])}, {_num(row['ci high'])}]"
+
+
+_RESULT_WORDS = {
+    HOLDS: "holds",
+    REVERSED: "reversed",
+    NO_EFFECT: "no effect",
+    "inconclusive": "inconclusive",
+}
+
+
+def _test_phrase(row):
+    what = "mean within-seed rho" if row["kind"] == "trend" else "difference"
+    return (
+        f"{row['outcome']} {row['comparison']}: {what} {_interval(row)}, "
+        f"{_RESULT_WORDS[row['result']]}"
+    )
+
+
+def _claim_sentence(claim, group, verdict):
+    tests = "; ".join(_test_phrase(row) for _, row in group.iterrows())
+    return f"**{claim}** ({primary.CLAIMS[claim]}): {verdict.split(' (')[0]}. {tests}."
+
+
+def _mediation_sentence(mediation):
+    parts = []
+    for _, row in mediation.iterrows():
+        excludes = row["ci low"] > 0 or row["ci high"] < 0
+        slope = row["accuracy per sd of turning"]
+        parts.append(
+            f"{row['task']}, {row['analysis']}: {_num(slope)} "
+            f"[{_num(row['ci low'])}, {_num(row['ci high'])}]"
+            + ("" if excludes else " (interval includes 0)")
+        )
+    return (
+        "**Does curvature explain accuracy?** Change in accuracy per standard "
+        "deviation of the turning rate, beyond the gate or alpha: "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _head_sentence(head):
+    parts = [
+        f"{row['comparison']} {_num(row['GELU head'])} with GELU, "
+        f"{_num(row['ReLU head'])} with ReLU (GELU minus ReLU "
+        f"{_num(row['GELU minus ReLU'])} "
+        f"[{_num(row['ci low'])}, {_num(row['ci high'])}])"
+        for _, row in head.iterrows()
+    ]
+    return "**The head's activation** (accuracy, secondary): " + "; ".join(parts) + "."
+
+
+def _secondary_sentence(secondary, analysis, label):
+    rows = secondary[secondary["analysis"] == analysis]
+    return (
+        f"**{label}** (secondary): "
+        + "; ".join(_test_phrase(row) for _, row in rows.iterrows())
+        + "."
+    )
+
+
+def _power_sentence(power):
+    achieved = power[power["stage"] == "achieved"]
+    low, high = achieved["power"].min(), achieved["power"].max()
+    seeds = sorted(set(achieved["n_seeds"].astype(int)))
+    return (
+        f"**Power**: {len(seeds) and ', '.join(map(str, seeds))} seeds per test; "
+        f"achieved power at the smallest effects of interest {low:.2f} to "
+        f"{high:.2f} (level {achieved['alpha'].iloc[0]:.2g})."
+    )
+
+
+def findings(tests, verdicts, secondary, head, mediation, power):
+    """The plain sentences that open REPORT.md, each from the numbers."""
+    sentences = [
+        _claim_sentence(claim, group, verdicts.set_index("claim").loc[claim, "verdict"])
+        for claim, group in tests.groupby("claim", sort=True)
+    ]
+    sentences += [
+        _secondary_sentence(
+            secondary, "20 epochs (the paper's budget)", "At 20 epochs"
+        ),
+        _head_sentence(head),
+        _mediation_sentence(mediation),
+        _power_sentence(power),
+    ]
+    return sentences
+
+
+# -- the report -----------------------------------------------------------------------
+
+
+def _compact(verdict):
+    """An exploratory verdict with counts instead of lists of conditions,
+    reversals first."""
+    match = re.match(r"partly reproduced \((\d+) of (\d+): (.*)\)$", verdict)
+    if match:
+        held, n, rest = match.groups()
+        reversed_ = rest.split("; reversed in ", 1)
+        count = reversed_[1].count("; ") + 1 if len(reversed_) == 2 else 0
+        lead = f"reversed in {count} of {n}, " if count else ""
+        return f"{lead}holds in {held} of {n} (partly reproduced)"
+    match = re.match(r"contradicted \(reversed in (\d+) of (\d+): .*\)$", verdict)
+    if match:
+        return f"reversed in {match.group(1)} of {match.group(2)} (contradicted)"
+    return verdict
+
+
+def _header(info):
+    sha = info.get("protocol_sha256") or "unknown"
+    seeds = info["seeds"]
+    lines = [
+        "# Does gating enable curvature? "
+        "A pre-registered test of Bathula & Joshi (2026)",
+        "",
+        f"Protocol: `docs/protocol.md`, SHA-256 `{sha}`. "
+        f"Generated by `{info['command']}`; `python -m skgate report --from DIR "
+        "--out DIR` re-renders this file from the CSVs and run.json beside it.",
+    ]
+    if info["quick"]:
+        lines += [
+            "",
+            f"**A quick run, pilot-sized ({min(seeds.values())} seeds per sweep)**: "
+            "it can decide only large effects, and its verdicts are not evidence. "
+            "The confirmatory results are the committed "
+            "`benchmarks/results/REPORT.md`.",
+        ]
+    else:
+        first = primary.FIRST_CONFIRMATORY_SEED
+        counts = ", ".join(f"{sweep} {n}" for sweep, n in seeds.items())
+        lines += [
+            "",
+            f"Confirmatory seeds {first} onwards ({counts} per sweep), disjoint "
+            "from every seed of the pilot and of earlier runs.",
+        ]
+    return lines
+
+
+def _verdicts_section(verdicts):
+    return [
+        "",
+        "## Verdicts",
+        "",
+        "| claim | says | verdict (primary tests) |",
+        "|---|---|---|",
+        *(
+            f"| {row.claim} | {row.statement} | {row.verdict} |"
+            for row in verdicts.itertuples(index=False)
+        ),
+    ]
+
+
+_SHOWN = ["claim", "outcome", "comparison", "estimate", "ci low", "ci high"]
+
+
+def _primary_section(tests, figure):
+    table = tests[
+        [*_SHOWN, "p", "p holm", "p equivalence holm", "margin", "n", "result"]
+    ]
+    return [
+        "",
+        "## Primary tests",
+        "",
+        f"Condition: {tests['condition'].iloc[0]} (curved) and the linear task; "
+        f"model: {primary.BUDGET} epochs keeping the best validation epoch, GELU "
+        "head, copied tokens, PyTorch's gate initialisation. Curvature is the "
+        "turning rate of the attention output (radians per unit input step), "
+        "C6 the share of points whose Gaussian curvature is positive beyond "
+        "its exact-vs-finite-difference floor. One Holm family of "
+        f"{len(tests)} tests; sign-flip p-values (exact), bootstrap intervals, "
+        "trends within seed. Rule: a claim is contradicted when any of its "
+        "tests is reversed, reproduced when all hold, not reproduced when one "
+        "shows no effect (within its margin), else inconclusive. "
+        "All columns: `tests_primary.csv`.",
+        "",
+        *([f"![primary tests]({figure})", ""] if figure else []),
+        render._fmt(table, 4),
+    ]
+
+
+def _power_section(power):
+    table = power.pivot_table(
+        index=["claim", "outcome", "comparison"],
+        columns="stage",
+        values=["n_seeds", "sd", "power"],
+        sort=False,
+    )
+    table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
+    return [
+        "",
+        "## Power",
+        "",
+        "Seeds were planned from the pilot's standard deviations for 80 % power "
+        "at each test's smallest effect of interest (the margin above) at the "
+        f"family's strictest Holm level {power['alpha'].iloc[0]:.2g}; achieved "
+        "power uses this run's standard deviations (`power.csv`).",
+        "",
+        render._fmt(table.reset_index(), 3),
+    ]
+
+
+def _secondary_section(secondary, head, mediation):
+    table = secondary[["analysis", *_SHOWN[1:], "p holm", "result"]]
+    return [
+        "",
+        "## Secondary analyses",
+        "",
+        "One Holm family of its own (`tests_secondary.csv`): C1's accuracy at "
+        "the paper's 20 epochs and with a ReLU head, C1's curvature in the "
+        "paper's acceleration (it grows with the representation's size), C6's "
+        "SiLU arm.",
+        "",
+        render._fmt(table, 4),
+        "",
+        "The head's activation (C1's accuracy differences, paired by seed):",
+        "",
+        render._fmt(head, 4),
+        "",
+        "Does curvature explain accuracy? OLS of test accuracy on the "
+        "standardised turning rate with fixed effects for alpha (or the gate) "
+        "and the seed; 95 % interval from 2000 bootstrap resamples of seeds:",
+        "",
+        render._fmt(mediation, 4),
+    ]
+
+
+def _exploratory_section(verdicts):
+    rows = [f"| {claim} | {_compact(v)} |" for claim, v in verdicts.items()]
+    return [
+        "",
+        "## Exploratory: the earlier study, rerun on these seeds",
+        "",
+        "Not pre-registered: its conditions, margins (set after a 5-seed run "
+        "had been seen), 20-epoch budget and gain-2 gate initialisation were "
+        "chosen while looking at results. Each family has its own Holm "
+        "correction. Per-condition tables, figures and rules: "
+        "[EXPLORATORY.md](EXPLORATORY.md); toy datasets: [TOY.md](TOY.md).",
+        "",
+        "| family | verdict (exploratory rule) |",
+        "|---|---|",
+        *rows,
+    ]
+
+
+def _cost_section(info):
+    seconds = info["seconds"]
+    return [
+        "",
+        "## Setup and cost",
+        "",
+        f"- Machine: {info['machine']}.",
+        "- Wall time per part (s): "
+        + ", ".join(f"{part} {value:.0f}" for part, value in seconds.items())
+        + f"; total {sum(seconds.values()):.0f}.",
+    ]
+
+
+def _primary_parts(frames, info):
+    condition = info["condition"]
+    tests = primary.primary_tests(frames, condition)
+    plan = pd.DataFrame(info["plan"])
+    return {
+        "tests": tests,
+        "verdicts": primary.claim_verdicts(tests),
+        "secondary": primary.secondary_tests(frames, condition),
+        "head": primary.head_sensitivity(frames, condition),
+        "mediation": primary.mediation(frames, condition),
+        "power": primary.power_table(plan, tests),
+    }
+
+
+def _write_tables(folder, parts):
+    for name in ("tests", "secondary", "power", "mediation", "head"):
+        file = {"tests": "tests_primary", "secondary": "tests_secondary"}.get(
+            name, name
+        )
+        parts[name].to_csv(folder / f"{file}.csv", index=False, float_format="%.10g")
+
+
+def user_guide_block(parts):
+    """The user guide's generated block: the verdicts and the findings."""
+    lines = [
+        USER_GUIDE_MARKERS[0],
+        *_verdicts_section(parts["verdicts"])[3:],
+        "",
+        *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
+        USER_GUIDE_MARKERS[1],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _findings(parts):
+    return findings(
+        parts["tests"],
+        parts["verdicts"],
+        parts["secondary"],
+        parts["head"],
+        parts["mediation"],
+        parts["power"],
+    )
+
+
+def render_run(folder, out=None, user_guide=None):
+    """Render REPORT.md (and EXPLORATORY.md) of the run in ``folder`` into
+    ``out`` (default: the same folder), with the tables it derives
+    (tests_primary.csv, tests_secondary.csv, power.csv, mediation.csv,
+    head.csv); ``user_guide``: a Markdown file whose block between
+    :data:`USER_GUIDE_MARKERS` is replaced. Returns the parts (tests,
+    verdicts...)."""
+    folder = Path(folder)
+    out = folder if out is None else Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    info, frames, design, results = load_run(folder)
+    parts = _primary_parts(frames, info)
+    _write_tables(out, parts)
+    figure = "fig_primary.png" if (folder / "fig_primary.png").exists() else None
+    lines = [
+        *_header(info),
+        "",
+        "## Findings",
+        "",
+        *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
+        *_verdicts_section(parts["verdicts"]),
+        *_primary_section(parts["tests"], figure),
+        *_power_section(parts["power"]),
+        *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
+    ]
+    if design is not None:
+        evaluated = claims.evaluate_claims(results)
+        lines += _exploratory_section(claims.verdicts(evaluated))
+        _write_exploratory(folder, out, results, evaluated, design, info)
+    lines += _cost_section(info)
+    (out / "REPORT.md").write_text("\n".join(lines) + "\n")
+    if user_guide is not None:
+        _replace_block(Path(user_guide), user_guide_block(parts))
+    return parts
+
+
+def _write_exploratory(folder, out, results, evaluated, design, info):
+    figures = {p.stem[len("fig_") :]: p.name for p in sorted(folder.glob("fig_*.png"))}
+    text = render.render_report(results, evaluated, design, figures, info["machine"])
+    text = text.replace(
+        render.TITLE,
+        "# Exploratory: the earlier study of every claim, rerun on the "
+        "confirmatory seeds\n\nNot pre-registered (see REPORT.md and "
+        "docs/protocol.md for the confirmatory tests).",
+        1,
+    )
+    if (folder / "TOY.md").exists():
+        text += render.toy_section((folder / "TOY.md").read_text())
+    (out / "EXPLORATORY.md").write_text(text)
+
+
+def findings_text(path):
+    """The Findings of a REPORT.md as plain numbered lines (no Markdown)."""
+    text = Path(path).read_text()
+    block = text.split("## Findings\n", 1)[1].split("\n## ", 1)[0]
+    return [line.replace("**", "") for line in block.strip().splitlines() if line]
+
+
+def _replace_block(path, block):
+    text = path.read_text()
+    start, end = USER_GUIDE_MARKERS
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(head + block.rstrip("\n") + tail)
+
+
+def primary_verdicts(parts):
+    """Claim -> verdict of the primary family."""
+    return dict(
+        zip(parts["verdicts"]["claim"], parts["verdicts"]["verdict"], strict=True)
+    )
