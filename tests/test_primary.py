@@ -3,6 +3,7 @@
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +200,103 @@ class TestMediation:
         alpha["accuracy"] = 0.8 + rng.normal(0, 0.002, len(alpha))
         _, low, high = primary._curvature_slope(alpha, "alpha", 500)
         assert low < 0 < high
+
+
+class TestMeasurements:
+    @pytest.mark.parametrize("gate", ["none", "multiplicative"])
+    def test_flat_and_curved_fits(self, gate):
+        """Ungated attention over copied tokens is affine: turning rate and
+        acceleration 0, and no point's K passes its noise floor either way;
+        the gated model is curved."""
+        from skgate.study.sweeps import run_batch
+
+        setting = primary.primary_settings(
+            {name: (0,) for name in primary.SEEDS},
+            fixed={"max_epochs": 2, "n_samples": 120, "n_curvature": 20},
+        )["arms"]
+        row = run_batch(
+            [s for s in setting if s["gate"] == gate and s["task"] == "curved"],
+            measure=primary.measure_primary,
+        )[0]
+        if gate == "none":
+            assert row["turning"] == 0 and row["acceleration"] == 0
+            assert row["positive_share"] == 0 and row["negative_share"] == 0
+        else:
+            assert row["turning"] > 0.01 and row["acceleration"] > 0.01
+            assert row["positive_share"] + row["negative_share"] > 0
+        assert 0.0 <= row["accuracy"] <= 1.0
+
+
+def _sha(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class TestCommittedRun:
+    """The committed confirmatory run against its protocol and its own files."""
+
+    def test_report_names_the_protocol_it_followed(self):
+        text = (RESULTS / "REPORT.md").read_text()
+        named = re.search(r"SHA-256 `([0-9a-f]{64})`", text)
+        assert named, "REPORT.md names no protocol SHA-256"
+        assert named.group(1) == _sha(ROOT / "docs" / "protocol.md")
+
+    def test_report_opens_with_findings_and_is_short(self):
+        text = (RESULTS / "REPORT.md").read_text()
+        assert len(text.encode()) <= 80_000
+        lines = text.splitlines()
+        assert "## Findings" in lines[:60]
+        findings = text.split("## Findings\n", 1)[1].split("\n## ", 1)[0]
+        numbered = [line for line in findings.splitlines() if re.match(r"\d+\. ", line)]
+        assert 1 <= len(numbered) <= 12
+        assert all(re.search(r"\[-?[0-9.e-]+, -?[0-9.e-]+\]", n) for n in numbered[:6])
+        verdicts = text.split("## Verdicts\n", 1)[1].split("\n## ", 1)[0]
+        rows = [r for r in verdicts.splitlines() if r.startswith("| C")]
+        assert len(rows) == len(primary.CLAIMS)
+        assert all(len(r.split(" | ")[-1]) <= 250 for r in rows)
+
+    def test_protocol_fixes_what_the_code_runs(self):
+        text = (ROOT / "docs" / "protocol.md").read_text()
+        seeds = primary.SEEDS
+        assert f"**{seeds['arms']} seeds for the arms**" in text
+        assert f"**{seeds['alpha']} for the alpha sweep**" in text
+        assert f"**{seeds['depth']} for the depth sweep**" in text
+        shape, noise = primary.CONDITION["shape"], primary.CONDITION["noise"]
+        assert f'shape="{shape}", noise={noise:g})' in text
+        assert f"family of {len(primary.TESTS)}" in text
+        plan = pd.read_csv(ROOT / "benchmarks" / "pilot" / "plan.csv")
+        assert primary.seeds_by_sweep(plan) == seeds
+        assert plan["affordable"].all()
+        # The confirmatory seeds are disjoint from the pilot's and the
+        # exploratory study's earlier ones (0-19).
+        used = set(primary.PILOT_SEEDS) | set(range(20))
+        assert not used & set(primary.confirmatory_seeds(max(seeds.values())))
+
+    def test_plan_follows_from_the_committed_pilot(self, tmp_path):
+        from skgate.study import cli
+
+        for path in (ROOT / "benchmarks" / "pilot").glob("pilot_*.csv"):
+            shutil.copy(path, tmp_path)
+        condition, plan = cli.plan_from_pilot(tmp_path)
+        assert condition == primary.CONDITION
+        committed = pd.read_csv(ROOT / "benchmarks" / "pilot" / "plan.csv")
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "plan.csv"), committed)
+
+    def test_report_renders_again_byte_for_byte(self, tmp_path):
+        """``python -m skgate report --from`` on the committed run gives its
+        REPORT.md, EXPLORATORY.md, derived tables and the user guide's block."""
+        guide = tmp_path / "reproducing.md"
+        shutil.copy(ROOT / "docs" / "user_guide" / "reproducing.md", guide)
+        report.render_run(RESULTS, tmp_path, user_guide=guide)
+        for name in (
+            "REPORT.md",
+            "EXPLORATORY.md",
+            "tests_primary.csv",
+            "tests_secondary.csv",
+            "power.csv",
+            "mediation.csv",
+        ):
+            assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes(), name
+        assert (
+            guide.read_bytes()
+            == (ROOT / "docs" / "user_guide" / "reproducing.md").read_bytes()
+        )

@@ -16,9 +16,11 @@ from skgate.study import (
     claims,
     cli,
     plots,
+    primary,
     realdata,
     regime,
     render,
+    report,
     sphere,
     sweeps,
     toy,
@@ -454,6 +456,12 @@ def tiny_study(tmp_path_factory, request):
     return out, verdicts
 
 
+def _exploratory_verdicts(out):
+    """The exploratory study's verdicts, from a run's files."""
+    _, _, _, results = report.load_run(out)
+    return claims.verdicts(claims.evaluate_claims(results))
+
+
 def tiny_sphere_fits(max_epochs=1):
     from skgate import GatedAttentionRegressor
 
@@ -490,6 +498,10 @@ class TestReproduce:
             assert f"fig_{figure}.png" in names
         assert {"REPORT.md", "timings.csv", "bayes.csv", "tests_controls.csv"} <= names
         assert {"tests_regime.csv", "tests_production.csv"} <= names
+        assert {"EXPLORATORY.md", "run.json", "fig_primary.png", "power.csv"} <= names
+        assert {"tests_primary.csv", "tests_secondary.csv", "mediation.csv"} <= names
+        for sweep in ("arms", "alpha", "depth", "relu", "epochs20"):
+            assert f"primary_{sweep}.csv" in names
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
         # Every noise level of the noise sweep has its ceiling, and the real
@@ -497,18 +509,16 @@ class TestReproduce:
         curved = bayes[bayes["task"] == "curved"]
         assert set(curved["noise"]) == {0.05, 0.2, 0.4}
         assert {"twonorm", "ringnorm"} <= set(bayes["task"])
-        # C1-C6, then the controls: 2 budgets, size, initialisation, C2 and
-        # C3 at the long budget, 2 noise budgets; then C1-C3 on real data;
-        # then C1 and C2 per model of the production rerun.
-        assert len(verdicts) == 6 + 2 + 1 + 1 + 2 + 2 + 3 + 4
+        # The primary verdicts, one per claim.
+        assert list(verdicts) == ["C1", "C2", "C3", "C4", "C5", "C6"]
         assert all(
-            re.match(
-                "(reproduced|partly reproduced|not reproduced|contradicted|"
-                "inconclusive)",
-                v,
-            )
+            re.match("(reproduced|not reproduced|contradicted|inconclusive) \\(", v)
             for v in verdicts.values()
         )
+        # The exploratory study's: C1-C6, then the controls: 2 budgets, size,
+        # initialisation, C2 and C3 at the long budget, 2 noise budgets; then
+        # C1-C3 on real data; then C1 and C2 per model of the production rerun.
+        assert len(_exploratory_verdicts(out)) == 6 + 2 + 1 + 1 + 2 + 2 + 3 + 4
 
     def test_csvs_hold_no_timings(self, tiny_study):
         out, _ = tiny_study
@@ -516,9 +526,43 @@ class TestReproduce:
             assert "fit_seconds" not in pd.read_csv(out / f"{sweep}.csv").columns
         assert "fit_seconds" in pd.read_csv(out / "timings.csv").columns
 
-    def test_report_has_every_section_and_agrees_with_the_csvs(self, tiny_study):
+    def test_report_renders_again_byte_for_byte(self, tiny_study, tmp_path, capsys):
+        out, _ = tiny_study
+        assert cli.main(["report", "--from", str(out), "--out", str(tmp_path)]) == 0
+        for name in ("REPORT.md", "EXPLORATORY.md", "tests_primary.csv", "power.csv"):
+            assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+        with pytest.raises(SystemExit) as info:
+            cli.main(["report", "--from", str(tmp_path / "nowhere")])
+        assert info.value.code == 2
+        assert "holds no run.json" in capsys.readouterr().err
+
+    def test_report_opens_with_findings_and_the_primary_verdicts(self, tiny_study):
         out, verdicts = tiny_study
         text = (out / "REPORT.md").read_text()
+        assert "## Findings" in text.splitlines()[:60]
+        for heading in (
+            "## Verdicts",
+            "## Primary tests",
+            "## Power",
+            "## Secondary analyses",
+            "## Exploratory",
+            "## Setup and cost",
+        ):
+            assert heading in text
+        for claim, verdict in verdicts.items():
+            assert f"| {claim} | " in text and f" | {verdict} |" in text
+        tests = pd.read_csv(out / "tests_primary.csv")
+        assert len(tests) == 12
+        for p in tests["p holm"]:
+            assert f"{p:.4g}" in text
+        # The exploratory verdicts as counts, reversals first, not lists.
+        for verdict in _exploratory_verdicts(out).values():
+            assert report._compact(verdict) in text
+
+    def test_report_has_every_section_and_agrees_with_the_csvs(self, tiny_study):
+        out, _ = tiny_study
+        verdicts = _exploratory_verdicts(out)
+        text = (out / "EXPLORATORY.md").read_text()
         for heading in [
             "## Setup",
             "## C1",
@@ -616,19 +660,23 @@ class TestCommandLine:
 
 def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
     finished = []
-    real = sweeps.run_sweep
+    real = primary.run_primary
 
-    def sweep_then_interrupt(settings, **kwargs):
+    def sweep_then_interrupt(settings_by_sweep, **kwargs):
         if finished:
             raise KeyboardInterrupt
         finished.append(True)
-        small = [{**s, **{k: v[0] for k, v in TINY.items()}} for s in settings[:2]]
+        tiny = {k: v[0] for k, v in TINY.items()}
+        small = {
+            name: [{**s, **tiny} for s in settings[:2]]
+            for name, settings in settings_by_sweep.items()
+        }
         return real(small, **kwargs)
 
-    monkeypatch.setattr(sweeps, "run_sweep", sweep_then_interrupt)
+    monkeypatch.setattr(primary, "run_primary", sweep_then_interrupt)
     assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
-    assert (tmp_path / "gates.csv").exists()
-    assert len(pd.read_csv(tmp_path / "gates.csv")) == 2
+    assert (tmp_path / "primary_arms.csv").exists()
+    assert len(pd.read_csv(tmp_path / "primary_arms.csv")) == 2
     assert not (tmp_path / "REPORT.md").exists()
 
 
@@ -667,42 +715,6 @@ def test_toy_benchmark_rows_and_report(tmp_path):
         np.testing.assert_array_equal(y_call, y)
 
 
-def test_readme_verdicts_are_the_committed_reports():
-    """The user guide's verdict table and summary (docs/user_guide/reproducing.md)
-    are the committed REPORT.md's, row for row."""
-    root = Path(__file__).resolve().parents[1]
-
-    def verdict_rows(text):
-        table = text.split("| claim | verdict |\n|---|---|\n", 1)[1]
-        return table.split("\n\n", 1)[0].splitlines()
-
-    report_text = (root / "benchmarks/results/REPORT.md").read_text()
-    readme_text = (root / "docs/user_guide/reproducing.md").read_text()
-    report = verdict_rows(report_text)
-    # C1-C6, then the controls: two budgets, size, initialisation, C2 and C3
-    # at the long budget, noise at two budgets; then C1-C3 on real data;
-    # then C1 and C2 per model of the production rerun.
-    assert len(report) == len(claims.CLAIMS) + 8 + 3 + 4
-    for row, title in zip(
-        report[: len(claims.CLAIMS)], claims.CLAIMS.values(), strict=True
-    ):
-        assert row.startswith(f"| {title} |")
-    assert verdict_rows(readme_text) == report
-    # The summary sentences too: generated into REPORT.md, quoted in the guide.
-    summary = report_text.split("## Summary\n\n", 1)[1].split("\n\n", 1)[0]
-    # C1-C6, and C2 and C3 at the long budget.
-    assert summary.startswith("- C1") and summary.count("\n- C") == 6
-    assert "\n- C2 and C3 at 300 epochs" in summary
-    assert "\n- C6 (gated > ungated" in summary
-    assert "\n- Real and benchmark data" in summary
-    assert "\n- Production rerun" in summary
-    assert "\n- Three curvature measures" in summary
-    assert "\n- Accuracy headroom" in summary
-    for control in ("Budget and learning rate", "Arms of the same size", "Noise"):
-        assert f"\n- {control}" in summary
-    assert summary in readme_text
-
-
 def test_no_model_beats_the_bayes_accuracy_in_the_committed_run():
     """The committed baselines against the committed Bayes accuracies at the
     tasks' default noise (the noise the baselines use): no model's mean may
@@ -725,9 +737,9 @@ def test_no_model_beats_the_bayes_accuracy_in_the_committed_run():
             assert mean <= ceiling[dataset] + 0.02, (dataset, model, mean)
             checked += 1
     assert checked == (4 + 2) * 7  # the curved shapes, twonorm and ringnorm
-    report = (root / "REPORT.md").read_text().split("## Baselines", 1)[1]
+    text = (root / "EXPLORATORY.md").read_text().split("## Baselines", 1)[1]
     for dataset in ("circle", "ringnorm"):
-        row = next(line for line in report.splitlines() if f"| {dataset} " in line)
+        row = next(line for line in text.splitlines() if f"| {dataset} " in line)
         assert row.rstrip(" |").endswith(f"{ceiling[dataset]:.3f}")
 
 

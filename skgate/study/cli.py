@@ -286,17 +286,19 @@ def _primary_seeds(quick, seeds, design):
 
 
 def _run_primary(out, seeds, design, quick, n_jobs):
-    """The primary and secondary fits, each sweep to primary_<name>.csv."""
+    """The primary and secondary fits, each sweep to primary_<name>.csv as
+    soon as it ends (an interrupted run keeps the sweeps it finished)."""
     fixed = {} if design is None else dict(design.fixed)
     if quick:
         fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
-    settings = primary.primary_settings(seeds, fixed=fixed)
-    frames = primary.run_primary(
-        settings, n_jobs=n_jobs, log=None if quick else _log, progress=not quick
-    )
-    for name, frame in frames.items():
+    for name, settings in primary.primary_settings(seeds, fixed=fixed).items():
+        frame = primary.run_primary(
+            {name: settings},
+            n_jobs=n_jobs,
+            log=None if quick else _log,
+            leave=not quick,
+        )[name]
         _write_csv(frame, out / report.PRIMARY_FILES[name])
-    return frames
 
 
 def _run_exploratory(design, out, n_jobs, seconds):
@@ -370,6 +372,8 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     findings block is rewritten. Returns the primary verdicts (claim ->
     verdict).
     """
+    # The primary seeds: the protocol's, unless the caller shrinks the study.
+    seeds_by_sweep = _primary_seeds(quick, seeds if quick else None, design)
     if design is None and not quick:
         design = StudyDesign.full(
             **({} if seeds is None else {"n_seeds": seeds}),
@@ -384,7 +388,6 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
         realdata.check_available(design.real_tasks)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    seeds_by_sweep = _primary_seeds(quick, seeds if quick else None, design)
     seconds = {}
     start = time.perf_counter()
     _run_primary(out, seeds_by_sweep, design, quick, n_jobs)
@@ -395,6 +398,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
         "command": command,
         "quick": bool(quick),
         "seeds": {name: len(s) for name, s in seeds_by_sweep.items()},
+        "first_seed": min(min(s) for s in seeds_by_sweep.values()),
         "condition": primary.CONDITION,
         "plan": report.load_plan().to_dict(orient="list"),
         "machine": render.machine_text(),

@@ -325,9 +325,11 @@ def pilot_settings(seeds=PILOT_SEEDS):
     return out
 
 
-def run_primary(settings_by_sweep, *, n_jobs=1, progress=True, log=None):
+def run_primary(settings_by_sweep, *, n_jobs=1, progress=True, leave=True, log=None):
     """Run each sweep (batched, :func:`measure_primary`); frames by sweep,
-    each with a "sweep" column."""
+    each with a "sweep" column. ``progress``: a progress bar per sweep
+    (``leave=False``: erased when the sweep ends); ``log``: a callable
+    taking one line per sweep."""
     measure = functools.partial(run_batch, measure=measure_primary)
     frames = {}
     for name, settings in settings_by_sweep.items():
@@ -339,6 +341,7 @@ def run_primary(settings_by_sweep, *, n_jobs=1, progress=True, log=None):
             measure,
             n_jobs=n_jobs,
             progress=progress,
+            leave=leave,
             description=name,
         )
         frames[name] = frame.assign(sweep=name)

@@ -261,7 +261,7 @@ def _header(info):
             "`benchmarks/results/REPORT.md`.",
         ]
     else:
-        first = primary.FIRST_CONFIRMATORY_SEED
+        first = info.get("first_seed", primary.FIRST_CONFIRMATORY_SEED)
         counts = ", ".join(f"{sweep} {n}" for sweep, n in seeds.items())
         lines += [
             "",

@@ -345,13 +345,16 @@ def batches(settings):
     ]
 
 
-def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None):
+def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None, leave=True):
     """Run joblib ``jobs`` with a progress bar counting ``sizes`` (the fits
-    of each job; default 1 each); results in the order of ``jobs``."""
+    of each job; default 1 each; ``leave=False``: erased at the end);
+    results in the order of ``jobs``."""
     jobs = list(jobs)
     sizes = [1] * len(jobs) if sizes is None else sizes
     rows = []
-    with tqdm(total=sum(sizes), desc=description, disable=not progress) as bar:
+    with tqdm(
+        total=sum(sizes), desc=description, disable=not progress, leave=leave
+    ) as bar:
         results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
         for result, size in zip(results, sizes, strict=True):
             rows.append(result)
@@ -399,9 +402,19 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
     )
 
 
-def run_groups(settings, groups, run, *, n_jobs=1, progress=True, description="sweep"):
+def run_groups(
+    settings,
+    groups,
+    run,
+    *,
+    n_jobs=1,
+    progress=True,
+    description="sweep",
+    leave=True,
+):
     """``run`` (settings -> rows) on each group of indices into ``settings``,
-    in parallel; a DataFrame with one row per setting, in their order."""
+    in parallel; a DataFrame with one row per setting, in their order
+    (``leave=False``: the progress bar is erased at the end)."""
     jobs = (delayed(run)([settings[i] for i in group]) for group in groups)
     results = _parallel_rows(
         jobs,
@@ -409,6 +422,7 @@ def run_groups(settings, groups, run, *, n_jobs=1, progress=True, description="s
         progress=progress,
         description=description,
         sizes=[len(group) for group in groups],
+        leave=leave,
     )
     rows = [None] * len(settings)
     for group, group_rows in zip(groups, results, strict=True):
