@@ -158,7 +158,7 @@ class TestSweeps:
             # production: sigmoid, SiLU, ungated, 4 alphas)
             "production": 1 * 4 * 10 * (6 + 7),
         }
-        assert len(StudyDesign.full().sphere_settings()) == 2 * 3 * 3 * 10
+        assert len(StudyDesign.full().sphere_settings()) == 3 * 3 * 3 * 10
         assert len(StudyDesign.quick(3).sweeps()["gates"]) == 36
         budget = full["budget"]
         # Early stopping that never stops before the budget.
@@ -899,8 +899,10 @@ class TestRealData:
             raise KeyboardInterrupt  # the first sweep: enough to see the design
 
         monkeypatch.setattr(cli, "_run_sweeps", stop)
+        monkeypatch.setattr(cli, "_run_primary", lambda *args: None)
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
-        assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
+        with pytest.raises(KeyboardInterrupt):
+            cli.reproduce(tmp_path, design=StudyDesign.quick())
         (design,) = designs
         assert design.real_tasks == ("moons",)
         assert design.skipped_real_tasks == ("twonorm", "ringnorm")
@@ -981,7 +983,11 @@ class TestSphere:
             ungated["positive_share"] == 0
         ).all()
         assert (ungated["representation_median_K"] == 0).all()
-        assert list(rows["seed"]) == [0, 1, 0, 1]  # the order of the settings
+        assert (ungated["representation_positive_share"] == 0).all()
+        assert (
+            list(rows["gate"]) == ["multiplicative"] * 2 + ["silu"] * 2 + ["none"] * 2
+        )
+        assert list(rows["seed"]) == [0, 1] * 3  # the order of the settings
 
 
 def _positive_frames(gated_share, sphere_K):
@@ -1011,6 +1017,9 @@ def _positive_frames(gated_share, sphere_K):
                 "max_epochs": epochs,
                 "seed": seed,
                 "median_K": K if gate == "multiplicative" else 0.0,
+                "representation_positive_share": (
+                    max(K, 0.0) if gate == "multiplicative" else 0.0
+                ),
                 # Falls with rows and epochs, a little noise by seed.
                 "relative_error": (1e4 / (n * epochs) + 0.001 * seed)
                 if gate == "multiplicative"
@@ -1049,8 +1058,11 @@ class TestPositiveClaim:
         )
         c6 = claims.claim_positive(gates, spheres)
         assert (c6["gated share"][["ci_low", "ci_high"]] == 0).all().all()
-        assert c6["verdict"].startswith("contradicted")
-        assert "sphere cap" in c6["verdict"]
+        # No point of the gated representation is positive beyond its floor:
+        # nothing holds, neither in the C1 conditions nor on the sphere cap.
+        assert not c6["verdict"].startswith(("reproduced", "partly"))
+        cap = c6["tests"][c6["tests"]["measure"] == "representation_positive_share"]
+        assert len(cap) == 4 and not cap["holds"].any()
 
     def test_real_claims_by_boundary(self):
         rows = [

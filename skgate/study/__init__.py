@@ -12,7 +12,12 @@ uses the library's public API and its batched training
 - :mod:`~skgate.study.stats`: the general statistics (paired comparisons,
   trends, Holm, equivalence, outcome words);
 - :mod:`~skgate.study.claims`: the claims' rules and verdicts, as data;
-- :mod:`~skgate.study.render`: REPORT.md and TOY.md as strings;
+- :mod:`~skgate.study.primary`: the confirmatory study, the executable form
+  of docs/protocol.md (its design, measurements, primary and secondary
+  tests, power, verdicts);
+- :mod:`~skgate.study.report`: REPORT.md of a run, rendered from the files
+  the run wrote (``python -m skgate report --from``);
+- :mod:`~skgate.study.render`: the exploratory report and TOY.md as strings;
 - :mod:`~skgate.study.plots`: the figures (matplotlib);
 - :mod:`~skgate.study.toy`: the toy-dataset benchmark;
 - :mod:`~skgate.study.cli`: ``python -m skgate``, which writes the files.

@@ -132,6 +132,7 @@ def sphere_table(sphere):
             positive_share=("positive_share", "mean"),
             relative_error=("relative_error", "mean"),
             representation_median_K=("representation_median_K", "mean"),
+            representation_positive_share=("representation_positive_share", "mean"),
         )
         .reset_index()
     )

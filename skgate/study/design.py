@@ -144,8 +144,9 @@ REGIME_DEPTH = 8
 
 #: The sphere's radius: target Gaussian curvature 1 / RADIUS**2 = 0.25.
 RADIUS = 2.0
-#: The arms: gated (the regressor's default alpha) and its flat control.
-SPHERE_GATES = ("multiplicative", "none")
+#: The arms: gated (the regressor's default alpha), SiLU (a curved arm
+#: without a gate) and the flat control.
+SPHERE_GATES = ("multiplicative", "silu", "none")
 
 
 def sphere_settings(sizes, budgets, seeds, gates=SPHERE_GATES):

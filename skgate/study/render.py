@@ -791,8 +791,10 @@ def _sphere_part(c6, figure):
         "",
         "The sphere-cap fits, means over seeds (`median_K`: the fitted map's "
         "median over 200 held-out points; `relative_error`: median |K - 1/R^2| "
-        "R^2; `representation_median_K`: the same map's representation before "
-        "the linear head):",
+        "over 1/R^2; `representation_median_K`: the same map's representation "
+        "before the linear head; the `positive_share` columns: points whose K "
+        "is positive beyond its noise floor, the output's and the "
+        "representation's, the latter tested):",
         "",
         _fmt(table),
         "",
@@ -1120,7 +1122,7 @@ def _positive_sentence(c6):
     """The summary's sentence on C6."""
     tests = c6["tests"]
     share = tests[tests["measure"] == "positive_share"]
-    cap = tests[tests["measure"] == "median_K"]
+    cap = tests[tests["measure"] == "representation_positive_share"]
     shares = c6["shares"].set_index(["tokens", "gate"])["mean"]
     by_tokens = "; ".join(
         f"{tokens}: "
@@ -1142,12 +1144,13 @@ def _positive_sentence(c6):
     )
     return (
         f"- C6 (gated > ungated, Holm over {len(tests)} tests): the share of "
-        f"points with K > 0 is higher in "
+        f"points with K positive beyond its noise floor is higher in "
         f"{_tally(stats.statuses(share, ['condition'])['status'])} C1 conditions "
-        f"({per_tokens}; mean share by tokens: {by_tokens}); the sphere cap's "
-        "fitted K is "
-        f"higher in {_tally(stats.statuses(cap, ['condition'])['status'])} "
-        f"(size, budget) conditions: median K {median_K[0]:.3f} "
+        f"({per_tokens}; mean share by tokens: {by_tokens}); in the sphere "
+        "cap's representation in "
+        f"{_tally(stats.statuses(cap, ['condition'])['status'])} "
+        f"(size, budget) conditions; the fitted output surface's median K "
+        f"(not tested) {median_K[0]:.3f} "
         f"with {least[0]} rows and {least[1]} epochs, "
         f"{median_K[1]:.3f} with {most[0]} and {most[1]} (sphere "
         f"{c6['target']:g}; relative error {error[0]:.3f} "

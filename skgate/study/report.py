@@ -368,8 +368,8 @@ def _exploratory_section(verdicts):
         "Not pre-registered: its conditions, margins (set after a 5-seed run "
         "had been seen), 20-epoch budget and gain-2 gate initialisation were "
         "chosen while looking at results. Each family has its own Holm "
-        "correction. Per-condition tables, figures and rules: "
-        "[EXPLORATORY.md](EXPLORATORY.md); toy datasets: [TOY.md](TOY.md).",
+        "correction. Per-condition tables, figures and rules: `EXPLORATORY.md` "
+        "beside this file; toy datasets: `TOY.md`.",
         "",
         "| family | verdict (exploratory rule) |",
         "|---|---|",
