@@ -78,7 +78,7 @@ def _fits(n_seeds=12, accuracy_gap=0.0, rng=None):
 class TestPrimaryFamily:
     def test_known_effects_get_their_outcomes(self):
         tests = primary.primary_tests(_fits(), CONDITION).set_index(
-            ["claim", "outcome", "comparison"]
+            ["claim", "quantity", "comparison"]
         )
         assert len(tests) == len(primary.TESTS) == 12
         for key in [
@@ -91,9 +91,9 @@ class TestPrimaryFamily:
             ("C5", "curvature", "rises with depth"),
             ("C6", "positive curvature", "gated > ungated"),
         ]:
-            assert tests.loc[key, "result"] == HOLDS, key
+            assert tests.loc[key, "outcome"] == HOLDS, key
         # Equal accuracy: equivalent within 0.02, not a gain.
-        assert tests.loc[("C1", "accuracy", "gated > SiLU"), "result"] == NO_EFFECT
+        assert tests.loc[("C1", "accuracy", "gated > SiLU"), "outcome"] == NO_EFFECT
         # 12 seeds: the exact sign-flip floor is 1 / 4096, before Holm.
         assert tests["p"].min() == pytest.approx(1 / 4096)
         assert (tests["p holm"] >= tests["p"]).all()
@@ -127,7 +127,7 @@ class TestPrimaryFamily:
         gated = frames["arms"]["gate"] == "multiplicative"
         frames["arms"].loc[linear & gated, "accuracy"] += 0.05
         tests = primary.primary_tests(frames, CONDITION).set_index("comparison")
-        assert tests.loc["gated = ungated", "result"] == REVERSED
+        assert tests.loc["gated = ungated", "outcome"] == REVERSED
 
 
 class TestPower:

@@ -408,13 +408,6 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     report.save_run_info(out, info, design if not quick else None)
     if design is not None and not quick:
         _exploratory_figures(design, out, seconds)
-    start = time.perf_counter()
-    parts = report.render_run(out)
-    figure = plots.plot_primary(parts["tests"])
-    figure.savefig(out / "fig_primary.png", dpi=110)
-    plots.pyplot().close(figure)
-    seconds["report"] = time.perf_counter() - start
-    report.save_run_info(out, info, design if not quick else None)
     parts = report.render_run(out, user_guide=user_guide)
     _log(f"wrote {out / 'REPORT.md'}")
     return report.primary_verdicts(parts)

@@ -673,7 +673,7 @@ def plot_primary(tests):
     so that every test reads on one axis: beyond +1 a worthwhile effect,
     within +-1 none worth having; coloured by the test's result."""
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(tests) + 1.2))
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(tests) + 1.2))
     y = range(len(tests))[::-1]
     scale = tests["margin"].to_numpy()
     for row, (_, test) in zip(y, tests.iterrows(), strict=True):
@@ -686,7 +686,7 @@ def plot_primary(tests):
                 [(test["ci high"] - test["estimate"]) / m],
             ],
             fmt="o",
-            color=_RESULT_COLOURS[test["result"]],
+            color=_RESULT_COLOURS[test["outcome"]],
             capsize=3,
         )
     for x, style in ((0, "-"), (-1, ":"), (1, ":")):
@@ -694,18 +694,20 @@ def plot_primary(tests):
     ax.set_yticks(list(y))
     ax.set_yticklabels(
         [
-            f"{t.claim} {t.outcome}: {t.comparison}"
+            f"{t.claim} {t.quantity}: {t.comparison}"
             for t in tests.itertuples(index=False)
         ],
         fontsize=8,
     )
     ax.set_xscale("symlog", linthresh=2)
+    ticks = [-2, -1, 0, 1, 2, 5, 10, 20, 50]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel("estimate / smallest effect of interest (95 % bootstrap CI)")
     handles = [
         plt.Line2D([], [], marker="o", linestyle="", color=c, label=r)
         for r, c in _RESULT_COLOURS.items()
     ]
-    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title(f"Primary tests ({len(scale)}, one Holm family)")
     fig.tight_layout()
     return fig

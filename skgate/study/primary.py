@@ -127,7 +127,7 @@ CURVATURE_SESOI_SHARE = 0.25
 def _comparison(claim, outcome, measure, sweep, task, better, worse):
     return {
         "claim": claim,
-        "outcome": outcome,
+        "quantity": outcome,
         "measure": measure,
         "sweep": sweep,
         "task": task,
@@ -141,7 +141,7 @@ def _comparison(claim, outcome, measure, sweep, task, better, worse):
 def _trend(claim, outcome, measure, sweep, task, axis):
     return {
         "claim": claim,
-        "outcome": outcome,
+        "quantity": outcome,
         "measure": measure,
         "sweep": sweep,
         "task": task,
@@ -421,7 +421,7 @@ def _outcomes(tests):
 
 _TEST_COLUMNS = [
     "claim",
-    "outcome",
+    "quantity",
     "measure",
     "condition",
     "comparison",
@@ -439,7 +439,7 @@ _TEST_COLUMNS = [
     "n",
     "method",
     "kind",
-    "result",
+    "outcome",
 ]
 
 
@@ -461,10 +461,7 @@ def _family(tests, frames, condition):
                 **_statistics(test, data),
             }
         )
-    table = _outcomes(pd.DataFrame(rows))
-    table = table.rename(columns={"outcome": "result", "measure": "measure"})
-    table["outcome"] = [test["outcome"] for test in tests]
-    return table[_TEST_COLUMNS]
+    return _outcomes(pd.DataFrame(rows))[_TEST_COLUMNS]
 
 
 def primary_tests(frames, condition=None):
@@ -589,14 +586,14 @@ def claim_verdicts(tests):
         labels = [
             f"{outcome} {comparison}"
             for outcome, comparison in zip(
-                group["outcome"], group["comparison"], strict=True
+                group["quantity"], group["comparison"], strict=True
             )
         ]
         rows.append(
             {
                 "claim": claim,
                 "statement": CLAIMS[claim],
-                "verdict": _verdict(list(group["result"]), labels),
+                "verdict": _verdict(list(group["outcome"]), labels),
             }
         )
     return pd.DataFrame(rows)
@@ -644,7 +641,7 @@ def plan_seeds(pilot_tests):
         rows.append(
             {
                 "claim": test["claim"],
-                "outcome": test["outcome"],
+                "outcome": test["quantity"],
                 "comparison": test["comparison"],
                 "sweep": test["sweep"],
                 "sd": pilot.sd,
@@ -679,7 +676,7 @@ def power_table(plan, tests):
             "claim": test["claim"],
             "condition": got.condition,
             "comparison": test["comparison"],
-            "outcome": test["outcome"],
+            "outcome": test["quantity"],
         }
         for stage, n, sd, effect in (
             ("planned", planned.n_seeds, planned.sd, planned.effect),

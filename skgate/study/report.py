@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims, primary, render
+from . import claims, plots, primary, render
 from .design import StudyDesign
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
@@ -146,8 +146,8 @@ _RESULT_WORDS = {
 def _test_phrase(row):
     what = "mean within-seed rho" if row["kind"] == "trend" else "difference"
     return (
-        f"{row['outcome']} {row['comparison']}: {what} {_interval(row)}, "
-        f"{_RESULT_WORDS[row['result']]}"
+        f"{row['quantity']} {row['comparison']}: {what} {_interval(row)}, "
+        f"{_RESULT_WORDS[row['outcome']]}"
     )
 
 
@@ -185,11 +185,18 @@ def _head_sentence(head):
     return "**The head's activation** (accuracy, secondary): " + "; ".join(parts) + "."
 
 
-def _secondary_sentence(secondary, analysis, label):
-    rows = secondary[secondary["analysis"] == analysis]
+def _budget_sentence(tests, secondary):
+    """The paper's 20-epoch accuracy beside the primary one at convergence."""
+    early = secondary[secondary["analysis"] == "20 epochs (the paper's budget)"]
+    late = tests[(tests["quantity"] == "accuracy") & (tests["claim"] == "C1")]
+    parts = [
+        f"{a['comparison']}: {_interval(a)} ({_RESULT_WORDS[a['outcome']]}) "
+        f"against {_interval(b)} at {primary.BUDGET} epochs"
+        for (_, a), (_, b) in zip(early.iterrows(), late.iterrows(), strict=True)
+    ]
     return (
-        f"**{label}** (secondary): "
-        + "; ".join(_test_phrase(row) for _, row in rows.iterrows())
+        "**At the paper's 20 epochs** (secondary), accuracy differences: "
+        + "; ".join(parts)
         + "."
     )
 
@@ -212,9 +219,7 @@ def findings(tests, verdicts, secondary, head, mediation, power):
         for claim, group in tests.groupby("claim", sort=True)
     ]
     sentences += [
-        _secondary_sentence(
-            secondary, "20 epochs (the paper's budget)", "At 20 epochs"
-        ),
+        _budget_sentence(tests, secondary),
         _head_sentence(head),
         _mediation_sentence(mediation),
         _power_sentence(power),
@@ -285,12 +290,12 @@ def _verdicts_section(verdicts):
     ]
 
 
-_SHOWN = ["claim", "outcome", "comparison", "estimate", "ci low", "ci high"]
+_SHOWN = ["claim", "quantity", "comparison", "estimate", "ci low", "ci high"]
 
 
 def _primary_section(tests, figure):
     table = tests[
-        [*_SHOWN, "p", "p holm", "p equivalence holm", "margin", "n", "result"]
+        [*_SHOWN, "p", "p holm", "p equivalence holm", "margin", "n", "outcome"]
     ]
     return [
         "",
@@ -335,7 +340,7 @@ def _power_section(power):
 
 
 def _secondary_section(secondary, head, mediation):
-    table = secondary[["analysis", *_SHOWN[1:], "p holm", "result"]]
+    table = secondary[["analysis", *_SHOWN[1:], "p holm", "outcome"]]
     return [
         "",
         "## Secondary analyses",
@@ -439,7 +444,8 @@ def render_run(folder, out=None, user_guide=None):
     """Render REPORT.md (and EXPLORATORY.md) of the run in ``folder`` into
     ``out`` (default: the same folder), with the tables it derives
     (tests_primary.csv, tests_secondary.csv, power.csv, mediation.csv,
-    head.csv); ``user_guide``: a Markdown file whose block between
+    head.csv) and the primary tests' figure (fig_primary.png);
+    ``user_guide``: a Markdown file whose block between
     :data:`USER_GUIDE_MARKERS` is replaced. Returns the parts (tests,
     verdicts...)."""
     folder = Path(folder)
@@ -448,7 +454,10 @@ def render_run(folder, out=None, user_guide=None):
     info, frames, design, results = load_run(folder)
     parts = _primary_parts(frames, info)
     _write_tables(out, parts)
-    figure = "fig_primary.png" if (folder / "fig_primary.png").exists() else None
+    figure = "fig_primary.png"
+    drawn = plots.plot_primary(parts["tests"])
+    drawn.savefig(out / figure, dpi=110)
+    plots.pyplot().close(drawn)
     lines = [
         *_header(info),
         "",
