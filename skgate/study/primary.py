@@ -733,45 +733,42 @@ def choose_condition(pilot_arms, bayes):
 # -- does curvature explain accuracy? ----------------------------------------------
 
 
-def _one_hot(codes):
-    """Indicator columns of integer ``codes`` but the first level's."""
-    levels = np.unique(codes)
-    return (codes[:, None] == levels[None, 1:]).astype(float)
+def _two_way_slope(accuracy, turning):
+    """OLS slope of accuracy on turning with fixed effects for the seed (rows)
+    and the control (columns) of a balanced seeds x levels table: by
+    Frisch-Waugh, the slope of the two-way demeaned values. Several tables
+    at once along a leading axis."""
 
+    def demeaned(values):
+        return (
+            values
+            - values.mean(axis=-1, keepdims=True)
+            - values.mean(axis=-2, keepdims=True)
+            + values.mean(axis=(-2, -1), keepdims=True)
+        )
 
-def _slope(accuracy, turning, groups):
-    """OLS slope of accuracy on turning, with fixed effects for each array
-    of group codes in ``groups``."""
-    design = np.column_stack(
-        [np.ones(len(turning)), turning, *(_one_hot(g) for g in groups)]
-    )
-    coefficients, *_ = np.linalg.lstsq(design, accuracy, rcond=None)
-    return float(coefficients[1])
+    x, y = demeaned(turning), demeaned(accuracy)
+    return (x * y).sum(axis=(-2, -1)) / (x * x).sum(axis=(-2, -1))
 
 
 def _curvature_slope(fits, control, n_resamples, random_state=0):
     """Accuracy per standard deviation of the turning rate at fixed
     ``control`` and seed, and its 95 % interval over bootstrap resamples of
-    seeds (each drawn seed a cluster of its own)."""
-    accuracy = fits["accuracy"].to_numpy(float)
-    turning = fits["turning"].to_numpy(float)
-    turning = (turning - turning.mean()) / turning.std(ddof=1)
-    control = pd.factorize(fits[control])[0]
-    seeds = pd.factorize(fits["seed"])[0]
-    estimate = _slope(accuracy, turning, [control, seeds])
-    rows = [np.flatnonzero(seeds == s) for s in range(seeds.max() + 1)]
+    seeds (seeds missing a level of ``control`` are left out: the design is
+    balanced)."""
+    scale = fits["turning"].std(ddof=1)
+    tables = [
+        fits.pivot_table(index="seed", columns=control, values=value).dropna()
+        for value in ("accuracy", "turning")
+    ]
+    accuracy, turning = (table.to_numpy(float) for table in tables)
+    turning = turning / scale
+    estimate = float(_two_way_slope(accuracy, turning))
     rng = np.random.default_rng(random_state)
-    estimates = []
-    for _ in range(n_resamples):
-        drawn = rng.integers(len(rows), size=len(rows))
-        index = np.concatenate([rows[s] for s in drawn])
-        cluster = np.repeat(np.arange(len(drawn)), [len(rows[s]) for s in drawn])
-        if np.ptp(turning[index]) > 0:
-            estimates.append(
-                _slope(accuracy[index], turning[index], [control[index], cluster])
-            )
-    low, high = np.percentile(estimates, [2.5, 97.5])
-    return estimate, low, high
+    drawn = rng.integers(len(accuracy), size=(n_resamples, len(accuracy)))
+    slopes = _two_way_slope(accuracy[drawn], turning[drawn])
+    low, high = np.nanpercentile(slopes, [2.5, 97.5])
+    return estimate, float(low), float(high)
 
 
 def mediation(frames, condition=None, n_resamples=2000):
