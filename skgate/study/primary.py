@@ -748,7 +748,11 @@ def _two_way_slope(accuracy, turning):
         )
 
     x, y = demeaned(turning), demeaned(accuracy)
-    return (x * y).sum(axis=(-2, -1)) / (x * x).sum(axis=(-2, -1))
+    spread = (x * x).sum(axis=(-2, -1))
+    covariance = (x * y).sum(axis=(-2, -1))
+    # No turning left beyond seed and control: no slope (NaN).
+    safe = np.where(spread > 0, spread, 1.0)
+    return np.where(spread > 0, covariance / safe, np.nan)
 
 
 def _curvature_slope(fits, control, n_resamples, random_state=0):
@@ -767,7 +771,10 @@ def _curvature_slope(fits, control, n_resamples, random_state=0):
     rng = np.random.default_rng(random_state)
     drawn = rng.integers(len(accuracy), size=(n_resamples, len(accuracy)))
     slopes = _two_way_slope(accuracy[drawn], turning[drawn])
-    low, high = np.nanpercentile(slopes, [2.5, 97.5])
+    slopes = slopes[np.isfinite(slopes)]
+    if len(slopes) == 0:
+        return estimate, np.nan, np.nan
+    low, high = np.percentile(slopes, [2.5, 97.5])
     return estimate, float(low), float(high)
 
 
