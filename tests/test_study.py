@@ -1489,3 +1489,32 @@ def test_permutation_comparison_tests_each_way_without_normal_tails():
     assert small["p"] > 0.01 and small["p reverse"] > 0.01
     same = study_stats.permutation_comparison(np.zeros(5), 0.02)
     assert same["ci low"] == same["ci high"] == 0.0
+
+
+def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
+    root = Path(__file__).resolve().parents[1] / "benchmarks/results"
+    (tmp_path / "run.json").write_text((root / "run.json").read_text())
+    for argv, message in [
+        (["--from", str(tmp_path)], "No such file or directory"),
+        (
+            [
+                "--from",
+                str(root),
+                "--out",
+                str(tmp_path / "o"),
+                "--user-guide",
+                "README.md",
+            ],
+            "has no <!-- findings:start -->",
+        ),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            cli.main(["report", *argv])
+        assert info.value.code == 2
+        error = capsys.readouterr().err
+        assert message in error and "Traceback" not in error
+        assert error.count("\n") == 1
+    (tmp_path / "run.json").write_text("{bad")
+    with pytest.raises(SystemExit):
+        cli.main(["report", "--from", str(tmp_path)])
+    assert "JSONDecodeError" in capsys.readouterr().err

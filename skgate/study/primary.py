@@ -298,15 +298,16 @@ def _sweep_settings(condition, seeds, sweeps=("arms", "alpha", "depth")):
     return out
 
 
-def primary_settings(seeds=None, condition=None, fixed=None):
+def primary_settings(seeds=None, condition=None, fixed=None, secondary=True):
     """The confirmatory run's settings by sweep: "arms", "alpha", "depth"
-    (the primary tests) and "relu", "epochs20" (secondary). ``seeds``: a
-    tuple of seeds per sweep name (default: :data:`SEEDS` confirmatory
-    seeds each); ``fixed``: setting keys applied to every fit (fewer
-    curvature points in the quick run; a shrunken study in the tests)."""
+    (the primary tests) and, with ``secondary``, "relu", "epochs20".
+    ``seeds``: a tuple of seeds per sweep name (default: :data:`SEEDS`
+    confirmatory seeds each); ``fixed``: setting keys applied to every fit
+    (fewer curvature points in the quick run; a shrunken study in the
+    tests)."""
     if seeds is None:
         seeds = {name: confirmatory_seeds(n) for name, n in SEEDS.items()}
-    sweeps = ("arms", "alpha", "depth", "relu", "epochs20")
+    sweeps = ("arms", "alpha", "depth") + (("relu", "epochs20") if secondary else ())
     out = _sweep_settings(CONDITION if condition is None else condition, seeds, sweeps)
     fixed = fixed or {}
     return {name: [{**s, **fixed} for s in group] for name, group in out.items()}
@@ -525,9 +526,10 @@ def secondary_tests(frames, condition=None):
     and with a ReLU head, C1's curvature in the paper's acceleration, and
     C6's SiLU arm; the primary tests' columns and "analysis"."""
     condition = CONDITION if condition is None else condition
-    tests = [{**test, "sweep": sweep} for _, sweep, test in SECONDARY]
+    run = [entry for entry in SECONDARY if entry[1] in frames]  # a quick run: fewer
+    tests = [{**test, "sweep": sweep} for _, sweep, test in run]
     table = _family(tests, frames, condition)
-    table.insert(0, "analysis", [label for label, _, _ in SECONDARY])
+    table.insert(0, "analysis", [label for label, _, _ in run])
     return table
 
 

@@ -234,13 +234,12 @@ def findings(tests, verdicts, secondary, head, mediation, power):
         _claim_sentence(claim, group, verdicts.set_index("claim").loc[claim, "verdict"])
         for claim, group in tests.groupby("claim", sort=True)
     ]
-    sentences += [
-        _budget_sentence(tests, secondary),
-        _silu_sentence(secondary),
-        _head_sentence(head),
-        _mediation_sentence(mediation),
-        _power_sentence(power),
-    ]
+    if (secondary["analysis"] == "20 epochs (the paper's budget)").any():
+        sentences.append(_budget_sentence(tests, secondary))
+    sentences.append(_silu_sentence(secondary))
+    if head is not None:
+        sentences.append(_head_sentence(head))
+    sentences += [_mediation_sentence(mediation), _power_sentence(power)]
     return sentences
 
 
@@ -277,8 +276,10 @@ def _header(info):
     if info["quick"]:
         lines += [
             "",
-            f"**A quick run, pilot-sized ({min(seeds.values())} seeds per sweep)**: "
-            "it can decide only large effects, and its verdicts are not evidence. "
+            f"**A quick run, pilot-sized ({min(seeds.values())} seeds per sweep, "
+            "no secondary sweeps)**: it can decide only large effects (a test "
+            "holds only if nearly every seed agrees), and its verdicts are not "
+            "the study's evidence. "
             "The confirmatory results are the committed "
             "`benchmarks/results/REPORT.md`.",
         ]
@@ -360,6 +361,12 @@ def _power_section(power):
 
 def _secondary_section(secondary, head, mediation):
     table = secondary[["analysis", *_SHOWN[1:], "p holm", "outcome"]]
+    heads = (
+        ["The head's activation (C1's accuracy differences, paired by seed):"]
+        + ["", render._fmt(head, 4), ""]
+        if head is not None
+        else ["(The quick run fits no ReLU head and no 20-epoch arms.)", ""]
+    )
     return [
         "",
         "## Secondary analyses",
@@ -371,10 +378,7 @@ def _secondary_section(secondary, head, mediation):
         "",
         render._fmt(table, 4),
         "",
-        "The head's activation (C1's accuracy differences, paired by seed):",
-        "",
-        render._fmt(head, 4),
-        "",
+        *heads,
         "Does curvature explain accuracy? OLS of test accuracy on the "
         "standardised turning rate with fixed effects for alpha (or the gate) "
         "and the seed; 95 % interval from 2000 bootstrap resamples of seeds:",
@@ -422,7 +426,9 @@ def _primary_parts(frames, info):
         "tests": tests,
         "verdicts": primary.claim_verdicts(tests),
         "secondary": primary.secondary_tests(frames, condition),
-        "head": primary.head_sensitivity(frames, condition),
+        "head": primary.head_sensitivity(frames, condition)
+        if "relu" in frames
+        else None,
         "mediation": primary.mediation(frames, condition),
         "power": primary.power_table(plan, tests),
     }
@@ -430,6 +436,8 @@ def _primary_parts(frames, info):
 
 def _write_tables(folder, parts):
     for name in ("tests", "secondary", "power", "mediation", "head"):
+        if parts[name] is None:
+            continue
         file = {"tests": "tests_primary", "secondary": "tests_secondary"}.get(
             name, name
         )
