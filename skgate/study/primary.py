@@ -559,6 +559,34 @@ def head_sensitivity(frames, condition=None):
     return pd.DataFrame(rows)
 
 
+#: A fit whose best validation epoch is after this one may not have converged
+#: within :data:`BUDGET` (the protocol's learning-curve check).
+LATE_EPOCH = 250
+
+
+def convergence(frames, condition=None):
+    """Did the primary arms converge within the budget? Per task and gate of
+    the "arms" sweep: the median best validation epoch and the share of fits
+    whose best epoch is after :data:`LATE_EPOCH`."""
+    condition = CONDITION if condition is None else condition
+    rows = []
+    for task in ("curved", "linear"):
+        fits = _rows(frames["arms"], {"task": task}, condition)
+        for gate, group in fits.groupby("gate", sort=False):
+            rows.append(
+                {
+                    "task": _condition_label({"task": task}, condition),
+                    "arm": _arm(gate),
+                    "median best epoch": float(group["best_epoch"].median()),
+                    f"share after epoch {LATE_EPOCH}": float(
+                        (group["best_epoch"] > LATE_EPOCH).mean()
+                    ),
+                    "fits": len(group),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 # -- verdicts -------------------------------------------------------------------------
 
 

@@ -217,6 +217,18 @@ def _budget_sentence(tests, secondary):
     )
 
 
+def _convergence_sentence(convergence):
+    curved = convergence[convergence["task"] != "linear task"]
+    late = curved.columns[3]
+    shares = ", ".join(f"{row['arm']} {row[late]:.0%}" for _, row in curved.iterrows())
+    return (
+        f"**Convergence**: share of fits on the curved task whose best "
+        f"validation epoch came after epoch {primary.LATE_EPOCH} of "
+        f"{primary.BUDGET}: {shares}; an arm with a larger share may still "
+        "have been improving."
+    )
+
+
 def _power_sentence(power):
     achieved = power[power["stage"] == "achieved"]
     low, high = achieved["power"].min(), achieved["power"].max()
@@ -228,7 +240,7 @@ def _power_sentence(power):
     )
 
 
-def findings(tests, verdicts, secondary, head, mediation, power):
+def findings(tests, verdicts, secondary, head, mediation, power, convergence):
     """The plain sentences that open REPORT.md, each from the numbers."""
     sentences = [
         _claim_sentence(claim, group, verdicts.set_index("claim").loc[claim, "verdict"])
@@ -239,7 +251,11 @@ def findings(tests, verdicts, secondary, head, mediation, power):
     sentences.append(_silu_sentence(secondary))
     if head is not None:
         sentences.append(_head_sentence(head))
-    sentences += [_mediation_sentence(mediation), _power_sentence(power)]
+    sentences += [
+        _mediation_sentence(mediation),
+        _convergence_sentence(convergence),
+        _power_sentence(power),
+    ]
     return sentences
 
 
@@ -338,6 +354,16 @@ def _primary_section(tests, figure):
     ]
 
 
+def _convergence_section(convergence):
+    return [
+        "",
+        f"Convergence within the {primary.BUDGET}-epoch budget (the epoch whose "
+        "weights each fit keeps, chosen on its validation rows):",
+        "",
+        render._fmt(convergence, 3),
+    ]
+
+
 def _power_section(power):
     table = power.pivot_table(
         index=["claim", "outcome", "comparison"],
@@ -430,12 +456,13 @@ def _primary_parts(frames, info):
         if "relu" in frames
         else None,
         "mediation": primary.mediation(frames, condition),
+        "convergence": primary.convergence(frames, condition),
         "power": primary.power_table(plan, tests),
     }
 
 
 def _write_tables(folder, parts):
-    for name in ("tests", "secondary", "power", "mediation", "head"):
+    for name in ("tests", "secondary", "power", "mediation", "head", "convergence"):
         if parts[name] is None:
             continue
         file = {"tests": "tests_primary", "secondary": "tests_secondary"}.get(
@@ -464,6 +491,7 @@ def _findings(parts):
         parts["head"],
         parts["mediation"],
         parts["power"],
+        parts["convergence"],
     )
 
 
@@ -493,6 +521,7 @@ def render_run(folder, out=None, user_guide=None):
         *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
         *_verdicts_section(parts["verdicts"]),
         *_primary_section(parts["tests"], figure),
+        *_convergence_section(parts["convergence"]),
         *_power_section(parts["power"]),
         *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
     ]
