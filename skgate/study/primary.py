@@ -124,31 +124,40 @@ SESOI = {"accuracy": 0.02, "positive_share": 0.05, "rho": 0.3}
 CURVATURE_SESOI_SHARE = 0.25
 
 
-def _comparison(claim, outcome, measure, sweep, task, better, worse):
-    return {
-        "claim": claim,
-        "quantity": outcome,
-        "measure": measure,
-        "sweep": sweep,
-        "task": task,
-        "kind": "superiority",
-        "better": better,
-        "worse": worse,
-        "comparison": f"{_arm(better)} > {_arm(worse)}",
-    }
+def _test(claim, quantity, measure, sweep, task, **how):
+    """One test: what it measures, on which fits, and ``how`` it compares
+    (its kind, comparison and their keys)."""
+    where = {"measure": measure, "sweep": sweep, "task": task}
+    return {"claim": claim, "quantity": quantity, **where, **how}
 
 
-def _trend(claim, outcome, measure, sweep, task, axis):
-    return {
-        "claim": claim,
-        "quantity": outcome,
-        "measure": measure,
-        "sweep": sweep,
-        "task": task,
-        "kind": "trend",
-        "axis": axis,
-        "comparison": f"rises with {axis}",
-    }
+def _comparison(claim, quantity, measure, sweep, task, better, worse):
+    """A paired test: ``better`` > ``worse`` (gates), paired by seed."""
+    return _test(
+        claim,
+        quantity,
+        measure,
+        sweep,
+        task,
+        kind="superiority",
+        better=better,
+        worse=worse,
+        comparison=f"{_arm(better)} > {_arm(worse)}",
+    )
+
+
+def _trend(claim, quantity, measure, sweep, task, axis):
+    """A trend test: the measure rises with ``axis``, seed by seed."""
+    return _test(
+        claim,
+        quantity,
+        measure,
+        sweep,
+        task,
+        kind="trend",
+        axis=axis,
+        comparison=f"rises with {axis}",
+    )
 
 
 def _arm(gate):

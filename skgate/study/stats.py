@@ -389,19 +389,24 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999):
     (5, 0.0312, 1.0)
     """
     d = np.asarray(differences, dtype=float)
-    low, high = _bootstrap_interval(d, n_resamples)
     p_equivalence = max(
         sign_flip_test(d + margin, n_resamples=n_resamples),
         sign_flip_test(margin - d, n_resamples=n_resamples),
     )
+    return {**_sign_flip_summary(d, n_resamples), "p equivalence": p_equivalence}
+
+
+def _sign_flip_summary(values, n_resamples):
+    """The mean of ``values``, its bootstrap interval, its one-sided sign-flip
+    p-values both ways, and their number."""
+    low, high = _bootstrap_interval(values, n_resamples)
     return {
-        "estimate": float(d.mean()),
+        "estimate": float(values.mean()),
         "ci low": low,
         "ci high": high,
-        "p": sign_flip_test(d, n_resamples=n_resamples),
-        "p reverse": sign_flip_test(-d, n_resamples=n_resamples),
-        "p equivalence": p_equivalence,
-        "n": len(d),
+        "p": sign_flip_test(values, n_resamples=n_resamples),
+        "p reverse": sign_flip_test(-values, n_resamples=n_resamples),
+        "n": len(values),
     }
 
 
@@ -442,12 +447,5 @@ def within_seed_trend(frame, x, y, *, seed="seed", n_resamples=9_999):
             f"within_seed_trend needs at least 2 seeds in column {seed!r}; got "
             f"{len(rhos)}."
         )
-    low, high = _bootstrap_interval(rhos, n_resamples)
-    return {
-        "rho": float(rhos.mean()),
-        "ci low": low,
-        "ci high": high,
-        "p": sign_flip_test(rhos, n_resamples=n_resamples),
-        "p reverse": sign_flip_test(-rhos, n_resamples=n_resamples),
-        "n": len(rhos),
-    }
+    summary = _sign_flip_summary(rhos, n_resamples)
+    return {"rho": summary.pop("estimate"), **summary}
