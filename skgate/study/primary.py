@@ -568,6 +568,41 @@ def head_sensitivity(frames, condition=None):
     return pd.DataFrame(rows)
 
 
+def arm_summary(frames, condition=None, bayes=None):
+    """The primary arms at a glance: per task and arm of the "arms" sweep,
+    the mean and standard deviation over seeds of test accuracy, the mean
+    turning rate, the paper's acceleration and the positive share; beside
+    the task's Bayes accuracy where ``bayes`` (the study's bayes.csv table)
+    has it."""
+    condition = CONDITION if condition is None else condition
+    rows = []
+    for task in ("curved", "linear"):
+        fits = _rows(frames["arms"], {"task": task}, condition)
+        ceiling = np.nan
+        if bayes is not None:
+            known = bayes[(bayes["task"] == task) & (bayes["n_observations"] == 1)]
+            if task == "curved":
+                known = known[
+                    (known["shape"] == condition["shape"])
+                    & np.isclose(known["noise"], condition["noise"])
+                ]
+            ceiling = known["bayes accuracy"].iloc[0] if len(known) else np.nan
+        for gate, group in fits.groupby("gate", sort=False):
+            rows.append(
+                {
+                    "task": _condition_label({"task": task}, condition),
+                    "arm": _arm(gate),
+                    "accuracy": group["accuracy"].mean(),
+                    "accuracy sd": group["accuracy"].std(),
+                    "Bayes accuracy": ceiling,
+                    "turning": group["turning"].mean(),
+                    "acceleration": group["acceleration"].mean(),
+                    "positive share": group["positive_share"].mean(),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
 #: A fit whose best validation epoch is after this one may not have converged
 #: within :data:`BUDGET` (the protocol's learning-curve check).
 LATE_EPOCH = 250

@@ -354,6 +354,17 @@ def _primary_section(tests, figure):
     ]
 
 
+def _arms_section(arms):
+    return [
+        "",
+        "The arms, means over seeds (turning rate and acceleration of the "
+        "attention output; positive share: points whose K is positive beyond "
+        "its floor; Bayes accuracy from the generator, where the run has it):",
+        "",
+        render._fmt(arms, 3),
+    ]
+
+
 def _convergence_section(convergence):
     return [
         "",
@@ -444,7 +455,7 @@ def _cost_section(info):
     ]
 
 
-def _primary_parts(frames, info):
+def _primary_parts(frames, info, bayes=None):
     condition = info["condition"]
     tests = primary.primary_tests(frames, condition)
     plan = pd.DataFrame(info["plan"])
@@ -457,12 +468,14 @@ def _primary_parts(frames, info):
         else None,
         "mediation": primary.mediation(frames, condition),
         "convergence": primary.convergence(frames, condition),
+        "arms": primary.arm_summary(frames, condition, bayes),
         "power": primary.power_table(plan, tests),
     }
 
 
 def _write_tables(folder, parts):
-    for name in ("tests", "secondary", "power", "mediation", "head", "convergence"):
+    names = ("tests", "secondary", "power", "mediation", "head", "convergence", "arms")
+    for name in names:
         if parts[name] is None:
             continue
         file = {"tests": "tests_primary", "secondary": "tests_secondary"}.get(
@@ -507,7 +520,7 @@ def render_run(folder, out=None, user_guide=None):
     out = folder if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     info, frames, design, results = load_run(folder)
-    parts = _primary_parts(frames, info)
+    parts = _primary_parts(frames, info, None if results is None else results["bayes"])
     _write_tables(out, parts)
     figure = "fig_primary.png"
     drawn = plots.plot_primary(parts["tests"])
@@ -521,6 +534,7 @@ def render_run(folder, out=None, user_guide=None):
         *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
         *_verdicts_section(parts["verdicts"]),
         *_primary_section(parts["tests"], figure),
+        *_arms_section(parts["arms"]),
         *_convergence_section(parts["convergence"]),
         *_power_section(parts["power"]),
         *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
