@@ -189,27 +189,6 @@ def _draw_figures(results, evaluated, design, out):
     return paths
 
 
-def _control_tests(controls):
-    """Every control's tests in one table, named by control (and budget)."""
-    parts = []
-    for name, control in controls.items():
-        if name == "alpha_budget":
-            parts += [
-                control[claim]["tests"].assign(control=f"{name} {claim}")
-                for claim in ("C2", "C3")
-            ]
-        elif "by budget" in control:
-            parts += [
-                claim["tests"].assign(control=name, max_epochs=epochs)
-                for epochs, claim in control["by budget"].items()
-            ]
-        else:
-            parts.append(control["tests"].assign(control=name))
-        if "sensitivity" in control:
-            parts.append(control["sensitivity"].assign(control=f"{name} sensitivity"))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-
 def _timings(results):
     return pd.concat(
         [
@@ -220,37 +199,6 @@ def _timings(results):
             if "fit_seconds" in frame  # the fits, not the tasks' ceilings
         ],
         ignore_index=True,
-    )
-
-
-def _write_tests(evaluated, out):
-    """Every family of tests of ``evaluated`` claims to its tests_*.csv."""
-    for name in claims.CLAIMS:
-        evaluated[name]["tests"].to_csv(
-            out / f"tests_{name}.csv", index=False, float_format="%.10g"
-        )
-    if "production" in evaluated:
-        pd.concat(
-            [
-                evaluated["production"][claim]["tests"].assign(claim=claim)
-                for claim in ("C1", "C2")
-            ],
-            ignore_index=True,
-        ).to_csv(out / "tests_production.csv", index=False, float_format="%.10g")
-    pd.concat(
-        [
-            parts[claim]["tests"].assign(claim=claim, curvature_measure=label)
-            for label, parts in evaluated["measures"]["measures"].items()
-            for claim in ("C1", "C2")
-        ],
-        ignore_index=True,
-    ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
-    if "regime" in evaluated:
-        evaluated["regime"].to_csv(
-            out / "tests_regime.csv", index=False, float_format="%.10g"
-        )
-    _control_tests(evaluated.get("controls", {})).to_csv(
-        out / "tests_controls.csv", index=False, float_format="%.10g"
     )
 
 
@@ -345,7 +293,6 @@ def _exploratory_figures(design, out, seconds):
     _log("figures")
     _, _, design, results = report.load_run(out)
     evaluated = claims.evaluate_claims(results)
-    _write_tests(evaluated, out)
     _draw_figures(results, evaluated, design, out)
     seconds["exploratory statistics and figures"] = time.perf_counter() - start
 

@@ -1351,7 +1351,8 @@ def _measures_sentence(measures):
     )
     d1, d2 = (measures["disagreements"][c] for c in ("C1", "C2"))
     return (
-        f"- Three curvature measures, each Holm-corrected on its own: C1's "
+        f"- Three curvature measures (the acceleration's tests are C1's and C2's "
+        f"own; the others each their own Holm family): C1's "
         f"curvature ordering holds in {c1} conditions; C2's rise with alpha in "
         f"{c2} shapes. They disagree (one holds, another does not) in "
         f"{describe.count(d1['disagree'])} of {len(d1)} C1 conditions and "
@@ -1378,8 +1379,9 @@ def _measures_section(measures):
         "The paper's acceleration grows with the scale of the map; the "
         "extrinsic curvature (the normal part of the acceleration over squared "
         "speed) and the intrinsic Gaussian curvature of the image measure bending "
-        "differently. Each measure's tests are their own Holm family "
-        "(`tests_measures.csv`).",
+        "differently. The acceleration's tests are C1's and C2's own (same "
+        "family, same outcomes as above); the extrinsic and Gaussian measures' "
+        "tests are each their own Holm family (`tests_measures.csv`).",
         "",
         *verdicts,
         *tables,

@@ -512,7 +512,8 @@ def render_run(folder, out=None, user_guide=None):
     """Render REPORT.md (and EXPLORATORY.md) of the run in ``folder`` into
     ``out`` (default: the same folder), with the tables it derives
     (tests_primary.csv, tests_secondary.csv, power.csv, mediation.csv,
-    head.csv) and the primary tests' figure (fig_primary.png);
+    head.csv, convergence.csv, arms.csv, the exploratory study's
+    tests_*.csv) and the primary tests' figure (fig_primary.png);
     ``user_guide``: a Markdown file whose block between
     :data:`USER_GUIDE_MARKERS` is replaced. Returns the parts (tests,
     verdicts...)."""
@@ -552,6 +553,7 @@ def render_run(folder, out=None, user_guide=None):
 
 def _write_exploratory(folder, out, results, evaluated, design, info):
     figures = {p.stem[len("fig_") :]: p.name for p in sorted(folder.glob("fig_*.png"))}
+    _write_exploratory_tests(evaluated, out)
     text = render.render_report(results, evaluated, design, figures, info["machine"])
     text = text.replace(
         render.TITLE,
@@ -570,6 +572,58 @@ def findings_text(path):
     text = Path(path).read_text()
     block = text.split("## Findings\n", 1)[1].split("\n## ", 1)[0]
     return [line.replace("**", "") for line in block.strip().splitlines() if line]
+
+
+def _control_tests(controls):
+    """Every control's tests in one table, named by control (and budget)."""
+    parts = []
+    for name, control in controls.items():
+        if name == "alpha_budget":
+            parts += [
+                control[claim]["tests"].assign(control=f"{name} {claim}")
+                for claim in ("C2", "C3")
+            ]
+        elif "by budget" in control:
+            parts += [
+                claim["tests"].assign(control=name, max_epochs=epochs)
+                for epochs, claim in control["by budget"].items()
+            ]
+        else:
+            parts.append(control["tests"].assign(control=name))
+        if "sensitivity" in control:
+            parts.append(control["sensitivity"].assign(control=f"{name} sensitivity"))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _write_exploratory_tests(evaluated, out):
+    """Every family of tests of ``evaluated`` claims to its tests_*.csv."""
+    for name in claims.CLAIMS:
+        evaluated[name]["tests"].to_csv(
+            out / f"tests_{name}.csv", index=False, float_format="%.10g"
+        )
+    if "production" in evaluated:
+        pd.concat(
+            [
+                evaluated["production"][claim]["tests"].assign(claim=claim)
+                for claim in ("C1", "C2")
+            ],
+            ignore_index=True,
+        ).to_csv(out / "tests_production.csv", index=False, float_format="%.10g")
+    pd.concat(
+        [
+            parts[claim]["tests"].assign(claim=claim, curvature_measure=label)
+            for label, parts in evaluated["measures"]["measures"].items()
+            for claim in ("C1", "C2")
+        ],
+        ignore_index=True,
+    ).to_csv(out / "tests_measures.csv", index=False, float_format="%.10g")
+    if "regime" in evaluated:
+        evaluated["regime"].to_csv(
+            out / "tests_regime.csv", index=False, float_format="%.10g"
+        )
+    _control_tests(evaluated.get("controls", {})).to_csv(
+        out / "tests_controls.csv", index=False, float_format="%.10g"
+    )
 
 
 def _replace_block(path, block):
