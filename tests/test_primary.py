@@ -307,3 +307,11 @@ class TestCommittedRun:
             guide.read_bytes()
             == (ROOT / "docs" / "user_guide" / "reproducing.md").read_bytes()
         )
+
+
+def test_the_quick_run_has_the_fewest_seeds_that_can_decide():
+    """8 seeds: the smallest sign-flip p, 1/256, is below 0.05 / 12; 7 are not."""
+    from skgate.study import cli
+
+    assert primary.can_decide(cli.QUICK_SEEDS)
+    assert not primary.can_decide(cli.QUICK_SEEDS - 1)

@@ -540,11 +540,16 @@ def _console_summary(args, verdicts, seconds):
     plain sentences, framed by what kind of run it was and where the rest is."""
     lines = report.findings_text(Path(args.out) / "REPORT.md")
     if args.quick:
+        n = args.seeds or QUICK_SEEDS
+        decides = (
+            "it can decide only large effects (a test holds only if nearly "
+            "every seed agrees)"
+            if primary.can_decide(n)
+            else f"with {n} seeds no test can pass the family's level"
+        )
         head = (
-            f"Quick run ({seconds:.0f} s): the primary tests on "
-            f"{args.seeds or QUICK_SEEDS} seeds, a pilot: it can decide only "
-            "large effects (a test holds only if nearly every seed agrees). "
-            "Findings:"
+            f"Quick run ({seconds:.0f} s): the primary tests on {n} seeds, a "
+            f"pilot: {decides}. Findings:"
         )
         tail = (
             "The confirmatory results (protocol docs/protocol.md): "

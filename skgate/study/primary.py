@@ -701,6 +701,12 @@ def family_level():
     return ALPHA_LEVEL / len(TESTS)
 
 
+def can_decide(n_seeds):
+    """Whether any test on ``n_seeds`` seeds can pass the primary family's
+    Holm level: the smallest exact sign-flip p-value, 1 / 2^n, below it."""
+    return 0.5**n_seeds < family_level()
+
+
 def plan_seeds(pilot_tests):
     """Seeds per primary test from the pilot's tests (:func:`primary_tests`
     on the pilot's fits): the fewest with :data:`POWER` at the test's

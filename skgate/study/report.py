@@ -128,7 +128,8 @@ def load_run(folder):
 
 
 def _num(value):
-    return f"{value:.3g}"
+    # Rounding noise of a difference of equal means prints as 0.
+    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
 
 
 def _interval(row):
@@ -290,12 +291,19 @@ def _header(info):
         "--out DIR` re-renders this file from the CSVs and run.json beside it.",
     ]
     if info["quick"]:
+        n = min(seeds.values())
+        decides = (
+            "it can decide only large effects (a test holds only if nearly "
+            "every seed agrees)"
+            if primary.can_decide(n)
+            else f"with {n} seeds no test can pass the family's level (the "
+            f"smallest sign-flip p is 1/{2**n})"
+        )
         lines += [
             "",
-            f"**A quick run, pilot-sized ({min(seeds.values())} seeds per sweep, "
-            "no secondary sweeps)**: it can decide only large effects (a test "
-            "holds only if nearly every seed agrees), and its verdicts are not "
-            "the study's evidence. "
+            f"**A quick run, pilot-sized ({n} seeds per sweep, no secondary "
+            f"sweeps)**: {decides}, and its verdicts are not the study's "
+            "evidence. "
             "The confirmatory results are the committed "
             "`benchmarks/results/REPORT.md`.",
         ]
