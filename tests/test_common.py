@@ -22,6 +22,7 @@ from skgate.search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 
 ESTIMATORS = [
     GatedAttentionClassifier(**CHECK_PARAMS, random_state=0),
+    GatedAttentionClassifier(head="mlp-relu", **CHECK_PARAMS, random_state=0),
     GatedAttentionClassifier(
         "silu", depth=2, head="linear", **CHECK_PARAMS, random_state=0
     ),
