@@ -26,7 +26,7 @@ import pandas as pd
 from ..model_selection import representation_curvature
 from . import stats
 from .design import DEFAULTS, GATE_ORDER
-from .stats import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 from .sweeps import _gaussian_plane, batches, run_batch, run_groups
 
 __all__ = [
@@ -411,24 +411,6 @@ def _statistics(test, rows):
     }
 
 
-def _outcomes(tests):
-    """Holm over the family (each p column on its own), then each test's
-    outcome: a superiority or trend test holds, is reversed, shows no effect
-    (equivalence within its margin) or is inconclusive; an equivalence test
-    holds when equivalent and is reversed when either direction is shown."""
-    tests = stats.adjust(tests)
-    equivalence = (tests["kind"] == "equivalence").to_numpy()
-    shown = (tests["p holm"] < ALPHA_LEVEL) | (tests["p reverse holm"] < ALPHA_LEVEL)
-    outcome = np.where(
-        tests["p equivalence holm"] < ALPHA_LEVEL,
-        HOLDS,
-        np.where(shown, REVERSED, INCONCLUSIVE),
-    )
-    tests["outcome"] = np.where(equivalence, outcome, tests["outcome"])
-    tests["holds"] = tests["outcome"] == HOLDS
-    return tests
-
-
 _TEST_COLUMNS = [
     "claim",
     "quantity",
@@ -471,7 +453,7 @@ def _family(tests, frames, condition):
                 **_statistics(test, data),
             }
         )
-    return _outcomes(pd.DataFrame(rows))[_TEST_COLUMNS]
+    return stats.family_outcomes(pd.DataFrame(rows))[_TEST_COLUMNS]
 
 
 def primary_tests(frames, condition=None):
