@@ -8,6 +8,7 @@ two apart, the curvature measurements (``skgate.geometry``,
 (``curvature_score``, ``least_curvature_refit``).
 """
 
+from .compare import compare_gates
 from .datasets import make_curved_task, make_linear_task
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import (
@@ -24,6 +25,7 @@ __all__ = [
     "GatedAttentionClassifierCV",
     "GatedAttentionRegressor",
     "GatedAttentionRegressorCV",
+    "compare_gates",
     "curvature_score",
     "least_curvature_refit",
     "make_curvature_scorer",

@@ -1,0 +1,346 @@
+"""compare_gates: does gating help on *your* data, and does it bend the representation?
+
+Every gate (and alpha) is trained on the same cross-validation splits, scored
+on held-out accuracy or R^2 (or ``scoring``) and on the curvature of its
+representation, and the gates are tested against each other with the
+statistics of skgate's reproduction study (:mod:`skgate._paired`: paired by
+split, sign-flip permutation p-values, bootstrap intervals, Holm over the
+family, an equivalence test within a margin, the same outcome words).
+"""
+
+import time
+from dataclasses import dataclass
+from itertools import combinations
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import (
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    check_cv,
+)
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, check_consistent_length
+
+from . import _paired
+from ._together import fit_together
+from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
+from .model_selection import representation_curvature
+from .nn import GATES
+
+__all__ = [
+    "CURVATURE_MARGIN_SHARE",
+    "SCORE_MARGIN",
+    "GateComparison",
+    "compare_gates",
+    "gate_tests",
+]
+
+#: Equivalence margin of a score difference ("no effect" within it): the
+#: reproduction study's smallest accuracy difference of interest.
+SCORE_MARGIN = 0.02
+#: ... and of a curvature difference: this share of the two arms' mean.
+CURVATURE_MARGIN_SHARE = 0.25
+_TASKS = ("classification", "regression")
+
+
+@dataclass
+class GateComparison:
+    """What :func:`compare_gates` found.
+
+    Attributes
+    ----------
+    scores_ : pandas.DataFrame
+        One row per arm (gate, alpha) x repeat x fold: "score" (held-out),
+        "curvature" (mean representation curvature on the held-out rows),
+        "fit_time" (seconds; the arm's share of its batch).
+    tests_ : pandas.DataFrame
+        One row per comparison ("multiplicative > none") and measure
+        ("score", "curvature"): the paired (by split) mean difference, its 95 %
+        bootstrap interval, one-sided sign-flip p-values both ways and an
+        equivalence p-value within the margin, each Holm-adjusted over the
+        whole table, and the outcome (holds, reversed, no effect,
+        inconclusive).
+    verdict_ : str
+        One plain sentence: does the first gate help over the last, and does
+        it bend the representation.
+    task_ : str
+        "classification" or "regression".
+    """
+
+    scores_: pd.DataFrame
+    tests_: pd.DataFrame
+    verdict_: str
+    task_: str
+
+    def summary(self):
+        """The verdict, then the tests, as text."""
+        shown = ["comparison", "measure", "mean difference", "ci low", "ci high"]
+        table = self.tests_[[*shown, "p holm", "outcome"]]
+        return f"{self.verdict_}\n\n{table.to_string(index=False)}"
+
+    def plot(self, ax=None):
+        """Draw the scores and curvatures per arm
+        (:class:`skgate.inspection.GateComparisonDisplay`)."""
+        from .inspection import GateComparisonDisplay
+
+        return GateComparisonDisplay.from_result(self, ax=ax)
+
+
+def _check_inputs(X, y, task, gates, alphas, n_repeats):
+    X = check_array(X, dtype=np.float64)
+    y = np.asarray(y)
+    check_consistent_length(X, y)
+    if task is None:
+        kind = type_of_target(y)
+        task = "regression" if kind.startswith("continuous") else "classification"
+    if task not in _TASKS:
+        raise ValueError(f"task must be one of {list(_TASKS)} or None; got {task!r}.")
+    if task == "classification" and len(np.unique(y)) < 2:
+        raise ValueError(
+            f"y has one class ({np.unique(y)[0]!r}); a classifier needs at least 2."
+        )
+    gates = tuple(gates)
+    unknown = [g for g in gates if g not in GATES]
+    if len(gates) < 2 or unknown:
+        raise ValueError(
+            f"gates must name at least 2 of the registered gates {sorted(GATES)}; "
+            f"got {list(gates)!r}."
+        )
+    if alphas is not None:
+        alphas = tuple(float(a) for a in np.atleast_1d(alphas))
+        if not alphas or not all(np.isfinite(a) and a >= 0 for a in alphas):
+            raise ValueError(f"alphas must be finite numbers >= 0; got {alphas!r}.")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, Integral):
+        raise TypeError(f"n_repeats must be an int >= 1; got {n_repeats!r}.")
+    if n_repeats < 1:
+        raise ValueError(f"n_repeats must be an int >= 1; got {n_repeats}.")
+    return X, y, task, gates, alphas
+
+
+def _splits(X, y, task, cv, n_repeats, random_state):
+    """(repeat, fold, train, test) for every split: repeated (stratified)
+    k-fold for an int ``cv``, else the splitter's own splits (one repeat)."""
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv must be >= 2 folds; got {cv}.")
+        kind = RepeatedStratifiedKFold if task == "classification" else RepeatedKFold
+        splitter = kind(n_splits=cv, n_repeats=n_repeats, random_state=random_state)
+        folds = cv
+    else:
+        if n_repeats != 1:
+            raise ValueError(
+                f"n_repeats={n_repeats} needs an int cv (repeated k-fold); a "
+                "splitter gives its own splits: set n_repeats=1."
+            )
+        splitter = check_cv(cv, y, classifier=task == "classification")
+        folds = splitter.get_n_splits(X, y)
+    return [
+        (i // folds, i % folds, train, test)
+        for i, (train, test) in enumerate(splitter.split(X, y))
+    ]
+
+
+def _arms(gates, alphas):
+    """(gate, alpha or None) per arm: alphas apply to gates with a strength."""
+    return [
+        (gate, alpha)
+        for gate in gates
+        for alpha in (
+            alphas if alphas is not None and GATES[gate].strength else (None,)
+        )
+    ]
+
+
+def _arm_label(gate, alpha, several):
+    return f"{gate} (alpha={alpha:g})" if several and alpha is not None else gate
+
+
+def _fit_arm(estimator, X, y, splits, scorer, curvature_params):
+    """Fit one arm on every split (as one batched network) and score it."""
+    models = [clone(estimator) for _ in splits]
+    start = time.perf_counter()
+    fit_together(models, [(X[train], y[train], None) for _, _, train, _ in splits])
+    seconds = (time.perf_counter() - start) / len(splits)
+    return [
+        {
+            "repeat": repeat,
+            "fold": fold,
+            "score": scorer(model, X[test], y[test]),
+            "curvature": float(
+                representation_curvature(model, X[test], **curvature_params).mean()
+            ),
+            "fit_time": seconds,
+        }
+        for model, (repeat, fold, _, test) in zip(models, splits, strict=True)
+    ]
+
+
+def _scores(X, y, task, arms, splits, scoring, curvature_params, params, n_jobs):
+    kind = (
+        GatedAttentionClassifier
+        if task == "classification"
+        else GatedAttentionRegressor
+    )
+    several = len({alpha for _, alpha in arms}) > 1
+    jobs, labels = [], []
+    for gate, alpha in arms:
+        estimator = kind(gate, **({} if alpha is None else {"alpha": alpha}), **params)
+        scorer = check_scoring(estimator, scoring=scoring)
+        jobs.append(
+            delayed(_fit_arm)(estimator, X, y, splits, scorer, curvature_params)
+        )
+        labels.append((gate, alpha, _arm_label(gate, alpha, several)))
+    results = Parallel(n_jobs=n_jobs)(jobs)
+    rows = [
+        {"arm": label, "gate": gate, "alpha": np.nan if alpha is None else alpha, **row}
+        for (gate, alpha, label), arm_rows in zip(labels, results, strict=True)
+        for row in arm_rows
+    ]
+    return pd.DataFrame(rows)
+
+
+def gate_tests(scores):
+    """The tests of a :func:`compare_gates` scores table: every pair of arms
+    (in order: "first > second"), in score and in curvature, paired by split,
+    one Holm family. Public so that any table with the columns arm, repeat,
+    fold, score and curvature can be tested the same way."""
+    arms = list(dict.fromkeys(scores["arm"]))
+    table = scores.pivot_table(
+        index=["repeat", "fold"], columns="arm", values=["score", "curvature"]
+    )
+    rows = []
+    for better, worse in combinations(arms, 2):
+        for measure in ("score", "curvature"):
+            d = (table[measure][better] - table[measure][worse]).to_numpy()
+            margin = SCORE_MARGIN
+            if measure == "curvature":
+                pair = table[measure][[better, worse]].to_numpy()
+                margin = CURVATURE_MARGIN_SHARE * float(np.mean(pair))
+            result = _paired.permutation_comparison(d, max(margin, 1e-12))
+            rows.append(
+                {
+                    "comparison": f"{better} > {worse}",
+                    "measure": measure,
+                    "mean difference": result.pop("estimate"),
+                    **result,
+                    "margin": margin,
+                    "kind": "superiority",
+                }
+            )
+    return _paired.family_outcomes(pd.DataFrame(rows))
+
+
+def _verdict(tests, task):
+    """One sentence on the first comparison that pits the first arm against
+    the last: does it score better, and is it more curved."""
+    first = tests["comparison"].iloc[0].split(" > ")[0]
+    last = tests["comparison"].str.split(" > ").str[1].iloc[-1]
+    pair = tests[tests["comparison"] == f"{first} > {last}"].set_index("measure")
+    score, curve = pair.loc["score"], pair.loc["curvature"]
+    what = "accuracy" if task == "classification" else "score"
+    helps = {
+        _paired.HOLDS: "helps",
+        _paired.REVERSED: "hurts",
+        _paired.NO_EFFECT: f"makes no difference (within +-{SCORE_MARGIN:g})",
+        _paired.INCONCLUSIVE: "neither helps nor hurts detectably",
+    }[score["outcome"]]
+    bends = {
+        _paired.HOLDS: "bends the representation more",
+        _paired.REVERSED: "bends it less",
+        _paired.NO_EFFECT: "bends it about as much",
+        _paired.INCONCLUSIVE: "bends it by an amount the data do not pin down",
+    }[curve["outcome"]]
+    return (
+        f"On these data {first} against {last} {helps} in held-out {what} "
+        f"({score['mean difference']:+.3g} [{score['ci low']:.3g}, "
+        f"{score['ci high']:.3g}]) and {bends} (curvature "
+        f"{curve['mean difference']:+.3g} [{curve['ci low']:.3g}, "
+        f"{curve['ci high']:.3g}])."
+    )
+
+
+def compare_gates(
+    X,
+    y,
+    *,
+    gates=("multiplicative", "silu", "none"),
+    alphas=None,
+    cv=5,
+    n_repeats=1,
+    scoring=None,
+    curvature_params=None,
+    random_state=None,
+    n_jobs=None,
+    task=None,
+    **estimator_params,
+):
+    """Train every gate on the same splits and test them against each other.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels, or continuous targets (regression).
+    gates : sequence of str, default=("multiplicative", "silu", "none")
+        Registered gates (:data:`skgate.nn.GATES`), at least 2, in the
+        order of the claim to test: each is compared with every later one.
+    alphas : sequence of float, optional
+        Gate strengths for the gates that have one (the multiplicative gate);
+        each is an arm of its own. Default: the estimator's alpha.
+    cv : int or cross-validation splitter, default=5
+        Folds of repeated (stratified) k-fold, or a splitter.
+    n_repeats : int, default=1
+        Repeats of the k-fold (an int ``cv`` only).
+    scoring : str or callable, optional
+        A scikit-learn scorer; default the estimator's ``score`` (accuracy
+        or R^2).
+    curvature_params : dict, optional
+        Keywords of :func:`skgate.representation_curvature`.
+    random_state : int, optional
+        Seeds the splits and every model (the same seed for every arm).
+    n_jobs : int, optional
+        Arms fitted in parallel (joblib); the results do not depend on it.
+    task : {"classification", "regression"}, optional
+        Default: from ``y`` as scikit-learn's ``type_of_target`` reads it
+        (continuous targets: regression).
+    **estimator_params
+        Passed to every :class:`~skgate.GatedAttentionClassifier` (or
+        Regressor), e.g. ``max_epochs``.
+
+    Returns
+    -------
+    GateComparison
+
+    Notes
+    -----
+    Cross-validation folds share training rows, so their differences are not
+    independent: the p-values treat them as if they were and are optimistic
+    (Nadeau & Bengio, 2003); more repeats narrow the intervals without
+    removing that. The reproduction study's seeds are independent.
+
+    Examples
+    --------
+    >>> from skgate import compare_gates, make_linear_task
+    >>> X, y = make_linear_task(120, random_state=0)
+    >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
+    ...                        max_epochs=2, random_state=0)
+    >>> result.scores_.shape
+    (6, 8)
+    >>> list(result.tests_["measure"])
+    ['score', 'curvature']
+    """
+    X, y, task, gates, alphas = _check_inputs(X, y, task, gates, alphas, n_repeats)
+    splits = _splits(X, y, task, cv, n_repeats, random_state)
+    params = {"random_state": random_state, **estimator_params}
+    curvature_params = dict(curvature_params or {})
+    arms = _arms(gates, alphas)
+    scores = _scores(
+        X, y, task, arms, splits, scoring, curvature_params, params, n_jobs
+    )
+    tests = gate_tests(scores)
+    return GateComparison(scores, tests, _verdict(tests, task), task)
