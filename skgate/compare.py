@@ -16,6 +16,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import (
@@ -23,10 +24,12 @@ from sklearn.model_selection import (
     RepeatedStratifiedKFold,
     check_cv,
 )
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _paired
+from ._docstrings import fill_docstring
 from ._together import fit_together
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import representation_curvature
@@ -91,8 +94,10 @@ class GateComparison:
         return GateComparisonDisplay.from_result(self, ax=ax)
 
 
-def _check_inputs(X, y, task, gates, alphas, n_repeats):
-    X = check_array(X, dtype=np.float64)
+def _check_inputs(X, y, task, gates, alphas, n_repeats, preprocessor):
+    # With a preprocessor X may be a table of mixed columns (it makes them
+    # numbers, fold by fold); without one it must be numbers already.
+    X = check_array(X, dtype=np.float64) if preprocessor is None else X
     y = np.asarray(y)
     check_consistent_length(X, y)
     if task is None:
@@ -160,27 +165,47 @@ def _arm_label(gate, alpha, several):
     return f"{gate} (alpha={alpha:g})" if several and alpha is not None else gate
 
 
-def _fit_arm(estimator, X, y, splits, scorer, curvature_params):
+def _dense(X):
+    """A float array of ``X`` (a one-hot encoder's output may be sparse)."""
+    return np.asarray(X.toarray() if issparse(X) else X, dtype=np.float64)
+
+
+def _split_data(X, y, splits, preprocessor):
+    """Each split's (X_train, y_train, X_test, y_test), X transformed by a
+    clone of ``preprocessor`` fitted on that split's training rows alone."""
+    data = []
+    for _, _, train, test in splits:
+        X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
+        if preprocessor is not None:
+            fitted = clone(preprocessor).fit(X_train, y[train])
+            X_train, X_test = fitted.transform(X_train), fitted.transform(X_test)
+        data.append((_dense(X_train), y[train], _dense(X_test), y[test]))
+    return data
+
+
+def _fit_arm(estimator, data, splits, scorer, curvature_params):
     """Fit one arm on every split (as one batched network) and score it."""
     models = [clone(estimator) for _ in splits]
     start = time.perf_counter()
-    fit_together(models, [(X[train], y[train], None) for _, _, train, _ in splits])
+    fit_together(models, [(X_train, y_train, None) for X_train, y_train, _, _ in data])
     seconds = (time.perf_counter() - start) / len(splits)
     return [
         {
             "repeat": repeat,
             "fold": fold,
-            "score": scorer(model, X[test], y[test]),
+            "score": scorer(model, X_test, y_test),
             "curvature": float(
-                representation_curvature(model, X[test], **curvature_params).mean()
+                representation_curvature(model, X_test, **curvature_params).mean()
             ),
             "fit_time": seconds,
         }
-        for model, (repeat, fold, _, test) in zip(models, splits, strict=True)
+        for model, (repeat, fold, _, _), (_, _, X_test, y_test) in zip(
+            models, splits, data, strict=True
+        )
     ]
 
 
-def _scores(X, y, task, arms, splits, scoring, curvature_params, params, n_jobs):
+def _scores(data, task, arms, splits, scoring, curvature_params, params, n_jobs):
     kind = (
         GatedAttentionClassifier
         if task == "classification"
@@ -192,7 +217,7 @@ def _scores(X, y, task, arms, splits, scoring, curvature_params, params, n_jobs)
         estimator = kind(gate, **({} if alpha is None else {"alpha": alpha}), **params)
         scorer = check_scoring(estimator, scoring=scoring)
         jobs.append(
-            delayed(_fit_arm)(estimator, X, y, splits, scorer, curvature_params)
+            delayed(_fit_arm)(estimator, data, splits, scorer, curvature_params)
         )
         labels.append((gate, alpha, _arm_label(gate, alpha, several)))
     results = Parallel(n_jobs=n_jobs)(jobs)
@@ -264,6 +289,42 @@ def _verdict(tests, task):
     )
 
 
+#: compare_gates' parameters, documented here once (filled into its docstring).
+_PARAMETERS_DOC = """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Numbers, or any table the ``preprocessor`` turns into numbers.
+y : array-like of shape (n_samples,)
+    Class labels, or continuous targets (regression).
+gates : sequence of str, default=("multiplicative", "silu", "none")
+    At least 2 registered gates (:data:`skgate.nn.GATES`), in the order of
+    the claim: each is tested against every later one.
+alphas : sequence of float, optional
+    Strengths of the gates that have one, each an arm of its own
+    (default: the estimator's alpha).
+cv : int or cross-validation splitter, default=5
+    Folds of repeated (stratified) k-fold, or a splitter.
+n_repeats : int, default=1
+    Repeats of the k-fold (an int ``cv`` only).
+scoring : str or callable, optional
+    A scikit-learn scorer (default: accuracy or R^2).
+curvature_params : dict, optional
+    Keywords of :func:`skgate.representation_curvature`.
+random_state : int, optional
+    Seeds the splits and every model.
+n_jobs : int, optional
+    Arms fitted in parallel (joblib); the results do not depend on it.
+task : {"classification", "regression"}, optional
+    Default: read from ``y`` as scikit-learn's ``type_of_target`` does.
+preprocessor : transformer, optional
+    Fitted on each split's training rows (e.g. a ColumnTransformer);
+    curvature is then measured in the transformed space.
+**estimator_params
+    Passed to every estimator (e.g. ``max_epochs``).
+"""
+
+
 def compare_gates(
     X,
     y,
@@ -277,40 +338,12 @@ def compare_gates(
     random_state=None,
     n_jobs=None,
     task=None,
+    preprocessor=None,
     **estimator_params,
 ):
     """Train every gate on the same splits and test them against each other.
 
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        Class labels, or continuous targets (regression).
-    gates : sequence of str, default=("multiplicative", "silu", "none")
-        Registered gates (:data:`skgate.nn.GATES`), at least 2, in the
-        order of the claim to test: each is compared with every later one.
-    alphas : sequence of float, optional
-        Gate strengths for the gates that have one (the multiplicative gate);
-        each is an arm of its own. Default: the estimator's alpha.
-    cv : int or cross-validation splitter, default=5
-        Folds of repeated (stratified) k-fold, or a splitter.
-    n_repeats : int, default=1
-        Repeats of the k-fold (an int ``cv`` only).
-    scoring : str or callable, optional
-        A scikit-learn scorer; default the estimator's ``score`` (accuracy
-        or R^2).
-    curvature_params : dict, optional
-        Keywords of :func:`skgate.representation_curvature`.
-    random_state : int, optional
-        Seeds the splits and every model (the same seed for every arm).
-    n_jobs : int, optional
-        Arms fitted in parallel (joblib); the results do not depend on it.
-    task : {"classification", "regression"}, optional
-        Default: from ``y`` as scikit-learn's ``type_of_target`` reads it
-        (continuous targets: regression).
-    **estimator_params
-        Passed to every :class:`~skgate.GatedAttentionClassifier` (or
-        Regressor), e.g. ``max_epochs``.
+    {parameters}
 
     Returns
     -------
@@ -318,10 +351,8 @@ def compare_gates(
 
     Notes
     -----
-    Cross-validation folds share training rows, so their differences are not
-    independent: the p-values treat them as if they were and are optimistic
-    (Nadeau & Bengio, 2003); more repeats narrow the intervals without
-    removing that. The reproduction study's seeds are independent.
+    Folds share training rows, so their differences are not independent and
+    the p-values are optimistic (Nadeau & Bengio, 2003).
 
     Examples
     --------
@@ -329,18 +360,28 @@ def compare_gates(
     >>> X, y = make_linear_task(120, random_state=0)
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
     ...                        max_epochs=2, random_state=0)
-    >>> result.scores_.shape
-    (6, 8)
-    >>> list(result.tests_["measure"])
-    ['score', 'curvature']
+    >>> result.scores_.shape, list(result.tests_["measure"])
+    ((6, 8), ['score', 'curvature'])
     """
-    X, y, task, gates, alphas = _check_inputs(X, y, task, gates, alphas, n_repeats)
+    X, y, task, gates, alphas = _check_inputs(
+        X, y, task, gates, alphas, n_repeats, preprocessor
+    )
     splits = _splits(X, y, task, cv, n_repeats, random_state)
+    data = _split_data(X, y, splits, preprocessor)
     params = {"random_state": random_state, **estimator_params}
     curvature_params = dict(curvature_params or {})
-    arms = _arms(gates, alphas)
     scores = _scores(
-        X, y, task, arms, splits, scoring, curvature_params, params, n_jobs
+        data,
+        task,
+        _arms(gates, alphas),
+        splits,
+        scoring,
+        curvature_params,
+        params,
+        n_jobs,
     )
     tests = gate_tests(scores)
     return GateComparison(scores, tests, _verdict(tests, task), task)
+
+
+fill_docstring(compare_gates, parameters=_PARAMETERS_DOC)

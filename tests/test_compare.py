@@ -166,3 +166,67 @@ def test_display_draws_the_comparison(curved_result):
     assert len(display.ax_) == 2 and display.figure_ is display.ax_[0].figure
     assert display.ax_[0].get_ylabel() == "held-out score"
     assert len(display.ax_[1].get_xticklabels()) == 3
+
+
+class TestCompareCommand:
+    @pytest.fixture
+    def table(self, tmp_path):
+        X, y = make_curved_task(60, random_state=0)
+        frame = pd.DataFrame(X, columns=["x0", "x1"])
+        frame["colour"] = np.where(X[:, 0] > 0, "red", "blue")
+        frame["label"] = y
+        path = tmp_path / "data.csv"
+        frame.to_csv(path, index=False)
+        return path, frame
+
+    def test_from_a_csv_to_a_verdict(self, table, tmp_path, capsys):
+        import matplotlib
+
+        from skgate.study import cli
+
+        matplotlib.use("Agg")
+        path, _ = table
+        out = tmp_path / "out"
+        argv = ["compare", str(path), "--target", "label", "--cv", "2"]
+        argv += ["--max-epochs", "1", "--out", str(out)]
+        assert cli.main(argv) == 0
+        printed = capsys.readouterr().out
+        assert printed.startswith("On these data multiplicative against none")
+        names = {p.name for p in out.iterdir()}
+        assert {"COMPARE.md", "compare_scores.csv", "compare_tests.csv"} <= names
+        assert "fig_compare.png" in names
+        scores = pd.read_csv(out / "compare_scores.csv")
+        assert len(scores) == 3 * 2
+        text = (out / "COMPARE.md").read_text()
+        assert "Target `label` (classification); 60 rows, 3 columns" in text
+
+    @pytest.mark.parametrize(
+        "change, target, message",
+        [
+            (None, "nope", "no column 'nope'"),
+            ("missing", "label", "missing values in: x0 (2)"),
+            ("one class", "label", "the target 'label' has one value"),
+            ("unreadable", "label", "cannot read"),
+        ],
+    )
+    def test_bad_input_is_one_line(
+        self, table, tmp_path, capsys, change, target, message
+    ):
+        from skgate.study import cli
+
+        path, frame = table
+        if change == "missing":
+            frame.loc[[3, 7], "x0"] = np.nan
+            frame.to_csv(path, index=False)
+        elif change == "one class":
+            frame.assign(label=1).to_csv(path, index=False)
+        elif change == "unreadable":
+            path.write_bytes(b"\xff\xfe\x00bad\x00")
+        with pytest.raises(SystemExit) as info:
+            cli.main(
+                ["compare", str(path), "--target", target, "--out", str(tmp_path / "o")]
+            )
+        assert info.value.code == 2
+        error = capsys.readouterr().err
+        assert message in error and "Traceback" not in error
+        assert error.count("\n") == 1

@@ -22,6 +22,7 @@ from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from . import (
     claims,
+    csv_compare,
     plots,
     primary,
     realdata,
@@ -469,6 +470,7 @@ def _parser():
         default=None,
         help="a Markdown file whose findings block is rewritten",
     )
+    _add_compare(commands)
     demo_parser = commands.add_parser(
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
@@ -568,6 +570,49 @@ def _text(path):
         return ""
 
 
+def _add_compare(commands):
+    compare = commands.add_parser(
+        "compare", help="compare the gates on your CSV: tests and a verdict"
+    )
+    compare.add_argument("csv", help="a CSV file with a header row")
+    compare.add_argument("--target", required=True, help="the column to predict")
+    compare.add_argument("--cv", type=int, default=5, help="folds (default 5)")
+    compare.add_argument("--repeats", type=int, default=1, help="k-fold repeats")
+    compare.add_argument("--head", choices=["mlp", "linear"], default="mlp")
+    compare.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
+    compare.add_argument("--random-state", type=int, default=0)
+    compare.add_argument("--n-jobs", type=int, default=1, help="arms in parallel")
+    compare.add_argument("--out", default="compare", help="output folder")
+
+
+def _compare_command(args, parser):
+    for name, value, least in (
+        ("--cv", args.cv, 2),
+        ("--repeats", args.repeats, 1),
+        ("--max-epochs", args.max_epochs, 1),
+    ):
+        if value < least:
+            parser.error(f"{name} must be >= {least}; got {value}.")
+    _check_writable(parser, args.out)
+    try:
+        result = csv_compare.compare_csv(
+            args.csv,
+            args.target,
+            out=args.out,
+            cv=args.cv,
+            repeats=args.repeats,
+            head=args.head,
+            max_epochs=args.max_epochs,
+            random_state=args.random_state,
+            n_jobs=args.n_jobs,
+        )
+    except csv_compare.CsvProblem as exc:
+        parser.exit(2, f"{parser.prog} compare: error: {exc}\n")
+    print(result.verdict_)
+    print(f"Report: {Path(args.out) / 'COMPARE.md'}")
+    return 0
+
+
 def _report_command(args, parser):
     source = Path(args.source)
     if not (source / "run.json").is_file():
@@ -627,6 +672,8 @@ def main(argv=None):
         return _reproduce_command(args, parser)
     if args.command == "report":
         return _report_command(args, parser)
+    if args.command == "compare":
+        return _compare_command(args, parser)
     if args.command == "pilot":
         _check_writable(parser, args.out)
         condition, plan = run_pilot(args.out, n_jobs=args.n_jobs)
