@@ -6,7 +6,9 @@ cluster through joblib's Dask backend. Nothing here runs on import: call
 ``parallel_config(backend="dask-resilient")``.
 """
 
-__all__ = ["BACKEND_NAME", "register_dask_resilient_backend"]
+from contextlib import contextmanager
+
+__all__ = ["BACKEND_NAME", "on_cluster", "register_dask_resilient_backend"]
 
 #: The name the backend is registered under.
 BACKEND_NAME = "dask-resilient"
@@ -72,3 +74,32 @@ def register_dask_resilient_backend():
 
     register_parallel_backend(BACKEND_NAME, _resilient_backend_class())
     return BACKEND_NAME
+
+
+@contextmanager
+def on_cluster(address):
+    """Run the block's joblib work on the Dask scheduler at ``address``
+    through the resilient backend (None: locally, as without it).
+
+    Connects a ``dask.distributed.Client`` for the block and closes it after.
+
+    Examples
+    --------
+    >>> from skgate.parallel import on_cluster
+    >>> with on_cluster(None):  # no scheduler: joblib's own backend
+    ...     pass
+    """
+    if address is None:
+        yield None
+        return
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError(
+            "a scheduler address needs dask.distributed: pip install 'skgate[dask]'."
+        ) from exc
+    from joblib import parallel_config
+
+    name = register_dask_resilient_backend()
+    with Client(address) as client, parallel_config(backend=name):
+        yield client

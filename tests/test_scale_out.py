@@ -137,3 +137,35 @@ def test_a_multithreaded_worker_gives_the_same_search(data, fast):
         with parallel_config(backend="dask"):
             remote = _search(fast, n_jobs=-1).fit(*data)
     _same_results(local, remote)
+
+
+def test_primary_sweep_and_compare_on_a_scheduler_equal_local(client, tmp_path):
+    """--scheduler ADDRESS: the study's primary fits and ``compare`` run on
+    the cluster (skgate.parallel.on_cluster) and give the local rows."""
+    import pandas as pd
+
+    from skgate import make_curved_task
+    from skgate.parallel import on_cluster
+    from skgate.study import cli, primary
+
+    settings = primary.primary_settings(
+        {name: (0, 1) for name in primary.SEEDS},
+        fixed={"max_epochs": 2, "n_samples": 90, "n_curvature": 10, "d_model": 8},
+    )
+    arms = {"arms": settings["arms"]}
+    local = primary.run_primary(arms, n_jobs=2, progress=False)["arms"]
+    with on_cluster(client.scheduler.address):
+        remote = primary.run_primary(arms, n_jobs=2, progress=False)["arms"]
+    columns = [c for c in local.columns if c not in TIMINGS]
+    pd.testing.assert_frame_equal(local[columns], remote[columns])
+
+    X, y = make_curved_task(60, random_state=0)
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y}).to_csv(path, index=False)
+    outputs = []
+    for scheduler in ([], ["--scheduler", client.scheduler.address]):
+        out = tmp_path / f"out{len(outputs)}"
+        argv = ["compare", str(path), "--target", "y", "--cv", "2", "--max-epochs", "1"]
+        assert cli.main([*argv, "--n-jobs", "2", "--out", str(out), *scheduler]) == 0
+        outputs.append(pd.read_csv(out / "compare_scores.csv").drop(columns="fit_time"))
+    pd.testing.assert_frame_equal(*outputs)

@@ -20,6 +20,7 @@ from sklearn.model_selection import train_test_split
 
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
+from ..parallel import on_cluster
 from . import (
     claims,
     csv_compare,
@@ -451,6 +452,11 @@ def _parser():
         f"{len(StudyDesign.full().seeds)}; its primary sweeps take the protocol's)",
     )
     study.add_argument(
+        "--scheduler",
+        default=None,
+        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
+    )
+    study.add_argument(
         "--toy",
         action="store_true",
         help="also benchmark on scikit-learn's toy datasets (TOY.md)",
@@ -519,9 +525,10 @@ def _reproduce_command(args, parser):
     _check_writable(parser, args.out)
     start = time.perf_counter()
     try:
-        verdicts = reproduce(
-            args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
-        )
+        with on_cluster(args.scheduler):
+            verdicts = reproduce(
+                args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
+            )
         if args.toy:
             toy_start = time.perf_counter()
             run_toy(args.out, quick=args.quick, n_jobs=args.n_jobs)
@@ -532,6 +539,8 @@ def _reproduce_command(args, parser):
     except KeyboardInterrupt:
         _log(f"interrupted; the sweeps finished so far are in {args.out}")
         return 130
+    except OSError as exc:  # e.g. an unreachable --scheduler
+        parser.exit(2, f"{parser.prog} reproduce: error: {exc}\n")
     seconds = time.perf_counter() - start
     print(_console_summary(args, verdicts, seconds))
     return 0
@@ -583,6 +592,9 @@ def _add_compare(commands):
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="arms in parallel")
     compare.add_argument("--out", default="compare", help="output folder")
+    compare.add_argument(
+        "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
+    )
 
 
 def _compare_command(args, parser):
@@ -595,22 +607,29 @@ def _compare_command(args, parser):
             parser.error(f"{name} must be >= {least}; got {value}.")
     _check_writable(parser, args.out)
     try:
-        result = csv_compare.compare_csv(
-            args.csv,
-            args.target,
-            out=args.out,
-            cv=args.cv,
-            repeats=args.repeats,
-            head=args.head,
-            max_epochs=args.max_epochs,
-            random_state=args.random_state,
-            n_jobs=args.n_jobs,
-        )
+        with on_cluster(args.scheduler):
+            result = _compare_csv(args)
     except csv_compare.CsvProblem as exc:
+        parser.exit(2, f"{parser.prog} compare: error: {exc}\n")
+    except OSError as exc:  # an unreachable scheduler
         parser.exit(2, f"{parser.prog} compare: error: {exc}\n")
     print(result.verdict_)
     print(f"Report: {Path(args.out) / 'COMPARE.md'}")
     return 0
+
+
+def _compare_csv(args):
+    return csv_compare.compare_csv(
+        args.csv,
+        args.target,
+        out=args.out,
+        cv=args.cv,
+        repeats=args.repeats,
+        head=args.head,
+        max_epochs=args.max_epochs,
+        random_state=args.random_state,
+        n_jobs=args.n_jobs,
+    )
 
 
 def _report_command(args, parser):
