@@ -230,3 +230,21 @@ class TestCompareCommand:
         error = capsys.readouterr().err
         assert message in error and "Traceback" not in error
         assert error.count("\n") == 1
+
+
+def test_the_user_guide_quotes_the_committed_comparison():
+    """docs/user_guide/your_data.md's sentence on twonorm and ringnorm is
+    what benchmarks/results/COMPARE.md (bench_compare.py's output) says."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    rows = {
+        line.split(" | ")[0].strip("| "): line
+        for line in (root / "benchmarks/results/COMPARE.md").read_text().splitlines()
+        if line.startswith("| twonorm") or line.startswith("| ringnorm")
+    }
+    assert "makes no difference (within +-0.02) in held-out accuracy" in rows["twonorm"]
+    assert all("bends the representation more" in row for row in rows.values())
+    guide = (root / "docs/user_guide/your_data.md").read_text()
+    assert "gating bends the representation on both" in guide
+    assert "no accuracy difference within 0.02 on twonorm" in " ".join(guide.split())
