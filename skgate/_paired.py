@@ -13,6 +13,8 @@ from scipy import stats
 
 __all__ = [
     "ALPHA_LEVEL",
+    "CURVATURE_MARGIN_SHARE",
+    "SCORE_MARGIN",
     "HOLDS",
     "INCONCLUSIVE",
     "NO_EFFECT",
@@ -23,6 +25,12 @@ __all__ = [
     "permutation_comparison",
     "sign_flip_test",
 ]
+
+#: Smallest differences of interest (equivalence margins), shared by the
+#: study's protocol and compare_gates: 0.02 in accuracy (or score), a
+#: quarter of the two arms' mean in curvature.
+SCORE_MARGIN = 0.02
+CURVATURE_MARGIN_SHARE = 0.25
 
 #: Significance level of every test (after Holm's correction within a family).
 ALPHA_LEVEL = 0.05

@@ -43,11 +43,11 @@ __all__ = [
     "gate_tests",
 ]
 
-#: Equivalence margin of a score difference ("no effect" within it): the
-#: reproduction study's smallest accuracy difference of interest.
-SCORE_MARGIN = 0.02
-#: ... and of a curvature difference: this share of the two arms' mean.
-CURVATURE_MARGIN_SHARE = 0.25
+#: Equivalence margins ("no effect" within them), the reproduction study's
+#: smallest differences of interest: a score difference of 0.02, a curvature
+#: difference of this share of the two arms' mean.
+SCORE_MARGIN = _paired.SCORE_MARGIN
+CURVATURE_MARGIN_SHARE = _paired.CURVATURE_MARGIN_SHARE
 _TASKS = ("classification", "regression")
 
 

@@ -23,6 +23,7 @@ import functools
 import numpy as np
 import pandas as pd
 
+from .._paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from ..model_selection import representation_curvature
 from . import stats
 from .design import DEFAULTS, GATE_ORDER
@@ -120,8 +121,8 @@ CONFIRMATORY_SEEDS = confirmatory_seeds(max(SEEDS.values()))
 #: 0.05; a trend's mean per-seed Spearman rho 0.3; curvature a quarter of the
 #: two arms' mean (relative: curvatures have no common unit across measures;
 #: the exploratory study's 10 % needs 224-318 seeds at the pilot's spread).
-SESOI = {"accuracy": 0.02, "positive_share": 0.05, "rho": 0.3}
-CURVATURE_SESOI_SHARE = 0.25
+SESOI = {"accuracy": SCORE_MARGIN, "positive_share": 0.05, "rho": 0.3}
+CURVATURE_SESOI_SHARE = CURVATURE_MARGIN_SHARE
 
 
 def _test(claim, quantity, measure, sweep, task, **how):
