@@ -267,14 +267,16 @@ def _take(tensors, index):
 def _unused_weights(net):
     """Names of the weights ``net``'s output does not depend on: query and key
     over copied tokens or a sequence of one token (one token attends to
-    itself with weight 1)."""
-    if net.token_dim is not None and net.n_tokens > 1:
-        return set()
-    return {
-        f"blocks.{i}.{projection}.weight"
-        for i in range(len(net.blocks))
-        for projection in ("query", "key")
-    }
+    itself with weight 1), and with fixed attention; fixed attention's
+    mixing matrix over one token."""
+    one_token = net.token_dim is None or net.n_tokens == 1
+    unused = set()
+    for i, block in enumerate(net.blocks):
+        if one_token or block.mixing is not None:
+            unused |= {f"blocks.{i}.query.weight", f"blocks.{i}.key.weight"}
+        if one_token and block.mixing is not None:
+            unused.add(f"blocks.{i}.mixing")
+    return unused
 
 
 def _matrices(x, weight):
@@ -381,6 +383,39 @@ def _attention(x, params, name, n_heads, tokens):
     return a, (q, k, v, weights, divisor)
 
 
+def _fixed_attention(x, params, name, block, tokens):
+    """Fixed attention of rows ``x`` (M, B * tokens, d_model): every model's
+    learned mixing weights (M, heads, tokens, tokens) applied to its values;
+    the output and what its backward needs."""
+    M, rows, d_model = x.shape
+    shape = (M, rows // tokens, tokens, d_model)
+    v = _split_heads(_linear(x, params, f"{name}.value").view(shape), block.n_heads)
+    logits = params[f"{name}.mixing"]
+    if block.attention == "fixed-causal":
+        above = torch.ones_like(logits, dtype=torch.bool).triu(1)
+        logits = logits.masked_fill(above, float("-inf"))
+    weights = torch.softmax(logits, dim=-1)[:, None]  # shared by a model's rows
+    a = _merge_heads(weights @ v).reshape(M, rows, d_model)
+    return a, (v, weights)
+
+
+def _fixed_attention_backward(grads, params, name, x, saved, d_a):
+    """Gradients of :func:`_fixed_attention`: the value projection's and the
+    mixing logits' (summed over a model's rows) into ``grads``; returns the
+    input's."""
+    v, weights = saved
+    M, rows, d_model = x.shape
+    d_heads = _split_heads(d_a.view(*v.shape[:2], v.shape[-2], d_model), v.shape[2])
+    d_weights = (d_heads @ v.transpose(-2, -1)).sum(dim=1)
+    weights = weights[:, 0]
+    grads[f"{name}.mixing"] = torch._softmax_backward_data(
+        d_weights, weights, -1, weights.dtype
+    )
+    d_v = weights[:, None].transpose(-2, -1) @ d_heads
+    d_out = _merge_heads(d_v).reshape(M, rows, d_model)
+    return _linear_backward(grads, params, f"{name}.value", x, d_out)
+
+
 def _attention_backward(grads, params, name, x, saved, d_a):
     """Gradients of :func:`_attention` given its output's ``d_a``: the
     projections' weights into ``grads``; returns the input's."""
@@ -421,6 +456,8 @@ def _written_block(block, params, name, h, strength, tokens):
     saved["x"] = x
     if tokens == 1:
         a = _linear(x, params, f"{name}.value")
+    elif block.mixing is not None:
+        a, saved["fixed"] = _fixed_attention(x, params, name, block, tokens)
     else:
         a, saved["attention"] = _attention(x, params, name, block.n_heads, tokens)
     saved["a"] = a
@@ -443,6 +480,8 @@ def _written_block_backward(block, grads, params, name, saved, d_h, strength):
     )
     if "attention" in saved:
         d_x = _attention_backward(grads, params, name, x, saved["attention"], d_a)
+    elif "fixed" in saved:
+        d_x = _fixed_attention_backward(grads, params, name, x, saved["fixed"], d_a)
     else:
         d_x = _linear_backward(grads, params, f"{name}.value", x, d_a)
     if d_z is not None:

@@ -62,6 +62,7 @@ from ._training import (
 )
 from .geometry import documents_curvature_keywords
 from .nn import (
+    ATTENTIONS,
     GATE_GAIN,
     GATES,
     HEADS,
@@ -383,6 +384,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         "n_heads": [Interval(Integral, 1, None, closed="left")],
         "residual": ["boolean"],
         "norm": [None, StrOptions({n for n in NORMS if n is not None})],
+        "attention": [StrOptions(set(ATTENTIONS))],
         # 0 epochs is allowed: a fitted model at initialisation.
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "lr": [Interval(Real, 0, None, closed="neither")],
@@ -412,6 +414,7 @@ class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
         n_heads=1,
         residual=False,
         norm=None,
+        attention="softmax",
         max_epochs=20,
         lr=2e-3,
         batch_size=64,
@@ -1009,6 +1012,13 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         "layer": pre-LayerNorm residual blocks, ``h + block(LayerNorm(h))``
         (needs ``residual=True``). LayerNorm is a nonlinearity: with it, even
         ungated attention is curved.
+    attention : {"softmax", "fixed", "fixed-causal"}, default="softmax"
+        "softmax": the weights ``softmax(q k^T / sqrt(d))`` move with the
+        input. "fixed": each block learns a token-mixing matrix per head
+        (softmax-normalised over keys), the same for every input, so ungated
+        attention over sequences is affine in x, the paper's theorem's
+        premise; "fixed-causal": each token mixes itself and earlier ones.
+        Over copied tokens all three are the same model.
     max_epochs : int >= 0, default=20
         Passes over the training data (0 leaves the network at initialisation).
     lr : float > 0, default=2e-3

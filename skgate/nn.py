@@ -39,6 +39,7 @@ __all__ = [
     "GATES",
     "GATE_GAIN",
     "NORMS",
+    "ATTENTIONS",
     "HEAD_ACTIVATIONS",
     "HEADS",
     "LAYERS",
@@ -50,6 +51,11 @@ NORMS = (None, "layer")
 #: default for a square layer, drawn from the same random numbers.
 GATE_GAIN = 2.0
 HEADS = ("mlp", "mlp-relu", "linear")
+#: How tokens attend: "softmax", softmax(q k^T / sqrt(d)) (the weights move
+#: with the input); "fixed", softmax of a learned token-mixing matrix per head,
+#: the same for every input (ungated attention is then affine in x);
+#: "fixed-causal", the same with each token mixing only itself and earlier ones.
+ATTENTIONS = ("softmax", "fixed", "fixed-causal")
 LAYERS = ("attention", "pooled", "logits")
 
 
@@ -718,6 +724,17 @@ class GatedAttentionBlock(nn.Module):
         "layer": pre-LayerNorm, ``h + block(LayerNorm(h))`` (needs
         ``residual=True``). LayerNorm is a nonlinearity: with it even ungated
         attention is curved.
+    attention : {"softmax", "fixed", "fixed-causal"}, default="softmax"
+        "softmax": the weights ``softmax(q k^T / sqrt(d))`` move with the
+        input. "fixed": ``softmax(M)`` of a learned token-mixing matrix ``M``
+        per head (``mixing``, shape (n_heads, n_tokens, n_tokens), zeros at
+        first: uniform weights), the same for every input, so ungated
+        attention is affine in its values (the theorem's premise);
+        "fixed-causal": token i mixes tokens 0..i only. Query and key are
+        then unused.
+    n_tokens : int, optional
+        Tokens per sequence: needed by fixed attention (the mixing matrix's
+        size).
 
     Examples
     --------
@@ -741,10 +758,15 @@ class GatedAttentionBlock(nn.Module):
         n_heads=1,
         residual=False,
         norm=None,
+        attention="softmax",
+        n_tokens=None,
     ):
         super().__init__()
         _check_int("d_model", d_model, 1)
         kind = _check_gate(gate)
+        _check_option("attention", attention, ATTENTIONS)
+        if attention != "softmax":
+            _check_int("n_tokens", n_tokens, 1)
         _check_real("alpha", alpha, minimum=0.0, strict=False)
         _check_real("gate_gain", gate_gain, minimum=0.0, strict=True)
         _check_architecture(d_model, n_heads, residual, norm)
@@ -765,6 +787,13 @@ class GatedAttentionBlock(nn.Module):
             self._init_gate(generator=None)
         # LayerNorm's initial weights are fixed (ones and zeros): no draws.
         self.norm = nn.LayerNorm(d_model) if norm == "layer" else None
+        self.attention = attention
+        # Fixed attention's logits start at 0 (uniform weights): no draws.
+        self.mixing = (
+            None
+            if attention == "softmax"
+            else nn.Parameter(torch.zeros(n_heads, n_tokens, n_tokens))
+        )
 
     def _init_gate(self, generator):
         # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
@@ -793,6 +822,21 @@ class GatedAttentionBlock(nn.Module):
             self._init_gate(generator)
         if self.norm is not None:
             self.norm.reset_parameters()
+        if self.mixing is not None:
+            nn.init.zeros_(self.mixing)
+
+    def mixing_weights(self):
+        """Fixed attention's weights (n_heads, n_tokens, n_tokens): the
+        softmax over keys of ``mixing`` (causal: of its lower triangle)."""
+        logits = self.mixing
+        if self.attention == "fixed-causal":
+            above = torch.ones_like(logits, dtype=torch.bool).triu(1)
+            logits = logits.masked_fill(above, float("-inf"))
+        return torch.softmax(logits, dim=-1)
+
+    def _mix(self, v):
+        """Fixed attention of values ``v`` (..., tokens, d_model)."""
+        return _merge_heads(self.mixing_weights() @ _split_heads(v, self.n_heads))
 
     def _attention(self, x):
         """Attention of the tokens ``x`` (..., tokens, d_model) to each other."""
@@ -800,6 +844,8 @@ class GatedAttentionBlock(nn.Module):
             # One token attends to itself with weight softmax([s]) = 1 exactly,
             # in every head: a = v, whatever q and k are (copied tokens).
             return self.value(x)
+        if self.mixing is not None:
+            return self._mix(self.value(x))
         return _attention_heads(*(p(x) for p in self.projections), self.n_heads)
 
     @property
@@ -832,7 +878,8 @@ class GatedAttentionBlock(nn.Module):
             # feeds them): two passes over the derivatives fewer.
             x = _layer_norm_jet(self.norm, h, dh, d2h, scale_derivatives=False)
             norm_weight = self.norm.weight
-        copied = x[0].shape[-2] == 1  # attention weight 1, constant: a = v
+        # One token (attention weight 1) or fixed weights: a is linear in v.
+        copied = x[0].shape[-2] == 1 or self.mixing is not None
         # Every projection of x in one matrix product per part of the jet
         # (the query scaled through its weights).
         layers = [self.value] if copied else list(self.projections)
@@ -842,7 +889,12 @@ class GatedAttentionBlock(nn.Module):
             layers.append(self.gate_proj)
             factors.append(1.0)
         projected = _linear_jets(layers, factors, *x, derivative_scale=norm_weight)
-        a = projected[0] if copied else self._attention_jet(*projected[:3])
+        if not copied:
+            a = self._attention_jet(*projected[:3])
+        elif self.mixing is not None and x[0].shape[-2] > 1:
+            a = _map(self._mix, projected[0])  # constant weights: P v, P v', P v''
+        else:
+            a = projected[0]
         z = projected[-1] if self.gate_proj is not None else None
         out = self.gate_kind.jet(a, z, self.alpha, self.n_heads)
         if self.residual:
@@ -864,6 +916,8 @@ class GatedAttentionBlock(nn.Module):
     def extra_repr(self):
         alpha = f", alpha={self.alpha}" if self.gate_kind.strength else ""
         extra = f", n_heads={self.n_heads}" if self.n_heads != 1 else ""
+        if self.attention != "softmax":
+            extra += f", attention={self.attention!r}"
         if self.residual:
             extra += ", residual=True"
         if self.norm is not None:
@@ -912,6 +966,9 @@ class GatedAttentionNet(nn.Module):
     norm : {None, "layer"}, default=None
         "layer": pre-LayerNorm residual blocks, ``h + block(LayerNorm(h))``
         (needs ``residual=True``).
+    attention : {"softmax", "fixed", "fixed-causal"}, default="softmax"
+        How tokens attend in every block (see :class:`GatedAttentionBlock`):
+        with "fixed" ungated attention over sequences is affine in x.
 
     Examples
     --------
@@ -944,6 +1001,7 @@ class GatedAttentionNet(nn.Module):
         n_heads=1,
         residual=False,
         norm=None,
+        attention="softmax",
     ):
         super().__init__()
         _check_int("n_features", n_features, 1)
@@ -982,6 +1040,8 @@ class GatedAttentionNet(nn.Module):
                 n_heads=n_heads,
                 residual=residual,
                 norm=norm,
+                attention=attention,
+                n_tokens=self.n_tokens,
             )
             for _ in range(depth)
         )

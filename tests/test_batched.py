@@ -220,7 +220,13 @@ def test_models_sharing_rows_share_them_in_memory():
 @pytest.mark.parametrize("token_dim", [None, 2, 4])
 @pytest.mark.parametrize(
     "architecture",
-    [{}, {"residual": True}, {"residual": True, "norm": "layer", "n_heads": 2}],
+    [
+        {},
+        {"residual": True},
+        {"residual": True, "norm": "layer", "n_heads": 2},
+        {"attention": "fixed"},
+        {"attention": "fixed-causal", "residual": True, "norm": "layer", "n_heads": 2},
+    ],
 )
 @pytest.mark.parametrize("regression", [False, True])
 @pytest.mark.parametrize("head", HEADS)
@@ -251,6 +257,11 @@ def test_written_out_backward_is_autograds(
         ).double()
         for alpha in alphas
     ]
+    with torch.no_grad():  # fixed attention: mixing weights away from uniform
+        for module in modules:
+            for block in module.blocks:
+                if block.mixing is not None:
+                    block.mixing.normal_()
     names = trained_weights(modules[0])
     params = {
         name: torch.stack([dict(m.named_parameters())[name] for m in modules]).detach()
@@ -307,6 +318,8 @@ ARCHITECTURES = [
     {"gate": "sigmoid", "n_heads": 4, "residual": True, "norm": "layer", "depth": 2},
     {"gate": "silu", "residual": True, "norm": "layer"},
     {"gate": "none", "residual": True, "norm": "layer", "head": "linear"},
+    {"attention": "fixed"},
+    {"attention": "fixed-causal", "n_heads": 2, "residual": True, "depth": 2},
 ]
 
 
@@ -437,6 +450,8 @@ ENGINE_CASES = [
     ("regressor", None, True, False, {"residual": True, "norm": "layer"}),
     ("regressor", 2, False, True, {"gate": "sigmoid_head", "n_heads": 2}),
     ("classifier", 2, False, False, {"batch_size": 5, "d_model": 8}),
+    ("classifier", 2, True, True, {"attention": "fixed-causal", "n_heads": 2}),
+    ("regressor", 2, False, False, {"attention": "fixed", "residual": True}),
 ]
 
 

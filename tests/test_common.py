@@ -20,9 +20,24 @@ from sklearn.utils.estimator_checks import (
 from skgate import GatedAttentionClassifier, GatedAttentionRegressor
 from skgate.search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 
+FIXED_PARAMS = {**CHECK_PARAMS, "max_epochs": 40}
+
 ESTIMATORS = [
     GatedAttentionClassifier(**CHECK_PARAMS, random_state=0),
     GatedAttentionClassifier(head="mlp-relu", **CHECK_PARAMS, random_state=0),
+    # Fixed (input-independent) attention over sequences of one-feature
+    # tokens, causal or not: uniform mixing at first, so more epochs than the
+    # checks' default to pass their accuracy floors.
+    GatedAttentionClassifier(
+        token_dim=1, attention="fixed", **FIXED_PARAMS, random_state=0
+    ),
+    GatedAttentionClassifier(
+        token_dim=1,
+        attention="fixed-causal",
+        n_heads=2,
+        **FIXED_PARAMS,
+        random_state=0,
+    ),
     GatedAttentionClassifier(
         "silu", depth=2, head="linear", **CHECK_PARAMS, random_state=0
     ),

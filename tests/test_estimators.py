@@ -56,6 +56,7 @@ class TestFitted:
             "n_heads": 1,
             "residual": False,
             "norm": None,
+            "attention": "softmax",
             "max_epochs": 20,
             "lr": 2e-3,
             "batch_size": 64,
@@ -1439,3 +1440,37 @@ def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
 
     with pytest.raises(NotImplementedError, match="\\['dropout'\\], which skgate"):
         WithDropout(**fast).fit(*moons)
+
+
+@pytest.mark.parametrize("attention", ["fixed", "fixed-causal"])
+@pytest.mark.parametrize("residual", [False, True])
+def test_fixed_attention_keeps_trained_ungated_sequences_flat(attention, residual):
+    """The theorem's premise: with input-independent attention weights,
+    trained ungated attention over sequences is affine in x (curvature below
+    1e-9, acceleration and Gaussian), at depth 1 and 3; gated is curved, and
+    its exact curvature agrees with finite differences."""
+    from skgate import make_curved_task, representation_curvature
+
+    X, y = make_curved_task(150, n_observations=3, random_state=0)
+    # The plane of the latent centre (every observation moves alike).
+    plane = np.kron(np.ones(3), np.eye(2)) / np.sqrt(3)
+    for depth in (1, 3):
+        params = {"token_dim": 2, "attention": attention, "residual": residual}
+        params.update(depth=depth, max_epochs=3, d_model=16, random_state=0)
+        flat = GatedAttentionClassifier("none", **params).fit(X, y)
+        for kind in ("acceleration", "gaussian"):
+            values = representation_curvature(flat, X[:20], kind=kind, directions=plane)
+            assert np.abs(values).max() < 1e-9, (depth, kind)
+        curved = GatedAttentionClassifier(**params).fit(X, y)
+        exact = representation_curvature(curved, X[:20])
+        assert exact.min() > 1e-4
+        np.testing.assert_allclose(
+            representation_curvature(curved, X[:20], method="finite_difference"),
+            exact,
+            rtol=1e-3,
+        )
+    # Softmax attention over the same sequences: curved even ungated.
+    softmax = GatedAttentionClassifier(
+        "none", token_dim=2, max_epochs=3, random_state=0
+    )
+    assert representation_curvature(softmax.fit(X, y), X[:20]).min() > 1e-6

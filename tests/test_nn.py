@@ -3,6 +3,7 @@
 import functools
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -636,3 +637,92 @@ class TestGateRegistry:
     def test_an_unknown_gate_names_the_registry(self):
         with pytest.raises(ValueError, match="registered gates .*register_gate"):
             GatedAttentionBlock(4, gate="relu")
+
+
+def _fixed_net(attention, gate, seed=0, **kwargs):
+    """A sequence network with fixed attention and a random mixing matrix."""
+    net = _net(seed=seed, gate=gate, token_dim=1, attention=attention, **kwargs)
+    gen = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        for block in net.blocks:
+            block.mixing.copy_(
+                torch.randn(block.mixing.shape, generator=gen, dtype=torch.float64)
+            )
+    return net
+
+
+class TestFixedAttention:
+    """attention="fixed": learned token mixing independent of the input, so
+    ungated attention over sequences is affine in x (the theorem's premise)."""
+
+    @pytest.mark.parametrize("attention", ["fixed", "fixed-causal"])
+    @pytest.mark.parametrize("gate", ALL_GATES)
+    @pytest.mark.parametrize("architecture", ARCHITECTURES[:3], ids=repr)
+    def test_jet_equals_nested_autodiff(self, attention, gate, architecture):
+        net = _fixed_net(attention, gate, depth=2, **architecture)
+        gen = torch.Generator().manual_seed(5)
+        x = torch.randn(4, 3, dtype=torch.float64, generator=gen)
+        v = torch.randn(4, 3, dtype=torch.float64, generator=gen)
+        for layer in LAYERS:
+            got = net.representation_jet(x, v, layer)
+            want = _nested_jvp(functools.partial(net.representation, layer=layer), x, v)
+            for part, expected in zip(got, want, strict=True):
+                torch.testing.assert_close(part, expected, rtol=1e-10, atol=1e-12)
+
+    @pytest.mark.parametrize("attention", ["fixed", "fixed-causal"])
+    @pytest.mark.parametrize("residual", [False, True])
+    @pytest.mark.parametrize("depth", [1, 2, 4])
+    def test_ungated_is_flat_gated_is_curved(self, attention, residual, depth):
+        from skgate.geometry import curvature
+
+        x = torch.randn(
+            6, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(7)
+        )
+        for gate, flat in (("none", True), ("multiplicative", False)):
+            net = _fixed_net(attention, gate, depth=depth, residual=residual)
+            f = functools.partial(net.representation, layer="attention")
+            for kind in ("acceleration", "gaussian"):
+                values = np.abs(curvature(f, x, kind=kind))
+                if flat:
+                    assert values.max() < 1e-9, (gate, kind)
+                elif kind == "acceleration":
+                    assert values.min() > 1e-6, (gate, kind)
+        # Softmax attention over the same sequences is curved even ungated.
+        softmax = _net(gate="none", token_dim=1, depth=depth, residual=residual)
+        f = functools.partial(softmax.representation, layer="attention")
+        assert np.abs(curvature(f, x)).min() > 1e-6
+
+    def test_exact_equals_finite_differences(self):
+        from skgate.geometry import curvature
+
+        net = _fixed_net("fixed", "multiplicative", depth=2)
+        f = functools.partial(net.representation, layer="attention")
+        x = torch.randn(
+            5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(8)
+        )
+        np.testing.assert_allclose(
+            curvature(f, x, method="finite_difference", eps=1e-3),
+            curvature(f, x),
+            rtol=1e-5,
+        )
+
+    def test_causal_tokens_see_only_the_past(self):
+        net = _fixed_net("fixed-causal", "multiplicative")
+        block = net.blocks[0]
+        weights = block.mixing_weights()
+        assert torch.all(weights.triu(1) == 0)
+        torch.testing.assert_close(
+            weights.sum(-1), torch.ones(1, 3, dtype=weights.dtype)
+        )
+        h = torch.randn(2, 3, 16, dtype=torch.float64, requires_grad=True)
+        block(h)[:, 0].sum().backward()
+        assert torch.all(h.grad[:, 1:] == 0) and torch.any(h.grad[:, 0] != 0)
+
+    def test_starts_uniform_and_needs_its_token_count(self):
+        block = GatedAttentionBlock(8, "none", attention="fixed", n_tokens=4)
+        torch.testing.assert_close(block.mixing_weights(), torch.full((1, 4, 4), 0.25))
+        assert "attention='fixed'" in repr(block)
+        with pytest.raises(TypeError, match="n_tokens must be an int >= 1"):
+            GatedAttentionBlock(8, "none", attention="fixed")
+        with pytest.raises(ValueError, match="attention must be one of"):
+            GatedAttentionBlock(8, "none", attention="linear")
