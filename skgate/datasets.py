@@ -30,8 +30,11 @@ _COMMON_CONSTRAINTS = {
 }
 
 
-def _curved_labels(c, shape, bound):
-    """Labels of latent centres ``c`` (n, 2) for a curved ``shape``."""
+def _curved_labels(c, shape, bound, n_classes=2):
+    """Labels of latent centres ``c`` (n, 2) for a curved ``shape``: booleans
+    (class 1) for two classes, else ints in 0..n_classes - 1."""
+    if n_classes != 2:
+        return _multiclass_labels(c, shape, bound, n_classes)
     radius = np.hypot(c[:, 0], c[:, 1])
     if shape == "circle":
         # Area of the circle = half the area of the square (2 bound)^2.
@@ -42,6 +45,25 @@ def _curved_labels(c, shape, bound):
         return np.sin(np.pi * c[:, 0]) * np.sin(np.pi * c[:, 1]) > 0
     # "rings": annuli of width bound / 4 alternate classes; about 52 % are 1.
     return np.floor(radius / (bound / 4)) % 2 == 1
+
+
+def _multiclass_labels(c, shape, bound, n_classes):
+    """``n_classes`` labels of latent centres ``c`` (n, 2), each shape's
+    boundaries generalised: "circle", discs of equal area (the last class
+    also takes the square's corners); "cross", alternating angular sectors
+    of pi / n_classes; "checkerboard", unit cells labelled (i + j) mod n;
+    "rings", annuli of width bound / 4 labelled in turn."""
+    radius = np.hypot(c[:, 0], c[:, 1])
+    if shape == "circle":
+        share = np.pi * radius**2 / (2 * bound) ** 2
+        return np.minimum(np.floor(share * n_classes), n_classes - 1).astype(np.int64)
+    if shape == "cross":
+        angle = np.mod(np.arctan2(c[:, 1], c[:, 0]), 2 * np.pi)
+        return (np.floor(angle / (np.pi / n_classes)) % n_classes).astype(np.int64)
+    if shape == "checkerboard":
+        cells = np.floor(c[:, 0]) + np.floor(c[:, 1])
+        return (cells % n_classes).astype(np.int64)
+    return (np.floor(radius / (bound / 4)) % n_classes).astype(np.int64)
 
 
 def _observe(n_samples, n_observations, noise, bound, rng):
@@ -57,7 +79,8 @@ _RETURNS_DOC = """\
 Returns
 -------
 X : ndarray of shape (n_samples, 2 * n_observations), float64
-y : ndarray of shape (n_samples,), int64 in {0, 1}
+y : ndarray of shape (n_samples,), int64 in {0, 1} (make_curved_task: in
+    0..n_classes - 1)
 C : ndarray of shape (n_samples, 2), float64
     The latent centres; only with ``return_latent=True``.
 """
@@ -69,7 +92,11 @@ def _result(X, labels, c, return_latent):
 
 
 @validate_params(
-    {**_COMMON_CONSTRAINTS, "shape": [StrOptions(set(CURVED_SHAPES))]},
+    {
+        **_COMMON_CONSTRAINTS,
+        "shape": [StrOptions(set(CURVED_SHAPES))],
+        "n_classes": [Interval(Integral, 2, None, closed="left")],
+    },
     prefer_skip_nested_validation=True,
 )
 def make_curved_task(
@@ -79,10 +106,11 @@ def make_curved_task(
     n_observations=1,
     noise=0.2,
     bound=2.0,
+    n_classes=2,
     return_latent=False,
     random_state=None,
 ):
-    """A binary task whose decision boundary is curved.
+    """A task whose decision boundaries are curved (two classes or more).
 
     Parameters
     ----------
@@ -101,6 +129,13 @@ def make_curved_task(
         Standard deviation of the Gaussian observation noise.
     bound : float, default=2.0
         ``c`` is uniform in ``[-bound, bound]^2``.
+    n_classes : int >= 2, default=2
+        With more than 2, each shape's boundaries generalised: "circle",
+        discs of equal area (the last class also takes the square's
+        corners); "cross", alternating angular sectors of ``pi / n_classes``;
+        "checkerboard", unit cells labelled ``(i + j) mod n_classes``;
+        "rings", the annuli labelled in turn. The draws are the same for
+        every ``n_classes`` (only the labels differ).
     return_latent : bool, default=False
         Also return the latent centres.
     random_state : int, RandomState instance or None, default=None
@@ -121,7 +156,7 @@ def make_curved_task(
     """
     rng = check_random_state(random_state)
     c, X = _observe(n_samples, n_observations, noise, bound, rng)
-    return _result(X, _curved_labels(c, shape, bound), c, return_latent)
+    return _result(X, _curved_labels(c, shape, bound, n_classes), c, return_latent)
 
 
 @validate_params(
@@ -183,6 +218,28 @@ fill_docstring(make_curved_task, returns=_RETURNS_DOC)
 fill_docstring(make_linear_task, returns=_RETURNS_DOC)
 
 
+def _task_labels(shape, bound, weights, n_classes):
+    """The labelling of latent centres of a task of these makers."""
+    if shape == "linear":
+        return lambda c: c @ weights > 0
+    return lambda c: _curved_labels(c, shape, bound, n_classes)
+
+
+def _bayes_hits(drawn, inside, truth, n_classes):
+    """How many rows the plug-in Bayes decision labels right: the most
+    probable label among each row's posterior draws (``drawn``, kept where
+    ``inside`` the square), scored on the rows' true labels: an unbiased
+    estimate of its accuracy (max(p, 1 - p) would be biased up by the Monte
+    Carlo noise in p)."""
+    if n_classes == 2:
+        p = (drawn & inside).sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
+        return ((p > 0.5) == truth).sum()
+    counts = np.stack(
+        [((drawn == k) & inside).sum(axis=1) for k in range(n_classes)], 1
+    )
+    return (counts.argmax(axis=1) == truth).sum()
+
+
 @validate_params(
     {
         "shape": [StrOptions({*CURVED_SHAPES, "linear"})],
@@ -193,6 +250,7 @@ fill_docstring(make_linear_task, returns=_RETURNS_DOC)
         "n_points": [Interval(Integral, 1, None, closed="left")],
         "n_draws": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
+        "n_classes": [Interval(Integral, 2, None, closed="left")],
     },
     prefer_skip_nested_validation=True,
 )
@@ -206,6 +264,7 @@ def bayes_accuracy(
     n_points=20_000,
     n_draws=2_000,
     random_state=0,
+    n_classes=2,
 ):
     """The best accuracy any classifier can reach on a task of these makers.
 
@@ -234,6 +293,9 @@ def bayes_accuracy(
         The linear task's normal (used with ``shape="linear"``).
     n_points, n_draws : int, default=20_000, 2_000
     random_state : int, RandomState instance or None, default=0
+    n_classes : int >= 2, default=2
+        Classes of a curved shape (:func:`make_curved_task`'s); with more
+        than 2 the Bayes rule predicts the most probable class given ``m``.
 
     Returns
     -------
@@ -249,10 +311,9 @@ def bayes_accuracy(
     rng = check_random_state(random_state)
     w = np.asarray(weights, dtype=np.float64)
 
-    def labels(c):
-        if shape == "linear":
-            return c @ w > 0
-        return _curved_labels(c, shape, bound)
+    if shape == "linear" and n_classes != 2:
+        raise ValueError(f"the linear task has 2 classes; got n_classes={n_classes}.")
+    labels = _task_labels(shape, bound, w, n_classes)
 
     c, X = _observe(n_points, n_observations, noise, bound, rng)
     if noise == 0:
@@ -266,11 +327,7 @@ def bayes_accuracy(
             (len(centre), n_draws, 2)
         )
         inside = (np.abs(draws) <= bound).all(axis=2)
-        ones = labels(draws.reshape(-1, 2)).reshape(inside.shape) & inside
-        p = ones.sum(axis=1) / np.maximum(inside.sum(axis=1), 1)
-        # The plug-in Bayes decision scored on the rows' true labels: an
-        # unbiased estimate of its accuracy (max(p, 1 - p) would be biased up
-        # by the Monte Carlo noise in p).
+        drawn = labels(draws.reshape(-1, 2)).reshape(inside.shape)
         truth = labels(c[start : start + 500])
-        correct += ((p > 0.5) == truth).sum()
+        correct += _bayes_hits(drawn, inside, truth, n_classes)
     return float(correct / n_points)

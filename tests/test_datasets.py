@@ -185,3 +185,49 @@ def test_bayes_accuracy_bad_input():
         bayes_accuracy("spiral")
     with pytest.raises(ValueError, match="noise"):
         bayes_accuracy("circle", noise=-1.0)
+
+
+class TestMulticlassTasks:
+    @pytest.mark.parametrize("shape", ["circle", "cross", "checkerboard", "rings"])
+    @pytest.mark.parametrize("n_classes", [3, 5])
+    def test_labels_follow_the_latent_centre(self, shape, n_classes):
+        X, y, C = make_curved_task(
+            3000, shape=shape, n_classes=n_classes, return_latent=True, random_state=0
+        )
+        assert set(np.unique(y)) == set(range(n_classes))
+        binary_X, _ = make_curved_task(3000, shape=shape, random_state=0)
+        np.testing.assert_array_equal(X, binary_X)  # the same draws, other labels
+        radius = np.hypot(C[:, 0], C[:, 1])
+        expected = {
+            "checkerboard": (np.floor(C[:, 0]) + np.floor(C[:, 1])) % n_classes,
+            "rings": np.floor(radius / 0.5) % n_classes,
+            "circle": np.minimum(
+                np.floor(np.pi * radius**2 / 16 * n_classes), n_classes - 1
+            ),
+            "cross": np.floor(
+                np.mod(np.arctan2(C[:, 1], C[:, 0]), 2 * np.pi) / (np.pi / n_classes)
+            )
+            % n_classes,
+        }[shape]
+        np.testing.assert_array_equal(y, expected.astype(np.int64))
+
+    def test_two_classes_are_the_binary_task(self):
+        for shape in ("circle", "rings"):
+            a = make_curved_task(200, shape=shape, random_state=1)
+            b = make_curved_task(200, shape=shape, n_classes=2, random_state=1)
+            np.testing.assert_array_equal(a[1], b[1])
+            assert bayes_accuracy(shape, n_points=300, n_draws=50) == bayes_accuracy(
+                shape, n_points=300, n_draws=50, n_classes=2
+            )
+
+    def test_bayes_accuracy_of_several_classes(self):
+        assert bayes_accuracy("rings", noise=0.0, n_classes=3, n_points=100) == 1.0
+        few = bayes_accuracy("checkerboard", n_classes=3, n_points=2000, n_draws=300)
+        more = bayes_accuracy(
+            "checkerboard", noise=0.4, n_classes=3, n_points=2000, n_draws=300
+        )
+        assert 1 / 3 < more < few < 1.0
+        with pytest.raises(ValueError, match="the linear task has 2 classes"):
+            bayes_accuracy("linear", n_classes=3)
+        with pytest.raises(ValueError, match="n_classes"):
+            make_curved_task(10, n_classes=1)
