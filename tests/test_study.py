@@ -1,6 +1,7 @@
 """The study: sweeps, statistics and verdict rules, figures, the reproduce command."""
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -502,6 +503,14 @@ class TestReproduce:
         assert {"tests_primary.csv", "tests_secondary.csv", "mediation.csv"} <= names
         for sweep in ("arms", "alpha", "depth", "relu", "epochs20"):
             assert f"primary_{sweep}.csv" in names
+        # Every part's wall time reaches run.json (the report's cost section).
+        seconds = json.loads((out / "run.json").read_text())["seconds"]
+        assert set(seconds) == {
+            "primary and secondary fits",
+            "exploratory sweeps",
+            "sphere, regime, baselines, Bayes",
+            "exploratory statistics and figures",
+        }
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()
         # Every noise level of the noise sweep has its ceiling, and the real

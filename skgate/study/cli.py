@@ -289,14 +289,16 @@ def _run_exploratory(design, out, n_jobs, seconds):
     return results
 
 
-def _exploratory_figures(design, out, seconds):
-    """The exploratory figures, from the CSVs read back."""
+def _exploratory_figures(out):
+    """The exploratory figures, from the run's files read back (design and
+    CSVs); their wall time into its run.json."""
     start = time.perf_counter()
     _log("figures")
     _, _, design, results = report.load_run(out)
     evaluated = claims.evaluate_claims(results)
     _draw_figures(results, evaluated, design, out)
-    seconds["exploratory statistics and figures"] = time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    report.add_seconds(out, "exploratory statistics and figures", seconds)
 
 
 def _command(quick, seeds, design):
@@ -362,7 +364,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     }
     report.save_run_info(out, info, design if not quick else None)
     if design is not None and not quick:
-        _exploratory_figures(design, out, seconds)
+        _exploratory_figures(out)
     parts = report.render_run(out, user_guide=user_guide)
     if not quick:  # the quick run's console summary names its report
         _log(f"wrote {out / 'REPORT.md'}")
