@@ -24,6 +24,7 @@ from skgate.study import (
     report,
     sphere,
     sweeps,
+    theorem,
     toy,
 )
 from skgate.study import stats as study_stats
@@ -443,9 +444,18 @@ def tiny_study(tmp_path_factory, request):
     monkeypatch.setattr(sweeps, "fit_boundary_models", lambda n: cli_panels())
     monkeypatch.setattr(sweeps, "fit_curvature_map_models", lambda n: cli_panels())
     monkeypatch.setattr(sphere, "fit_sphere_examples", tiny_sphere_fits)
+    examples = theorem.fit_fisher_examples
+    monkeypatch.setattr(
+        theorem,
+        "fit_fisher_examples",
+        lambda n_samples: examples(n_samples=60, max_epochs=1),
+    )
     design = StudyDesign.quick().with_fixed(**{k: v[0] for k, v in TINY.items()})
     design = dataclasses.replace(
         design,
+        theorem_seeds=3,
+        theorem_shapes=("rings",),
+        fisher_tasks=("rings, 3 classes", "rings, 5 classes", "wine"),
         depths=(1, 2),
         budgets=(1, 2),
         sphere_sizes=(30,),
@@ -510,6 +520,7 @@ class TestReproduce:
             "exploratory sweeps",
             "sphere, regime, baselines, Bayes",
             "exploratory statistics and figures",
+            "theorem's setting",
         }
         bayes = pd.read_csv(out / "bayes.csv")
         assert bayes["bayes accuracy"].between(0.5, 1).all()

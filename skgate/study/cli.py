@@ -32,6 +32,7 @@ from . import (
     report,
     sphere,
     sweeps,
+    theorem,
     toy,
 )
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
@@ -289,6 +290,19 @@ def _run_exploratory(design, out, n_jobs, seconds):
     return results
 
 
+def _run_theorem(design, out, n_jobs, seconds):
+    """The theorem's own setting (:mod:`skgate.study.theorem`): its CSVs in
+    ``out``, its wall time into ``seconds``."""
+    start = time.perf_counter()
+    theorem.run_parts(
+        design,
+        n_jobs=n_jobs,
+        log=_log,
+        write=lambda frame, name: _write_csv(frame, out / name),
+    )
+    seconds["theorem's setting"] = time.perf_counter() - start
+
+
 def _exploratory_figures(out):
     """The exploratory figures, from the run's files read back (design and
     CSVs); their wall time into its run.json."""
@@ -297,6 +311,15 @@ def _exploratory_figures(out):
     _, _, design, results = report.load_run(out)
     evaluated = claims.evaluate_claims(results)
     _draw_figures(results, evaluated, design, out)
+    frames = theorem.load(out)
+    if frames is not None:
+        figure = plots.plot_fisher(
+            theorem.with_task_names(frames["fisher"]),
+            theorem.fit_fisher_examples(n_samples=design.n_samples),
+            theorem.FISHER_RADIUS,
+        )
+        figure.savefig(out / "fig_fisher.png", dpi=110)
+        plots.pyplot().close(figure)
     seconds = time.perf_counter() - start
     report.add_seconds(out, "exploratory statistics and figures", seconds)
 
@@ -351,6 +374,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     seconds["primary and secondary fits"] = time.perf_counter() - start
     if design is not None and not quick:
         _run_exploratory(design, out, n_jobs, seconds)
+        _run_theorem(design, out, n_jobs, seconds)
     info = {
         "command": command,
         "quick": bool(quick),

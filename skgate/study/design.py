@@ -29,6 +29,7 @@ __all__ = [
     "COARSE_ALPHAS",
     "CONDITION_NUMBERS",
     "DEFAULTS",
+    "FISHER_TASKS",
     "GATE_LABELS",
     "GATE_ORDER",
     "INIT_SEED_FACTOR",
@@ -48,6 +49,9 @@ __all__ = [
     "SPHERE_SIZES",
     "StudyDesign",
     "TEST_SIZE",
+    "THEOREM_ATTENTIONS",
+    "THEOREM_HEADS",
+    "THEOREM_SEEDS",
     "TOY_INNER_FOLDS",
     "TOY_OUTER_FOLDS",
     "TOY_ROWS",
@@ -72,6 +76,7 @@ MODEL_KEYS = (
     "early_stopping",
     "n_iter_no_change",
     "n_heads",
+    "attention",
 )
 #: The block architectures a setting may name (``architecture``), as
 #: keywords of the classifier and of GatedAttentionNet.
@@ -91,7 +96,10 @@ _TASK_DEFAULTS = {
 DEFAULTS = {
     "task": "curved",
     "shape": "checkerboard",
-    **{key: _TASK_DEFAULTS[key] for key in ("n_samples", "noise", "n_observations")},
+    **{
+        key: _TASK_DEFAULTS[key]
+        for key in ("n_samples", "noise", "n_observations", "n_classes")
+    },
     **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
     "gate_init": "gain 2",
     "architecture": "plain",
@@ -248,6 +256,24 @@ BASELINE_TASKS = {
     **{shape: {"task": "curved", "shape": shape} for shape in CURVED_SHAPES},
     **REAL_TASKS,
 }
+#: The theorem's own setting (:mod:`skgate.study.theorem`): seeds per
+#: setting (from the study's first seed), the attention forms compared on
+#: sequences, the heads.
+THEOREM_SEEDS = 20
+THEOREM_ATTENTIONS = ("softmax", "fixed")
+THEOREM_HEADS = ("mlp", "linear")
+#: Its multi-class tasks, by name: the curved shapes with 3 and 5 classes,
+#: the digits' first two principal directions (5 and 10 digits), wine.
+FISHER_TASKS = {
+    **{
+        f"{shape}, {n} classes": {"task": "curved", "shape": shape, "n_classes": n}
+        for n in (3, 5)
+        for shape in CURVED_SHAPES
+    },
+    "digits 0-4 (2 PCs)": {"task": "digits", "n_classes": 5},
+    "digits 0-9 (2 PCs)": {"task": "digits", "n_classes": 10},
+    "wine": {"task": "wine", "n_classes": 3},
+}
 #: C6's sphere cap: training rows and epochs (its fits' error in curvature
 #: shrinks along both).
 SPHERE_SIZES = (100, 300, 1000)
@@ -311,6 +337,12 @@ class StudyDesign:
     #: Monte Carlo sizes of the tasks' Bayes accuracies (rows, posterior
     #: draws per row): standard error about 0.5 / sqrt(rows) at worst.
     bayes_sizes: tuple = (20_000, 1_000)
+    #: The theorem's own setting: seeds (from the first of ``seeds``), the
+    #: curved shapes of its sequences, its multi-class tasks (names of
+    #: :data:`FISHER_TASKS`).
+    theorem_seeds: int = THEOREM_SEEDS
+    theorem_shapes: tuple = CURVED_SHAPES
+    fisher_tasks: tuple = tuple(FISHER_TASKS)
 
     @classmethod
     def full(cls, n_seeds=10, first_seed=0):
@@ -359,6 +391,9 @@ class StudyDesign:
             ),
             regime_points=30,
             bayes_sizes=(4_000, 300),
+            theorem_seeds=n_seeds,
+            theorem_shapes=("checkerboard",),
+            fisher_tasks=("checkerboard, 3 classes", "checkerboard, 5 classes"),
             # Curvature on half the test points: most of the quick run's time
             # is measurement (the anisotropic metrics of sequences).
             fixed={"n_curvature": 60},
@@ -550,6 +585,11 @@ class StudyDesign:
             task = {key: [value] for key, value in REAL_TASKS[name].items()}
             settings += self._grid(**task, **axes)
         return settings
+
+    @property
+    def theorem_seed_list(self):
+        """The theorem part's seeds: ``theorem_seeds`` from the first seed."""
+        return tuple(range(self.seeds[0], self.seeds[0] + self.theorem_seeds))
 
     def sphere_settings(self):
         """C6's sphere-cap fits (:mod:`skgate.study.sphere`): each gate at

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..datasets import CURVED_SHAPES
 from .claims import with_tokens
-from .design import GATE_LABELS, GATE_ORDER
+from .design import DEFAULTS, GATE_LABELS, GATE_ORDER
 from .stats import t_half_width
 
 __all__ = [
@@ -711,3 +711,90 @@ def plot_primary(tests):
     ax.set_title(f"Primary tests ({len(scale)}, one Holm family)")
     fig.tight_layout()
     return fig
+
+
+def plot_fisher(fisher, fitted, radius):
+    """The theorem's multi-class outputs on the Fisher-Rao sphere.
+
+    Top row: for each ``(title, classifier, X, y)`` of ``fitted`` (three
+    classes, 2-D input), the image ``2 sqrt(p)`` of the input square's grid
+    lines on the sphere of ``radius`` (its octant as a grey wireframe) and
+    of the rows ``X`` (coloured by class ``y``): an ungated model's lines
+    are those of softmax of an affine map, a gated model's bend further.
+    Bottom row: per task (column "task_name"), the mean over seeds of each
+    arm's median Fisher-Rao extrinsic curvature (the sphere's great
+    circles: ``1 / radius``, dashed) and, from four classes on, of its
+    median ``|K|`` (the sphere's own: ``1 / radius**2``), linear head."""
+    plt = pyplot()
+    columns = max(len(fitted), 2)
+    fig = plt.figure(figsize=(5.5 * columns, 10))
+    for i, (title, clf, X, y) in enumerate(fitted):
+        ax = fig.add_subplot(2, columns, i + 1, projection="3d")
+        _sphere_octant(ax, radius)
+        _image_grid(ax, clf)
+        image = 2 * np.sqrt(clf.predict_proba(X[:300]))
+        ax.scatter(*image.T, c=y[:300], cmap="viridis", s=6, depthshade=False)
+        ax.set_title(title, fontsize=9)
+        ax.view_init(elev=35, azim=45)
+    arms = fisher[(fisher["head"] == "linear")]
+    arms = arms[
+        (arms["gate"] != "multiplicative")
+        | np.isclose(arms["alpha"], DEFAULTS["alpha"])
+    ]
+    panels = [
+        ("fisher_extrinsic", "median extrinsic curvature", 1 / radius, arms),
+        (
+            "fisher_gaussian",
+            "median |K| (tasks of 4+ classes)",
+            1 / radius**2,
+            arms[arms["n_classes"] >= 4],
+        ),
+    ]
+    for j, (value, label, reference, frame) in enumerate(panels):
+        ax = fig.add_subplot(2, 2, 3 + j)
+        tasks = list(dict.fromkeys(frame["task_name"]))
+        for k, gate in enumerate(GATE_ORDER):
+            means = (
+                frame[frame["gate"] == gate].groupby("task_name")[value].mean()
+            ).reindex(tasks)
+            ax.scatter(
+                means,
+                np.arange(len(tasks)) + (k - 1) * 0.2,
+                label=GATE_LABELS[gate],
+                s=25,
+            )
+        ax.axvline(reference, color="0.4", linestyle="--", linewidth=1)
+        ax.set_xscale("log")
+        ax.set_yticks(np.arange(len(tasks)), tasks, fontsize=8)
+        ax.set_xlabel(f"{label} on the Fisher-Rao sphere (mean over seeds)")
+        ax.legend(fontsize=8)
+    fig.suptitle(
+        f"Fisher-Rao output curvature: p = softmax(logits) as 2 sqrt(p) on the "
+        f"sphere of radius {radius:g} (linear head, copied tokens)"
+    )
+    fig.subplots_adjust(left=0.12, right=0.97, hspace=0.25, wspace=0.35)
+    return fig
+
+
+def _sphere_octant(ax, radius):
+    """The positive octant of the sphere of ``radius`` as a grey wireframe."""
+    u, v = np.meshgrid(np.linspace(0, np.pi / 2, 13), np.linspace(0, np.pi / 2, 13))
+    ax.plot_wireframe(
+        radius * np.cos(u) * np.sin(v),
+        radius * np.sin(u) * np.sin(v),
+        radius * np.cos(v),
+        color="0.8",
+        linewidth=0.4,
+    )
+
+
+def _image_grid(ax, clf, bound=2.0, lines=15, points=120):
+    """The images ``2 sqrt(p)`` of the input square's grid lines, horizontal
+    lines in one colour, vertical in another."""
+    ticks, along = np.linspace(-bound, bound, lines), np.linspace(-bound, bound, points)
+    for axis, color in ((0, "0.35"), (1, "tab:red")):
+        for tick in ticks:
+            line = np.empty((points, 2))
+            line[:, axis], line[:, 1 - axis] = along, tick
+            image = 2 * np.sqrt(clf.predict_proba(line))
+            ax.plot(*image.T, color=color, linewidth=0.6, alpha=0.7)

