@@ -50,6 +50,7 @@ __all__ = [
     "StudyDesign",
     "TEST_SIZE",
     "THEOREM_ATTENTIONS",
+    "THEOREM_GATES",
     "THEOREM_HEADS",
     "THEOREM_SEEDS",
     "TOY_INNER_FOLDS",
@@ -262,6 +263,9 @@ BASELINE_TASKS = {
 THEOREM_SEEDS = 20
 THEOREM_ATTENTIONS = ("softmax", "fixed")
 THEOREM_HEADS = ("mlp", "linear")
+#: The sequence part's gates: C1's three and the per-head sigmoid gate (one
+#: scalar per token and head; with one head, a scalar per token).
+THEOREM_GATES = (*GATE_ORDER, "sigmoid_head")
 #: Its multi-class tasks, by name: the curved shapes with 3 and 5 classes,
 #: the digits' first two principal directions (5 and 10 digits), wine.
 FISHER_TASKS = {

@@ -49,6 +49,7 @@ from .design import (
     GATE_ORDER,
     SEQUENCE_LENGTH,
     THEOREM_ATTENTIONS,
+    THEOREM_GATES,
     THEOREM_HEADS,
     grid,
 )
@@ -91,13 +92,14 @@ def _task_name(row):
 
 
 def sequence_settings(seeds, shapes=CURVED_SHAPES, fixed=None):
-    """Curved shapes as sequences: gate x head x attention x seed; ``fixed``:
-    setting keys applied to every fit (e.g. ``n_samples``)."""
+    """Curved shapes as sequences: gate (:data:`THEOREM_GATES`) x head x
+    attention x seed; ``fixed``: setting keys applied to every fit (e.g.
+    ``n_samples``)."""
     fixed = {} if fixed is None else fixed
     return grid(
         task=["curved"],
         shape=list(shapes),
-        gate=list(GATE_ORDER),
+        gate=list(THEOREM_GATES),
         head=list(THEOREM_HEADS),
         n_observations=[SEQUENCE_LENGTH],
         attention=list(THEOREM_ATTENTIONS),
@@ -283,7 +285,12 @@ def fisher_bayes(tasks=None, sizes=(20_000, 1_000)):
 
 #: C1's comparisons (better, worse) and C6's, as the primary study makes them.
 _ORDER = (("multiplicative", "silu"), ("silu", "none"))
-_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+_LABELS = {
+    "multiplicative": "gated",
+    "silu": "SiLU",
+    "none": "ungated",
+    "sigmoid_head": "per-head gated",
+}
 
 
 def _comparisons(claim, measure, quantity):
@@ -301,20 +308,30 @@ def _comparisons(claim, measure, quantity):
     ]
 
 
+def _against_ungated(claim, measure, quantity, gate):
+    return {
+        "claim": claim,
+        "measure": measure,
+        "quantity": quantity,
+        "kind": "superiority",
+        "better": gate,
+        "worse": "none",
+        "comparison": f"{_LABELS[gate]} > ungated",
+    }
+
+
 #: The sequence part's tests per condition: C1 as the primary family
-#: tests it (turning rate, accuracy), C6 gated > ungated.
+#: tests it (turning rate, accuracy), C6 gated > ungated; and both with the
+#: per-head gate against ungated (claims "C1 per-head", "C6 per-head").
 SEQUENCE_TESTS = [
     *_comparisons("C1", "turning", "curvature"),
     *_comparisons("C1", "accuracy", "accuracy"),
-    {
-        "claim": "C6",
-        "measure": "positive_share",
-        "quantity": "positive curvature",
-        "kind": "superiority",
-        "better": "multiplicative",
-        "worse": "none",
-        "comparison": "gated > ungated",
-    },
+    _against_ungated("C6", "positive_share", "positive curvature", "multiplicative"),
+    _against_ungated("C1 per-head", "turning", "curvature", "sigmoid_head"),
+    _against_ungated("C1 per-head", "accuracy", "accuracy", "sigmoid_head"),
+    _against_ungated(
+        "C6 per-head", "positive_share", "positive curvature", "sigmoid_head"
+    ),
 ]
 #: The Fisher-Rao part's tests per condition: C1's ordering and C2's rise
 #: with alpha, of both output curvatures, beside the representation's
@@ -531,7 +548,14 @@ def _answer_sentence(tests):
     table = claim_statuses(tests)
     table = table[table["part"] == "sequences"].set_index(["family", "claim"])
     phrases = []
-    for claim, what in (("C1", "C1 (curvature and accuracy ordering)"), ("C6", "C6")):
+    for claim, what in (
+        ("C1", "C1 (curvature and accuracy ordering)"),
+        ("C6", "C6"),
+        ("C1 per-head", "the per-head gate above ungated in curvature and accuracy"),
+        ("C6 per-head", "its positive curvature"),
+    ):
+        if ("fixed attention", claim) not in table.index:
+            continue
         fixed = table.loc[("fixed attention", claim)]
         softmax = table.loc[("softmax attention", claim)]
         phrases.append(
