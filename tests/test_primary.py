@@ -301,12 +301,56 @@ class TestCommittedRun:
             "tests_C1.csv",
             "tests_measures.csv",
             "tests_controls.csv",
+            "tests_theorem.csv",
+            "theorem_summary.csv",
+            "premise.csv",
+            "theorem_arms.csv",
         ):
             assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes(), name
         assert (
             guide.read_bytes()
             == (ROOT / "docs" / "user_guide" / "reproducing.md").read_bytes()
         )
+
+
+class TestCommittedTheorem:
+    """The committed run's theorem part against its own files."""
+
+    def test_every_fisher_row_carries_its_number_of_classes(self):
+        from skgate.study.design import FISHER_TASKS
+
+        for name in ("fisher.csv", "fisher_bayes.csv"):
+            frame = pd.read_csv(RESULTS / name)
+            assert frame["n_classes"].notna().all() and len(frame)
+        fits = pd.read_csv(RESULTS / "fisher.csv")
+        for keys in FISHER_TASKS.values():
+            rows = fits[fits["task"] == keys["task"]]
+            if "shape" in keys:
+                rows = rows[rows["shape"] == keys["shape"]]
+            rows = rows[rows["n_classes"] == keys["n_classes"]]
+            assert len(rows) == 2 * 6 * rows["seed"].nunique() > 0, keys
+        assert set(fits["n_classes"]) == {3, 5, 10}
+
+    def test_the_premise_holds_in_the_files_the_report_quotes(self):
+        """Ungated fixed attention over sequences: no curvature on any fit;
+        ungated softmax attention: curved; three-class outputs: K = 1/4."""
+        from skgate.study import theorem
+
+        sequences = pd.read_csv(RESULTS / "theorem_sequences.csv")
+        fixed = sequences[(sequences["attention"] == "fixed")]
+        ungated = fixed[fixed["gate"] == "none"]
+        assert len(ungated) and (ungated["turning"].abs() < 1e-9).all()
+        assert (ungated["positive_share"] == 0).all()
+        softmax = sequences[sequences["attention"] == "softmax"]
+        assert (softmax.loc[softmax["gate"] == "none", "turning"] > 1e-3).all()
+        fisher = pd.read_csv(RESULTS / "fisher.csv")
+        three = fisher[fisher["n_classes"] == 3]
+        assert (three["fisher_gaussian_excess"] < 1e-6).all()
+        text = (RESULTS / "REPORT.md").read_text()
+        section = text.split("## The theorem's own setting", 1)[1]
+        parts = theorem.evaluate(theorem.load(RESULTS))
+        for sentence in theorem.findings(parts):
+            assert f"- {sentence}" in section
 
 
 def test_the_quick_run_has_the_fewest_seeds_that_can_decide():

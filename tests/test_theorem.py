@@ -202,7 +202,13 @@ class TestTests:
                 "largest |K|": [0.1, 0.0],
             }
         )
-        sentences = theorem.findings(tests, premise, 1e-9)
+        parts = {
+            "premise": premise,
+            "three_class_excess": 1e-9,
+            "statuses": theorem.claim_statuses(tests),
+            "summary": theorem.summary(tests),
+        }
+        sentences = theorem.findings(parts)
         answer = next(s for s in sentences if s.startswith("**Where the premise"))
         assert (
             "C1 (curvature and accuracy ordering) holds in 2 of 2 shape x head"
@@ -216,3 +222,14 @@ def test_the_quick_design_names_known_tasks():
     design = StudyDesign.quick()
     assert set(design.fisher_tasks) <= set(FISHER_TASKS)
     assert design.theorem_seed_list == tuple(range(5))
+
+
+def test_arms_that_did_not_run_are_not_tested():
+    """A run without the per-head gate (an earlier design, a user's
+    shrunken one) has no per-head family rather than a KeyError."""
+    sequences = _sequences(0.5)
+    tests = theorem.theorem_tests(
+        sequences[sequences["gate"] != "sigmoid_head"], _fits(0.5)
+    )
+    assert not tests["claim"].str.contains("per-head").any()
+    assert set(tests["claim"]) == {"C1", "C2", "C6"}

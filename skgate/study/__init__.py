@@ -15,6 +15,8 @@ uses the library's public API and its batched training
 - :mod:`~skgate.study.primary`: the confirmatory study, the executable form
   of docs/protocol.md (its design, measurements, primary and secondary
   tests, power, verdicts);
+- :mod:`~skgate.study.theorem`: the theorem's own setting (fixed attention
+  over sequences, Fisher-Rao curvature of multi-class outputs);
 - :mod:`~skgate.study.report`: REPORT.md of a run, rendered from the files
   the run wrote (``python -m skgate report --from``);
 - :mod:`~skgate.study.render`: the exploratory report and TOY.md as strings;

@@ -303,6 +303,21 @@ def _run_theorem(design, out, n_jobs, seconds):
     seconds["theorem's setting"] = time.perf_counter() - start
 
 
+def draw_theorem_figure(out, design):
+    """fig_fisher.png of the run in ``out`` (when it has the theorem's files):
+    its Fisher-Rao measurements and three classifiers fitted to draw."""
+    frames = theorem.load(out)
+    if frames is None:
+        return
+    figure = plots.plot_fisher(
+        theorem.with_task_names(frames["fisher"]),
+        theorem.fit_fisher_examples(n_samples=design.n_samples),
+        theorem.FISHER_RADIUS,
+    )
+    figure.savefig(Path(out) / "fig_fisher.png", dpi=110)
+    plots.pyplot().close(figure)
+
+
 def _exploratory_figures(out):
     """The exploratory figures, from the run's files read back (design and
     CSVs); their wall time into its run.json."""
@@ -311,15 +326,7 @@ def _exploratory_figures(out):
     _, _, design, results = report.load_run(out)
     evaluated = claims.evaluate_claims(results)
     _draw_figures(results, evaluated, design, out)
-    frames = theorem.load(out)
-    if frames is not None:
-        figure = plots.plot_fisher(
-            theorem.with_task_names(frames["fisher"]),
-            theorem.fit_fisher_examples(n_samples=design.n_samples),
-            theorem.FISHER_RADIUS,
-        )
-        figure.savefig(out / "fig_fisher.png", dpi=110)
-        plots.pyplot().close(figure)
+    draw_theorem_figure(out, design)
     seconds = time.perf_counter() - start
     report.add_seconds(out, "exploratory statistics and figures", seconds)
 

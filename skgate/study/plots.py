@@ -765,6 +765,7 @@ def plot_fisher(fisher, fitted, radius):
             )
         ax.axvline(reference, color="0.4", linestyle="--", linewidth=1)
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(_null_formatter())
         ax.set_yticks(np.arange(len(tasks)), tasks, fontsize=8)
         ax.set_xlabel(f"{label} on the Fisher-Rao sphere (mean over seeds)")
         ax.legend(fontsize=8)
@@ -774,6 +775,12 @@ def plot_fisher(fisher, fitted, radius):
     )
     fig.subplots_adjust(left=0.12, right=0.97, hspace=0.25, wspace=0.35)
     return fig
+
+
+def _null_formatter():
+    from matplotlib.ticker import NullFormatter
+
+    return NullFormatter()
 
 
 def _sphere_octant(ax, radius):

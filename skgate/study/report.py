@@ -211,22 +211,19 @@ def _budget_sentence(tests, secondary):
         f"against {_interval(b)} at {primary.BUDGET} epochs"
         for (_, a), (_, b) in zip(early.iterrows(), late.iterrows(), strict=True)
     ]
-    return (
-        "**At the paper's 20 epochs** (secondary), accuracy differences: "
-        + "; ".join(parts)
-        + "."
+    return "**At the paper's 20 epochs** (secondary), accuracy differences: " + (
+        "; ".join(parts)
     )
 
 
-def _convergence_sentence(convergence):
+def _convergence_clause(convergence):
     curved = convergence[convergence["task"] != "linear task"]
     late = curved.columns[3]
     shares = ", ".join(f"{row['arm']} {row[late]:.0%}" for _, row in curved.iterrows())
     return (
-        f"**Convergence**: share of fits on the curved task whose best "
-        f"validation epoch came after epoch {primary.LATE_EPOCH} of "
-        f"{primary.BUDGET}: {shares}; an arm with a larger share may still "
-        "have been improving."
+        f"share of fits on the curved task whose best validation epoch came "
+        f"after epoch {primary.LATE_EPOCH} of {primary.BUDGET}: {shares} (an "
+        "arm with a larger share may still have been improving)"
     )
 
 
@@ -241,22 +238,30 @@ def _power_sentence(power):
     )
 
 
-def findings(tests, verdicts, secondary, head, mediation, power, convergence):
-    """The plain sentences that open REPORT.md, each from the numbers."""
+def findings(
+    tests, verdicts, secondary, head, mediation, power, convergence, theorem_parts=None
+):
+    """The plain sentences that open REPORT.md, each from the numbers (with
+    the theorem's own setting's answer when ``theorem_parts`` is given)."""
     sentences = [
         _claim_sentence(claim, group, verdicts.set_index("claim").loc[claim, "verdict"])
         for claim, group in tests.groupby("claim", sort=True)
     ]
     if (secondary["analysis"] == "20 epochs (the paper's budget)").any():
-        sentences.append(_budget_sentence(tests, secondary))
+        # The budget and convergence in one sentence: both say what the
+        # training budget does.
+        sentences.append(
+            f"{_budget_sentence(tests, secondary)}; at {primary.BUDGET} epochs, "
+            f"{_convergence_clause(convergence)}."
+        )
+    else:
+        sentences.append(f"**Convergence**: {_convergence_clause(convergence)}.")
     sentences.append(_silu_sentence(secondary))
     if head is not None:
         sentences.append(_head_sentence(head))
-    sentences += [
-        _mediation_sentence(mediation),
-        _convergence_sentence(convergence),
-        _power_sentence(power),
-    ]
+    sentences += [_mediation_sentence(mediation), _power_sentence(power)]
+    if theorem_parts is not None:
+        sentences.append(theorem.headline(theorem_parts))
     return sentences
 
 
@@ -513,6 +518,7 @@ def _findings(parts):
         parts["mediation"],
         parts["power"],
         parts["convergence"],
+        parts.get("theorem"),
     )
 
 
@@ -531,6 +537,10 @@ def render_run(folder, out=None, user_guide=None):
     info, frames, design, results = load_run(folder)
     parts = _primary_parts(frames, info, None if results is None else results["bayes"])
     _write_tables(out, parts)
+    theorem_frames = None if design is None else theorem.load(folder)
+    if theorem_frames is not None:
+        parts["theorem"] = theorem.evaluate(theorem_frames)
+        theorem.write_tables(parts["theorem"], out)
     figure = "fig_primary.png"
     drawn = plots.plot_primary(parts["tests"])
     drawn.savefig(out / figure, dpi=110)
@@ -552,10 +562,9 @@ def render_run(folder, out=None, user_guide=None):
         evaluated = claims.evaluate_claims(results)
         lines += _exploratory_section(claims.verdicts(evaluated))
         _write_exploratory(folder, out, results, evaluated, design, info)
-        frames = theorem.load(folder)
-        if frames is not None:
+        if "theorem" in parts:
             figure = "fig_fisher.png" if (folder / "fig_fisher.png").exists() else None
-            lines += theorem.section(frames, figure, out)
+            lines += theorem.section(parts["theorem"], figure)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     if user_guide is not None:

@@ -59,13 +59,16 @@ from .sweeps import _gaussian_plane, batches, make_task, run_batch, run_groups
 __all__ = [
     "FISHER_RADIUS",
     "FISHER_TASKS",
+    "evaluate",
     "findings",
+    "headline",
     "fisher_bayes",
     "load",
     "section",
     "summary",
     "claim_statuses",
     "with_task_names",
+    "write_tables",
     "fisher_settings",
     "fit_fisher_examples",
     "run_parts",
@@ -94,7 +97,16 @@ def _task_name(row):
 def sequence_settings(seeds, shapes=CURVED_SHAPES, fixed=None):
     """Curved shapes as sequences: gate (:data:`THEOREM_GATES`) x head x
     attention x seed; ``fixed``: setting keys applied to every fit (e.g.
-    ``n_samples``)."""
+    ``n_samples``).
+
+    Examples
+    --------
+    >>> settings = sequence_settings([0, 1], shapes=("rings",))
+    >>> len(settings), sorted({s["attention"] for s in settings})
+    (32, ['fixed', 'softmax'])
+    >>> {s["n_observations"] for s in settings}
+    {8}
+    """
     fixed = {} if fixed is None else fixed
     return grid(
         task=["curved"],
@@ -111,7 +123,14 @@ def sequence_settings(seeds, shapes=CURVED_SHAPES, fixed=None):
 def fisher_settings(seeds, tasks=None, fixed=None):
     """Each task of ``tasks`` (default all of :data:`FISHER_TASKS`) x head:
     SiLU, ungated, and the multiplicative gate at each of the primary
-    study's alphas (its gated arm is the classifier's default alpha)."""
+    study's alphas (its gated arm is the classifier's default alpha).
+
+    Examples
+    --------
+    >>> settings = fisher_settings([0], tasks=["wine"])
+    >>> len(settings), {s["n_classes"] for s in settings}
+    (12, {3})
+    """
     fixed = {} if fixed is None else fixed
     settings = []
     for name in FISHER_TASKS if tasks is None else tasks:
@@ -380,7 +399,8 @@ def _tests(fits, tests, family, by):
                 for test in tests
                 if test["claim"] == claim and _testable(test, group)
             ]
-            families.append(stats.family_outcomes(pd.DataFrame(rows)))
+            if rows:  # a claim whose arms did not run has no family
+                families.append(stats.family_outcomes(pd.DataFrame(rows)))
     return pd.concat(families, ignore_index=True)
 
 
@@ -394,8 +414,13 @@ def _arms(test, fits):
 
 
 def _testable(test, group):
-    """False for the Gaussian curvature of a three-class output: the image of
-    a plane is then a piece of the sphere, K = 1/4 whatever the model."""
+    """False for a comparison whose arms did not run, and for the Gaussian
+    curvature of a three-class output: the image of a plane is then a piece
+    of the sphere, K = 1/4 whatever the model."""
+    if test["kind"] != "trend" and not {test["better"], test["worse"]} <= set(
+        group["gate"]
+    ):
+        return False
     return not (test["measure"] == "fisher_gaussian" and group["n_classes"].iloc[0] < 4)
 
 
@@ -542,11 +567,10 @@ def _premise_sentence(premise, three_class_excess):
     )
 
 
-def _answer_sentence(tests):
+def _answer_sentence(statuses):
     """Where the premise holds against where it does not, claim by claim:
-    conditions in which every test of the claim holds."""
-    table = claim_statuses(tests)
-    table = table[table["part"] == "sequences"].set_index(["family", "claim"])
+    conditions in which every test of the claim holds (:func:`claim_statuses`)."""
+    table = statuses[statuses["part"] == "sequences"].set_index(["family", "claim"])
     phrases = []
     for claim, what in (
         ("C1", "C1 (curvature and accuracy ordering)"),
@@ -565,21 +589,52 @@ def _answer_sentence(tests):
     return "**Where the premise holds.** " + "; ".join(phrases) + "."
 
 
-def findings(tests, premise, three_class_excess):
-    """The section's plain sentences, each from the numbers."""
-    table = summary(tests)
+def headline(parts):
+    """One sentence for REPORT.md's Findings: the premise measured, and C1's
+    tests and C6 under fixed attention against softmax (conditions where
+    each holds, of the shape x head conditions)."""
+    table = parts["summary"].set_index(["family", "claim", "quantity", "comparison"])
+    statuses = parts["statuses"].set_index(["family", "claim"])
+    fixed = parts["premise"].set_index("ungated fits").loc["sequences, fixed attention"]
+
+    def held(family):
+        rows = [
+            table.loc[(family, "C1", quantity, comparison)]
+            for quantity, comparison in (
+                ("curvature", "gated > SiLU"),
+                ("curvature", "SiLU > ungated"),
+                ("accuracy", "gated > SiLU"),
+            )
+        ]
+        c6 = statuses.loc[(family, "C6")]
+        return (
+            f"curvature gated > SiLU holds in {rows[0][stats.HOLDS]} (mean "
+            f"difference {rows[0]['mean estimate']:.3g}), SiLU > ungated in "
+            f"{rows[1][stats.HOLDS]}, accuracy gated > SiLU in "
+            f"{rows[2][stats.HOLDS]}, C6 in "
+            f"{_counted(c6).removeprefix('holds in ')}"
+        )
+
+    return (
+        "**The theorem's own setting** (exploratory, 20 epochs): where its "
+        "premise holds (fixed attention over sequences; ungated largest "
+        f"turning rate {fixed['largest turning']:.2g} over {fixed['fits']:.0f} "
+        f"fits), {held('fixed attention')} shape x head conditions; under "
+        f"softmax attention {held('softmax attention')}."
+    )
+
+
+def findings(parts):
+    """The section's plain sentences, each from :func:`evaluate`'s numbers."""
     sentences = [
-        _premise_sentence(premise, three_class_excess),
-        _answer_sentence(tests),
+        _premise_sentence(parts["premise"], parts["three_class_excess"]),
+        _answer_sentence(parts["statuses"]),
     ]
-    for (part, family, claim), rows in table.groupby(
+    for (part, family, claim), rows in parts["summary"].groupby(
         ["part", "family", "claim"], sort=False
     ):
-        if part == "sequences":
-            lead = f"**Sequences, {family}, {claim}**"
-        else:
-            lead = f"**Fisher-Rao outputs, {family}, {claim}**"
-        sentences.append(_family_sentence(rows, lead))
+        kind = "Sequences" if part == "sequences" else "Fisher-Rao outputs"
+        sentences.append(_family_sentence(rows, f"**{kind}, {family}, {claim}**"))
     return sentences
 
 
@@ -625,18 +680,43 @@ def _arm_table(fisher, bayes):
     return table.rename(columns={"task_name": "task"})
 
 
-def section(frames, figure=None, out=None):
-    """REPORT.md's lines on the theorem's own setting, from the part's
-    frames (:func:`load`); the tests to ``out``/tests_theorem.csv and the
-    premise to premise.csv when ``out`` is given."""
-    from .render import _fmt
-
-    fisher = with_task_names(frames["fisher"])
+def evaluate(frames):
+    """Everything the report's section says, computed from the part's frames
+    (:func:`load`): "tests" (:func:`theorem_tests`), "premise" and
+    "three_class_excess" (:func:`premise_check`), "statuses"
+    (:func:`claim_statuses`), "summary" (:func:`summary`), "arms" (mean
+    accuracy per task and arm beside its Bayes accuracy) and "seeds"."""
     tests = theorem_tests(frames["sequences"], frames["fisher"])
     premise, excess = premise_check(frames["sequences"], frames["fisher"])
-    if out is not None:
-        tests.to_csv(out / "tests_theorem.csv", index=False, float_format="%.10g")
-        premise.to_csv(out / "premise.csv", index=False, float_format="%.10g")
+    return {
+        "tests": tests,
+        "premise": premise,
+        "three_class_excess": excess,
+        "statuses": claim_statuses(tests),
+        "summary": summary(tests),
+        "arms": _arm_table(with_task_names(frames["fisher"]), frames["bayes"]),
+        "seeds": frames["sequences"]["seed"].nunique(),
+    }
+
+
+def write_tables(parts, out):
+    """The computed tables to ``out``: tests_theorem.csv (every test),
+    theorem_summary.csv (counts per test kind), premise.csv,
+    theorem_arms.csv."""
+    for name, file in (
+        ("tests", "tests_theorem.csv"),
+        ("summary", "theorem_summary.csv"),
+        ("premise", "premise.csv"),
+        ("arms", "theorem_arms.csv"),
+    ):
+        parts[name].to_csv(Path(out) / file, index=False, float_format="%.10g")
+
+
+def section(parts, figure=None):
+    """REPORT.md's lines on the theorem's own setting, from :func:`evaluate`'s
+    parts (and the figure's file name)."""
+    from .render import _fmt
+
     lines = [
         "",
         "## The theorem's own setting (exploratory)",
@@ -646,31 +726,28 @@ def section(frames, figure=None, out=None):
         'over copied tokens and under `attention="fixed"` (a learned token '
         "mixing, the same for every input) that makes it affine in the input. "
         "Sequences of 8 tokens, every curved shape, both heads, "
-        f"{frames['sequences']['seed'].nunique()} seeds, the paper's 20 epochs "
+        f"{parts['seeds']} seeds, the paper's 20 epochs "
         "(the primary study found accuracy gains at 20 epochs to be a matter "
         "of convergence speed); multi-class tasks on copied tokens, the "
         "output's Fisher-Rao curvature medians over points. One Holm family "
-        "per part, claim and attention form or head; per-condition tests in "
+        "per part, claim and attention form or head; every test kind's counts "
+        "(the sentences below) in `theorem_summary.csv`, every test in "
         "`tests_theorem.csv`.",
         "",
-        *(f"- {s}" for s in findings(tests, premise, excess)),
+        *(f"- {s}" for s in findings(parts)),
         "",
         "Ungated fits (the premise):",
         "",
-        _fmt(_words(premise), 3),
+        _fmt(_words(parts["premise"]), 3),
         "",
         "Conditions in which every test of a claim holds, by family:",
         "",
-        _fmt(claim_statuses(tests), 3),
-        "",
-        "Every test kind by family (counts of conditions):",
-        "",
-        _fmt(summary(tests), 3),
+        _fmt(parts["statuses"], 3),
         "",
         "Multi-class tasks: mean held-out accuracy per arm (gated at alpha "
         f"{DEFAULTS['alpha']:g}) beside the Bayes accuracy:",
         "",
-        _fmt(_arm_table(fisher, frames["bayes"]), 3),
+        _fmt(parts["arms"], 3),
     ]
     if figure is not None:
         lines += ["", f"![Fisher-Rao output curvature]({figure})"]
