@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate import GatedAttentionClassifier, make_curved_task
+from skgate import GatedAttentionClassifier, make_curved_task, representation_curvature
 from skgate.study import realdata, sweeps, theorem
 from skgate.study.design import DEFAULTS, FISHER_TASKS, StudyDesign
 from skgate.study.stats import HOLDS, REVERSED
@@ -233,3 +233,57 @@ def test_arms_that_did_not_run_are_not_tested():
     )
     assert not tests["claim"].str.contains("per-head").any()
     assert set(tests["claim"]) == {"C1", "C2", "C6"}
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("fisher_tasks", ("rings, 4 classes",), "fisher_tasks must be"),
+        ("fisher_tasks", (), "fisher_tasks must be"),
+        ("theorem_shapes", ("square",), "theorem_shapes must be"),
+        ("theorem_seeds", 1, "theorem_seeds must be an int >= 2"),
+        ("theorem_seeds", True, "theorem_seeds must be an int >= 2"),
+    ],
+)
+def test_a_design_refuses_an_unknown_theorem_setting(field, value, message):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(StudyDesign.quick(), **{field: value})
+
+
+def test_unknown_task_names_are_refused():
+    with pytest.raises(ValueError, match="got unknown \\['digits'\\]"):
+        theorem.fisher_settings([0], tasks=["digits"])
+    with pytest.raises(ValueError, match="tasks must be names of FISHER_TASKS"):
+        theorem.fisher_bayes(["wine", "iris"])
+
+
+def test_a_damaged_part_is_named(tmp_path):
+    for file in theorem.FILES.values():
+        pd.DataFrame({"task": []}).to_csv(tmp_path / file, index=False)
+    with pytest.raises(ValueError, match="theorem_sequences.csv .* has 0 rows"):
+        theorem.load(tmp_path)
+    (tmp_path / theorem.FILES["fisher"]).unlink()
+    assert theorem.load(tmp_path) is None  # no theorem part: nothing to render
+
+
+def test_extrinsic_directions_lie_in_the_measured_plane():
+    """On a 2-D input the in-plane directions are the curvature keywords'
+    default ones; on wine's 13 features they lie in its random plane."""
+    from skgate.study.sweeps import _gaussian_plane
+
+    X, y = make_curved_task(120, shape="rings", n_classes=3, random_state=0)
+    clf = GatedAttentionClassifier(max_epochs=2, d_model=8, random_state=0).fit(X, y)
+    output = {"kind": "extrinsic", "layer": "logits", "metric": "fisher"}
+    plane = _gaussian_plane(X, "curved")
+    np.testing.assert_array_equal(
+        representation_curvature(clf, X[:20], **output),
+        representation_curvature(
+            clf, X[:20], directions=theorem._in_plane(plane), **output
+        ),
+    )
+    wine = _gaussian_plane(np.zeros((1, 13)), "wine")
+    directions = theorem._in_plane(wine)
+    # Each direction is its own projection onto the plane.
+    np.testing.assert_allclose(directions @ wine.T @ wine, directions, atol=1e-12)

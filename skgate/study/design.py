@@ -415,6 +415,7 @@ class StudyDesign:
                 f"The study needs at least 2 seeds for its paired statistics; got "
                 f"seeds={self.seeds!r}."
             )
+        self._check_theorem()
         # The noise sweep takes its default-noise point from the budget sweep.
         for name, value, within in (
             ("noises", DEFAULTS["noise"], self.noises),
@@ -424,6 +425,26 @@ class StudyDesign:
                 raise ValueError(
                     f"{name} must include the default {value:g}; got {within!r}."
                 )
+
+    def _check_theorem(self):
+        """The theorem part's fields name known tasks and shapes and give its
+        paired tests at least 2 seeds."""
+        for name, given, known in (
+            ("fisher_tasks", self.fisher_tasks, FISHER_TASKS),
+            ("theorem_shapes", self.theorem_shapes, CURVED_SHAPES),
+        ):
+            unknown = [value for value in given if value not in known]
+            if unknown or not given:
+                raise ValueError(
+                    f"{name} must be a non-empty tuple of {list(known)}; got {given!r}."
+                )
+        if isinstance(self.theorem_seeds, bool) or not (
+            isinstance(self.theorem_seeds, int) and self.theorem_seeds >= 2
+        ):
+            raise ValueError(
+                f"theorem_seeds must be an int >= 2 (paired tests over seeds); "
+                f"got {self.theorem_seeds!r}."
+            )
 
     def with_fixed(self, **keys):
         """The same design with ``keys`` set in every setting."""

@@ -83,6 +83,15 @@ __all__ = [
 FISHER_RADIUS = 2.0
 
 
+def _check_tasks(tasks):
+    unknown = [name for name in tasks if name not in FISHER_TASKS]
+    if unknown:
+        raise ValueError(
+            f"tasks must be names of FISHER_TASKS {list(FISHER_TASKS)}; got "
+            f"unknown {unknown!r}."
+        )
+
+
 def _task_name(row):
     """A fit's task by its name in :data:`FISHER_TASKS`."""
     for name, keys in FISHER_TASKS.items():
@@ -132,8 +141,10 @@ def fisher_settings(seeds, tasks=None, fixed=None):
     (12, {3})
     """
     fixed = {} if fixed is None else fixed
+    tasks = list(FISHER_TASKS) if tasks is None else list(tasks)
+    _check_tasks(tasks)
     settings = []
-    for name in FISHER_TASKS if tasks is None else tasks:
+    for name in tasks:
         keys = {key: [value] for key, value in FISHER_TASKS[name].items()}
         axes = {
             **keys,
@@ -160,8 +171,8 @@ def measure_fisher(clf, X_test, y_test, setting):
       "fisher_gaussian_excess": the median of ``|K - 1 / FISHER_RADIUS**2|``,
       how far it is from the sphere's own;
     - "fisher_extrinsic": the median extrinsic curvature of the images of
-      lines in random directions (at least ``1 / FISHER_RADIUS`` on the
-      sphere; equal for a great circle).
+      lines in random directions within the same plane (at least
+      ``1 / FISHER_RADIUS`` on the sphere; equal for a great circle).
 
     Medians, not means: where the classifier is sure, ``p`` hardly moves,
     the image's speed tends to 0 and its curvature (per unit length) grows
@@ -182,9 +193,22 @@ def measure_fisher(clf, X_test, y_test, setting):
         "fisher_gaussian": float(np.nanmedian(np.abs(K))),
         "fisher_gaussian_excess": float(np.nanmedian(np.abs(K - 1 / FISHER_RADIUS**2))),
         "fisher_extrinsic": float(
-            np.median(representation_curvature(clf, X_curv, kind="extrinsic", **output))
+            np.median(
+                representation_curvature(
+                    clf, X_curv, kind="extrinsic", directions=_in_plane(plane), **output
+                )
+            )
         ),
     }
+
+
+def _in_plane(plane, n_directions=8):
+    """``n_directions`` random directions within ``plane`` (its rows an
+    orthonormal basis): the curvature keywords' default draws (seed 0)
+    taken as coordinates in the plane, so that on a 2-D input (the plane
+    the identity) they are the default directions themselves."""
+    coordinates = np.random.RandomState(0).standard_normal((n_directions, 2))
+    return coordinates @ plane
 
 
 def run_theorem(settings, measure, *, n_jobs=1, progress=True, description="theorem"):
@@ -277,8 +301,10 @@ def fisher_bayes(tasks=None, sizes=(20_000, 1_000)):
     :data:`FISHER_TASKS`, default all; ``sizes``: rows and posterior draws
     of the Monte Carlo estimate), one row each with its number of classes;
     digits and wine have no generator (NaN)."""
+    tasks = list(FISHER_TASKS) if tasks is None else list(tasks)
+    _check_tasks(tasks)
     rows = []
-    for name in FISHER_TASKS if tasks is None else tasks:
+    for name in tasks:
         keys = FISHER_TASKS[name]
         curved = keys["task"] == "curved"
         rows.append(
@@ -638,13 +664,33 @@ def findings(parts):
     return sentences
 
 
+#: Columns each part's file must have for the report.
+_REQUIRED = {
+    "sequences": ["attention", "shape", "head", "gate", "alpha", "seed", "turning"]
+    + ["accuracy", "acceleration", "positive_share", "gaussian_mean"],
+    "fisher": ["task", "shape", "n_classes", "head", "gate", "alpha", "seed"]
+    + ["accuracy", "turning", "fisher_gaussian", "fisher_gaussian_excess"]
+    + ["fisher_extrinsic"],
+    "bayes": ["task", "n_classes", "bayes accuracy"],
+}
+
+
 def load(folder):
     """The part's frames from a run's folder (by :data:`FILES` key), or None
-    where the run has none."""
+    where the run has none; a ValueError naming the file when one has no
+    rows or lacks a column the report reads."""
     paths = {name: Path(folder) / file for name, file in FILES.items()}
     if not all(path.exists() for path in paths.values()):
         return None
-    return {name: pd.read_csv(path) for name, path in paths.items()}
+    frames = {name: pd.read_csv(path) for name, path in paths.items()}
+    for name, frame in frames.items():
+        missing = [c for c in _REQUIRED[name] if c not in frame.columns]
+        if frame.empty or missing:
+            raise ValueError(
+                f"{FILES[name]} in {folder} has {len(frame)} rows and lacks the "
+                f"columns {missing}: not a complete theorem part."
+            )
+    return frames
 
 
 def _words(frame):
