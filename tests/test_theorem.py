@@ -48,7 +48,7 @@ class TestMeasurements:
         )
         settings = [s for s in settings if s["gate"] == "none"]
         rows = (
-            theorem.run_theorem(settings, theorem.measure_primary, progress=False)
+            sweeps.run_sweep(settings, measure=theorem.measure_primary, progress=False)
             .set_index(["attention", "head", "seed"])
             .sort_index()
         )
@@ -287,3 +287,9 @@ def test_extrinsic_directions_lie_in_the_measured_plane():
     directions = theorem._in_plane(wine)
     # Each direction is its own projection onto the plane.
     np.testing.assert_allclose(directions @ wine.T @ wine, directions, atol=1e-12)
+
+
+def test_a_measure_needs_the_batched_sweep():
+    settings = theorem.sequence_settings([0], shapes=("rings",), fixed=TINY)[:1]
+    with pytest.raises(ValueError, match="measure applies to batched sweeps"):
+        sweeps.run_sweep(settings, batched=False, measure=theorem.measure_primary)

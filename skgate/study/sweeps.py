@@ -381,7 +381,15 @@ def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None, leave=Tru
     return rows
 
 
-def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched=True):
+def run_sweep(
+    settings,
+    *,
+    n_jobs=1,
+    progress=True,
+    description="sweep",
+    batched=True,
+    measure=None,
+):
     """Run every setting (in parallel with ``n_jobs``); one row per fit.
 
     Parameters
@@ -399,6 +407,9 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
         (:func:`run_batch`); False fits each alone (:func:`run_setting`).
         The rows are the same, bit for bit (one training engine; see
         docs/design.md, "One training engine").
+    measure : callable, default=None
+        What each row measures, ``measure(clf, X_test, y_test, setting)`` ->
+        dict (batched sweeps only); None: the exploratory measurements.
 
     Returns
     -------
@@ -406,6 +417,8 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
         In the order of ``settings``.
     """
     if not batched:
+        if measure is not None:
+            raise ValueError("measure applies to batched sweeps; pass batched=True.")
         jobs = (delayed(run_setting)(setting) for setting in settings)
         rows = _parallel_rows(
             jobs, n_jobs=n_jobs, progress=progress, description=description
@@ -414,7 +427,7 @@ def run_sweep(settings, *, n_jobs=1, progress=True, description="sweep", batched
     return run_groups(
         settings,
         batches(settings),
-        run_batch,
+        functools.partial(run_batch, measure=measure),
         n_jobs=n_jobs,
         progress=progress,
         description=description,

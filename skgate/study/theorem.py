@@ -31,7 +31,6 @@ correction, the primary study's sign-flip tests, bootstrap intervals and
 smallest effects of interest (:func:`theorem_tests`).
 """
 
-import functools
 import warnings
 from pathlib import Path
 
@@ -54,33 +53,36 @@ from .design import (
     grid,
 )
 from .primary import ALPHAS, _statistics, measure_primary
-from .sweeps import _gaussian_plane, batches, make_task, run_batch, run_groups
+from .sweeps import _gaussian_plane, make_task, run_sweep
 
 __all__ = [
+    "FILES",
     "FISHER_RADIUS",
     "FISHER_TASKS",
+    "claim_statuses",
     "evaluate",
     "findings",
-    "headline",
     "fisher_bayes",
-    "load",
-    "section",
-    "summary",
-    "claim_statuses",
-    "with_task_names",
-    "write_tables",
     "fisher_settings",
     "fit_fisher_examples",
-    "run_parts",
+    "headline",
+    "load",
     "measure_fisher",
     "premise_check",
-    "run_theorem",
+    "run_parts",
+    "section",
     "sequence_settings",
+    "summary",
     "theorem_tests",
+    "with_task_names",
+    "write_tables",
 ]
 
 #: 2 sqrt(p) lies on the sphere of this radius (Fisher-Rao is its metric).
 FISHER_RADIUS = 2.0
+#: make_task's keys a task of FISHER_TASKS does not set (copied tokens, the
+#: makers' noise; seed 0 for the figure's examples).
+_TASK_KEYS = {"shape": None, "noise": DEFAULTS["noise"], "n_observations": 1, "seed": 0}
 
 
 def _check_tasks(tasks):
@@ -211,18 +213,6 @@ def _in_plane(plane, n_directions=8):
     return coordinates @ plane
 
 
-def run_theorem(settings, measure, *, n_jobs=1, progress=True, description="theorem"):
-    """Fit and measure ``settings`` batched (rows in their order)."""
-    return run_groups(
-        settings,
-        batches(settings),
-        functools.partial(run_batch, measure=measure),
-        n_jobs=n_jobs,
-        progress=progress,
-        description=description,
-    )
-
-
 def fit_fisher_examples(
     task="circle, 3 classes", n_samples=1000, max_epochs=200, gates=GATE_ORDER
 ):
@@ -255,9 +245,6 @@ def fit_fisher_examples(
     return fitted
 
 
-_TASK_KEYS = {"shape": None, "noise": DEFAULTS["noise"], "n_observations": 1, "seed": 0}
-
-
 #: The part's files in a run's folder, by part.
 FILES = {
     "sequences": "theorem_sequences.csv",
@@ -285,8 +272,8 @@ def run_parts(design, *, n_jobs=1, log=None, write=None):
     for name, (settings, measure) in parts.items():
         if log is not None:
             log(f"theorem {name}: {len(settings)} fits")
-        frames[name] = run_theorem(
-            settings, measure, n_jobs=n_jobs, description=f"theorem {name}"
+        frames[name] = run_sweep(
+            settings, n_jobs=n_jobs, description=f"theorem {name}", measure=measure
         )
         if write is not None:
             write(frames[name], FILES[name])
