@@ -32,6 +32,7 @@ from .sweeps import _gaussian_plane, batches, run_batch, run_groups
 
 __all__ = [
     "ALPHAS",
+    "ARM_LABELS",
     "BUDGET",
     "CANDIDATES",
     "CONDITION",
@@ -161,8 +162,12 @@ def _trend(claim, quantity, measure, sweep, task, axis):
     )
 
 
+#: How the primary tables name the arms.
+ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+
+
 def _arm(gate):
-    return {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}[gate]
+    return ARM_LABELS[gate]
 
 
 _GATED, _SILU, _NONE = GATE_ORDER

@@ -52,7 +52,7 @@ from .design import (
     THEOREM_HEADS,
     grid,
 )
-from .primary import ALPHAS, _statistics, measure_primary
+from .primary import ALPHAS, ARM_LABELS, _statistics, measure_primary
 from .sweeps import _gaussian_plane, make_task, run_sweep
 
 __all__ = [
@@ -317,12 +317,7 @@ def fisher_bayes(tasks=None, sizes=(20_000, 1_000)):
 
 #: C1's comparisons (better, worse) and C6's, as the primary study makes them.
 _ORDER = (("multiplicative", "silu"), ("silu", "none"))
-_LABELS = {
-    "multiplicative": "gated",
-    "silu": "SiLU",
-    "none": "ungated",
-    "sigmoid_head": "per-head gated",
-}
+_LABELS = {**ARM_LABELS, "sigmoid_head": "per-head gated"}
 
 
 def _comparisons(claim, measure, quantity):
