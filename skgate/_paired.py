@@ -1,11 +1,18 @@
-"""Paired comparisons without normal tails, and the words of their outcomes.
+"""Paired comparisons, and the words of their outcomes.
 
 Private; shared by :func:`skgate.compare.compare_gates` and the reproduction
 study (:mod:`skgate.study`), so that a user's comparison and the study's
-tests are one implementation: sign-flip permutation tests of paired
-differences (exact where 2^n is small), bootstrap intervals, an equivalence
-test within a margin, Holm's correction over a family, and the outcome of
-each test (holds, reversed, no effect, inconclusive).
+tests are one implementation:
+
+- for independent replicates (the study's seeds): sign-flip permutation
+  tests of paired differences (exact where 2^n is small) with bootstrap
+  intervals;
+- for cross-validation splits, which share training rows: the corrected
+  resampled t-test (Nadeau & Bengio, 2003) and the Bayesian correlated
+  t-test (Corani & Benavoli, 2015; Benavoli et al., 2017), whose posterior
+  has the corrected test's scale;
+- an equivalence test within a margin, Holm's correction over a family, and
+  the outcome of each test (holds, reversed, no effect, inconclusive).
 """
 
 import numpy as np
@@ -20,10 +27,14 @@ __all__ = [
     "NO_EFFECT",
     "REVERSED",
     "adjust",
+    "correlated_bayes",
+    "corrected_t_comparison",
     "family_outcomes",
     "holm",
     "permutation_comparison",
+    "posterior_means",
     "sign_flip_test",
+    "smallest_p",
 ]
 
 #: Smallest differences of interest (equivalence margins), shared by the
@@ -96,8 +107,8 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     return float(result.pvalue)
 
 
-def _bootstrap_interval(values, n_resamples):
-    """95 % percentile interval of the mean of ``values`` over bootstrap
+def _bootstrap_interval(values, n_resamples, level=0.95):
+    """``level`` percentile interval of the mean of ``values`` over bootstrap
     resamples (a point when every value is alike)."""
     values = np.asarray(values, dtype=float)
     if np.ptp(values) == 0:
@@ -106,16 +117,17 @@ def _bootstrap_interval(values, n_resamples):
         (values,),
         np.mean,
         n_resamples=n_resamples,
+        confidence_level=level,
         method="percentile",
         random_state=0,
     ).confidence_interval
     return float(interval.low), float(interval.high)
 
 
-def permutation_comparison(differences, margin, *, n_resamples=9_999):
+def permutation_comparison(differences, margin, *, n_resamples=9_999, level=0.95):
     """Paired differences (better minus worse) tested without normal tails.
 
-    Returns a dict: the mean ("estimate"), its 95 % bootstrap percentile
+    Returns a dict: the mean ("estimate"), its ``level`` bootstrap percentile
     interval ("ci low", "ci high"), the one-sided sign-flip p-values of a
     positive ("p") and a negative ("p reverse") mean
     (:func:`sign_flip_test`), the equivalence p-value within ``+-margin``
@@ -133,13 +145,14 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999):
         sign_flip_test(d + margin, n_resamples=n_resamples),
         sign_flip_test(margin - d, n_resamples=n_resamples),
     )
-    return {**_sign_flip_summary(d, n_resamples), "p equivalence": p_equivalence}
+    summary = _sign_flip_summary(d, n_resamples, level)
+    return {**summary, "p equivalence": p_equivalence}
 
 
-def _sign_flip_summary(values, n_resamples):
+def _sign_flip_summary(values, n_resamples, level=0.95):
     """The mean of ``values``, its bootstrap interval, its one-sided sign-flip
     p-values both ways, and their number."""
-    low, high = _bootstrap_interval(values, n_resamples)
+    low, high = _bootstrap_interval(values, n_resamples, level)
     return {
         "estimate": float(values.mean()),
         "ci low": low,
@@ -148,6 +161,165 @@ def _sign_flip_summary(values, n_resamples):
         "p reverse": sign_flip_test(-values, n_resamples=n_resamples),
         "n": len(values),
     }
+
+
+def _check_split_differences(differences, test_fraction):
+    d = np.asarray(differences, dtype=float)
+    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
+        raise ValueError(
+            f"differences must be a 1-D sequence of at least 2 finite numbers; "
+            f"got shape {d.shape}."
+        )
+    if not 0 <= test_fraction < 1:
+        raise ValueError(
+            f"test_fraction must be in [0, 1) (test rows / all rows of a split); "
+            f"got {test_fraction!r}."
+        )
+    return d
+
+
+def _corrected_scale(d, test_fraction):
+    """The corrected standard error of the mean of split differences ``d``:
+    sqrt((1/J + n_test/n_train) s^2) (Nadeau & Bengio, 2003). The naive
+    1/J alone assumes independent splits; splits that share training rows
+    are correlated by about n_test / n_rows, which the second term restores."""
+    ratio = test_fraction / (1 - test_fraction)
+    return float(np.sqrt((1 / len(d) + ratio) * d.var(ddof=1)))
+
+
+def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
+    """Split differences (better minus worse) tested with the corrected
+    resampled t-test of Nadeau & Bengio (2003).
+
+    ``differences`` are paired differences over J cross-validation splits
+    (k folds x r repeats); ``test_fraction`` is a split's share of test rows
+    (1/k for k-fold; 0 gives the uncorrected t-test, right only for
+    independent replicates). The statistic ``mean / scale`` with
+    :func:`_corrected_scale` is referred to Student's t with J - 1 degrees
+    of freedom, as in Bouckaert & Frank (2004).
+
+    Returns a dict like :func:`permutation_comparison`'s: "estimate", the
+    corrected t interval at ``level`` ("ci low", "ci high"), one-sided
+    p-values both ways ("p", "p reverse"), the equivalence p-value within
+    ``+-margin`` (TOST: the larger of the two one-sided tests), and "n".
+    When every difference is the same there is no sampling error: the
+    p-values are 0 or 1 and the interval is that point.
+
+    Examples
+    --------
+    >>> result = corrected_t_comparison([0.1, 0.2, 0.15, 0.12, 0.3], 0.02,
+    ...                                 test_fraction=0.2)
+    >>> result["n"], result["p"] < 0.05, result["p equivalence"] > 0.5
+    (5, True, True)
+    """
+    d = _check_split_differences(differences, test_fraction)
+    mean, scale, df = float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
+    if scale == 0:
+        return {
+            "estimate": mean,
+            "ci low": mean,
+            "ci high": mean,
+            "p": float(mean <= 0),
+            "p reverse": float(mean >= 0),
+            "p equivalence": float(abs(mean) >= margin),
+            "n": len(d),
+        }
+    half = stats.t.ppf(0.5 + level / 2, df) * scale
+    return {
+        "estimate": mean,
+        "ci low": mean - half,
+        "ci high": mean + half,
+        "p": float(stats.t.sf(mean / scale, df)),
+        "p reverse": float(stats.t.cdf(mean / scale, df)),
+        "p equivalence": float(
+            max(
+                stats.t.sf((mean + margin) / scale, df),
+                stats.t.sf((margin - mean) / scale, df),
+            )
+        ),
+        "n": len(d),
+    }
+
+
+def correlated_bayes(differences, margin, *, test_fraction):
+    """The Bayesian correlated t-test (Corani & Benavoli, 2015) of split
+    differences (better minus worse), with ``+-margin`` as the region of
+    practical equivalence.
+
+    The posterior of the mean difference is Student's t with J - 1 degrees
+    of freedom, centred on the mean, scaled by the corrected standard error
+    (:func:`_corrected_scale`: the correlation between splits taken as
+    ``test_fraction``, as baycomp's ``CorrelatedTTest`` takes 1/k). Returns
+    the posterior probabilities "probability better" (mean > margin),
+    "probability equivalent" (within it) and "probability worse"
+    (< -margin), which sum to 1.
+
+    Examples
+    --------
+    >>> result = correlated_bayes([0.1, 0.2, 0.15, 0.12, 0.3], 0.02,
+    ...                           test_fraction=0.2)
+    >>> result["probability better"] > 0.9, round(sum(result.values()), 9)
+    (True, 1.0)
+    """
+    d = _check_split_differences(differences, test_fraction)
+    mean, scale = float(d.mean()), _corrected_scale(d, test_fraction)
+    if scale == 0:
+        worse, better = float(mean < -margin), float(mean > margin)
+    else:
+        posterior = stats.t(len(d) - 1, loc=mean, scale=scale)
+        worse, better = float(posterior.cdf(-margin)), float(posterior.sf(margin))
+    return {
+        "probability better": better,
+        "probability equivalent": max(0.0, 1.0 - better - worse),
+        "probability worse": worse,
+    }
+
+
+def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
+    """Draws of the arms' mean scores from the correlated Bayesian
+    posterior, jointly.
+
+    ``scores`` is (J splits, A arms). The contrasts of every arm with the
+    first follow a multivariate Student t with J - 1 degrees of freedom,
+    centred on the mean contrasts, with the splits' covariance of the
+    contrasts scaled as in :func:`correlated_bayes`; the draws add the
+    first arm's mean back. Any one contrast of the draws has exactly
+    :func:`correlated_bayes`'s posterior, so "arm a is within a margin of
+    the best" is a probability over the same model. Returns (n_samples, A).
+    """
+    scores = np.asarray(scores, dtype=float)
+    n, arms = scores.shape
+    if n < 2:
+        raise ValueError(f"scores needs at least 2 splits; got {n}.")
+    contrasts = scores[:, 1:] - scores[:, :1]
+    ratio = test_fraction / (1 - test_fraction)
+    rng = np.random.default_rng(random_state)
+    location = contrasts.mean(axis=0)
+    draws = np.zeros((n_samples, arms))
+    if arms > 1:
+        covariance = (1 / n + ratio) * np.atleast_2d(np.cov(contrasts, rowvar=False))
+        normal = rng.multivariate_normal(
+            np.zeros(arms - 1), covariance, size=n_samples, method="eigh"
+        )
+        shrink = np.sqrt((n - 1) / rng.chisquare(n - 1, size=(n_samples, 1)))
+        draws[:, 1:] = location + normal * shrink
+    return draws + scores[:, 0].mean()
+
+
+def smallest_p(test, n_splits, *, n_resamples=9_999):
+    """The smallest one-sided p-value ``test`` can give on ``n_splits``
+    differences: 1 / 2^n for the exact sign-flip test (1 / (n_resamples + 1)
+    once Monte Carlo), 0 for the corrected t-test (all differences equal
+    and positive give p = 0).
+
+    Examples
+    --------
+    >>> smallest_p("sign-flip", 5)
+    0.03125
+    """
+    if test == "corrected-t":
+        return 0.0
+    return max(1 / 2**n_splits, 1 / (n_resamples + 1))
 
 
 def adjust(tests):

@@ -4,8 +4,8 @@
 over the input plane (or a plane through the data), as
 :class:`sklearn.inspection.DecisionBoundaryDisplay` maps its response;
 :class:`GateComparisonDisplay` draws :func:`skgate.compare_gates`' scores and
-curvatures per arm. matplotlib is imported when a display draws, never on
-``import skgate``.
+curvatures per arm and every paired difference with its interval. matplotlib
+is imported when a display draws, never on ``import skgate``.
 """
 
 import numpy as np
@@ -33,22 +33,28 @@ def _pyplot():
 
 
 class GateComparisonDisplay:
-    """Held-out score and representation curvature per arm of a gate comparison.
+    """A gate comparison drawn: per arm its scores and curvatures, and every
+    paired difference with its interval beside the margin.
 
-    Build it with :meth:`from_result`; ``plot`` draws two panels (score,
-    curvature), each arm's splits as points over its mean.
+    Build it with :meth:`from_result`; ``plot`` draws four panels: the
+    held-out score and the curvature per arm (each split a point, the mean
+    a bar), and below them each comparison's mean difference with its
+    simultaneous interval (the tests' ``ci low`` / ``ci high``), the margin
+    shaded, coloured by outcome. The title is the recommendation.
 
     Parameters
     ----------
     scores : pandas.DataFrame
         :attr:`GateComparison.scores_ <skgate.compare.GateComparison>`.
-    verdict : str
-        The comparison's one-sentence verdict (the figure's title).
+    tests : pandas.DataFrame
+        :attr:`GateComparison.tests_ <skgate.compare.GateComparison>`.
+    title : str, optional
+        The figure's title (from_result: the recommendation).
 
     Attributes
     ----------
-    ax_ : array of matplotlib Axes
-        The score and curvature panels.
+    ax_ : array of matplotlib Axes, shape (2, 2)
+        Score and curvature per arm (top), their differences (bottom).
     figure_ : matplotlib Figure
 
     Examples
@@ -59,42 +65,90 @@ class GateComparisonDisplay:
     >>> from skgate.inspection import GateComparisonDisplay
     >>> X, y = make_curved_task(90, random_state=0)
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
-    ...                        max_epochs=1, random_state=0)
+    ...                        n_repeats=2, max_epochs=1, random_state=0)
     >>> display = GateComparisonDisplay.from_result(result)
-    >>> len(display.ax_)
-    2
+    >>> display.ax_.shape
+    (2, 2)
     """
 
-    def __init__(self, scores, verdict):
+    _COLOURS = {
+        "holds": "tab:green",
+        "reversed": "tab:red",
+        "no effect": "tab:blue",
+        "inconclusive": "tab:gray",
+    }
+
+    def __init__(self, scores, tests, *, title=None):
         self.scores = scores
-        self.verdict = verdict
+        self.tests = tests
+        self.title = title
 
     @classmethod
     def from_result(cls, result, *, ax=None):
         """Draw ``result`` (a :class:`~skgate.compare.GateComparison`);
-        ``ax``: two Axes to draw into (default: a new figure)."""
-        return cls(result.scores_, result.verdict_).plot(ax=ax)
+        ``ax``: a (2, 2) array of Axes to draw into (default: a new figure)."""
+        title = f"Recommendation: {result.recommendation_}"
+        return cls(result.scores_, result.tests_, title=title).plot(ax=ax)
+
+    def _name(self, measure):
+        if "measured as" not in self.tests:
+            return measure
+        named = self.tests.loc[self.tests["measure"] == measure, "measured as"]
+        return str(named.iloc[0])
 
     def plot(self, *, ax=None):
-        """Draw the panels (into ``ax``, two Axes, or a new figure)."""
+        """Draw the panels (into ``ax``, a (2, 2) array of Axes, or a new figure)."""
         plt = _pyplot()
         if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.8))
+            _, ax = plt.subplots(2, 2, figsize=(11, 7))
+        ax = np.asarray(ax)
+        if ax.shape != (2, 2):
+            raise ValueError(
+                f"ax must be a (2, 2) array of Axes; got shape {ax.shape}."
+            )
         arms = list(dict.fromkeys(self.scores["arm"]))
-        for panel, (measure, label) in zip(
-            ax, [("score", "held-out score"), ("curvature", "curvature")], strict=True
-        ):
-            for i, arm in enumerate(arms):
-                values = self.scores.loc[self.scores["arm"] == arm, measure]
-                panel.scatter([i] * len(values), values, alpha=0.5, s=14)
-                panel.hlines(values.mean(), i - 0.3, i + 0.3, color="black")
-            panel.set_xticks(range(len(arms)), arms, rotation=20, fontsize=8)
-            panel.set_ylabel(label)
+        for column, measure in enumerate(("score", "curvature")):
+            name = self._name(measure)
+            self._draw_arms(ax[0, column], arms, measure, f"held-out {name}"
+                            if measure == "score" else name)  # fmt: skip
+            self._draw_differences(ax[1, column], measure, name)
         self.ax_ = ax
-        self.figure_ = ax[0].figure
-        self.figure_.suptitle(self.verdict, fontsize=8, wrap=True)
+        self.figure_ = ax[0, 0].figure
+        if self.title:
+            self.figure_.suptitle(self.title, fontsize=9, wrap=True)
         self.figure_.tight_layout()
         return self
+
+    def _draw_arms(self, panel, arms, measure, label):
+        for i, arm in enumerate(arms):
+            values = self.scores.loc[self.scores["arm"] == arm, measure]
+            panel.scatter([i] * len(values), values, alpha=0.4, s=12)
+            panel.hlines(values.mean(), i - 0.3, i + 0.3, color="black")
+        panel.set_xticks(range(len(arms)), arms, rotation=20, fontsize=8)
+        panel.set_ylabel(label)
+
+    def _draw_differences(self, panel, measure, name):
+        rows = self.tests[self.tests["measure"] == measure].reset_index(drop=True)
+        for i, row in rows.iterrows():
+            colour = self._COLOURS.get(row["outcome"], "black")
+            panel.fill_betweenx(
+                [i - 0.35, i + 0.35], -row["margin"], row["margin"],
+                color="tab:blue", alpha=0.12, linewidth=0,
+            )  # fmt: skip
+            panel.hlines(i, row["ci low"], row["ci high"], color=colour, linewidth=2.5)
+            panel.plot(row["mean difference"], i, "o", color=colour)
+            panel.annotate(
+                row["outcome"], (row["ci high"], i), xytext=(4, 0),
+                textcoords="offset points", va="center", fontsize=7,
+            )  # fmt: skip
+        panel.axvline(0, color="black", linewidth=0.8)
+        panel.set_yticks(range(len(rows)), rows["comparison"], fontsize=8)
+        panel.invert_yaxis()
+        level = rows["ci level"].iloc[0] if "ci level" in rows else 0.95
+        panel.set_xlabel(
+            f"difference in {name}\n({100 * level:.3g} % intervals, 95 % jointly; "
+            "shaded: the margin)"
+        )
 
 
 def _plane(X, plane):

@@ -8,6 +8,8 @@ held-out accuracy.
 """
 
 import argparse
+import math
+import re
 import sys
 import tempfile
 import time
@@ -18,6 +20,7 @@ import pandas as pd
 from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
+from ..compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..parallel import on_cluster
@@ -614,23 +617,55 @@ def _text(path):
 
 def _add_compare(commands):
     compare = commands.add_parser(
-        "compare", help="compare the gates on your CSV: tests and a verdict"
+        "compare",
+        help="compare the gates on your CSV: tests, a verdict, a recommendation",
     )
     compare.add_argument("csv", help="a CSV file with a header row")
     compare.add_argument("--target", required=True, help="the column to predict")
-    compare.add_argument("--cv", type=int, default=5, help="folds (default 5)")
-    compare.add_argument("--repeats", type=int, default=1, help="k-fold repeats")
+    compare.add_argument(
+        "--task",
+        choices=["classification", "regression"],
+        default=None,
+        help="default: read from the target (a numeric target with many values "
+        "must be named)",
+    )
+    compare.add_argument(
+        "--cv", type=int, default=DEFAULT_CV, help=f"folds (default {DEFAULT_CV})"
+    )
+    compare.add_argument(
+        "--repeats",
+        type=int,
+        default=DEFAULT_REPEATS,
+        help=f"k-fold repeats (default {DEFAULT_REPEATS})",
+    )
+    compare.add_argument(
+        "--test",
+        choices=list(TESTS),
+        default=TESTS[0],
+        help="corrected-t (CV splits, default) or sign-flip (independent replicates)",
+    )
+    compare.add_argument(
+        "--margin",
+        type=float,
+        default=SCORE_MARGIN,
+        help=f"smallest score difference of interest (default {SCORE_MARGIN:g})",
+    )
     compare.add_argument("--head", choices=["mlp", "linear"], default="mlp")
     compare.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
     compare.add_argument("--random-state", type=int, default=0)
-    compare.add_argument("--n-jobs", type=int, default=1, help="arms in parallel")
+    compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")
     compare.add_argument("--out", default="compare", help="output folder")
     compare.add_argument(
         "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
     )
 
 
-def _compare_command(args, parser):
+#: A scheduler address: [protocol://]host:port.
+_ADDRESS = re.compile(r"^([a-z]+://)?[^\s:/]+:\d{1,5}$")
+
+
+def _check_compare_args(args, parser):
+    """Every argument checked before anything is read or written."""
     for name, value, least in (
         ("--cv", args.cv, 2),
         ("--repeats", args.repeats, 1),
@@ -638,17 +673,39 @@ def _compare_command(args, parser):
     ):
         if value < least:
             parser.error(f"{name} must be >= {least}; got {value}.")
+    if not (args.margin > 0 and math.isfinite(args.margin)):
+        parser.error(f"--margin must be a finite number > 0; got {args.margin}.")
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+    if not 0 <= args.random_state < 2**32:
+        parser.error(
+            f"--random-state must be an int in [0, 2**32 - 1]; got {args.random_state}."
+        )
+    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
+        parser.error(
+            f"--scheduler must be an address like tcp://host:8786; got "
+            f"{args.scheduler!r}."
+        )
+    if not args.out.strip():
+        parser.error("--out must name a folder; got an empty string.")
+
+
+def _compare_command(args, parser):
+    _check_compare_args(args, parser)
     _check_writable(parser, args.out)
     try:
         with on_cluster(args.scheduler):
             result = _compare_csv(args)
-    except csv_compare.CsvProblem as exc:
-        parser.exit(2, f"{parser.prog} compare: error: {exc}\n")
-    except OSError as exc:  # an unreachable scheduler
-        parser.exit(2, f"{parser.prog} compare: error: {exc}\n")
+    except (csv_compare.CsvProblem, ValueError, OSError) as exc:
+        # A file the comparison cannot use, or an unreachable scheduler.
+        parser.exit(2, f"{parser.prog} compare: error: {_one_line(exc)}\n")
     print(result.verdict_)
     print(f"Report: {Path(args.out) / 'COMPARE.md'}")
     return 0
+
+
+def _one_line(exc):
+    return " ".join(str(exc).split())
 
 
 def _compare_csv(args):
@@ -656,12 +713,16 @@ def _compare_csv(args):
         args.csv,
         args.target,
         out=args.out,
+        task=args.task,
         cv=args.cv,
         repeats=args.repeats,
+        test=args.test,
+        margin=args.margin,
         head=args.head,
         max_epochs=args.max_epochs,
         random_state=args.random_state,
         n_jobs=args.n_jobs,
+        verbose=1,
     )
 
 

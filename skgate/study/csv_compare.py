@@ -1,50 +1,48 @@
 """``python -m skgate compare data.csv --target COLUMN``: compare_gates on a CSV file.
 
-Reads the file with pandas, checks it (one line per problem, naming it),
+Reads the file with pandas, checks it (one line per problem, naming it;
+a numeric target with many values needs ``--task``),
 standardises numeric columns and one-hot encodes the others inside each
 fold (a ColumnTransformer fitted on the fold's training rows), runs
 :func:`skgate.compare_gates` and writes COMPARE.md (the verdict, the tests,
 the scores), compare_scores.csv, compare_tests.csv and fig_compare.png.
 """
 
-import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from ..compare import compare_gates
+from ..compare import DEFAULT_CV, DEFAULT_REPEATS, compare_gates, infer_task
 
-__all__ = ["CsvProblem", "compare_csv", "read_table"]
+__all__ = ["CsvProblem", "check_design", "compare_csv", "markdown", "read_table"]
 
 
 class CsvProblem(ValueError):
     """The CSV cannot be compared as asked; the message says why, in one line."""
 
 
-def read_table(path, target):
-    """(X, y) from the CSV at ``path`` with ``target`` as y; a
-    :class:`CsvProblem` for an unreadable file, an unknown target column, a
-    target with one value, or missing values."""
+def read_table(path, target, task=None):
+    """(X, y, task) from the CSV at ``path`` with ``target`` as y; a
+    :class:`CsvProblem` for an unreadable or empty file, a header without
+    rows, an unknown target column, missing or infinite values, a target
+    with one value, or a numeric target with many values and no ``task``."""
     try:
         table = pd.read_csv(path)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     except pd.errors.EmptyDataError as exc:
         raise CsvProblem(f"{str(path)!r} is empty.") from exc
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     if target not in table.columns:
         raise CsvProblem(
             f"no column {target!r} in {str(path)!r}; its columns: "
             f"{', '.join(map(str, table.columns))}."
         )
-    missing = table.isna().sum()
-    missing = missing[missing > 0]
-    if len(missing):
-        counts = ", ".join(f"{name} ({n})" for name, n in missing.items())
-        raise CsvProblem(
-            f"{str(path)!r} has missing values in: {counts}; fill or drop them first."
-        )
+    if len(table) == 0:
+        raise CsvProblem(f"{str(path)!r} has a header but no rows.")
+    _check_values(table, path)
     y = table.pop(target)
     if y.nunique() < 2:
         raise CsvProblem(
@@ -52,7 +50,63 @@ def read_table(path, target):
         )
     if table.shape[1] == 0:
         raise CsvProblem(f"{str(path)!r} has no column besides the target {target!r}.")
-    return table, y
+    try:
+        task = infer_task(y, task)
+    except ValueError as exc:
+        raise CsvProblem(
+            f"the target {target!r} is numeric with {y.nunique()} distinct values: "
+            "pass --task regression to predict it as a number, or --task "
+            "classification to treat each value as a class."
+        ) from exc
+    if task == "regression" and not pd.api.types.is_numeric_dtype(y):
+        raise CsvProblem(
+            f"--task regression needs a numeric target; {target!r} holds text."
+        )
+    return table, y, task
+
+
+def _check_values(table, path):
+    missing = table.isna().sum()
+    missing = missing[missing > 0]
+    if len(missing):
+        counts = ", ".join(f"{name} ({n})" for name, n in missing.items())
+        raise CsvProblem(
+            f"{str(path)!r} has missing values in: {counts}; fill or drop them first."
+        )
+    numbers = table.select_dtypes("number")
+    infinite = np.isinf(numbers.to_numpy(dtype=float)).sum(axis=0)
+    if infinite.any():
+        counts = ", ".join(
+            f"{name} ({n})"
+            for name, n in zip(numbers.columns, infinite, strict=True)
+            if n
+        )
+        raise CsvProblem(
+            f"{str(path)!r} has infinite values in: {counts}; replace or drop "
+            "them first."
+        )
+
+
+def _label(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_design(y, task, cv):
+    """A :class:`CsvProblem` when ``--cv`` folds cannot be filled: more
+    folds than rows, or (classification) than rows of the smallest class."""
+    if task == "classification":
+        counts = y.value_counts()
+        if counts.min() < cv:
+            raise CsvProblem(
+                f"--cv {cv} stratified folds need at least {cv} rows of every "
+                f"class; class {_label(counts.idxmin())!r} has {counts.min()}: lower "
+                "--cv, "
+                "or drop or merge that class."
+            )
+    elif len(y) < cv:
+        raise CsvProblem(
+            f"--cv {cv} folds need at least {cv} rows; the file has {len(y)}."
+        )
 
 
 def preprocessor_for(X):
@@ -67,58 +121,91 @@ def preprocessor_for(X):
     )
 
 
-def compare_csv(path, target, *, out, cv=5, repeats=1, head="mlp", **params):
+def compare_csv(
+    path, target, *, out, task=None, cv=DEFAULT_CV, repeats=DEFAULT_REPEATS,
+    head="mlp", **params,
+):  # fmt: skip
     """Run :func:`~skgate.compare_gates` on the CSV and write its files into
     ``out``; returns the :class:`~skgate.compare.GateComparison`."""
-    X, y = read_table(path, target)
+    X, y, task = read_table(path, target, task)
+    check_design(y, task, cv)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
     result = compare_gates(
-        X, y, cv=cv, n_repeats=repeats, head=head, preprocessor=preprocessor_for(X),
-        **params,
+        X, y, task=task, cv=cv, n_repeats=repeats, head=head,
+        preprocessor=preprocessor_for(X), **params,
     )  # fmt: skip
-    seconds = time.perf_counter() - start
     result.scores_.to_csv(out / "compare_scores.csv", index=False)
     result.tests_.to_csv(out / "compare_tests.csv", index=False, float_format="%.10g")
     display = result.plot()
     display.figure_.savefig(out / "fig_compare.png", dpi=110)
-    (out / "COMPARE.md").write_text(_markdown(result, path, target, X, seconds))
+    (out / "COMPARE.md").write_text(markdown(result, path, target, X))
     return result
 
 
-def _markdown(result, path, target, X, seconds):
+def _settings_table(result, X):
+    s = result.settings_
+    params = s["estimator_params"]
+    rows = [
+        ("gates", ", ".join(s["gates"])),
+        (
+            "alphas",
+            "the estimator's"
+            if s["alphas"] is None
+            else ", ".join(map(str, s["alphas"])),
+        ),
+        ("design", f"{s['cv']}-fold x {s['n_repeats']} repeats ({s['splits']} splits)"),
+        (
+            "test",
+            f"{s['test']}, Holm over the table; Bayesian correlated t-test beside it",
+        ),
+        ("score margin", f"{s['margin']:g} (the region of practical equivalence)"),
+        ("score", s["score"]),
+        ("curvature", s["curvature"]),
+        ("epochs", str(params.get("max_epochs"))),
+        ("head", str(params.get("head"))),
+        ("seed", str(s["random_state"])),
+        ("rows x columns", f"{len(X)} x {X.shape[1]}"),
+        ("seconds", f"{s['seconds']:.0f}"),
+        ("versions", ", ".join(f"{k} {v}" for k, v in s["versions"].items())),
+    ]
+    return pd.DataFrame(rows, columns=["setting", "value"])
+
+
+def markdown(result, path, target, X):
+    """COMPARE.md: the settings, the verdict, the tests, the scores per arm."""
     means = result.scores_.groupby("arm", sort=False)[
         ["score", "curvature", "fit_time"]
     ].agg(["mean", "std"])
     means.columns = [f"{a} {b}" for a, b in means.columns]
-    tests = result.tests_[
-        ["comparison", "measure", "mean difference", "ci low", "ci high", "p holm"]
-        + ["outcome"]
-    ]
-    folds = result.scores_[["repeat", "fold"]].drop_duplicates()
     return "\n".join(
         [
             f"# Gates compared on {Path(path).name}",
             "",
-            f"Target `{target}` ({result.task_}); {len(X)} rows, {X.shape[1]} "
-            f"columns; {len(folds)} splits; {seconds:.0f} s. Generated by "
-            "`python -m skgate compare`.",
+            f"Target `{target}` ({result.task_}). Generated by `python -m skgate "
+            "compare`.",
             "",
             f"**{result.verdict_}**",
             "",
-            "## Tests (paired by split, sign-flip p-values, Holm over the table)",
+            "## Settings",
             "",
-            tests.to_markdown(index=False, floatfmt=".4g"),
+            _settings_table(result, X).to_markdown(index=False),
             "",
-            "Folds share training rows, so these p-values are optimistic; "
-            "see `compare_gates`' notes.",
+            f"## Tests ({result.settings_['test']}, paired by split, Holm over the "
+            "table; intervals "
+            f"{100 * result.settings_['ci level']:.3g} % each, 95 % jointly)",
+            "",
+            result.summary().to_markdown(index=False, floatfmt=".4g"),
             "",
             "## Scores per arm (mean and std over splits)",
             "",
+            f"score: {result.settings_['score']}; curvature: "
+            f"{result.settings_['curvature']}.",
+            "",
             means.reset_index().to_markdown(index=False, floatfmt=".4g"),
             "",
-            "![scores and curvature](fig_compare.png)",
+            "![scores, curvature and their differences with intervals]"
+            "(fig_compare.png)",
             "",
         ]
     )
