@@ -35,6 +35,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _paired
+from ._docstrings import fill_docstring
 from ._together import fit_together
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import make_curvature_scorer, representation_curvature
@@ -235,8 +236,6 @@ def _percent(level):
 
 
 def _probability(p):
-    if p == 1:
-        return "1"
     if p > 0.99:
         return "> 0.99"
     return "< 0.01" if p < 0.01 else f"{p:.2f}"
@@ -286,6 +285,16 @@ def _check_X(X, preprocessor):
             "numbers, or preprocessor= (e.g. a ColumnTransformer with a "
             "OneHotEncoder), fitted on each split's training rows."
         ) from exc
+
+
+def _check_data(X, y, task, groups, preprocessor):
+    X = _check_X(X, preprocessor)
+    y, task = _check_y(y, task)
+    check_consistent_length(X, y)
+    if groups is not None:
+        groups = np.asarray(groups)
+        check_consistent_length(X, groups)
+    return X, y, task, groups
 
 
 def _check_y(y, task):
@@ -654,6 +663,32 @@ def _paired_table(scores):
     return arms, table
 
 
+def _pair_test(values, better, worse, measure, margin, test, level, test_fraction):
+    """One row of the tests table: ``better`` minus ``worse`` over the
+    splits, in ``measure`` (its margin: ``margin`` for the score, a share of
+    the two arms' mean for curvature)."""
+    d = (values[better] - values[worse]).to_numpy()
+    if measure == "curvature":
+        pair = values[[better, worse]].to_numpy()
+        margin = CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair)))
+    margin = max(margin, 1e-12)
+    if test == "corrected-t":
+        result = _paired.corrected_t_comparison(
+            d, margin, test_fraction=test_fraction, level=level
+        )
+    else:
+        result = _paired.permutation_comparison(d, margin, level=level)
+    return {
+        "comparison": f"{better} > {worse}",
+        "measure": measure,
+        "mean difference": result.pop("estimate"),
+        **result,
+        **_paired.correlated_bayes(d, margin, test_fraction=test_fraction),
+        "margin": margin,
+        "kind": "superiority",
+    }
+
+
 def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     """The tests of a :func:`compare_gates` scores table: every pair of arms
     (in order: "first > second"), in score and in curvature, paired by split,
@@ -707,35 +742,12 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     # jointly), so that one excluding 0 has a one-sided p below alpha / (2 m)
     # and holds after Holm's correction: the verdict cannot contradict it.
     level = 1 - _paired.ALPHA_LEVEL / (2 * len(pairs))
-    rows = []
-    for better, worse in pairs:
-        for measure in ("score", "curvature"):
-            d = (table[measure][better] - table[measure][worse]).to_numpy()
-            pair_margin = margin
-            if measure == "curvature":
-                pair = table[measure][[better, worse]].to_numpy()
-                pair_margin = CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair)))
-            pair_margin = max(pair_margin, 1e-12)
-            if test == "corrected-t":
-                result = _paired.corrected_t_comparison(
-                    d, pair_margin, test_fraction=test_fraction, level=level
-                )
-            else:
-                result = _paired.permutation_comparison(d, pair_margin, level=level)
-            bayes = _paired.correlated_bayes(
-                d, pair_margin, test_fraction=test_fraction
-            )
-            rows.append(
-                {
-                    "comparison": f"{better} > {worse}",
-                    "measure": measure,
-                    "mean difference": result.pop("estimate"),
-                    **result,
-                    **bayes,
-                    "margin": pair_margin,
-                    "kind": "superiority",
-                }
-            )
+    rows = [
+        _pair_test(table[measure], better, worse, measure, margin, test, level,
+                   test_fraction)
+        for better, worse in pairs
+        for measure in ("score", "curvature")
+    ]  # fmt: skip
     tests = _paired.family_outcomes(pd.DataFrame(rows))
     tests["ci level"] = level
     tests["test"] = test
@@ -750,6 +762,14 @@ def _check_margin(margin):
     if not (np.isfinite(margin) and margin > 0):
         raise ValueError(f"margin must be a finite number > 0; got {margin!r}.")
     return float(margin)
+
+
+def _named_tests(scores, test, margin, names):
+    """:func:`gate_tests` with a column naming each measure."""
+    tests = gate_tests(scores, test=test, margin=margin)
+    named = dict(zip(("score", "curvature"), names, strict=True))
+    tests.insert(2, "measured as", tests["measure"].map(named))
+    return tests
 
 
 def _recommendation(scores, margin, test_fraction, random_state):
@@ -868,6 +888,120 @@ def _warn_if_undecidable(test, n_splits, n_tests, cv, n_repeats):
         )
 
 
+def _check_options(random_state, n_repeats, test, margin, alphas, estimator_params):
+    """The scalar options, checked; returns the score margin."""
+    _check_random_state(random_state)
+    _check_count("n_repeats", n_repeats, 1)
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}.")
+    own = sorted(k for k in _OWN if k in estimator_params)
+    if own or ("alpha" in estimator_params and alphas is not None):
+        name = own[0] if own else "alpha"
+        raise TypeError(
+            f"{name!r} is not an estimator parameter here: the gates are "
+            "gates=, their strengths alphas=."
+        )
+    return _check_margin(margin)
+
+
+def _check_curvature_params(curvature_params):
+    """The curvature keywords with the turning rate by default, checked
+    before anything trains."""
+    params = {"kind": "turning", **dict(curvature_params or {})}
+    try:
+        make_curvature_scorer(**params)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"curvature_params={params!r}: {exc}") from exc
+    return params
+
+
+def _settings(tests, fraction, score_name, curvature_name, curvature_params):
+    return {
+        "test": tests["test"].iloc[0],
+        "margin": float(tests.loc[tests["measure"] == "score", "margin"].iloc[0]),
+        "ci level": float(tests["ci level"].iloc[0]),
+        "test fraction": fraction,
+        "score": score_name,
+        "curvature": curvature_name,
+        "curvature_params": curvature_params,
+        "versions": _versions(),
+    }
+
+
+def _shared_params(estimator):
+    """Every arm's estimator parameters but its gate and strength."""
+    params = estimator.get_params()
+    return {k: v for k, v in params.items() if k not in ("gate", "alpha")}
+
+
+#: compare_gates' parameters, filled into its docstring (a screen of code
+#: stays a screen).
+_PARAMETERS_DOC = """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Numbers, or any table the ``preprocessor`` turns into numbers.
+y : array-like of shape (n_samples,)
+    Class labels, or continuous targets (regression).
+gates : sequence of str, default=("multiplicative", "silu", "none")
+    At least 2 distinct registered gates (:data:`skgate.nn.GATES`), in
+    the order of the claim: each is tested against every later one.
+alphas : sequence of float, optional
+    Strengths of the gates that have one, each an arm of its own
+    (default: the estimator's alpha). Refused when no gate has one.
+cv : int or cross-validation splitter, default=10
+    Folds of repeated (stratified; grouped with ``groups``) k-fold, or a
+    splitter (its own splits, ``n_repeats=1``). The default 10 x 10
+    design can reach the Holm level for the three default gates and is
+    the one Bouckaert & Frank (2004) recommend for the corrected test:
+    the variance of a mean difference is about 1 + (k - 1) / (k r)
+    times its floor (1.09 at 10 x 10; 1.8 at 5 x 1), on 99 degrees of
+    freedom. About 15 s for 1000 rows x 20 features on 2 cores at the
+    default 20 epochs (``benchmarks/bench_compare.py``).
+n_repeats : int, default=10
+    Repeats of the k-fold (an int ``cv`` only), each shuffled anew.
+test : {"corrected-t", "sign-flip"}, default="corrected-t"
+    The corrected resampled t-test (Nadeau & Bengio, 2003), right for
+    cross-validation splits, which share training rows: its variance is
+    inflated by n_test / n_train, so more repeats of the same rows
+    cannot manufacture significance. "sign-flip" is the permutation test
+    for independent replicates (the reproduction study's seeds); on CV
+    splits its p-values are optimistic. A design whose smallest p cannot
+    pass Holm's level for its number of tests warns once.
+margin : float, optional
+    The smallest score difference of interest: equivalence within it is
+    "no effect", and it is the Bayesian test's region of practical
+    equivalence (default 0.02). The curvature margin is a quarter of the
+    two arms' mean curvature.
+scoring : str or callable, optional
+    One scikit-learn scorer (default: accuracy, or R^2).
+curvature_params : dict, optional
+    Keywords of :func:`skgate.representation_curvature`; ``kind``
+    defaults to "turning" (the scale-free turning rate). Validated
+    before any training.
+groups : array-like of shape (n_samples,), optional
+    Group labels: no group is split between training and test rows
+    (stratified group k-fold for an int ``cv``, or a group splitter's
+    own splits), as ``cross_validate`` takes them.
+random_state : int, optional
+    Seeds the splits and every model (an int in [0, 2**32 - 1]).
+n_jobs : int, optional
+    Groups of splits fitted in parallel (joblib); the results do not
+    depend on it.
+task : {"classification", "regression"}, optional
+    Default: read from ``y`` (:func:`infer_task`); a numeric target with
+    more than 20 distinct values must be named.
+preprocessor : transformer, optional
+    Fitted on each split's training rows (e.g. a ColumnTransformer);
+    curvature is then measured in the transformed space.
+verbose : int, default=0
+    > 0: a progress bar over arms x splits (on stderr).
+**estimator_params
+    Passed to every estimator (e.g. ``max_epochs``), validated before
+    any training.
+"""
+
+
 def compare_gates(
     X,
     y,
@@ -891,68 +1025,7 @@ def compare_gates(
     """Train every gate on the same splits, test them against each other,
     and say which to use.
 
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        Numbers, or any table the ``preprocessor`` turns into numbers.
-    y : array-like of shape (n_samples,)
-        Class labels, or continuous targets (regression).
-    gates : sequence of str, default=("multiplicative", "silu", "none")
-        At least 2 distinct registered gates (:data:`skgate.nn.GATES`), in
-        the order of the claim: each is tested against every later one.
-    alphas : sequence of float, optional
-        Strengths of the gates that have one, each an arm of its own
-        (default: the estimator's alpha). Refused when no gate has one.
-    cv : int or cross-validation splitter, default=10
-        Folds of repeated (stratified; grouped with ``groups``) k-fold, or a
-        splitter (its own splits, ``n_repeats=1``). The default 10 x 10
-        design can reach the Holm level for the three default gates and is
-        the one Bouckaert & Frank (2004) recommend for the corrected test:
-        the variance of a mean difference is about 1 + (k - 1) / (k r)
-        times its floor (1.09 at 10 x 10; 1.8 at 5 x 1), on 99 degrees of
-        freedom. About 15 s for 1000 rows x 20 features on 2 cores at the
-        default 20 epochs (``benchmarks/bench_compare.py``).
-    n_repeats : int, default=10
-        Repeats of the k-fold (an int ``cv`` only), each shuffled anew.
-    test : {"corrected-t", "sign-flip"}, default="corrected-t"
-        The corrected resampled t-test (Nadeau & Bengio, 2003), right for
-        cross-validation splits, which share training rows: its variance is
-        inflated by n_test / n_train, so more repeats of the same rows
-        cannot manufacture significance. "sign-flip" is the permutation test
-        for independent replicates (the reproduction study's seeds); on CV
-        splits its p-values are optimistic. A design whose smallest p cannot
-        pass Holm's level for its number of tests warns once.
-    margin : float, optional
-        The smallest score difference of interest: equivalence within it is
-        "no effect", and it is the Bayesian test's region of practical
-        equivalence (default 0.02). The curvature margin is a quarter of the
-        two arms' mean curvature.
-    scoring : str or callable, optional
-        One scikit-learn scorer (default: accuracy, or R^2).
-    curvature_params : dict, optional
-        Keywords of :func:`skgate.representation_curvature`; ``kind``
-        defaults to "turning" (the scale-free turning rate). Validated
-        before any training.
-    groups : array-like of shape (n_samples,), optional
-        Group labels: no group is split between training and test rows
-        (stratified group k-fold for an int ``cv``, or a group splitter's
-        own splits), as ``cross_validate`` takes them.
-    random_state : int, optional
-        Seeds the splits and every model (an int in [0, 2**32 - 1]).
-    n_jobs : int, optional
-        Groups of splits fitted in parallel (joblib); the results do not
-        depend on it.
-    task : {"classification", "regression"}, optional
-        Default: read from ``y`` (:func:`infer_task`); a numeric target with
-        more than 20 distinct values must be named.
-    preprocessor : transformer, optional
-        Fitted on each split's training rows (e.g. a ColumnTransformer);
-        curvature is then measured in the transformed space.
-    verbose : int, default=0
-        > 0: a progress bar over arms x splits (on stderr).
-    **estimator_params
-        Passed to every estimator (e.g. ``max_epochs``), validated before
-        any training.
+    {parameters}
 
     Returns
     -------
@@ -960,13 +1033,7 @@ def compare_gates(
 
     Notes
     -----
-    Intervals are corrected t intervals (bootstrap intervals for
-    "sign-flip"), each at level 1 - 0.05 / m for the table's m tests, so
-    that an interval excluding 0 is a test that holds after Holm's
-    correction. The recommendation reads the Bayesian correlated t-test's
-    joint posterior (Corani & Benavoli, 2015) of the arms' mean scores, and
-    never the curvature: among arms equivalent within the margin it names
-    the least curved first.
+    {notes}
 
     Examples
     --------
@@ -979,31 +1046,12 @@ def compare_gates(
     >>> result.verdict_.startswith("Held-out accuracy:")
     True
     """
-    _check_random_state(random_state)
-    _check_count("n_repeats", n_repeats, 1)
-    if test not in TESTS:
-        raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}.")
-    margin = _check_margin(margin)
-    own = sorted(k for k in _OWN if k in estimator_params)
-    if own or ("alpha" in estimator_params and alphas is not None):
-        name = own[0] if own else "alpha"
-        raise TypeError(
-            f"{name!r} is not an estimator parameter here: the gates are "
-            "gates=, their strengths alphas=."
-        )
+    margin = _check_options(random_state, n_repeats, test, margin, alphas,
+                            estimator_params)  # fmt: skip
     gates = _check_gates(gates)
     alphas = _check_alphas(alphas, gates)
-    X = _check_X(X, preprocessor)
-    y, task = _check_y(y, task)
-    check_consistent_length(X, y)
-    if groups is not None:
-        groups = np.asarray(groups)
-        check_consistent_length(X, groups)
-    curvature_params = {"kind": "turning", **dict(curvature_params or {})}
-    try:
-        make_curvature_scorer(**curvature_params)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"curvature_params={curvature_params!r}: {exc}") from exc
+    X, y, task, groups = _check_data(X, y, task, groups, preprocessor)
+    curvature_params = _check_curvature_params(curvature_params)
     arms = _arms(gates, alphas)
     estimators = _estimators(
         task, arms, {"random_state": random_state, **estimator_params}
@@ -1014,18 +1062,11 @@ def compare_gates(
     _warn_if_undecidable(test, len(splits), n_tests, cv, n_repeats)
     data = _split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
-    scores = _scores(
-        data, estimators, splits, scorer, curvature_params, n_jobs, verbose
-    )
+    scores = _scores(data, estimators, splits, scorer, curvature_params, n_jobs,
+                     verbose)  # fmt: skip
     seconds = time.perf_counter() - start
-    score_name = _scoring_name(scoring, task)
-    curvature_name = _curvature_name(curvature_params)
-    tests = gate_tests(scores, test=test, margin=margin)
-    tests.insert(
-        2,
-        "measured as",
-        tests["measure"].map({"score": score_name, "curvature": curvature_name}),
-    )
+    names = _scoring_name(scoring, task), _curvature_name(curvature_params)
+    tests = _named_tests(scores, test, margin, names)
     fraction = _test_fraction(scores)
     recommendation = _recommendation(scores, margin, fraction, random_state)
     settings = {
@@ -1034,21 +1075,23 @@ def compare_gates(
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": n_repeats,
         "splits": len(splits),
-        "test": test,
-        "margin": margin,
-        "ci level": float(tests["ci level"].iloc[0]),
-        "test fraction": fraction,
-        "score": score_name,
-        "curvature": curvature_name,
-        "curvature_params": curvature_params,
+        **_settings(tests, fraction, *names, curvature_params),
         "random_state": random_state,
-        "estimator_params": {
-            k: v
-            for k, v in estimators[0][1].get_params().items()
-            if k not in ("gate", "alpha")
-        },
+        "estimator_params": _shared_params(estimators[0][1]),
         "seconds": seconds,
-        "versions": _versions(),
     }
-    verdict = _verdict(tests, recommendation, score_name, curvature_name)
+    verdict = _verdict(tests, recommendation, *names)
     return GateComparison(scores, tests, verdict, recommendation, task, settings)
+
+
+_NOTES_DOC = """\
+Intervals are corrected t intervals (bootstrap intervals for "sign-flip"),
+each at level 1 - 0.05 / m for the table's m tests, so that an interval
+excluding 0 is a test that holds after Holm's correction. The
+recommendation reads the Bayesian correlated t-test's joint posterior
+(Corani & Benavoli, 2015) of the arms' mean scores, and never the
+curvature: among arms equivalent within the margin it names the least
+curved first.
+"""
+
+fill_docstring(compare_gates, parameters=_PARAMETERS_DOC, notes=_NOTES_DOC)

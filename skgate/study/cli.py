@@ -699,6 +699,10 @@ def _compare_command(args, parser):
     except (csv_compare.CsvProblem, ValueError, OSError) as exc:
         # A file the comparison cannot use, or an unreachable scheduler.
         parser.exit(2, f"{parser.prog} compare: error: {_one_line(exc)}\n")
+    except KeyboardInterrupt:
+        # Files are written only once every fit is done: nothing half-written.
+        _log(f"interrupted; nothing was written to {args.out}")
+        return 130
     print(result.verdict_)
     print(f"Report: {Path(args.out) / 'COMPARE.md'}")
     return 0
