@@ -29,8 +29,11 @@ __all__ = [
     "adjust",
     "correlated_bayes",
     "corrected_t_comparison",
+    "bootstrap_bounds",
+    "corrected_t_bounds",
     "family_outcomes",
     "holm",
+    "holm_levels",
     "permutation_comparison",
     "posterior_means",
     "sign_flip_test",
@@ -304,6 +307,67 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
         shrink = np.sqrt((n - 1) / rng.chisquare(n - 1, size=(n_samples, 1)))
         draws[:, 1:] = location + normal * shrink
     return draws + scores[:, 0].mean()
+
+
+def holm_levels(p_values, alpha=ALPHA_LEVEL):
+    """The one-sided level at which each test's confidence bound must be
+    drawn to agree with Holm's step-down procedure on ``p_values``.
+
+    Holm rejects the i-th smallest of m p-values while every p up to it is
+    below alpha / (m - j + 1). A rejected test gets its own step's level
+    (its bound then excludes 0, as its p is below it); every test from the
+    first one not rejected gets that first step's level (their p-values are
+    at least that large, so their bounds include 0). Bounds drawn at these
+    levels exclude 0 exactly when Holm rejects.
+
+    Examples
+    --------
+    >>> holm_levels([0.001, 0.03, 0.02, 0.04]).round(5).tolist()
+    [0.0125, 0.01667, 0.01667, 0.01667]
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    steps = alpha / (m - np.arange(m))
+    rejected = np.minimum.accumulate(p[order] < steps)
+    first_kept = np.flatnonzero(~rejected)
+    levels = steps.copy()
+    if len(first_kept):
+        levels[first_kept[0] :] = steps[first_kept[0]]
+    out = np.empty(m)
+    out[order] = levels
+    return out
+
+
+def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
+    """The lower confidence bound of the mean of split ``differences`` at
+    one-sided level 1 - ``alpha_low`` and the upper at 1 - ``alpha_high``,
+    from the corrected resampled t statistic (:func:`corrected_t_comparison`):
+    the lower bound exceeds 0 exactly when the one-sided p is below
+    ``alpha_low``."""
+    d = _check_split_differences(differences, test_fraction)
+    mean, scale, df = float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
+    return (
+        mean - stats.t.isf(alpha_low, df) * scale,
+        mean + stats.t.isf(alpha_high, df) * scale,
+    )
+
+
+def bootstrap_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
+    """One-sided bootstrap percentile bounds of the mean (lower at
+    1 - ``alpha_low``, upper at 1 - ``alpha_high``): the sign-flip test's
+    companion, not its exact dual."""
+    d = np.asarray(differences, dtype=float)
+    if np.ptp(d) == 0:
+        return float(d[0]), float(d[0])
+    bounds = []
+    for alpha, side in ((alpha_low, "greater"), (alpha_high, "less")):
+        interval = stats.bootstrap(
+            (d,), np.mean, n_resamples=n_resamples, confidence_level=1 - alpha,
+            alternative=side, method="percentile", random_state=0,
+        ).confidence_interval  # fmt: skip
+        bounds.append(float(interval.low if side == "greater" else interval.high))
+    return tuple(bounds)
 
 
 def smallest_p(test, n_splits, *, n_resamples=9_999):

@@ -161,9 +161,10 @@ class GateComparison:
     tests_ : pandas.DataFrame
         One row per comparison ("multiplicative > none") and measure
         ("score", "curvature"; "measured as" names them): the paired (by
-        split) mean difference, its interval (simultaneous: each at
-        ``settings_["ci level"]``, Bonferroni over the table, so an interval
-        that excludes 0 is a test that holds), one-sided p-values both ways
+        split) mean difference, its interval (the lower bound at the one-sided
+        level "ci low level", the upper at "ci high level": Holm's step
+        levels, so that the interval excludes 0 exactly where a difference
+        holds or is reversed), one-sided p-values both ways
         and an equivalence p-value within the margin, each Holm-adjusted
         over the whole table, the Bayesian correlated t-test's probabilities
         (better, equivalent within the margin, worse), and the outcome
@@ -229,10 +230,6 @@ class GateComparison:
         from .inspection import GateComparisonDisplay
 
         return GateComparisonDisplay.from_result(self, ax=ax)
-
-
-def _percent(level):
-    return f"{100 * level:.3g}"
 
 
 def _probability(p):
@@ -663,7 +660,7 @@ def _paired_table(scores):
     return arms, table
 
 
-def _pair_test(values, better, worse, measure, margin, test, level, test_fraction):
+def _pair_test(values, better, worse, measure, margin, test, test_fraction):
     """One row of the tests table: ``better`` minus ``worse`` over the
     splits, in ``measure`` (its margin: ``margin`` for the score, a share of
     the two arms' mean for curvature)."""
@@ -673,11 +670,9 @@ def _pair_test(values, better, worse, measure, margin, test, level, test_fractio
         margin = CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair)))
     margin = max(margin, 1e-12)
     if test == "corrected-t":
-        result = _paired.corrected_t_comparison(
-            d, margin, test_fraction=test_fraction, level=level
-        )
+        result = _paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
     else:
-        result = _paired.permutation_comparison(d, margin, level=level)
+        result = _paired.permutation_comparison(d, margin)
     return {
         "comparison": f"{better} > {worse}",
         "measure": measure,
@@ -737,19 +732,41 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
                 "test_fraction= (a split's share of test rows)."
             )
         test_fraction = _test_fraction(scores)
-    pairs = list(combinations(arms, 2))
-    # Each interval at 1 - alpha / m for the table's m tests (Bonferroni: 95 %
-    # jointly), so that one excluding 0 has a one-sided p below alpha / (2 m)
-    # and holds after Holm's correction: the verdict cannot contradict it.
-    level = 1 - _paired.ALPHA_LEVEL / (2 * len(pairs))
-    rows = [
-        _pair_test(table[measure], better, worse, measure, margin, test, level,
-                   test_fraction)
-        for better, worse in pairs
+    pairs = [
+        (better, worse, measure)
+        for better, worse in combinations(arms, 2)
         for measure in ("score", "curvature")
-    ]  # fmt: skip
+    ]
+    rows = [
+        _pair_test(table[measure], better, worse, measure, margin, test, test_fraction)
+        for better, worse, measure in pairs
+    ]
     tests = _paired.family_outcomes(pd.DataFrame(rows))
-    tests["ci level"] = level
+    return _holm_bounds(tests, table, pairs, test, test_fraction)
+
+
+def _holm_bounds(tests, table, pairs, test, test_fraction):
+    """Each difference's interval with its bounds at Holm's step levels
+    (:func:`skgate._paired.holm_levels`): the lower bound from the family
+    of "p", the upper from that of "p reverse". A bound excludes 0 exactly
+    when its test holds (is reversed) after Holm, so the verdict's words
+    cannot contradict its intervals (exactly for the corrected t-test; the
+    sign-flip test's bootstrap bounds are its companions, not its duals)."""
+    tests["ci low level"] = 1 - _paired.holm_levels(tests["p"])
+    tests["ci high level"] = 1 - _paired.holm_levels(tests["p reverse"])
+    for i, (better, worse, measure) in enumerate(pairs):
+        d = (table[measure][better] - table[measure][worse]).to_numpy()
+        levels = {
+            "alpha_low": 1 - tests.at[i, "ci low level"],
+            "alpha_high": 1 - tests.at[i, "ci high level"],
+        }
+        if test == "corrected-t":
+            bounds = _paired.corrected_t_bounds(
+                d, test_fraction=test_fraction, **levels
+            )
+        else:
+            bounds = _paired.bootstrap_bounds(d, **levels)
+        tests.loc[i, ["ci low", "ci high"]] = bounds
     tests["test"] = test
     return tests
 
@@ -837,11 +854,11 @@ def _verdict(tests, recommendation, score_name, curvature_name):
         _phrase(r, ("is more curved than", "are as curved"))
         for _, r in by_measure["curvature"].iterrows()
     )
-    level = tests["ci level"].iloc[0]
     return (
         f"Held-out {score_name}: {score}. Curvature ({curvature_name}): "
-        f"{curvature}. (Intervals {_percent(level)} % each, 95 % jointly; "
-        f"{tests['test'].iloc[0]} tests, Holm over {len(tests)}.) "
+        f"{curvature}. ({tests['test'].iloc[0]} tests, Holm over {len(tests)}; "
+        "each interval's bounds at Holm's step levels, so an interval excludes "
+        "0 where a difference is shown.) "
         f"Recommendation: {recommendation}."
     )
 
@@ -919,7 +936,6 @@ def _settings(tests, fraction, score_name, curvature_name, curvature_params):
     return {
         "test": tests["test"].iloc[0],
         "margin": float(tests.loc[tests["measure"] == "score", "margin"].iloc[0]),
-        "ci level": float(tests["ci level"].iloc[0]),
         "test fraction": fraction,
         "score": score_name,
         "curvature": curvature_name,
@@ -1085,9 +1101,10 @@ def compare_gates(
 
 
 _NOTES_DOC = """\
-Intervals are corrected t intervals (bootstrap intervals for "sign-flip"),
-each at level 1 - 0.05 / m for the table's m tests, so that an interval
-excluding 0 is a test that holds after Holm's correction. The
+Intervals are corrected t intervals (bootstrap bounds for "sign-flip")
+whose bounds are drawn at Holm's step levels (between 1 - 0.05 / m and
+0.95, one-sided, for the table's m tests), so that an interval excludes 0
+exactly where Holm's procedure shows a difference. The
 recommendation reads the Bayesian correlated t-test's joint posterior
 (Corani & Benavoli, 2015) of the arms' mean scores, and never the
 curvature: among arms equivalent within the margin it names the least

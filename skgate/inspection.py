@@ -39,8 +39,9 @@ class GateComparisonDisplay:
     Build it with :meth:`from_result`; ``plot`` draws four panels: the
     held-out score and the curvature per arm (each split a point, the mean
     a bar), and below them each comparison's mean difference with its
-    simultaneous interval (the tests' ``ci low`` / ``ci high``), the margin
-    shaded, coloured by outcome. The title is the recommendation.
+    interval (the tests' ``ci low`` / ``ci high``, which exclude 0 exactly
+    where a difference is shown), the margin shaded, coloured by outcome.
+    The title is the recommendation.
 
     Parameters
     ----------
@@ -144,9 +145,8 @@ class GateComparisonDisplay:
         panel.axvline(0, color="black", linewidth=0.8)
         panel.set_yticks(range(len(rows)), rows["comparison"], fontsize=8)
         panel.invert_yaxis()
-        level = rows["ci level"].iloc[0] if "ci level" in rows else 0.95
         panel.set_xlabel(
-            f"difference in {name}\n({100 * level:.3g} % intervals, 95 % jointly; "
+            f"difference in {name}\n(interval bounds at Holm's step levels; "
             "shaded: the margin)"
         )
 

@@ -107,3 +107,23 @@ def test_smallest_p():
     assert _paired.smallest_p("sign-flip", 5) == pytest.approx(1 / 32)
     assert _paired.smallest_p("sign-flip", 100) == pytest.approx(1e-4)
     assert _paired.smallest_p("corrected-t", 5) == 0.0
+
+
+def test_holm_levels_reject_exactly_where_holm_does():
+    rng = np.random.default_rng(4)
+    for _ in range(500):
+        p = rng.uniform(0, 0.1, size=rng.integers(1, 9)) ** rng.uniform(0.5, 3)
+        rejected = _paired.holm(p) < 0.05
+        assert ((p < _paired.holm_levels(p)) == rejected).all()
+
+
+def test_corrected_bounds_exclude_zero_exactly_below_their_level():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        d = rng.normal(rng.normal(0, 0.5), 1, size=20)
+        alpha = rng.uniform(0.001, 0.05)
+        p = _paired.corrected_t_comparison(d, 0.1, test_fraction=0.1)["p"]
+        low, _ = _paired.corrected_t_bounds(
+            d, test_fraction=0.1, alpha_low=alpha, alpha_high=alpha
+        )
+        assert (low > 0) == (p < alpha)

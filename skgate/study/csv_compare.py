@@ -192,8 +192,7 @@ def markdown(result, path, target, X):
             _settings_table(result, X).to_markdown(index=False),
             "",
             f"## Tests ({result.settings_['test']}, paired by split, Holm over the "
-            "table; intervals "
-            f"{100 * result.settings_['ci level']:.3g} % each, 95 % jointly)",
+            "table; interval bounds at Holm's step levels)",
             "",
             result.summary().to_markdown(index=False, floatfmt=".4g"),
             "",
