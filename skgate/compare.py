@@ -972,8 +972,8 @@ cv : int or cross-validation splitter, default=10
     the one Bouckaert & Frank (2004) recommend for the corrected test:
     the variance of a mean difference is about 1 + (k - 1) / (k r)
     times its floor (1.09 at 10 x 10; 1.8 at 5 x 1), on 99 degrees of
-    freedom. About 15 s for 1000 rows x 20 features on 2 cores at the
-    default 20 epochs (``benchmarks/bench_compare.py``).
+    freedom. Its time for 1000 rows x 20 features on 2 cores is measured
+    by ``benchmarks/bench_compare.py`` (benchmarks/results/COMPARE.md).
 n_repeats : int, default=10
     Repeats of the k-fold (an int ``cv`` only), each shuffled anew.
 test : {"corrected-t", "sign-flip"}, default="corrected-t"

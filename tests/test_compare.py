@@ -555,3 +555,28 @@ def test_iris_verdict_does_not_depend_on_how_often_its_rows_are_reused():
         score = result.tests_.set_index("measure").loc["score"]
         assert abs(score["mean difference"]) < 0.03
         assert score["outcome"] in {"inconclusive", "no effect"}
+
+
+def test_the_committed_comparison_is_its_runs_output():
+    """benchmarks/results/COMPARE.md (bench_compare.py's output) quotes each
+    dataset's own COMPARE.md verdict, and its outcomes are those of that
+    run's compare_tests.csv; every interval there agrees with its outcome."""
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "benchmarks/results"
+    table = pd.read_csv(results / "compare.csv")
+    assert len(table) >= 3 and "regression" in set(table["task"])
+    summary = (results / "COMPARE.md").read_text()
+    for _, row in table.iterrows():
+        folder = results / f"compare_{row['dataset']}"
+        own = (folder / "COMPARE.md").read_text().split("**")[1]
+        assert own == row["verdict"] and f"**{row['dataset']}**: {own}" in summary
+        tests = pd.read_csv(folder / "compare_tests.csv")
+        score = tests[tests["measure"] == "score"]
+        outcomes = "; ".join(
+            f"{c}: {o}" for c, o in zip(score["comparison"], score["outcome"],
+                                        strict=True)
+        )  # fmt: skip
+        assert outcomes == row["score outcomes, new defaults (10 x 10, corrected t)"]
+        assert ((tests["ci low"] > 0) == (tests["outcome"] == "holds")).all()
+        assert ((tests["ci high"] < 0) == (tests["outcome"] == "reversed")).all()
