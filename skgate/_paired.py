@@ -29,7 +29,7 @@ __all__ = [
     "adjust",
     "correlated_bayes",
     "corrected_t_comparison",
-    "bootstrap_bounds",
+    "sign_flip_bounds",
     "corrected_t_bounds",
     "family_outcomes",
     "holm",
@@ -353,21 +353,67 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     )
 
 
-def bootstrap_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
-    """One-sided bootstrap percentile bounds of the mean (lower at
-    1 - ``alpha_low``, upper at 1 - ``alpha_high``): the sign-flip test's
-    companion, not its exact dual."""
+def _shifted_sign_flip(d, n_resamples):
+    """The sign-flip test of ``d - delta`` for any delta, from one draw of
+    sign patterns: scipy's null statistics of ``d`` (A) and of ``d - 1``
+    (A - B) give each pattern's mean of s * d (A) and of s (B), so that the
+    pattern's statistic at delta is A - delta B. Returns p(delta), computed
+    as :func:`sign_flip_test` computes it (the same patterns, tolerance and
+    Monte Carlo adjustment)."""
+
+    def null(values):
+        return stats.permutation_test(
+            (values,), np.mean, permutation_type="samples", alternative="greater",
+            n_resamples=n_resamples, random_state=0,
+        ).null_distribution  # fmt: skip
+
+    a = null(d)
+    b = a - null(d - 1.0)
+    adjustment = 0 if len(a) == 2 ** len(d) and len(a) <= n_resamples else 1
+    tolerance = np.finfo(np.float64).eps * 100
+
+    def p_value(delta):
+        observed = d.mean() - delta
+        hits = (a - delta * b >= observed - abs(tolerance * observed)).sum()
+        return (hits + adjustment) / (len(a) + adjustment)
+
+    return p_value
+
+
+def sign_flip_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
+    """Confidence bounds of the mean of ``differences`` that invert the
+    sign-flip test: the lower bound is where the one-sided p-value of
+    ``differences - delta`` reaches ``alpha_low`` (the upper, of
+    ``delta - differences``, ``alpha_high``), found by bisection. The same
+    sign patterns serve every delta, so the p-value is monotone in it and
+    the lower bound exceeds 0 exactly when :func:`sign_flip_test` is below
+    ``alpha_low``. A bound the design cannot reach (its smallest p is not
+    below the level) is infinite.
+
+    Examples
+    --------
+    >>> low, high = sign_flip_bounds([0.1, 0.2, 0.15, 0.12, 0.3, 0.25],
+    ...                              alpha_low=0.05, alpha_high=0.05)
+    >>> bool(0 < low < 0.19 < high)
+    True
+    """
     d = np.asarray(differences, dtype=float)
-    if np.ptp(d) == 0:
-        return float(d[0]), float(d[0])
-    bounds = []
-    for alpha, side in ((alpha_low, "greater"), (alpha_high, "less")):
-        interval = stats.bootstrap(
-            (d,), np.mean, n_resamples=n_resamples, confidence_level=1 - alpha,
-            alternative=side, method="percentile", random_state=0,
-        ).confidence_interval  # fmt: skip
-        bounds.append(float(interval.low if side == "greater" else interval.high))
-    return tuple(bounds)
+    span = float(np.ptp(d)) or 1.0
+
+    def crossing(values, alpha):
+        # The largest shift delta with p(values - delta) below alpha.
+        p_value = _shifted_sign_flip(values, n_resamples)
+        below, above = float(values.min()) - span, float(values.max()) + span
+        if p_value(below) >= alpha:
+            return -np.inf
+        for _ in range(60):
+            middle = (below + above) / 2
+            below, above = (
+                (middle, above) if p_value(middle) < alpha else (below, middle)
+            )
+        return below
+
+    return crossing(d, alpha_low), -crossing(-d, alpha_high)
 
 
 def smallest_p(test, n_splits, *, n_resamples=9_999):

@@ -142,7 +142,7 @@ class Recommendation:
         )
 
 
-@dataclass
+@dataclass(eq=False)
 class GateComparison:
     """What :func:`compare_gates` found.
 
@@ -157,7 +157,7 @@ class GateComparison:
         (the split's rows), "score" (held-out), "curvature" (the mean
         curvature of the representation on the held-out rows, measured as
         ``settings_["curvature"]`` names), "fit_time" (seconds; the arm's
-        share of its batch).
+        share of its batch), "curvature measure" (what "curvature" is).
     tests_ : pandas.DataFrame
         One row per comparison ("multiplicative > none") and measure
         ("score", "curvature"; "measured as" names them): the paired (by
@@ -240,9 +240,10 @@ def _probability(p):
 
 def infer_task(y, task=None):
     """The task compare_gates runs on ``y``: ``task`` if given, else read
-    from ``y`` as scikit-learn's ``type_of_target`` reads it, except that a
-    numeric target with more than :data:`MAX_INFERRED_CLASSES` distinct
-    values is refused (is 214 the number of classes, or a measurement?).
+    from ``y`` as scikit-learn's ``type_of_target`` reads it (fractional
+    numbers: regression; text and whole numbers: classes), except that whole
+    numbers with more than :data:`MAX_INFERRED_CLASSES` distinct values are
+    refused (is 214 the number of classes, or a measurement?).
 
     Examples
     --------
@@ -271,9 +272,14 @@ def infer_task(y, task=None):
 
 def _check_X(X, preprocessor):
     if preprocessor is not None:  # it makes the numbers, fold by fold
+        if not (hasattr(preprocessor, "fit") and hasattr(preprocessor, "transform")):
+            raise TypeError(
+                f"preprocessor must be a scikit-learn transformer (with fit and "
+                f"transform); got {preprocessor!r}."
+            )
         return X
     try:
-        return check_array(X, dtype=np.float64)
+        return check_array(X, dtype=np.float64, input_name="X")
     except ValueError as exc:
         if "convert" not in str(exc):
             raise
@@ -290,6 +296,12 @@ def _check_data(X, y, task, groups, preprocessor):
     check_consistent_length(X, y)
     if groups is not None:
         groups = np.asarray(groups)
+        if groups.ndim != 1:
+            raise ValueError(
+                f"groups must be 1-D (one label per row); got shape {groups.shape}."
+            )
+        if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
+            raise ValueError("groups contains NaN or infinity; give every row a group.")
         check_consistent_length(X, groups)
     return X, y, task, groups
 
@@ -300,14 +312,34 @@ def _check_y(y, task):
         raise ValueError(f"y must be 1-D (one target per row); got shape {y.shape}.")
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise ValueError("y contains NaN or infinity; every target must be finite.")
+    try:
+        np.unique(y)
+    except TypeError as exc:
+        raise TypeError(
+            f"y mixes label types that cannot be ordered ({exc}); give every label "
+            "one type."
+        ) from exc
     task = infer_task(y, task)
     if task == "classification" and len(np.unique(y)) < 2:
         raise ValueError(
             f"y has one class ({_label(np.unique(y)[0])!r}); a classifier needs at "
             "least 2."
         )
-    if task == "regression" and y.dtype.kind not in "iuf":
-        raise ValueError(f"task='regression' needs numeric y; got dtype {y.dtype}.")
+    if task == "regression":
+        if y.dtype.kind not in "iuf":
+            raise ValueError(f"task='regression' needs numeric y; got dtype {y.dtype}.")
+        if np.ptp(y) == 0:
+            raise ValueError(
+                f"y is constant ({_label(y[0])!r}); R^2 is undefined and there is "
+                "nothing to predict."
+            )
+        with np.errstate(over="ignore"):
+            beyond = not np.isfinite(y.astype(np.float32)).all()
+        if beyond:
+            raise ValueError(
+                "y has values beyond float32's range (about 3.4e38), in which the "
+                "regressor trains; rescale y."
+            )
     return y, task
 
 
@@ -317,7 +349,12 @@ def _check_gates(gates):
             f"gates must be a sequence of gate names, not one string; got {gates!r} "
             f"(did you mean ({gates!r}, 'none')?)."
         )
-    gates = tuple(gates)
+    if isinstance(gates, set | frozenset | dict):
+        raise TypeError(
+            f"gates must be an ordered sequence (tuple or list): each gate is "
+            f"tested against every later one; got a {type(gates).__name__}."
+        )
+    gates = tuple(str(g) if isinstance(g, np.str_) else g for g in gates)
     unknown = [g for g in gates if not isinstance(g, str) or g not in GATES]
     if len(gates) < 2 or unknown:
         raise ValueError(
@@ -371,7 +408,8 @@ def _scoring_name(scoring, task):
         return "accuracy" if task == "classification" else "R^2"
     if isinstance(scoring, str):
         return scoring
-    return getattr(scoring, "__name__", "score")
+    function = getattr(scoring, "_score_func", scoring)  # make_scorer's scorers
+    return getattr(function, "__name__", "score")
 
 
 def _curvature_name(params):
@@ -444,15 +482,23 @@ def _splits(X, y, task, cv, n_repeats, random_state, groups):
     """(repeat, fold, train, test) for every split: repeated (stratified,
     grouped when ``groups`` are given) k-fold for an int ``cv``, else the
     splitter's own splits (one repeat)."""
-    if isinstance(cv, Integral) and not isinstance(cv, bool):
+    if cv is None:
+        cv = DEFAULT_CV
+    if isinstance(cv, bool | str | float):
+        raise TypeError(
+            f"cv must be an int >= 2, a splitter or an iterable of (train, test) "
+            f"index arrays; got {cv!r}."
+        )
+    if isinstance(cv, Integral):
         if cv < 2:
             raise ValueError(f"cv must be >= 2 folds; got {cv}.")
         _check_int_cv(cv, y, task, groups)
+        repeats = DEFAULT_REPEATS if n_repeats is None else n_repeats
         splitters = list(
-            _repeated_splits(X, y, task, cv, n_repeats, random_state, groups)
+            _repeated_splits(X, y, task, cv, repeats, random_state, groups)
         )
     else:
-        if n_repeats != 1:
+        if n_repeats not in (None, 1):
             raise ValueError(
                 f"n_repeats={n_repeats} needs an int cv (repeated k-fold); a "
                 "splitter gives its own splits: set n_repeats=1."
@@ -467,19 +513,50 @@ def _splits(X, y, task, cv, n_repeats, random_state, groups):
         except (ValueError, UserWarning) as exc:
             raise ValueError(f"cv={cv!r} cannot split these rows: {exc}") from exc
         splits += [
-            (repeat, fold, train, test) for fold, (train, test) in enumerate(folds)
+            (repeat, fold, _indices(train, len(y), cv), _indices(test, len(y), cv))
+            for fold, (train, test) in enumerate(folds)
         ]
     if len(splits) < 2:
         raise ValueError(
             f"cv={cv!r} gives {len(splits)} split; paired tests need at least 2."
         )
-    for repeat, fold, train, _ in splits:
+    for repeat, fold, train, test in splits:
+        if len(train) == 0 or len(test) == 0:
+            raise ValueError(
+                f"cv={cv!r}: split (repeat {repeat}, fold {fold}) has "
+                f"{len(train)} training and {len(test)} test rows; each needs "
+                "at least 1."
+            )
         if task == "classification" and len(np.unique(y[train])) < 2:
             raise ValueError(
                 f"cv={cv!r}: the training rows of split (repeat {repeat}, fold "
                 f"{fold}) hold one class; a classifier needs at least 2."
             )
     return splits
+
+
+def _indices(rows, n_rows, cv):
+    """A split's rows as integer indices (a boolean mask is converted),
+    checked against the number of rows."""
+    rows = np.asarray(rows)
+    if rows.dtype == bool:
+        if len(rows) != n_rows:
+            raise ValueError(
+                f"cv={cv!r}: a boolean mask of {len(rows)} rows for {n_rows} rows."
+            )
+        return np.flatnonzero(rows)
+    if rows.size and rows.dtype.kind not in "iu":
+        raise ValueError(
+            f"cv={cv!r}: split indices must be integers or boolean masks; got "
+            f"dtype {rows.dtype}."
+        )
+    rows = rows.astype(np.intp).ravel()
+    if rows.size and (rows.min() < -n_rows or rows.max() >= n_rows):
+        raise ValueError(
+            f"cv={cv!r}: split indices must lie in [0, {n_rows}); got "
+            f"{rows.min()} to {rows.max()}."
+        )
+    return rows % n_rows
 
 
 def _arms(gates, alphas):
@@ -522,12 +599,8 @@ def _split_data(X, y, splits, preprocessor):
 
 def _score(scorer, model, X_test, y_test, label, repeat, fold):
     value = scorer(model, X_test, y_test)
-    if isinstance(value, dict) or np.ndim(value) != 0:
-        raise ValueError(
-            f"the score of arm {label!r} on split (repeat {repeat}, fold {fold}) "
-            f"is {value!r}; scoring must return one finite number."
-        )
-    if not np.isfinite(value):
+    number = isinstance(value, Real | np.number) and not isinstance(value, bool)
+    if not (number and np.isfinite(value)):
         raise ValueError(
             f"the score of arm {label!r} on split (repeat {repeat}, fold {fold}) "
             f"is {value!r}; scoring must return one finite number."
@@ -573,7 +646,27 @@ def _chunks(splits):
     return groups
 
 
+def _dry_run(estimator, data, scorer, curvature_params):
+    """Build (not train: no epoch) the first arm's model on the first split
+    and measure and score it once, so that settings that depend on the
+    data (a curvature layer beyond the depth, a metric of the wrong length,
+    a scorer for another task) fail before any training, named."""
+    X_train, y_train, X_test, y_test = data
+    model = clone(estimator).set_params(max_epochs=0).fit(X_train, y_train)
+    try:
+        representation_curvature(model, X_test[:2], **curvature_params)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"curvature_params={curvature_params!r}: {exc}") from exc
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an untrained model's score may warn
+            scorer(model, X_test, y_test)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"scoring cannot score this task: {exc}") from exc
+
+
 def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):
+    _dry_run(estimators[0][1], data[0], scorer, curvature_params)
     jobs, owners = [], []
     for (gate, alpha, label), estimator in estimators:
         for chunk in _chunks(splits):
@@ -603,7 +696,9 @@ def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose)
         ]
         bar.update(size)
     bar.close()
-    return pd.DataFrame(rows)
+    scores = pd.DataFrame(rows)
+    scores["curvature measure"] = _curvature_name(curvature_params)
+    return scores
 
 
 def _progress_bar(total, verbose):
@@ -624,12 +719,26 @@ def _test_fraction(scores):
 def _paired_table(scores):
     """The scores and curvatures as (split x arm) tables, after checking
     that every arm has exactly one row for every split."""
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(
+            f"scores must be a pandas DataFrame (GateComparison.scores_); got "
+            f"{type(scores).__name__}."
+        )
     needed = {"arm", "repeat", "fold", "score", "curvature"}
     missing = sorted(needed - set(scores.columns))
     if missing:
         raise ValueError(
             f"scores lacks the columns {missing}; it needs {sorted(needed)}."
         )
+    for column in ("score", "curvature"):
+        values = pd.to_numeric(scores[column], errors="coerce")
+        if not np.isfinite(values).all():
+            row = scores[~np.isfinite(values)].iloc[0]
+            raise ValueError(
+                f"scores' {column!r} column holds {_label(row[column])!r} for arm "
+                f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
+                f"{row['fold']}); every value must be a finite number."
+            )
     arms = list(dict.fromkeys(scores["arm"]))
     if len(arms) < 2:
         raise ValueError(
@@ -667,8 +776,8 @@ def _pair_test(values, better, worse, measure, margin, test, test_fraction):
     d = (values[better] - values[worse]).to_numpy()
     if measure == "curvature":
         pair = values[[better, worse]].to_numpy()
-        margin = CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair)))
-    margin = max(margin, 1e-12)
+        # Two exactly flat arms have margin 0: their equal zeros are equivalent.
+        margin = max(CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair))), 1e-12)
     if test == "corrected-t":
         result = _paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
     else:
@@ -765,7 +874,7 @@ def _holm_bounds(tests, table, pairs, test, test_fraction):
                 d, test_fraction=test_fraction, **levels
             )
         else:
-            bounds = _paired.bootstrap_bounds(d, **levels)
+            bounds = _paired.sign_flip_bounds(d, **levels)
         tests.loc[i, ["ci low", "ci high"]] = bounds
     tests["test"] = test
     return tests
@@ -887,6 +996,8 @@ def _estimators(task, arms, params):
             estimator._validate_params()  # a bad estimator parameter fails here
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"estimator_params: {exc}") from exc
+        if alpha is None and GATES[gate].strength:
+            alpha = float(estimator.alpha)  # the strength it trains with
         estimators.append(((gate, alpha, label), estimator))
     return estimators
 
@@ -905,10 +1016,20 @@ def _warn_if_undecidable(test, n_splits, n_tests, cv, n_repeats):
         )
 
 
-def _check_options(random_state, n_repeats, test, margin, alphas, estimator_params):
+def _check_options(
+    random_state, n_repeats, test, margin, alphas, verbose, n_jobs, estimator_params
+):
     """The scalar options, checked; returns the score margin."""
     _check_random_state(random_state)
-    _check_count("n_repeats", n_repeats, 1)
+    _check_count("verbose", verbose, 0)
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0
+    ):
+        raise ValueError(
+            f"n_jobs must be None or a nonzero int (-1: every core); got {n_jobs!r}."
+        )
+    if n_repeats is not None:
+        _check_count("n_repeats", n_repeats, 1)
     if test not in TESTS:
         raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}.")
     own = sorted(k for k in _OWN if k in estimator_params)
@@ -924,7 +1045,12 @@ def _check_options(random_state, n_repeats, test, margin, alphas, estimator_para
 def _check_curvature_params(curvature_params):
     """The curvature keywords with the turning rate by default, checked
     before anything trains."""
-    params = {"kind": "turning", **dict(curvature_params or {})}
+    if curvature_params is not None and not isinstance(curvature_params, dict):
+        raise TypeError(
+            f"curvature_params must be a dict of representation_curvature "
+            f"keywords; got {curvature_params!r}."
+        )
+    params = {"kind": "turning", **(curvature_params or {})}
     try:
         make_curvature_scorer(**params)
     except (TypeError, ValueError) as exc:
@@ -974,8 +1100,9 @@ cv : int or cross-validation splitter, default=10
     times its floor (1.09 at 10 x 10; 1.8 at 5 x 1), on 99 degrees of
     freedom. Its time for 1000 rows x 20 features on 2 cores is measured
     by ``benchmarks/bench_compare.py`` (benchmarks/results/COMPARE.md).
-n_repeats : int, default=10
-    Repeats of the k-fold (an int ``cv`` only), each shuffled anew.
+n_repeats : int, optional
+    Repeats of the k-fold, each shuffled anew: 10 by default for an int
+    ``cv``; a splitter gives its own splits (1, or None).
 test : {"corrected-t", "sign-flip"}, default="corrected-t"
     The corrected resampled t-test (Nadeau & Bengio, 2003), right for
     cross-validation splits, which share training rows: its variance is
@@ -1005,8 +1132,9 @@ n_jobs : int, optional
     Groups of splits fitted in parallel (joblib); the results do not
     depend on it.
 task : {"classification", "regression"}, optional
-    Default: read from ``y`` (:func:`infer_task`); a numeric target with
-    more than 20 distinct values must be named.
+    Default: read from ``y`` (:func:`infer_task`): fractional numbers are a
+    regression, text and few whole numbers classes; whole numbers with more
+    than 20 distinct values must be named.
 preprocessor : transformer, optional
     Fitted on each split's training rows (e.g. a ColumnTransformer);
     curvature is then measured in the transformed space.
@@ -1025,7 +1153,7 @@ def compare_gates(
     gates=("multiplicative", "silu", "none"),
     alphas=None,
     cv=DEFAULT_CV,
-    n_repeats=DEFAULT_REPEATS,
+    n_repeats=None,
     test="corrected-t",
     margin=None,
     scoring=None,
@@ -1058,12 +1186,12 @@ def compare_gates(
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
     ...                        n_repeats=2, max_epochs=2, random_state=0)
     >>> result.scores_.shape, list(result.tests_["measured as"])
-    ((12, 10), ['accuracy', 'turning rate'])
+    ((12, 11), ['accuracy', 'turning rate'])
     >>> result.verdict_.startswith("Held-out accuracy:")
     True
     """
     margin = _check_options(random_state, n_repeats, test, margin, alphas,
-                            estimator_params)  # fmt: skip
+                            verbose, n_jobs, estimator_params)  # fmt: skip
     gates = _check_gates(gates)
     alphas = _check_alphas(alphas, gates)
     X, y, task, groups = _check_data(X, y, task, groups, preprocessor)
@@ -1075,7 +1203,7 @@ def compare_gates(
     scorer = _check_scoring(scoring, estimators[0][1])
     splits = _splits(X, y, task, cv, n_repeats, random_state, groups)
     n_tests = len(arms) * (len(arms) - 1)
-    _warn_if_undecidable(test, len(splits), n_tests, cv, n_repeats)
+    _warn_if_undecidable(test, len(splits), n_tests, cv, splits[-1][0] + 1)
     data = _split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
     scores = _scores(data, estimators, splits, scorer, curvature_params, n_jobs,
@@ -1089,7 +1217,7 @@ def compare_gates(
         "gates": list(gates),
         "alphas": None if alphas is None else list(alphas),
         "cv": cv if isinstance(cv, Integral) else repr(cv),
-        "n_repeats": n_repeats,
+        "n_repeats": splits[-1][0] + 1,
         "splits": len(splits),
         **_settings(tests, fraction, *names, curvature_params),
         "random_state": random_state,

@@ -88,6 +88,13 @@ class GateComparisonDisplay:
     def from_result(cls, result, *, ax=None):
         """Draw ``result`` (a :class:`~skgate.compare.GateComparison`);
         ``ax``: a (2, 2) array of Axes to draw into (default: a new figure)."""
+        if not all(
+            hasattr(result, a) for a in ("scores_", "tests_", "recommendation_")
+        ):
+            raise TypeError(
+                f"result must be what compare_gates returns (a GateComparison); "
+                f"got {type(result).__name__}."
+            )
         title = f"Recommendation: {result.recommendation_}"
         return cls(result.scores_, result.tests_, title=title).plot(ax=ax)
 

@@ -38,8 +38,9 @@ class TestCompareGates:
         assert curved_result.task_ == "classification"
         assert list(scores.columns) == [
             "arm", "gate", "alpha", "repeat", "fold", "n_train", "n_test", "score",
-            "curvature", "fit_time",
+            "curvature", "fit_time", "curvature measure",
         ]  # fmt: skip
+        assert (scores["curvature measure"] == "turning rate").all()
         assert len(scores) == 3 * 5 * 2
         assert (scores["n_train"] + scores["n_test"] == 150).all()
         assert scores["score"].between(0, 1).all()
@@ -75,6 +76,9 @@ class TestCompareGates:
                 for r in range(3) for f in range(10)
             ]  # fmt: skip
             tables.append(gate_tests(pd.DataFrame(rows)))
+            if len(tables) < 8:  # the sign-flip test's bounds invert it too
+                small = pd.DataFrame(rows).query("repeat == 0")
+                tables.append(gate_tests(small, test="sign-flip"))
         for tests in tables:
             holds, reversed_ = (
                 tests["outcome"] == "holds",
@@ -295,6 +299,50 @@ class TestCompareGates:
             ({"random_state": "0"}, TypeError, "random_state must be None or an int"),
             ({"max_epochs": -1}, ValueError, "estimator_params: .*max_epochs"),
             ({"gate": "silu"}, TypeError, "'gate' is not an estimator parameter"),
+            ({"gates": {"silu", "none"}}, TypeError, "an ordered sequence"),
+            ({"cv": True}, TypeError, "cv must be an int >= 2, a splitter"),
+            ({"cv": "3"}, TypeError, "cv must be an int >= 2, a splitter"),
+            (
+                {"cv": [(np.arange(10, 30), np.arange(10)), (np.arange(20), [40])]},
+                ValueError,
+                "split indices must lie in \\[0, 30\\)",
+            ),
+            (
+                {"cv": [(np.arange(10, 30), np.arange(10.0)), (np.arange(20), [25])]},
+                ValueError,
+                "split indices must be integers",
+            ),
+            (
+                {"cv": [(np.arange(10, 30), np.arange(10)), (np.arange(30), [])]},
+                ValueError,
+                "has 30 training and 0 test rows",
+            ),
+            ({"verbose": -1}, ValueError, "verbose must be an int >= 0"),
+            ({"n_jobs": 0}, ValueError, "n_jobs must be None or a nonzero int"),
+            ({"n_jobs": 1.5}, ValueError, "n_jobs must be None or a nonzero int"),
+            ({"curvature_params": "turning"}, TypeError, "curvature_params must be a"),
+            (
+                {"curvature_params": {"layer": 5}},
+                ValueError,
+                "curvature_params=.*layer",
+            ),
+            (
+                {"curvature_params": {"metric": np.ones(3)}},
+                ValueError,
+                "curvature_params=",
+            ),
+            ({"preprocessor": "scale"}, TypeError, "preprocessor must be a scikit"),
+            ({"groups": np.zeros((30, 1))}, ValueError, "groups must be 1-D"),
+            (
+                {"groups": np.r_[np.nan, np.arange(29.0)]},
+                ValueError,
+                "groups contains NaN",
+            ),
+            (
+                {"task": "regression", "scoring": "accuracy"},
+                ValueError,
+                "scoring cannot score this task",
+            ),
         ],
     )
     def test_bad_input_before_any_training(self, kwargs, error, message, monkeypatch):
@@ -307,6 +355,49 @@ class TestCompareGates:
         X, y = make_linear_task(30, random_state=0)
         with pytest.raises(error, match=message):
             compare_gates(X, y, **{"max_epochs": 1, **kwargs})
+
+    @pytest.mark.parametrize(
+        "y, task, message",
+        [
+            (np.array([1, "a"] * 15, dtype=object), None, "y mixes label types"),
+            (np.full(30, 3.0), "regression", "y is constant \\(3.0\\)"),
+            (np.arange(30) * 1e300, "regression", "beyond float32's range"),
+        ],
+    )
+    def test_bad_targets(self, y, task, message):
+        X, _ = make_linear_task(30, random_state=0)
+        with pytest.raises((TypeError, ValueError), match=message):
+            compare_gates(X, y, task=task, max_epochs=1)
+
+    def test_odd_but_valid_designs(self):
+        """Boolean masks as splits count their rows; cv=None is the default
+        number of folds; a tiny margin is kept as given; the strength given
+        as an estimator keyword is recorded; make_scorer's scorers are
+        named; results compare by identity."""
+        from sklearn.metrics import f1_score, make_scorer
+
+        X, y = make_linear_task(60, random_state=0)
+        masks = [(np.arange(60) >= 20, np.arange(60) < 20),
+                 (np.arange(60) < 40, np.arange(60) >= 40)]  # fmt: skip
+        result = compare_gates(
+            X, y, gates=("multiplicative", "none"), cv=masks, n_repeats=1,
+            margin=1e-300, alpha=0.7, scoring=make_scorer(f1_score),
+            random_state=0, max_epochs=1,
+        )  # fmt: skip
+        assert set(result.scores_["n_test"]) == {20}
+        assert set(result.scores_["n_train"]) == {40}
+        assert result.settings_["margin"] == 1e-300
+        gated = result.scores_[result.scores_["gate"] == "multiplicative"]
+        assert (gated["alpha"] == 0.7).all()
+        assert result.verdict_.startswith("Held-out f1_score: ")
+        assert result == result and result != compare_gates(
+            X, y, gates=("multiplicative", "none"), cv=masks, n_repeats=1,
+            random_state=0, max_epochs=1,
+        )  # fmt: skip
+        assert compare_gates(
+            X, y, gates=("silu", "none"), cv=None, n_repeats=1, random_state=0,
+            max_epochs=1,
+        ).settings_["splits"] == 10  # fmt: skip
 
     def test_a_score_that_is_not_one_finite_number(self):
         X, y = make_linear_task(30, random_state=0)
@@ -358,6 +449,7 @@ class TestCompareGates:
             ("duplicate", "scores has 2 rows for arm 'a' on split"),
             ("no columns", "scores lacks the columns \\['curvature'\\]"),
             ("no sizes", "test_fraction="),
+            ("nan", "'score' column holds nan for arm 'a' on split \\(repeat 0"),
         ],
     )
     def test_gate_tests_refuses_tables_it_cannot_pair(self, change, message):
@@ -382,9 +474,14 @@ class TestCompareGates:
             "duplicate": pd.concat([table, table.iloc[:1]]),
             "no columns": table.drop(columns="curvature"),
             "no sizes": table.drop(columns=["n_train", "n_test"]),
+            "nan": table.assign(score=np.where(table.index == 0, np.nan, 0.5)),
         }[change]
         with pytest.raises(ValueError, match=message):
             gate_tests(table)
+
+    def test_gate_tests_needs_a_table(self):
+        with pytest.raises(TypeError, match="scores must be a pandas DataFrame"):
+            gate_tests([{"arm": "a"}])
 
 
 class TestNotebook:
@@ -416,6 +513,10 @@ class TestNotebook:
             )
             assert "turning rate" in display.ax_[1, 1].get_xlabel()
         assert display.figure_._suptitle.get_text().startswith("Recommendation: ")
+        from skgate.inspection import GateComparisonDisplay
+
+        with pytest.raises(TypeError, match="result must be what compare_gates"):
+            GateComparisonDisplay.from_result(None)
 
 
 class TestCompareCommand:
@@ -503,6 +604,9 @@ class TestCompareCommand:
             (None, ["--out", " "], "--out must name a folder"),
             (None, ["--margin", "-1"], "--margin must be a finite number > 0"),
             (None, ["--cv", "1"], "--cv must be >= 2"),
+            (None, ["--cv", "two"], "argument --cv: invalid int value: 'two'"),
+            (None, ["--task", "ranking"], "argument --task: invalid choice"),
+            ("semicolons", [], "compare needs commas between values"),
         ],
     )
     def test_bad_input_is_one_line(
@@ -520,7 +624,7 @@ class TestCompareCommand:
             frame = frame.assign(label=1)
         elif change == "one minority row":
             frame.loc[0, "label"] = "rare"
-        frame.to_csv(path, index=False)
+        frame.to_csv(path, index=False, sep=";" if change == "semicolons" else ",")
         if change == "unreadable":
             path.write_bytes(b"\xff\xfe\x00bad\x00")
         elif change == "empty":
@@ -533,7 +637,7 @@ class TestCompareCommand:
         assert info.value.code == 2
         error = capsys.readouterr().err
         assert message in error and "Traceback" not in error
-        assert error.strip().splitlines()[-1].count(message) == 1
+        assert error.count("\n") == 1 and error.startswith("python -m skgate compare")
 
 
 def test_iris_verdict_does_not_depend_on_how_often_its_rows_are_reused():

@@ -522,17 +522,19 @@ def _parser():
     return parser
 
 
-def _check_writable(parser, out):
-    """Fail before any work when ``out`` cannot hold the results."""
+def _check_writable(parser, out, fail=None):
+    """Fail (``fail``, default ``parser.error``) before any work when
+    ``out`` cannot hold the results."""
+    fail = fail or parser.error
     out = Path(out)
     if out.exists() and not out.is_dir():
-        parser.error(f"--out must be a folder; {str(out)!r} is a file.")
+        fail(f"--out must be a folder; {str(out)!r} is a file.")
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:
-        parser.error(
+        fail(
             f"--out {str(out)!r} is not a writable folder ({exc.strerror}); "
             f"choose another with --out DIR."
         )
@@ -659,12 +661,17 @@ def _add_compare(commands):
         "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
     )
 
+    def one_line(message):  # argparse's own errors too: one line, exit code 2
+        compare.exit(2, f"{compare.prog}: error: {message}\n")
+
+    compare.error = one_line
+
 
 #: A scheduler address: [protocol://]host:port.
 _ADDRESS = re.compile(r"^([a-z]+://)?[^\s:/]+:\d{1,5}$")
 
 
-def _check_compare_args(args, parser):
+def _check_compare_args(args, fail):
     """Every argument checked before anything is read or written."""
     for name, value, least in (
         ("--cv", args.cv, 2),
@@ -672,27 +679,30 @@ def _check_compare_args(args, parser):
         ("--max-epochs", args.max_epochs, 1),
     ):
         if value < least:
-            parser.error(f"{name} must be >= {least}; got {value}.")
+            fail(f"{name} must be >= {least}; got {value}.")
     if not (args.margin > 0 and math.isfinite(args.margin)):
-        parser.error(f"--margin must be a finite number > 0; got {args.margin}.")
+        fail(f"--margin must be a finite number > 0; got {args.margin}.")
     if args.n_jobs == 0 or args.n_jobs < -1:
-        parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+        fail(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
     if not 0 <= args.random_state < 2**32:
-        parser.error(
+        fail(
             f"--random-state must be an int in [0, 2**32 - 1]; got {args.random_state}."
         )
     if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
-        parser.error(
+        fail(
             f"--scheduler must be an address like tcp://host:8786; got "
             f"{args.scheduler!r}."
         )
     if not args.out.strip():
-        parser.error("--out must name a folder; got an empty string.")
+        fail("--out must name a folder; got an empty string.")
 
 
 def _compare_command(args, parser):
-    _check_compare_args(args, parser)
-    _check_writable(parser, args.out)
+    def fail(message):  # every bad input: one line, exit code 2
+        parser.exit(2, f"{parser.prog} compare: error: {message}\n")
+
+    _check_compare_args(args, fail)
+    _check_writable(parser, args.out, fail)
     try:
         with on_cluster(args.scheduler):
             result = _compare_csv(args)

@@ -36,9 +36,16 @@ def read_table(path, target, task=None):
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     if target not in table.columns:
+        names = ", ".join(map(str, table.columns[:20]))
+        names = names if len(names) <= 200 else names[:200] + "..."
+        more = (
+            f" (and {len(table.columns) - 20} more)" if len(table.columns) > 20 else ""
+        )
+        hint = ""
+        if len(table.columns) == 1 and any(c in str(table.columns[0]) for c in ";\t|"):
+            hint = " The file reads as one column: compare needs commas between values."
         raise CsvProblem(
-            f"no column {target!r} in {str(path)!r}; its columns: "
-            f"{', '.join(map(str, table.columns))}."
+            f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
         )
     if len(table) == 0:
         raise CsvProblem(f"{str(path)!r} has a header but no rows.")

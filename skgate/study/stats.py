@@ -1,7 +1,8 @@
 """The general statistics of the study: paired comparisons, trends, Holm's
 correction, equivalence, and the words of their outcomes (the sign-flip
-tests, Holm and the outcome words are the library's :mod:`skgate._paired`,
-which compare_gates shares).
+tests, the corrected resampled t-test and the Bayesian correlated t-test for
+cross-validation splits, Holm and the outcome words are the library's
+:mod:`skgate._paired`, which compare_gates shares).
 
 Data in, data out; nothing here knows the paper's claims. Their rules (which
 comparisons, which margins, which families) are :mod:`skgate.study.claims`'s.
@@ -19,8 +20,11 @@ from .._paired import (
     REVERSED,
     _sign_flip_summary,
     adjust,
+    corrected_t_comparison,
+    correlated_bayes,
     family_outcomes,
     holm,
+    holm_levels,
     permutation_comparison,
     sign_flip_test,
 )
@@ -32,9 +36,12 @@ __all__ = [
     "NO_EFFECT",
     "REVERSED",
     "adjust",
+    "corrected_t_comparison",
+    "correlated_bayes",
     "family_outcomes",
     "condition_status",
     "holm",
+    "holm_levels",
     "mean_std",
     "paired_comparison",
     "paired_power",
