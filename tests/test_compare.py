@@ -565,6 +565,19 @@ class TestCompareCommand:
         tests = pd.read_csv(out / "compare_tests.csv")
         assert (tests["margin"][tests["measure"] == "score"] == 0.05).all()
 
+    def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
+        from skgate.study import cli, csv_compare
+
+        def interrupted(*args, **kwargs):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(csv_compare, "compare_csv", interrupted)
+        path, _ = table
+        out = tmp_path / "new"
+        assert cli.main(["compare", str(path), "--target", "label", "--out",
+                         str(out)]) == 130  # fmt: skip
+        assert not out.exists()
+
     def test_a_regression_target(self, tmp_path, capsys):
         from skgate.study import cli
 

@@ -710,7 +710,11 @@ def _compare_command(args, parser):
         # A file the comparison cannot use, or an unreachable scheduler.
         parser.exit(2, f"{parser.prog} compare: error: {_one_line(exc)}\n")
     except KeyboardInterrupt:
-        # Files are written only once every fit is done: nothing half-written.
+        # Files are written only once every fit is done: nothing half-written,
+        # and a folder made for this run is not left behind empty.
+        out = Path(args.out)
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
         _log(f"interrupted; nothing was written to {args.out}")
         return 130
     print(result.verdict_)
