@@ -660,9 +660,14 @@ def _dry_run(estimator, data, scorer, curvature_params):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an untrained model's score may warn
-            scorer(model, X_test, y_test)
+            value = scorer(model, X_test, y_test)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"scoring cannot score this task: {exc}") from exc
+    if not isinstance(value, Real | np.number) or isinstance(value, bool):
+        raise TypeError(
+            f"scoring returned {value!r}, not a number; it must return one "
+            "finite number."
+        )
 
 
 def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):

@@ -343,6 +343,11 @@ class TestCompareGates:
                 ValueError,
                 "scoring cannot score this task",
             ),
+            (
+                {"scoring": lambda est, X, y: "0.5"},
+                TypeError,
+                "scoring returned '0.5', not a number",
+            ),
         ],
     )
     def test_bad_input_before_any_training(self, kwargs, error, message, monkeypatch):
