@@ -103,8 +103,8 @@ class Recommendation:
     Attributes
     ----------
     arms : tuple of str
-        The recommended arm, or the arms equivalent within the margin (in
-        the comparison's order, the least curved first).
+        The recommended arm, or the arms equivalent within the margin (the
+        least curved first).
     probability : float
         The posterior probability that each of ``arms`` is the best or
         within the margin of the best.
@@ -1098,7 +1098,8 @@ alphas : sequence of float, optional
     (default: the estimator's alpha). Refused when no gate has one.
 cv : int or cross-validation splitter, default=10
     Folds of repeated (stratified; grouped with ``groups``) k-fold, or a
-    splitter (its own splits, ``n_repeats=1``). The default 10 x 10
+    splitter or an iterable of (train, test) index arrays (its own
+    splits). The default 10 x 10
     design can reach the Holm level for the three default gates and is
     the one Bouckaert & Frank (2004) recommend for the corrected test:
     the variance of a mean difference is about 1 + (k - 1) / (k r)
