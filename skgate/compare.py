@@ -154,7 +154,9 @@ class GateComparison:
     ----------
     scores_ : pandas.DataFrame
         One row per arm (gate, alpha) x repeat x fold: "n_train", "n_test"
-        (the split's rows), "score" (held-out), "curvature" (the mean
+        (the split's rows), "model_seed" (the split's models' seed, the same
+        for every arm; drawn from ``random_state``), "score" (held-out),
+        "curvature" (the mean
         curvature of the representation on the held-out rows, measured as
         ``settings_["curvature"]`` names), "fit_time" (seconds; the arm's
         share of its batch), "curvature measure" (what "curvature" is).
@@ -608,9 +610,10 @@ def _score(scorer, model, X_test, y_test, label, repeat, fold):
     return float(value)
 
 
-def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
-    """Fit one arm on some splits (as one batched network) and score it."""
-    models = [clone(estimator) for _ in splits]
+def _fit_arm(estimator, label, data, splits, seeds, scorer, curvature_params):
+    """Fit one arm on some splits (as one batched network), each model from
+    its split's seed, and score it."""
+    models = [clone(estimator).set_params(random_state=int(s)) for s in seeds]
     start = time.perf_counter()
     fit_together(models, [(X_train, y_train, None) for X_train, y_train, _, _ in data])
     seconds = (time.perf_counter() - start) / len(splits)
@@ -620,16 +623,27 @@ def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
             "fold": fold,
             "n_train": len(train),
             "n_test": len(test),
+            "model_seed": int(seed),
             "score": _score(scorer, model, X_test, y_test, label, repeat, fold),
             "curvature": float(
                 representation_curvature(model, X_test, **curvature_params).mean()
             ),
             "fit_time": seconds,
         }
-        for model, (repeat, fold, train, test), (_, _, X_test, y_test) in zip(
-            models, splits, data, strict=True
+        for model, seed, (repeat, fold, train, test), (_, _, X_test, y_test) in zip(
+            models, seeds, splits, data, strict=True
         )
     ]
+
+
+def _model_seeds(random_state, n_splits):
+    """One seed per split, the same for every arm: each split's models start
+    from their own initialisation (so that the split-to-split spread holds
+    the initialisation's variance, and a verdict is about the gates, not
+    about one draw of weights per arm), paired across arms. Drawn from
+    ``random_state`` apart from the splits' shuffles."""
+    entropy = None if random_state is None else [int(random_state), 35]
+    return np.random.default_rng(entropy).integers(0, 2**31 - 1, size=n_splits)
 
 
 def _chunks(splits):
@@ -672,6 +686,7 @@ def _dry_run(estimator, data, scorer, curvature_params):
 
 def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):
     _dry_run(estimators[0][1], data[0], scorer, curvature_params)
+    seeds = _model_seeds(estimators[0][1].random_state, len(splits))
     jobs, owners = [], []
     for (gate, alpha, label), estimator in estimators:
         for chunk in _chunks(splits):
@@ -681,6 +696,7 @@ def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose)
                     label,
                     [data[i] for i in chunk],
                     [splits[i] for i in chunk],
+                    [seeds[i] for i in chunk],
                     scorer,
                     curvature_params,
                 )
@@ -1133,7 +1149,10 @@ groups : array-like of shape (n_samples,), optional
     (stratified group k-fold for an int ``cv``, or a group splitter's
     own splits), as ``cross_validate`` takes them.
 random_state : int, optional
-    Seeds the splits and every model (an int in [0, 2**32 - 1]).
+    Seeds the splits and the models (an int in [0, 2**32 - 1]): each
+    split's models start from a seed of their own, the same for every arm,
+    so that the tests weigh the initialisation's variance too and a verdict
+    is about the gates, not about one draw of weights per arm.
 n_jobs : int, optional
     Groups of splits fitted in parallel (joblib); the results do not
     depend on it.
@@ -1192,7 +1211,7 @@ def compare_gates(
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
     ...                        n_repeats=2, max_epochs=2, random_state=0)
     >>> result.scores_.shape, list(result.tests_["measured as"])
-    ((12, 11), ['accuracy', 'turning rate'])
+    ((12, 12), ['accuracy', 'turning rate'])
     >>> result.verdict_.startswith("Held-out accuracy:")
     True
     """
