@@ -27,15 +27,15 @@ __all__ = [
     "NO_EFFECT",
     "REVERSED",
     "adjust",
-    "correlated_bayes",
-    "corrected_t_comparison",
-    "sign_flip_bounds",
     "corrected_t_bounds",
+    "corrected_t_comparison",
+    "correlated_bayes",
     "family_outcomes",
     "holm",
     "holm_levels",
     "permutation_comparison",
     "posterior_means",
+    "sign_flip_bounds",
     "sign_flip_test",
     "smallest_p",
 ]
@@ -110,8 +110,8 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     return float(result.pvalue)
 
 
-def _bootstrap_interval(values, n_resamples, level=0.95):
-    """``level`` percentile interval of the mean of ``values`` over bootstrap
+def _bootstrap_interval(values, n_resamples):
+    """95 % percentile interval of the mean of ``values`` over bootstrap
     resamples (a point when every value is alike)."""
     values = np.asarray(values, dtype=float)
     if np.ptp(values) == 0:
@@ -120,17 +120,16 @@ def _bootstrap_interval(values, n_resamples, level=0.95):
         (values,),
         np.mean,
         n_resamples=n_resamples,
-        confidence_level=level,
         method="percentile",
         random_state=0,
     ).confidence_interval
     return float(interval.low), float(interval.high)
 
 
-def permutation_comparison(differences, margin, *, n_resamples=9_999, level=0.95):
+def permutation_comparison(differences, margin, *, n_resamples=9_999):
     """Paired differences (better minus worse) tested without normal tails.
 
-    Returns a dict: the mean ("estimate"), its ``level`` bootstrap percentile
+    Returns a dict: the mean ("estimate"), its 95 % bootstrap percentile
     interval ("ci low", "ci high"), the one-sided sign-flip p-values of a
     positive ("p") and a negative ("p reverse") mean
     (:func:`sign_flip_test`), the equivalence p-value within ``+-margin``
@@ -148,14 +147,13 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999, level=0.95
         sign_flip_test(d + margin, n_resamples=n_resamples),
         sign_flip_test(margin - d, n_resamples=n_resamples),
     )
-    summary = _sign_flip_summary(d, n_resamples, level)
-    return {**summary, "p equivalence": p_equivalence}
+    return {**_sign_flip_summary(d, n_resamples), "p equivalence": p_equivalence}
 
 
-def _sign_flip_summary(values, n_resamples, level=0.95):
+def _sign_flip_summary(values, n_resamples):
     """The mean of ``values``, its bootstrap interval, its one-sided sign-flip
     p-values both ways, and their number."""
-    low, high = _bootstrap_interval(values, n_resamples, level)
+    low, high = _bootstrap_interval(values, n_resamples)
     return {
         "estimate": float(values.mean()),
         "ci low": low,
@@ -164,6 +162,21 @@ def _sign_flip_summary(values, n_resamples, level=0.95):
         "p reverse": sign_flip_test(-values, n_resamples=n_resamples),
         "n": len(values),
     }
+
+
+def _corrected_t(differences, test_fraction):
+    """The checked differences, their mean, its corrected standard error
+    (:func:`_corrected_scale`) and the degrees of freedom: what the
+    corrected t-test, its bounds and the correlated Bayesian posterior are
+    all made of."""
+    d = _check_split_differences(differences, test_fraction)
+    return d, float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
+
+
+def _correction(test_fraction, n_splits):
+    """1/J + n_test/n_train: the variance of a mean over J splits that share
+    training rows, per unit of the splits' variance (Nadeau & Bengio, 2003)."""
+    return 1 / n_splits + test_fraction / (1 - test_fraction)
 
 
 def _check_split_differences(differences, test_fraction):
@@ -186,8 +199,7 @@ def _corrected_scale(d, test_fraction):
     sqrt((1/J + n_test/n_train) s^2) (Nadeau & Bengio, 2003). The naive
     1/J alone assumes independent splits; splits that share training rows
     are correlated by about n_test / n_rows, which the second term restores."""
-    ratio = test_fraction / (1 - test_fraction)
-    return float(np.sqrt((1 / len(d) + ratio) * d.var(ddof=1)))
+    return float(np.sqrt(_correction(test_fraction, len(d)) * d.var(ddof=1)))
 
 
 def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
@@ -215,31 +227,27 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     >>> result["n"], result["p"] < 0.05, result["p equivalence"] > 0.5
     (5, True, True)
     """
-    d = _check_split_differences(differences, test_fraction)
-    mean, scale, df = float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
-    if scale == 0:
-        return {
-            "estimate": mean,
-            "ci low": mean,
-            "ci high": mean,
-            "p": float(mean <= 0),
-            "p reverse": float(mean >= 0),
-            "p equivalence": float(abs(mean) >= margin),
-            "n": len(d),
-        }
-    half = stats.t.ppf(0.5 + level / 2, df) * scale
+    d, mean, scale, df = _corrected_t(differences, test_fraction)
+    tail = (1 - level) / 2
+    low, high = corrected_t_bounds(
+        d, test_fraction=test_fraction, alpha_low=tail, alpha_high=tail
+    )
+    if scale == 0:  # every difference equal: no sampling error to test against
+        p, p_reverse = float(mean <= 0), float(mean >= 0)
+        p_equivalence = float(abs(mean) >= margin)
+    else:
+        p, p_reverse = stats.t.sf(mean / scale, df), stats.t.cdf(mean / scale, df)
+        p_equivalence = max(
+            stats.t.sf((mean + margin) / scale, df),
+            stats.t.sf((margin - mean) / scale, df),
+        )
     return {
         "estimate": mean,
-        "ci low": mean - half,
-        "ci high": mean + half,
-        "p": float(stats.t.sf(mean / scale, df)),
-        "p reverse": float(stats.t.cdf(mean / scale, df)),
-        "p equivalence": float(
-            max(
-                stats.t.sf((mean + margin) / scale, df),
-                stats.t.sf((margin - mean) / scale, df),
-            )
-        ),
+        "ci low": low,
+        "ci high": high,
+        "p": float(p),
+        "p reverse": float(p_reverse),
+        "p equivalence": float(p_equivalence),
         "n": len(d),
     }
 
@@ -264,12 +272,11 @@ def correlated_bayes(differences, margin, *, test_fraction):
     >>> result["probability better"] > 0.9, round(sum(result.values()), 9)
     (True, 1.0)
     """
-    d = _check_split_differences(differences, test_fraction)
-    mean, scale = float(d.mean()), _corrected_scale(d, test_fraction)
+    _, mean, scale, df = _corrected_t(differences, test_fraction)
     if scale == 0:
         worse, better = float(mean < -margin), float(mean > margin)
     else:
-        posterior = stats.t(len(d) - 1, loc=mean, scale=scale)
+        posterior = stats.t(df, loc=mean, scale=scale)
         worse, better = float(posterior.cdf(-margin)), float(posterior.sf(margin))
     return {
         "probability better": better,
@@ -295,12 +302,12 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     if n < 2:
         raise ValueError(f"scores needs at least 2 splits; got {n}.")
     contrasts = scores[:, 1:] - scores[:, :1]
-    ratio = test_fraction / (1 - test_fraction)
     rng = np.random.default_rng(random_state)
     location = contrasts.mean(axis=0)
     draws = np.zeros((n_samples, arms))
     if arms > 1:
-        covariance = (1 / n + ratio) * np.atleast_2d(np.cov(contrasts, rowvar=False))
+        spread = np.atleast_2d(np.cov(contrasts, rowvar=False))
+        covariance = _correction(test_fraction, n) * spread
         normal = rng.multivariate_normal(
             np.zeros(arms - 1), covariance, size=n_samples, method="eigh"
         )
@@ -345,8 +352,7 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     from the corrected resampled t statistic (:func:`corrected_t_comparison`):
     the lower bound exceeds 0 exactly when the one-sided p is below
     ``alpha_low``."""
-    d = _check_split_differences(differences, test_fraction)
-    mean, scale, df = float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
+    _, mean, scale, df = _corrected_t(differences, test_fraction)
     return (
         mean - stats.t.isf(alpha_low, df) * scale,
         mean + stats.t.isf(alpha_high, df) * scale,
