@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from itertools import combinations
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -315,17 +316,16 @@ def _check_y(y, task):
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         raise ValueError("y contains NaN or infinity; every target must be finite.")
     try:
-        np.unique(y)
+        classes = np.unique(y)
     except TypeError as exc:
         raise TypeError(
             f"y mixes label types that cannot be ordered ({exc}); give every label "
             "one type."
         ) from exc
     task = infer_task(y, task)
-    if task == "classification" and len(np.unique(y)) < 2:
+    if task == "classification" and len(classes) < 2:
         raise ValueError(
-            f"y has one class ({_label(np.unique(y)[0])!r}); a classifier needs at "
-            "least 2."
+            f"y has one class ({_label(classes[0])!r}); a classifier needs at least 2."
         )
     if task == "regression":
         if y.dtype.kind not in "iuf":
@@ -447,10 +447,10 @@ def _check_count(name, value, least):
 def _check_int_cv(cv, y, task, groups):
     """Refuse an int ``cv`` these rows cannot fill: more folds than rows,
     groups, or (stratified) rows of the smallest class."""
-    if groups is not None and len(np.unique(groups)) < cv:
+    n_groups = None if groups is None else len(np.unique(groups))
+    if n_groups is not None and n_groups < cv:
         raise ValueError(
-            f"cv={cv} folds need at least {cv} groups; groups has "
-            f"{len(np.unique(groups))}."
+            f"cv={cv} folds need at least {cv} groups; groups has {n_groups}."
         )
     if task == "classification":
         labels, counts = np.unique(y, return_counts=True)
@@ -464,26 +464,37 @@ def _check_int_cv(cv, y, task, groups):
         raise ValueError(f"cv={cv} folds need at least {cv} rows; y has {len(y)}.")
 
 
+class _Split(NamedTuple):
+    """One cross-validation split: its repeat and fold, its rows, and the
+    seed its models start from (the same for every arm)."""
+
+    repeat: int
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+    seed: int
+
+
 def _label(value):
     """A class label as the user wrote it (not numpy's repr)."""
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _repeated_splits(X, y, task, cv, n_repeats, random_state, groups):
+def _repeated_splits(task, cv, n_repeats, random_state, groups):
     """Repeated (stratified, or group) k-fold: each repeat shuffled anew."""
+    if groups is not None:
+        kind = StratifiedGroupKFold if task == "classification" else GroupKFold
+    else:
+        kind = StratifiedKFold if task == "classification" else KFold
     seeds = np.random.RandomState(random_state).randint(2**31 - 1, size=n_repeats)
     for seed in seeds:
-        if groups is not None:
-            kind = StratifiedGroupKFold if task == "classification" else GroupKFold
-        else:
-            kind = StratifiedKFold if task == "classification" else KFold
         yield kind(n_splits=cv, shuffle=True, random_state=seed), groups
 
 
 def _splits(X, y, task, cv, n_repeats, random_state, groups):
-    """(repeat, fold, train, test) for every split: repeated (stratified,
-    grouped when ``groups`` are given) k-fold for an int ``cv``, else the
-    splitter's own splits (one repeat)."""
+    """Every split (:class:`_Split`): repeated (stratified, grouped when
+    ``groups`` are given) k-fold for an int ``cv``, else the splitter's own
+    splits (one repeat); each with its models' seed from ``random_state``."""
     if cv is None:
         cv = DEFAULT_CV
     if isinstance(cv, bool | str | float):
@@ -496,9 +507,7 @@ def _splits(X, y, task, cv, n_repeats, random_state, groups):
             raise ValueError(f"cv must be >= 2 folds; got {cv}.")
         _check_int_cv(cv, y, task, groups)
         repeats = DEFAULT_REPEATS if n_repeats is None else n_repeats
-        splitters = list(
-            _repeated_splits(X, y, task, cv, repeats, random_state, groups)
-        )
+        splitters = list(_repeated_splits(task, cv, repeats, random_state, groups))
     else:
         if n_repeats not in (None, 1):
             raise ValueError(
@@ -506,7 +515,7 @@ def _splits(X, y, task, cv, n_repeats, random_state, groups):
                 "splitter gives its own splits: set n_repeats=1."
             )
         splitters = [(check_cv(cv, y, classifier=task == "classification"), groups)]
-    splits = []
+    rows = []
     for repeat, (splitter, grouping) in enumerate(splitters):
         try:
             with warnings.catch_warnings():
@@ -514,15 +523,17 @@ def _splits(X, y, task, cv, n_repeats, random_state, groups):
                 folds = list(splitter.split(X, y, grouping))
         except (ValueError, UserWarning) as exc:
             raise ValueError(f"cv={cv!r} cannot split these rows: {exc}") from exc
-        splits += [
+        rows += [
             (repeat, fold, _indices(train, len(y), cv), _indices(test, len(y), cv))
             for fold, (train, test) in enumerate(folds)
         ]
+    seeds = _model_seeds(random_state, len(rows))
+    splits = [_Split(*row, int(seed)) for row, seed in zip(rows, seeds, strict=True)]
     if len(splits) < 2:
         raise ValueError(
             f"cv={cv!r} gives {len(splits)} split; paired tests need at least 2."
         )
-    for repeat, fold, train, test in splits:
+    for repeat, fold, train, test, _ in splits:
         if len(train) == 0 or len(test) == 0:
             raise ValueError(
                 f"cv={cv!r}: split (repeat {repeat}, fold {fold}) has "
@@ -590,7 +601,8 @@ def _split_data(X, y, splits, preprocessor):
     """Each split's (X_train, y_train, X_test, y_test), X transformed by a
     clone of ``preprocessor`` fitted on that split's training rows alone."""
     data = []
-    for _, _, train, test in splits:
+    for split in splits:
+        train, test = split.train, split.test
         X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
         if preprocessor is not None:
             fitted = clone(preprocessor).fit(X_train, y[train])
@@ -599,10 +611,14 @@ def _split_data(X, y, splits, preprocessor):
     return data
 
 
+def _is_number(value):
+    """One real number (a numpy scalar too), not a bool."""
+    return isinstance(value, Real | np.number) and not isinstance(value, bool)
+
+
 def _score(scorer, model, X_test, y_test, label, repeat, fold):
     value = scorer(model, X_test, y_test)
-    number = isinstance(value, Real | np.number) and not isinstance(value, bool)
-    if not (number and np.isfinite(value)):
+    if not (_is_number(value) and np.isfinite(value)):
         raise ValueError(
             f"the score of arm {label!r} on split (repeat {repeat}, fold {fold}) "
             f"is {value!r}; scoring must return one finite number."
@@ -610,28 +626,30 @@ def _score(scorer, model, X_test, y_test, label, repeat, fold):
     return float(value)
 
 
-def _fit_arm(estimator, label, data, splits, seeds, scorer, curvature_params):
+def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
     """Fit one arm on some splits (as one batched network), each model from
     its split's seed, and score it."""
-    models = [clone(estimator).set_params(random_state=int(s)) for s in seeds]
+    models = [clone(estimator).set_params(random_state=s.seed) for s in splits]
     start = time.perf_counter()
     fit_together(models, [(X_train, y_train, None) for X_train, y_train, _, _ in data])
     seconds = (time.perf_counter() - start) / len(splits)
     return [
         {
-            "repeat": repeat,
-            "fold": fold,
-            "n_train": len(train),
-            "n_test": len(test),
-            "model_seed": int(seed),
-            "score": _score(scorer, model, X_test, y_test, label, repeat, fold),
+            "repeat": split.repeat,
+            "fold": split.fold,
+            "n_train": len(split.train),
+            "n_test": len(split.test),
+            "model_seed": split.seed,
+            "score": _score(
+                scorer, model, X_test, y_test, label, split.repeat, split.fold
+            ),
             "curvature": float(
                 representation_curvature(model, X_test, **curvature_params).mean()
             ),
             "fit_time": seconds,
         }
-        for model, seed, (repeat, fold, train, test), (_, _, X_test, y_test) in zip(
-            models, seeds, splits, data, strict=True
+        for model, split, (_, _, X_test, y_test) in zip(
+            models, splits, data, strict=True
         )
     ]
 
@@ -652,7 +670,7 @@ def _chunks(splits):
     and the groups spread over workers."""
     by_repeat = {}
     for i, split in enumerate(splits):
-        by_repeat.setdefault(split[0], []).append(i)
+        by_repeat.setdefault(split.repeat, []).append(i)
     groups = list(by_repeat.values())
     if len(groups) == 1:
         indices = groups[0]
@@ -677,7 +695,7 @@ def _dry_run(estimator, data, scorer, curvature_params):
             value = scorer(model, X_test, y_test)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"scoring cannot score this task: {exc}") from exc
-    if not isinstance(value, Real | np.number) or isinstance(value, bool):
+    if not _is_number(value):
         raise TypeError(
             f"scoring returned {value!r}, not a number; it must return one "
             "finite number."
@@ -686,7 +704,6 @@ def _dry_run(estimator, data, scorer, curvature_params):
 
 def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):
     _dry_run(estimators[0][1], data[0], scorer, curvature_params)
-    seeds = _model_seeds(estimators[0][1].random_state, len(splits))
     jobs, owners = [], []
     for (gate, alpha, label), estimator in estimators:
         for chunk in _chunks(splits):
@@ -696,7 +713,6 @@ def _scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose)
                     label,
                     [data[i] for i in chunk],
                     [splits[i] for i in chunk],
-                    [seeds[i] for i in chunk],
                     scorer,
                     curvature_params,
                 )
@@ -790,11 +806,10 @@ def _paired_table(scores):
     return arms, table
 
 
-def _pair_test(values, better, worse, measure, margin, test, test_fraction):
-    """One row of the tests table: ``better`` minus ``worse`` over the
-    splits, in ``measure`` (its margin: ``margin`` for the score, a share of
-    the two arms' mean for curvature)."""
-    d = (values[better] - values[worse]).to_numpy()
+def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
+    """One row of the tests table: ``d``, ``better`` minus ``worse`` over
+    the splits, in ``measure`` (its margin: ``margin`` for the score, a
+    share of the two arms' mean for curvature)."""
     if measure == "curvature":
         pair = values[[better, worse]].to_numpy()
         # Two exactly flat arms have margin 0: their equal zeros are equivalent.
@@ -867,25 +882,28 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         for better, worse in combinations(arms, 2)
         for measure in ("score", "curvature")
     ]
-    rows = [
-        _pair_test(table[measure], better, worse, measure, margin, test, test_fraction)
+    differences = [
+        (table[measure][better] - table[measure][worse]).to_numpy()
         for better, worse, measure in pairs
     ]
+    rows = [
+        _pair_test(d, table[measure], better, worse, measure, margin, test,
+                   test_fraction)
+        for d, (better, worse, measure) in zip(differences, pairs, strict=True)
+    ]  # fmt: skip
     tests = _paired.family_outcomes(pd.DataFrame(rows))
-    return _holm_bounds(tests, table, pairs, test, test_fraction)
+    return _holm_bounds(tests, differences, test, test_fraction)
 
 
-def _holm_bounds(tests, table, pairs, test, test_fraction):
+def _holm_bounds(tests, differences, test, test_fraction):
     """Each difference's interval with its bounds at Holm's step levels
     (:func:`skgate._paired.holm_levels`): the lower bound from the family
     of "p", the upper from that of "p reverse". A bound excludes 0 exactly
     when its test holds (is reversed) after Holm, so the verdict's words
-    cannot contradict its intervals (exactly for the corrected t-test; the
-    sign-flip test's bootstrap bounds are its companions, not its duals)."""
+    cannot contradict its intervals (both tests' bounds invert the test)."""
     tests["ci low level"] = 1 - _paired.holm_levels(tests["p"])
     tests["ci high level"] = 1 - _paired.holm_levels(tests["p reverse"])
-    for i, (better, worse, measure) in enumerate(pairs):
-        d = (table[measure][better] - table[measure][worse]).to_numpy()
+    for i, d in enumerate(differences):
         levels = {
             "alpha_low": 1 - tests.at[i, "ci low level"],
             "alpha_high": 1 - tests.at[i, "ci high level"],
@@ -1023,7 +1041,8 @@ def _estimators(task, arms, params):
     return estimators
 
 
-def _warn_if_undecidable(test, n_splits, n_tests, cv, n_repeats):
+def _warn_if_undecidable(test, splits, n_tests, cv):
+    n_splits, n_repeats = len(splits), splits[-1].repeat + 1
     floor = _paired.smallest_p(test, n_splits)
     if n_tests * floor >= _paired.ALPHA_LEVEL:
         warnings.warn(
@@ -1079,10 +1098,10 @@ def _check_curvature_params(curvature_params):
     return params
 
 
-def _settings(tests, fraction, score_name, curvature_name, curvature_params):
+def _settings(test, margin, fraction, score_name, curvature_name, curvature_params):
     return {
-        "test": tests["test"].iloc[0],
-        "margin": float(tests.loc[tests["measure"] == "score", "margin"].iloc[0]),
+        "test": test,
+        "margin": margin,
         "test fraction": fraction,
         "score": score_name,
         "curvature": curvature_name,
@@ -1228,7 +1247,7 @@ def compare_gates(
     scorer = _check_scoring(scoring, estimators[0][1])
     splits = _splits(X, y, task, cv, n_repeats, random_state, groups)
     n_tests = len(arms) * (len(arms) - 1)
-    _warn_if_undecidable(test, len(splits), n_tests, cv, splits[-1][0] + 1)
+    _warn_if_undecidable(test, splits, n_tests, cv)
     data = _split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
     scores = _scores(data, estimators, splits, scorer, curvature_params, n_jobs,
@@ -1242,9 +1261,9 @@ def compare_gates(
         "gates": list(gates),
         "alphas": None if alphas is None else list(alphas),
         "cv": cv if isinstance(cv, Integral) else repr(cv),
-        "n_repeats": splits[-1][0] + 1,
+        "n_repeats": splits[-1].repeat + 1,
         "splits": len(splits),
-        **_settings(tests, fraction, *names, curvature_params),
+        **_settings(test, margin, fraction, *names, curvature_params),
         "random_state": random_state,
         "estimator_params": _shared_params(estimators[0][1]),
         "seconds": seconds,
@@ -1254,10 +1273,10 @@ def compare_gates(
 
 
 _NOTES_DOC = """\
-Intervals are corrected t intervals (bootstrap bounds for "sign-flip")
-whose bounds are drawn at Holm's step levels (between 1 - 0.05 / m and
-0.95, one-sided, for the table's m tests), so that an interval excludes 0
-exactly where Holm's procedure shows a difference. The
+Intervals are corrected t intervals (for "sign-flip", bounds that invert
+the sign-flip test) whose bounds are drawn at Holm's step levels (between
+1 - 0.05 / m and 0.95, one-sided, for the table's m tests), so that an
+interval excludes 0 exactly where Holm's procedure shows a difference. The
 recommendation reads the Bayesian correlated t-test's joint posterior
 (Corani & Benavoli, 2015) of the arms' mean scores, and never the
 curvature: among arms equivalent within the margin it names the least
