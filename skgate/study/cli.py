@@ -20,7 +20,13 @@ import pandas as pd
 from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
-from ..compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS
+from ..compare import (
+    DEFAULT_CV,
+    DEFAULT_REPEATS,
+    MAX_INFERRED_CLASSES,
+    SCORE_MARGIN,
+    TESTS,
+)
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..parallel import on_cluster
@@ -628,8 +634,8 @@ def _add_compare(commands):
         "--task",
         choices=["classification", "regression"],
         default=None,
-        help="default: read from the target (a numeric target with many values "
-        "must be named)",
+        help=f"default: read from the target (whole numbers with more than "
+        f"{MAX_INFERRED_CLASSES} distinct values must be named)",
     )
     compare.add_argument(
         "--cv", type=int, default=DEFAULT_CV, help=f"folds (default {DEFAULT_CV})"
