@@ -33,6 +33,7 @@ from .sweeps import _gaussian_plane, batches, run_batch, run_groups
 __all__ = [
     "ALPHAS",
     "ARM_LABELS",
+    "BY_CONSTRUCTION",
     "BUDGET",
     "CANDIDATES",
     "CONDITION",
@@ -196,6 +197,12 @@ TESTS = (
         "C6", "positive curvature", "positive_share", "arms", "curved", _GATED, _NONE
     ),
 )
+#: Tests of :data:`TESTS` that no data could fail: ungated attention over
+#: copied tokens is affine (curvature exactly 0; C1's and C4's SiLU >
+#: ungated, C6), and a trend over an alpha grid starting at 0, where the
+#: gate is off, starts from that 0 (C2's and C3's curvature). Checks of the
+#: implementation, not evidence (protocol 2 has none).
+BY_CONSTRUCTION = (1, 4, 7, 9, 11)
 #: What each claim says, in the words of the verdict table.
 CLAIMS = {
     "C1": "gated > SiLU > ungated in curvature and accuracy on a curved task",
@@ -341,12 +348,20 @@ def pilot_settings(seeds=PILOT_SEEDS):
     return out
 
 
-def run_primary(settings_by_sweep, *, n_jobs=1, progress=True, leave=True, log=None):
-    """Run each sweep (batched, :func:`measure_primary`); frames by sweep,
-    each with a "sweep" column. ``progress``: a progress bar per sweep
-    (``leave=False``: erased when the sweep ends); ``log``: a callable
-    taking one line per sweep."""
-    measure = functools.partial(run_batch, measure=measure_primary)
+def run_primary(
+    settings_by_sweep,
+    *,
+    n_jobs=1,
+    progress=True,
+    leave=True,
+    log=None,
+    measure=measure_primary,
+):
+    """Run each sweep (batched; each fit measured by ``measure``, default
+    :func:`measure_primary`); frames by sweep, each with a "sweep" column.
+    ``progress``: a progress bar per sweep (``leave=False``: erased when the
+    sweep ends); ``log``: a callable taking one line per sweep."""
+    measure = functools.partial(run_batch, measure=measure)
     frames = {}
     for name, settings in settings_by_sweep.items():
         if log is not None:
@@ -379,19 +394,24 @@ def _rows(frame, test, condition):
 
 
 def _paired(rows, test):
-    """Differences better - worse of the test's measure, paired by seed."""
-    table = rows.pivot_table(index="seed", columns="gate", values=test["measure"])
+    """Differences better - worse of the test's measure, paired by seed:
+    ``better`` and ``worse`` are values of the test's "column" (default: the
+    gate; the second confirmatory part also compares two alphas)."""
+    column = test.get("column", "gate")
+    table = rows.pivot_table(index="seed", columns=column, values=test["measure"])
     return (table[test["better"]] - table[test["worse"]]).dropna().to_numpy()
 
 
 def _margin(test, rows):
     """The smallest effect of interest of ``test`` on ``rows``: fixed for
-    accuracy, shares and trends; 10 % of the two arms' mean for curvature."""
+    accuracy, shares and trends; :data:`CURVATURE_SESOI_SHARE` (a quarter)
+    of the two arms' mean for curvature."""
     if test["kind"] == "trend":
         return SESOI["rho"]
     if test["measure"] in SESOI:
         return SESOI[test["measure"]]
-    arms = rows[rows["gate"].isin([test["better"], test["worse"]])]
+    column = test.get("column", "gate")
+    arms = rows[rows[column].isin([test["better"], test["worse"]])]
     return CURVATURE_SESOI_SHARE * float(arms[test["measure"]].mean())
 
 
