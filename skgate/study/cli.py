@@ -39,6 +39,7 @@ from . import (
     regime,
     render,
     report,
+    sequences,
     sphere,
     sweeps,
     theorem,
@@ -267,6 +268,65 @@ def _run_primary(out, seeds, design, quick, n_jobs):
         _write_csv(frame, out / report.PRIMARY_FILES[name])
 
 
+#: The quick run's second part (``make demo``): seeds per sweep, epochs at
+#: most and patience; the arms, alpha and depth sweeps only.
+QUICK_SEQUENCE_SEEDS = 3
+QUICK_SEQUENCE_EPOCHS = 30
+
+
+def _sequence_seeds(quick, seeds, design):
+    """Seeds per sweep of the second confirmatory part: the protocol's, the
+    quick run's, or a given design's (a shrunken study in the tests)."""
+    if design is not None:
+        return dict.fromkeys(sequences.SEEDS, tuple(design.seeds))
+    if quick:
+        n = QUICK_SEQUENCE_SEEDS if seeds is None else seeds
+        return dict.fromkeys(sequences.SEEDS, sequences.confirmatory_seeds(n))
+    return {
+        name: sequences.confirmatory_seeds(n) for name, n in sequences.SEEDS.items()
+    }
+
+
+def _run_sequences(out, seeds, design, quick, n_jobs):
+    """The second confirmatory part (softmax attention over sequences,
+    docs/protocol-2.md), each sweep to seq_<name>.csv as soon as it ends;
+    returns its record for run.json."""
+    fixed = {} if design is None else dict(design.fixed)
+    if quick:
+        fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
+        fixed.setdefault("max_epochs", QUICK_SEQUENCE_EPOCHS)
+        fixed.setdefault("n_iter_no_change", QUICK_SEQUENCE_EPOCHS // 3)
+    start = time.perf_counter()
+    settings_by_sweep = sequences.confirmatory_settings(
+        seeds, fixed=fixed, secondary=not quick
+    )
+    for name, settings in settings_by_sweep.items():
+        frame = primary.run_primary(
+            {name: settings},
+            n_jobs=n_jobs,
+            log=None if quick else _log,
+            leave=not quick,
+            measure=sequences.measure_sequence,
+        )[name]
+        _write_csv(frame, out / report.SEQUENCE_FILES[name])
+    return {
+        "quick": bool(quick),
+        "seeds": {name: len(s) for name, s in seeds.items()},
+        "first_seed": min(min(s) for s in seeds.values()),
+        "fixed": fixed,
+        "conditions": list(sequences.CONDITIONS),
+        "learning_rates": [
+            {"task": task, "gate": gate, "lr": lr}
+            for (task, gate), lr in sequences.LEARNING_RATES.items()
+        ],
+        "c2_curvature": sequences.C2_CURVATURE,
+        "left_family": [list(pair) for pair in sequences.LEFT_FAMILY],
+        "plan": report.load_plan(report.PLAN_2).to_dict(orient="list"),
+        "protocol_sha256": report.protocol_sha256(report.PROTOCOL_2),
+        "seconds": time.perf_counter() - start,
+    }
+
+
 def _run_exploratory(design, out, n_jobs, seconds):
     """The exploratory study's sweeps, sphere, regime and baselines (CSVs in
     ``out``); the wall time of each part into ``seconds``."""
@@ -351,7 +411,37 @@ def _command(quick, seeds, design):
     return " ".join(words)
 
 
-def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide=None):
+#: What ``reproduce`` runs: every part, or the second confirmatory part alone.
+PARTS = ("all", "sequences")
+_SEQUENCES_SECONDS = "second confirmatory part (sequences)"
+
+
+def _reproduce_sequences(out, quick, seeds, n_jobs, design, user_guide):
+    """The second confirmatory part alone, into ``out`` beside whatever run
+    is there (its run.json keeps the other parts' records)."""
+    seeds_by_sweep = _sequence_seeds(quick, seeds, design)
+    record = _run_sequences(out, seeds_by_sweep, design, quick, n_jobs)
+    words = ["python -m skgate reproduce --part sequences"]
+    words += ["--quick"] if quick else []
+    words += [f"--seeds {seeds}"] if seeds is not None else []
+    record["command"] = " ".join(words)
+    report.add_part(out, "sequences", record, machine=render.machine_text())
+    report.add_seconds(out, _SEQUENCES_SECONDS, record["seconds"])
+    parts = report.render_run(out, user_guide=user_guide)
+    _log(f"wrote {out / 'REPORT.md'}")
+    return report.primary_verdicts(parts)
+
+
+def reproduce(
+    out,
+    *,
+    quick=False,
+    seeds=None,
+    n_jobs=1,
+    design=None,
+    user_guide=None,
+    part="all",
+):
     """Run the study and write CSVs, figures, REPORT.md (and EXPLORATORY.md)
     into ``out``.
 
@@ -368,6 +458,13 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     findings block is rewritten. Returns the primary verdicts (claim ->
     verdict).
     """
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {list(PARTS)}; got {part!r}.")
+    if part == "sequences":
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        plots.pyplot()
+        return _reproduce_sequences(out, quick, seeds, n_jobs, design, user_guide)
     # The primary seeds: the protocol's, unless the caller shrinks the study.
     seeds_by_sweep = _primary_seeds(quick, seeds if quick else None, design)
     if design is None and not quick:
@@ -388,6 +485,15 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
     start = time.perf_counter()
     _run_primary(out, seeds_by_sweep, design, quick, n_jobs)
     seconds["primary and secondary fits"] = time.perf_counter() - start
+    second = _run_sequences(
+        out,
+        _sequence_seeds(quick, seeds if quick else None, design),
+        design,
+        quick,
+        n_jobs,
+    )
+    second["command"] = command
+    seconds[_SEQUENCES_SECONDS] = second["seconds"]
     if design is not None and not quick:
         _run_exploratory(design, out, n_jobs, seconds)
         _run_theorem(design, out, n_jobs, seconds)
@@ -401,6 +507,7 @@ def reproduce(out, *, quick=False, seeds=None, n_jobs=1, design=None, user_guide
         "machine": render.machine_text(),
         "protocol_sha256": report.protocol_sha256(),
         "seconds": seconds,
+        "sequences": second,
     }
     report.save_run_info(out, info, design if not quick else None)
     if design is not None and not quick:
@@ -499,6 +606,13 @@ def _parser():
         help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
     )
     study.add_argument(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="all: every part; sequences: the second confirmatory part alone "
+        "(docs/protocol-2.md), into --out beside any run already there",
+    )
+    study.add_argument(
         "--toy",
         action="store_true",
         help="also benchmark on scikit-learn's toy datasets (TOY.md)",
@@ -506,7 +620,21 @@ def _parser():
     pilot = commands.add_parser(
         "pilot", help="the pilot the protocol's seeds were planned from"
     )
-    pilot.add_argument("--out", default="benchmarks/pilot")
+    pilot.add_argument(
+        "--protocol",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="1: copied tokens (docs/protocol.md); 2: softmax attention over "
+        "sequences (docs/protocol-2.md)",
+    )
+    pilot.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: benchmarks/pilot, or benchmarks/pilot-2 "
+        "for --protocol 2); a second pilot run into the same folder resumes "
+        "at the sweep the first one was in",
+    )
     pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
     again = commands.add_parser(
         "report", help="render REPORT.md again from a run's CSVs (no training)"
@@ -526,6 +654,32 @@ def _parser():
     demo_parser.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
     demo_parser.add_argument("--random-state", type=int, default=0)
     return parser
+
+
+def _pilot_command(args, parser):
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+    out = args.out or ("benchmarks/pilot" if args.protocol == 1 else PILOT_2)
+    _check_writable(parser, out)
+    try:
+        if args.protocol == 1:
+            condition, plan = run_pilot(out, n_jobs=args.n_jobs)
+            print(f"condition: {condition}")
+        else:
+            conditions, rates, plan = sequences.run_pilot(
+                out, n_jobs=args.n_jobs, log=_log
+            )
+            print(f"conditions: {conditions}")
+            print(f"learning rates: {rates}")
+    except KeyboardInterrupt:
+        _log(f"interrupted; the sweeps finished so far are in {out}")
+        return 130
+    print(plan.to_string())
+    return 0
+
+
+#: Where the second protocol's pilot writes.
+PILOT_2 = "benchmarks/pilot-2"
 
 
 def _check_writable(parser, out, fail=None):
@@ -554,7 +708,7 @@ def _reproduce_command(args, parser):
         parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
     if args.seeds is not None and args.seeds < 2:
         parser.error(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
-    if not args.quick:
+    if not args.quick and args.part == "all":
         missing = realdata.unreadable(StudyDesign.full().real_tasks)
         if missing:
             # Not a usage mistake: one line, without argparse's usage text.
@@ -571,7 +725,11 @@ def _reproduce_command(args, parser):
     try:
         with on_cluster(args.scheduler):
             verdicts = reproduce(
-                args.out, quick=args.quick, seeds=args.seeds, n_jobs=args.n_jobs
+                args.out,
+                quick=args.quick,
+                seeds=args.seeds,
+                n_jobs=args.n_jobs,
+                part=args.part,
             )
         if args.toy:
             toy_start = time.perf_counter()
@@ -812,9 +970,5 @@ def main(argv=None):
     if args.command == "compare":
         return _compare_command(args, parser)
     if args.command == "pilot":
-        _check_writable(parser, args.out)
-        condition, plan = run_pilot(args.out, n_jobs=args.n_jobs)
-        print(f"condition: {condition}")
-        print(plan.to_string())
-        return 0
+        return _pilot_command(args, parser)
     return _demo_command(args, parser)

@@ -667,11 +667,12 @@ _RESULT_COLOURS = {
 }
 
 
-def plot_primary(tests):
+def plot_primary(tests, with_condition=False, title="Primary tests"):
     """The primary tests as a forest plot: each estimate and its 95 %
     interval in units of the test's smallest effect of interest (its margin),
     so that every test reads on one axis: beyond +1 a worthwhile effect,
-    within +-1 none worth having; coloured by the test's result."""
+    within +-1 none worth having; coloured by the test's result
+    (``with_condition``: each label names the test's condition)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(10, 0.45 * len(tests) + 1.2))
     y = range(len(tests))[::-1]
@@ -695,6 +696,7 @@ def plot_primary(tests):
     ax.set_yticklabels(
         [
             f"{t.claim} {t.quantity}: {t.comparison}"
+            + (f" ({t.condition})" if with_condition else "")
             for t in tests.itertuples(index=False)
         ],
         fontsize=8,
@@ -708,7 +710,7 @@ def plot_primary(tests):
         for r, c in _RESULT_COLOURS.items()
     ]
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    ax.set_title(f"Primary tests ({len(scale)}, one Holm family)")
+    ax.set_title(f"{title} ({len(scale)}, one Holm family)")
     fig.tight_layout()
     return fig
 
@@ -805,3 +807,39 @@ def _image_grid(ax, clf, bound=2.0, lines=15, points=120):
             line[:, axis], line[:, 1 - axis] = along, tick
             image = 2 * np.sqrt(clf.predict_proba(line))
             ax.plot(*image.T, color=color, linewidth=0.6, alpha=0.7)
+
+
+def plot_learning_rates(table):
+    """Each arm's mean test accuracy (+- one sd over seeds) against the
+    learning rate, one panel per task; the arm's own rate circled."""
+    plt = pyplot()
+    tasks = list(dict.fromkeys(table["task"]))
+    fig, axes = plt.subplots(
+        1, len(tasks), figsize=(5 * len(tasks), 3.6), squeeze=False
+    )
+    for ax, task in zip(axes[0], tasks, strict=True):
+        for arm, rows in table[table["task"] == task].groupby("arm", sort=False):
+            rows = rows.sort_values("lr")
+            line = ax.errorbar(
+                rows["lr"],
+                rows["accuracy"],
+                yerr=rows["accuracy sd"],
+                marker="o",
+                capsize=3,
+                label=arm,
+            )
+            own = rows[rows["own rate"]]
+            ax.scatter(
+                own["lr"],
+                own["accuracy"],
+                s=160,
+                facecolors="none",
+                edgecolors=line[0].get_color(),
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("learning rate (AdamW)")
+        ax.set_title(task)
+    axes[0][0].set_ylabel("test accuracy")
+    axes[0][-1].legend(title="arm (circled: its own rate)", fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims, plots, primary, render, theorem
+from . import claims, plots, primary, render, sequences_report, theorem
 from .design import StudyDesign
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
@@ -38,6 +38,14 @@ __all__ = [
 PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 #: The seed plan the protocol fixed from the pilot (``python -m skgate pilot``).
 PLAN = Path(__file__).resolve().parents[2] / "benchmarks" / "pilot" / "plan.csv"
+#: The second confirmatory part's protocol and seed plan (softmax attention
+#: over sequences; ``python -m skgate pilot --protocol 2``).
+PROTOCOL_2 = PROTOCOL.with_name("protocol-2.md")
+PLAN_2 = PLAN.parents[1] / "pilot-2" / "plan.csv"
+#: The second part's sweeps' CSVs, by sweep name.
+SEQUENCE_FILES = sequences_report.FILES
+#: The longest Findings section (characters) and Bottom line (sentences).
+MAX_FINDINGS, MAX_BOTTOM_LINE = 3000, 3
 #: The user guide's generated block lies between these two lines.
 USER_GUIDE_MARKERS = ("<!-- findings:start -->", "<!-- findings:end -->")
 #: Primary sweeps' CSVs, by sweep name.
@@ -55,10 +63,13 @@ def protocol_sha256(path=PROTOCOL):
 
 def load_plan(path=PLAN):
     """The protocol's seed plan (one row per primary test), or a plan of
-    unknowns where the file is not found (an installed package)."""
+    unknowns where the file is not found (an installed package; the second
+    part's: an empty plan)."""
     path = Path(path)
     if path.is_file():
         return pd.read_csv(path)
+    if path != PLAN:
+        return pd.DataFrame()
     columns = ["sd", "effect", "alpha", "seeds needed", "n_seeds", "affordable"]
     unknown = pd.DataFrame(
         float("nan"), index=range(len(primary.TESTS)), columns=columns
@@ -90,6 +101,18 @@ def save_run_info(folder, info, design=None):
         record["design"] = _plain(dataclasses.asdict(design))
     text = json.dumps(record, indent=1, sort_keys=True)
     (Path(folder) / "run.json").write_text(text + "\n")
+
+
+def add_part(folder, name, record, machine):
+    """Add (or replace) a part's record in the run's run.json, keeping the
+    other parts'; a folder without run.json gets one holding this part."""
+    path = Path(folder) / "run.json"
+    if path.is_file():
+        info = json.loads(path.read_text())
+    else:
+        info = {"command": record["command"], "machine": machine, "seconds": {}}
+    info[name] = record
+    path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
 def add_seconds(folder, part, seconds):
@@ -159,9 +182,44 @@ def _test_phrase(row):
     return f"{row['quantity']} {row['comparison']}: {what} {_interval(row)}, {outcome}"
 
 
-def _claim_sentence(claim, group, verdict):
+def _claim_sentence(claim, group, verdict, notes=None):
     tests = "; ".join(_test_phrase(row) for _, row in group.iterrows())
-    return f"**{claim}** ({primary.CLAIMS[claim]}): {verdict.split(' (')[0]}. {tests}."
+    note = (notes or {}).get(claim, "")
+    return (
+        f"**{claim}** ({primary.CLAIMS[claim]}): {verdict.split(' (')[0]}. "
+        f"{tests}.{note}"
+    )
+
+
+def _alpha_note(frames):
+    """Where C2's mean turning rate peaks over the alpha grid, when it does
+    not peak at the grid's end: the trend test's "rises" is then the rise
+    from alpha 0 only."""
+    fits = frames["alpha"][frames["alpha"]["task"] == "curved"]
+    table = fits.pivot_table(index="seed", columns="alpha", values="turning")
+    means = table.mean()
+    peak = means.idxmax()
+    if peak == means.index.max():
+        return ""
+    at_peak = int((table.idxmax(axis=1) == peak).sum())
+    curve = ", ".join(f"{a:g}: {v:.3g}" for a, v in means.items())
+    return (
+        f" The mean turning rate by alpha ({curve}) peaks at alpha {peak:g} "
+        f"(the peak of {at_peak} of {len(table)} seeds) and falls after: the "
+        "trend test's rise is the rise from alpha 0, where the gate is off."
+    )
+
+
+def _positive_note(arms):
+    """C6 beside SiLU's share of positive curvature."""
+    curved = arms[arms["task"] != "linear task"].set_index("arm")["positive share"]
+    if curved["SiLU"] <= curved["gated"]:
+        return ""
+    return (
+        f" But SiLU reaches positive curvature more often than the gated arm "
+        f"(mean share {curved['SiLU']:.2f} against {curved['gated']:.2f}): "
+        "positive curvature here is not specific to gating."
+    )
 
 
 def _mediation_sentence(mediation):
@@ -175,10 +233,9 @@ def _mediation_sentence(mediation):
             + ("" if excludes else " (interval includes 0)")
         )
     return (
-        "**Does curvature explain accuracy?** Change in accuracy per standard "
-        "deviation of the turning rate, beyond the gate or alpha: "
-        + "; ".join(parts)
-        + "."
+        "**Curvature and accuracy across fits** (an association, not an effect "
+        "of curvature): change in accuracy per standard deviation of the "
+        "turning rate, beyond the gate or alpha: " + "; ".join(parts) + "."
     )
 
 
@@ -202,7 +259,17 @@ def _head_sentence(head):
     return "**The head's activation** (accuracy, secondary): " + "; ".join(parts) + "."
 
 
-def _budget_sentence(tests, secondary):
+def _early_accuracies(frames):
+    """The arms' mean accuracy on the curved task after 20 epochs."""
+    early = frames["epochs20"]
+    means = early[early["task"] == "curved"].groupby("gate", sort=False)["accuracy"]
+    return ", ".join(
+        f"{primary.ARM_LABELS[gate]} {value:.3f}"
+        for gate, value in means.mean().items()
+    )
+
+
+def _budget_sentence(tests, secondary, frames=None):
     """The paper's 20-epoch accuracy beside the primary one at convergence."""
     early = secondary[secondary["analysis"] == "20 epochs (the paper's budget)"]
     late = tests[(tests["quantity"] == "accuracy") & (tests["claim"] == "C1")]
@@ -211,8 +278,15 @@ def _budget_sentence(tests, secondary):
         f"against {_interval(b)} at {primary.BUDGET} epochs"
         for (_, a), (_, b) in zip(early.iterrows(), late.iterrows(), strict=True)
     ]
-    return "**At the paper's 20 epochs** (secondary), accuracy differences: " + (
-        "; ".join(parts)
+    chance = ""
+    if frames is not None and "epochs20" in frames:
+        chance = (
+            f" (mean accuracies after 20 epochs: {_early_accuracies(frames)}; "
+            "chance is 0.5)"
+        )
+    return (
+        f"**At the paper's 20 epochs** (secondary){chance}, accuracy "
+        "differences: " + "; ".join(parts)
     )
 
 
@@ -239,19 +313,38 @@ def _power_sentence(power):
 
 
 def findings(
-    tests, verdicts, secondary, head, mediation, power, convergence, theorem_parts=None
+    tests,
+    verdicts,
+    secondary,
+    head,
+    mediation,
+    power,
+    convergence,
+    theorem_parts=None,
+    frames=None,
+    arms=None,
 ):
-    """The plain sentences that open REPORT.md, each from the numbers (with
-    the theorem's own setting's answer when ``theorem_parts`` is given)."""
+    """The first part's results in plain sentences, each from the numbers
+    (with the theorem's own setting's answer when ``theorem_parts`` is
+    given; with the fits ``frames`` and the ``arms`` table, where C2's curve
+    peaks, C6 beside SiLU's share and the 20-epoch accuracies)."""
+    notes = {}
+    if frames is not None and "alpha" in frames:
+        notes["C2"] = _alpha_note(frames)
+    if arms is not None:
+        notes["C6"] = _positive_note(arms)
     sentences = [
-        _claim_sentence(claim, group, verdicts.set_index("claim").loc[claim, "verdict"])
+        _claim_sentence(
+            claim, group, verdicts.set_index("claim").loc[claim, "verdict"], notes
+        )
         for claim, group in tests.groupby("claim", sort=True)
     ]
     if (secondary["analysis"] == "20 epochs (the paper's budget)").any():
         # The budget and convergence in one sentence: both say what the
         # training budget does.
         sentences.append(
-            f"{_budget_sentence(tests, secondary)}; at {primary.BUDGET} epochs, "
+            f"{_budget_sentence(tests, secondary, frames)}; at {primary.BUDGET} "
+            "epochs, "
             f"{_convergence_clause(convergence)}."
         )
     else:
@@ -284,17 +377,27 @@ def _compact(verdict):
     return verdict
 
 
-def _header(info):
-    sha = info.get("protocol_sha256") or "unknown"
-    seeds = info["seeds"]
-    lines = [
+def _header(info, parts):
+    """The title and what ran under which protocol."""
+    shas = []
+    if "tests" in parts:
+        sha = info.get("protocol_sha256") or "unknown"
+        shas.append(f"`docs/protocol.md` (part 1), SHA-256 `{sha}`")
+    if "second" in parts:
+        sha = info["sequences"].get("protocol_sha256") or "unknown"
+        shas.append(f"`docs/protocol-2.md` (part 2), SHA-256 `{sha}`")
+    return [
         "# Does gating enable curvature? "
-        "A pre-registered test of Bathula & Joshi (2026)",
+        "Two pre-registered tests of Bathula & Joshi (2026)",
         "",
-        f"Protocol: `docs/protocol.md`, SHA-256 `{sha}`. "
-        f"Generated by `{info['command']}`; `python -m skgate report --from DIR "
-        "--out DIR` re-renders this file from the CSVs and run.json beside it.",
+        f"Protocols: {'; '.join(shas)}. Generated by `{info['command']}`; "
+        "`python -m skgate report --from DIR --out DIR` re-renders this file "
+        "from the CSVs and run.json beside it.",
     ]
+
+
+def _first_header(info):
+    seeds = info["seeds"]
     if info["quick"]:
         n = min(seeds.values())
         decides = (
@@ -304,29 +407,42 @@ def _header(info):
             else f"with {n} seeds no test can pass the family's level (the "
             f"smallest sign-flip p is 1/{2**n})"
         )
-        lines += [
-            "",
+        return [
             f"**A quick run, pilot-sized ({n} seeds per sweep, no secondary "
             f"sweeps)**: {decides}, and its verdicts are not the study's "
             "evidence. "
             "The confirmatory results are the committed "
-            "`benchmarks/results/REPORT.md`.",
+            "`benchmarks/results/REPORT.md`."
         ]
-    else:
-        first = info.get("first_seed", primary.FIRST_CONFIRMATORY_SEED)
-        counts = ", ".join(f"{sweep} {n}" for sweep, n in seeds.items())
-        lines += [
-            "",
-            f"Confirmatory seeds {first} onwards ({counts} per sweep), disjoint "
-            "from every seed of the pilot and of earlier runs.",
-        ]
-    return lines
+    first = info.get("first_seed", primary.FIRST_CONFIRMATORY_SEED)
+    counts = ", ".join(f"{sweep} {n}" for sweep, n in seeds.items())
+    return [
+        f"Confirmatory seeds {first} onwards ({counts} per sweep), disjoint "
+        "from every seed of the pilot and of earlier runs."
+    ]
+
+
+def _by_construction_sentence(tests):
+    """Which of the first part's primary tests no data could have failed."""
+    fixed = tests.iloc[list(primary.BY_CONSTRUCTION)]
+    named = "; ".join(
+        f"{row.claim} {row.quantity} {row.comparison}"
+        for row in fixed.itertuples(index=False)
+    )
+    held = (fixed["outcome"] == HOLDS).sum()
+    return (
+        f"So {len(fixed)} of its {len(tests)} primary tests ({named}) were "
+        f"decided before any data (ungated curvature is 0; the alpha grid "
+        f"starts at 0, where the gate is off): they hold ({held} of "
+        f"{len(fixed)}) as checks of the implementation and are no evidence "
+        "for their claims."
+    )
 
 
 def _verdicts_section(verdicts):
     return [
         "",
-        "## Verdicts",
+        "### Verdicts",
         "",
         "| claim | says | verdict (primary tests) |",
         "|---|---|---|",
@@ -346,7 +462,7 @@ def _primary_section(tests, figure):
     ]
     return [
         "",
-        "## Primary tests",
+        "### Primary tests",
         "",
         f"Condition: {tests['condition'].iloc[0]} (curved) and the linear task; "
         f"model: {primary.BUDGET} epochs keeping the best validation epoch, GELU "
@@ -398,7 +514,7 @@ def _power_section(power):
     table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
     return [
         "",
-        "## Power",
+        "### Power",
         "",
         "Seeds were planned from the pilot's standard deviations for 80 % power "
         "at each test's smallest effect of interest (the margin above) at the "
@@ -419,7 +535,7 @@ def _secondary_section(secondary, head, mediation):
     )
     return [
         "",
-        "## Secondary analyses",
+        "### Secondary analyses",
         "",
         "One Holm family of its own (`tests_secondary.csv`): C1's accuracy at "
         "the paper's 20 epochs and with a ReLU head, C1's curvature in the "
@@ -497,19 +613,80 @@ def _write_tables(folder, parts):
         parts[name].to_csv(folder / f"{file}.csv", index=False, float_format="%.10g")
 
 
-def user_guide_block(parts):
-    """The user guide's generated block: the verdicts and the findings."""
+def user_guide_block(parts, info):
+    """The user guide's generated block: the bottom line and the findings."""
     lines = [
         USER_GUIDE_MARKERS[0],
-        *_verdicts_section(parts["verdicts"])[3:],
+        " ".join(bottom_line(parts)),
         "",
-        *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
+        *short_findings(parts, info),
         USER_GUIDE_MARKERS[1],
     ]
     return "\n".join(lines) + "\n"
 
 
-def _findings(parts):
+def bottom_line(parts):
+    """At most :data:`MAX_BOTTOM_LINE` sentences: does gating help, where,
+    and by how much (the second part's answer, with the first part's beside
+    it; the first part's alone where the run has no second part)."""
+    first = parts.get("tests")
+    if "second" in parts:
+        return sequences_report.bottom_line(parts["second"], first)
+    copied = first[(first["claim"] == "C1") & (first["quantity"] == "accuracy")]
+    phrases = [
+        f"{row['comparison']} {_interval(row)} ({_RESULT_WORDS[row['outcome']]})"
+        for _, row in copied.iterrows()
+    ]
+    return [
+        "With copied tokens (uniform attention) at convergence, accuracy "
+        "differences: " + "; ".join(phrases) + "."
+    ]
+
+
+def _first_lines(parts):
+    """The first part in the Findings: each claim's verdict in a few words,
+    with what its numbers need said beside it."""
+    tests = parts["tests"]
+    verdicts = parts["verdicts"].set_index("claim")["verdict"]
+    words = ", ".join(
+        f"{claim} {verdicts[claim].split(' (')[0]}" for claim in verdicts.index
+    )
+    fixed = len(primary.BY_CONSTRUCTION)
+    lines = [
+        f"**Copied tokens, uniform attention (part 1)**: {words}; {fixed} of "
+        f"its {len(tests)} tests could not fail (ungated curvature is exactly "
+        "0 there) and are checks, not evidence."
+    ]
+    return lines
+
+
+def short_findings(parts, info):
+    """The Findings as Markdown list lines: one short line per claim of the
+    second part, its secondary answers, the first part's verdicts; at most
+    :data:`MAX_FINDINGS` characters in all."""
+    lines = []
+    if "second" in parts:
+        conditions = ", ".join(
+            f"{c['shape']} (noise {c['noise']:g})"
+            for c in parts["second"]["conditions"]
+        )
+        lines += [
+            f"- **Softmax attention over sequences (part 2)**, curved tasks "
+            f"{conditions} and the linear control:",
+            *(f"  - {line}" for line in sequences_report.findings(parts["second"])),
+        ]
+        lines += [
+            f"- {line}"
+            for line in sequences_report.secondary_lines(
+                parts["second"], info["sequences"]
+            )
+        ]
+    if "tests" in parts:
+        lines += [f"- {line}" for line in _first_lines(parts)]
+    return lines
+
+
+def _findings(parts, frames=None):
     return findings(
         parts["tests"],
         parts["verdicts"],
@@ -519,45 +696,58 @@ def _findings(parts):
         parts["power"],
         parts["convergence"],
         parts.get("theorem"),
+        frames,
+        parts["arms"],
     )
 
 
 def render_run(folder, out=None, user_guide=None):
     """Render REPORT.md (and EXPLORATORY.md) of the run in ``folder`` into
-    ``out`` (default: the same folder), with the tables it derives
-    (tests_primary.csv, tests_secondary.csv, power.csv, mediation.csv,
-    head.csv, convergence.csv, arms.csv, the exploratory study's
-    tests_*.csv) and the primary tests' figure (fig_primary.png);
-    ``user_guide``: a Markdown file whose block between
-    :data:`USER_GUIDE_MARKERS` is replaced. Returns the parts (tests,
-    verdicts...)."""
+    ``out`` (default: the same folder), with the tables it derives (the
+    first part's tests_primary.csv, tests_secondary.csv, power.csv,
+    mediation.csv, head.csv, convergence.csv, arms.csv; the second part's
+    tests_2_primary.csv and the rest of
+    :data:`~skgate.study.sequences_report.TABLES`; the exploratory study's
+    tests_*.csv) and the primary tests' figures; ``user_guide``: a Markdown
+    file whose block between :data:`USER_GUIDE_MARKERS` is replaced.
+    Returns the parts (tests, verdicts..., and "second": the second part's,
+    where the run has it)."""
     folder = Path(folder)
     out = folder if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     info, frames, design, results = load_run(folder)
-    parts = _primary_parts(frames, info, None if results is None else results["bayes"])
-    _write_tables(out, parts)
+    parts = {}
+    if "arms" in frames:
+        parts = _primary_parts(
+            frames, info, None if results is None else results["bayes"]
+        )
+        _write_tables(out, parts)
+        drawn = plots.plot_primary(parts["tests"])
+        drawn.savefig(out / "fig_primary.png", dpi=110)
+        plots.pyplot().close(drawn)
+    second_frames = sequences_report.load(folder)
+    if second_frames is not None and "sequences" in info:
+        parts["second"] = sequences_report.evaluate(second_frames, info["sequences"])
+        sequences_report.write_tables(parts["second"], out)
     theorem_frames = None if design is None else theorem.load(folder)
     if theorem_frames is not None:
         parts["theorem"] = theorem.evaluate(theorem_frames)
         theorem.write_tables(parts["theorem"], out)
-    figure = "fig_primary.png"
-    drawn = plots.plot_primary(parts["tests"])
-    drawn.savefig(out / figure, dpi=110)
-    plots.pyplot().close(drawn)
     lines = [
-        *_header(info),
+        *_header(info, parts),
+        "",
+        "## Bottom line",
+        "",
+        " ".join(bottom_line(parts)),
         "",
         "## Findings",
         "",
-        *(f"{i}. {s}" for i, s in enumerate(_findings(parts), 1)),
-        *_verdicts_section(parts["verdicts"]),
-        *_primary_section(parts["tests"], figure),
-        *_arms_section(parts["arms"]),
-        *_convergence_section(parts["convergence"]),
-        *_power_section(parts["power"]),
-        *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
+        *short_findings(parts, info),
     ]
+    if "second" in parts:
+        lines += sequences_report.section(parts["second"], info["sequences"])
+    if "tests" in parts:
+        lines += _first_part(parts, info, frames)
     if design is not None:
         evaluated = claims.evaluate_claims(results)
         lines += _exploratory_section(claims.verdicts(evaluated))
@@ -568,8 +758,34 @@ def render_run(folder, out=None, user_guide=None):
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     if user_guide is not None:
-        _replace_block(Path(user_guide), user_guide_block(parts))
+        _replace_block(Path(user_guide), user_guide_block(parts, info))
     return parts
+
+
+def _first_part(parts, info, frames):
+    """The first confirmatory part's section (copied tokens), its numbers as
+    the first protocol fixed them."""
+    return [
+        "",
+        "## Part 1: copied tokens, uniform attention (protocol 1)",
+        "",
+        *_first_header(info),
+        "",
+        "Every token holds the same observation, so attention weights are "
+        "uniform and the block is, in effect, a gated MLP: ungated "
+        "attention is affine in the input and its curvature is exactly 0. "
+        + _by_construction_sentence(parts["tests"]),
+        "",
+        "### Results in words",
+        "",
+        *(f"{i}. {s}" for i, s in enumerate(_findings(parts, frames), 1)),
+        *_verdicts_section(parts["verdicts"]),
+        *_primary_section(parts["tests"], "fig_primary.png"),
+        *_arms_section(parts["arms"]),
+        *_convergence_section(parts["convergence"]),
+        *_power_section(parts["power"]),
+        *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
+    ]
 
 
 def _write_exploratory(folder, out, results, evaluated, design, info):
@@ -656,7 +872,7 @@ def _replace_block(path, block):
 
 
 def primary_verdicts(parts):
-    """Claim -> verdict of the primary family."""
-    return dict(
-        zip(parts["verdicts"]["claim"], parts["verdicts"]["verdict"], strict=True)
-    )
+    """Claim -> verdict of the first part's primary family (of the second
+    part's, in a run of the second part alone)."""
+    verdicts = parts["verdicts"] if "verdicts" in parts else parts["second"]["verdicts"]
+    return dict(zip(verdicts["claim"], verdicts["verdict"], strict=True))

@@ -47,8 +47,9 @@ __all__ = [
     "LATE_SHARE",
     "LEARNING_RATES",
     "LR_GRID",
+    "BUDGET_CORE_SECONDS",
+    "EPOCHS20_SEEDS",
     "LR_GRID_SEEDS",
-    "MAX_SEEDS",
     "MIN_SEEDS",
     "MODEL",
     "NOISES",
@@ -67,6 +68,7 @@ __all__ = [
     "measure_sequence",
     "metric_agreement",
     "plan_seeds",
+    "sweep_costs",
     "primary_tests",
     "secondary_tests",
     "sweep_settings",
@@ -116,25 +118,45 @@ LR_GRID = (5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
 ALPHAS = (0.25, 0.5, 1.0, 1.5)
 DEPTHS = (1, 2, 3, 4)
 #: Power planning: 80 % at the smallest effect of interest at the family's
-#: strictest Holm level; seeds per sweep at least MIN_SEEDS; a test needing
-#: more than MAX_SEEDS is unaffordable in the 60-minute budget and leaves the
-#: primary family (reported as secondary).
+#: strictest Holm level; seeds per sweep at least MIN_SEEDS; tests leave the
+#: primary family (reported as secondary) while the planned run would take
+#: more than BUDGET_CORE_SECONDS: 55 minutes of 2 cores, the issue's 60 less
+#: a margin for the planning's error (:func:`plan_seeds`).
 POWER = 0.8
-MIN_SEEDS, MAX_SEEDS = 10, 60
-#: Seeds of the secondary learning-rate grid (the arms at every grid value).
-LR_GRID_SEEDS = 10
+MIN_SEEDS = 10
+BUDGET_CORE_SECONDS = 55 * 60 * 2
+#: Core-seconds a fit's measurements take (measured on the pilot's machine:
+#: 0.31 s for 200 points, and the own-metric turning rate).
+MEASURE_SECONDS = 0.4
+#: Seeds of the secondary sweeps: the learning-rate grid (every arm at every
+#: other rate) and the 20-epoch arms (the first of the arms' seeds).
+LR_GRID_SEEDS = 6
+EPOCHS20_SEEDS = 30
 
 # -- fixed by the protocol from the pilot ------------------------------------------
 
 #: The curved conditions (:func:`choose_noises` on the pilot).
-CONDITIONS = ()
+CONDITIONS = ({"shape": "rings", "noise": 0.3}, {"shape": "checkerboard", "noise": 0.3})
 #: Each arm's learning rate by task label and gate (:func:`choose_learning_rates`).
-LEARNING_RATES = {}
+LEARNING_RATES = {
+    ("rings, noise 0.3", "multiplicative"): 0.008,
+    ("rings, noise 0.3", "silu"): 0.008,
+    ("rings, noise 0.3", "none"): 0.004,
+    ("checkerboard, noise 0.3", "multiplicative"): 0.004,
+    ("checkerboard, noise 0.3", "silu"): 0.004,
+    ("checkerboard, noise 0.3", "none"): 0.004,
+    ("linear task", "multiplicative"): 0.016,
+    ("linear task", "silu"): 0.008,
+    ("linear task", "none"): 0.002,
+}
 #: Seeds per sweep (:func:`plan_seeds`).
-SEEDS = {}
+SEEDS = {"arms": 99, "alpha": 39, "depth": 10}
 #: C2's curvature test: "trend" (rises over alpha > 0) or the alpha of the
 #: pilot's interior peak (the turning rate at the peak above alpha 0.25).
 C2_CURVATURE = "trend"
+#: Candidate tests (claim, quantity) the budget could not power: they leave
+#: the primary family and are reported in the secondary one.
+LEFT_FAMILY = (("C3", "curvature"), ("C5", "curvature"))
 
 
 def confirmatory_seeds(n, first=FIRST_CONFIRMATORY_SEED):
@@ -150,10 +172,27 @@ def _curved(condition):
 
 
 def label(task):
-    """A task's name in tables: "rings, noise 0.3" or "linear task"."""
+    """A task's name in tables: "rings, noise 0.3", "linear task", or for
+    several curved tasks (a test on their mean) "mean of rings and
+    checkerboard"."""
+    if isinstance(task, tuple | list):
+        return "mean of " + " and ".join(t["shape"] for t in task)
     if task.get("task") == "linear":
         return "linear task"
     return f"{task['shape']}, noise {task['noise']:g}"
+
+
+def _test_rows(frame, test):
+    """The fits a test reads: its task's, or every curved condition's for a
+    test on their mean (the paired differences then average, seed by seed,
+    over the conditions)."""
+    where = test["condition"]
+    if isinstance(where, tuple | list):
+        return pd.concat(
+            [primary._rows(frame, test, condition) for condition in where],
+            ignore_index=True,
+        )
+    return primary._rows(frame, test, where)
 
 
 def _settings(task, seeds, **keys):
@@ -361,9 +400,10 @@ def confirmatory_settings(
     the grid, on the curved conditions, the first :data:`LR_GRID_SEEDS`
     seeds) and "epochs20" (every arm at :data:`DEFAULT_LR` for 20 epochs
     without early stopping, the exploratory study's setting, on the curved
-    conditions and the arms' seeds). ``seeds``: a tuple of seeds per sweep
-    name (default: :data:`SEEDS` confirmatory seeds); ``fixed``: keys set
-    in every fit (a shrunken study in the tests)."""
+    conditions and the first :data:`EPOCHS20_SEEDS` of the arms' seeds).
+    ``seeds``: a tuple of seeds per sweep name (default: :data:`SEEDS`
+    confirmatory seeds); ``fixed``: keys set in every fit (a shrunken study
+    in the tests)."""
     conditions = CONDITIONS if conditions is None else conditions
     rates = LEARNING_RATES if rates is None else rates
     if seeds is None:
@@ -388,7 +428,7 @@ def confirmatory_settings(
             for gate in GATE_ORDER
             for s in _settings(
                 _curved(condition),
-                seeds["arms"],
+                seeds.get("epochs20", seeds["arms"][:EPOCHS20_SEEDS]),
                 gate=gate,
                 lr=DEFAULT_LR,
                 max_epochs=20,
@@ -429,6 +469,10 @@ def measure_sequence(clf, X_test, y_test, setting):
 
 
 def _where(task):
+    """A test's task and condition: one task, or a tuple of curved
+    conditions (a test on their mean)."""
+    if isinstance(task, tuple | list):
+        return {"task": "curved", "condition": tuple(task)}
     return {"task": task["task"], "condition": task}
 
 
@@ -437,25 +481,24 @@ def _comparison(claim, quantity, measure, sweep, task, better, worse):
     return {**test, **_where(task)}
 
 
-def tests(conditions=None, c2_curvature=None):
-    """The primary family on ``conditions`` (default :data:`CONDITIONS`):
-    one dict per test (claim, quantity, measure, sweep, task, condition,
-    kind, comparison and its keys)."""
-    conditions = CONDITIONS if conditions is None else conditions
-    c2_curvature = C2_CURVATURE if c2_curvature is None else c2_curvature
+def candidates(conditions, c2_curvature="trend"):
+    """Every test the pilot considered for the primary family, in order:
+    C1 and C4 (gated against SiLU and against ungated) and C6 (gated against
+    SiLU) on the mean over the curved ``conditions`` (each seed's difference
+    averaged over them); C2's curvature (a trend over alpha > 0, or with
+    ``c2_curvature`` an alpha, the rise from the smallest alpha to that
+    peak) and accuracy trends, and C5's depth trend, on the first
+    condition; C3 on the linear task. One dict per test (claim, quantity,
+    measure, sweep, task, condition, kind, comparison and its keys)."""
+    conditions = tuple(conditions)
     first = _curved(conditions[0])
-    family = []
-    for condition in conditions:
-        task = _curved(condition)
-        for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning")):
-            for worse in (_SILU, _NONE):
-                family.append(
-                    _comparison("C1", quantity, measure, "arms", task, _GATED, worse)
-                )
+    family = [
+        _comparison("C1", quantity, measure, "arms", conditions, _GATED, worse)
+        for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning"))
+        for worse in (_SILU, _NONE)
+    ]
     if c2_curvature == "trend":
-        c2 = {
-            **primary._trend("C2", "curvature", "turning", "alpha", "curved", "alpha")
-        }
+        c2 = primary._trend("C2", "curvature", "turning", "alpha", "curved", "alpha")
     else:
         peak = float(c2_curvature)
         c2 = {
@@ -472,51 +515,68 @@ def tests(conditions=None, c2_curvature=None):
             ),
             "comparison": f"alpha {peak:g} > alpha {ALPHAS[0]:g}",
         }
-    family.append({**c2, **_where(first)})
-    family.append(
+    family += [
+        {**c2, **_where(first)},
         {
             **primary._trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
             **_where(first),
-        }
-    )
-    family.append(
+        },
         {
             **_comparison("C3", "accuracy", "accuracy", "arms", LINEAR, _GATED, _NONE),
             "kind": "equivalence",
             "comparison": "gated = ungated",
-        }
-    )
-    family.append(
+        },
         {
             **primary._trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
             **_where(LINEAR),
-        }
-    )
-    for worse in (_SILU, _NONE):
-        family.append(
-            _comparison(
-                "C4", "curvature", "turning_mahalanobis", "arms", first, _GATED, worse
-            )
+        },
+    ]
+    family += [
+        _comparison(
+            "C4", "curvature", "turning_mahalanobis", "arms", conditions, _GATED, worse
         )
-    family.append(
+        for worse in (_SILU, _NONE)
+    ]
+    family += [
         {
             **primary._trend("C5", "curvature", "turning", "depth", "curved", "depth"),
             **_where(first),
-        }
-    )
-    for condition in conditions:
-        family.append(
-            _comparison(
-                "C6",
-                "positive curvature",
-                "positive_share",
-                "arms",
-                _curved(condition),
-                _GATED,
-                _SILU,
-            )
-        )
+        },
+        _comparison(
+            "C6",
+            "positive curvature",
+            "positive_share",
+            "arms",
+            conditions,
+            _GATED,
+            _SILU,
+        ),
+    ]
     return family
+
+
+def _left(test, left):
+    return (test["claim"], test["quantity"]) in left
+
+
+def tests(conditions=None, c2_curvature=None, left=None):
+    """The primary family: :func:`candidates` on ``conditions`` (default
+    :data:`CONDITIONS`) without those whose (claim, quantity) is in ``left``
+    (default :data:`LEFT_FAMILY`: the tests the budget could not power)."""
+    conditions = CONDITIONS if conditions is None else conditions
+    c2_curvature = C2_CURVATURE if c2_curvature is None else c2_curvature
+    left = LEFT_FAMILY if left is None else left
+    return [t for t in candidates(conditions, c2_curvature) if not _left(t, left)]
+
+
+def per_condition(conditions):
+    """C1's comparisons on each curved condition alone (secondary)."""
+    return [
+        _comparison("C1", quantity, measure, "arms", _curved(c), _GATED, worse)
+        for c in conditions
+        for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning"))
+        for worse in (_SILU, _NONE)
+    ]
 
 
 #: What each claim says here, in the words of the verdict table.
@@ -535,7 +595,7 @@ CLAIMS = {
 def _family(family, frames):
     rows = []
     for test in family:
-        data = primary._rows(frames[test["sweep"]], test, test["condition"])
+        data = _test_rows(frames[test["sweep"]], test)
         rows.append(
             {
                 **test,
@@ -561,29 +621,107 @@ def family_level(family=None):
 # -- power ----------------------------------------------------------------------------
 
 
-def plan_seeds(pilot_tests, family):
+def sweep_costs(frames, n_conditions):
+    """What the confirmatory run costs, from the pilot's fits: core-seconds
+    per seed of each primary sweep ("arms", "alpha", "depth": each fit's
+    share of its batch's training time plus :data:`MEASURE_SECONDS`), and
+    of the secondary sweeps in all ("secondary": the grid's
+    :data:`LR_GRID_SEEDS` seeds, the 20-epoch arms' :data:`EPOCHS20_SEEDS`,
+    scaled from the pilot's epochs run to 20)."""
+
+    def per_fit(frame):
+        return frame["fit_seconds"] + MEASURE_SECONDS
+
+    costs = {
+        name: float(per_fit(frames[name]).sum() / frames[name]["seed"].nunique())
+        for name in ("arms", "alpha", "depth")
+    }
+    curved = frames["arms"][frames["arms"]["task"] == "curved"]
+    grid = frames["lr"][frames["lr"]["task"] == "curved"]
+    grid_fits = len(GATE_ORDER) * (len(LR_GRID) - 1) * n_conditions * LR_GRID_SEEDS
+    early = curved["fit_seconds"] * 20 / curved["epochs_run"] + MEASURE_SECONDS
+    early_per_seed = float(early.sum() / curved["seed"].nunique())
+    costs["secondary"] = (
+        float(per_fit(grid).mean()) * grid_fits + early_per_seed * EPOCHS20_SEEDS
+    )
+    return costs
+
+
+#: Which primary tests stay when the budget cannot power them all: by claim
+#: in this order (the paper's central claim first), accuracy before
+#: curvature within a claim.
+PRIORITY = ("C1", "C6", "C4", "C2", "C3", "C5")
+
+
+def _next_to_leave(family, kept, needed, seeds):
+    """The kept test of lowest :data:`PRIORITY` whose leaving lowers its
+    sweep's seeds (a test below its sweep's largest need saves nothing)."""
+
+    def rank(i):
+        test = family[i]
+        return (PRIORITY.index(test["claim"]), test["quantity"] != "accuracy")
+
+    for i in sorted(kept, key=rank, reverse=True):
+        if needed[i] >= seeds[family[i]["sweep"]] > MIN_SEEDS:
+            return i
+    raise RuntimeError("no test's leaving lowers the planned cost")
+
+
+def plan_seeds(pilot_tests, family, costs=None):
     """Seeds per primary test from the pilot's tests: the fewest with
     :data:`POWER` at the test's smallest effect of interest at the family's
-    strictest Holm level, at least :data:`MIN_SEEDS`; beyond
-    :data:`MAX_SEEDS` the test is unaffordable."""
-    alpha = family_level(family)
+    strictest Holm level (0.05 / the tests kept), at least
+    :data:`MIN_SEEDS`. With ``costs`` (:func:`sweep_costs`), tests leave the
+    family while the planned run exceeds :data:`BUDGET_CORE_SECONDS`: each
+    time the test of lowest :data:`PRIORITY` that sets its sweep's seeds,
+    the level and the seeds needed recomputed for the tests left;
+    every sweep runs at least :data:`MIN_SEEDS` seeds. A test no number of
+    seeds can power leaves first. Columns: the test, its pilot sd and
+    effect, the level, "seeds needed", "n_seeds" (its sweep's seeds),
+    "affordable" (kept in the primary family) and "planned core-seconds"
+    (the whole run's, the same on every row)."""
+    kinds = [test["kind"] for test in family]
+    pilot = list(pilot_tests.itertuples(index=False))
+    dropped = set()
+    while True:
+        kept = [i for i in range(len(family)) if i not in dropped]
+        alpha = ALPHA_LEVEL / len(kept)
+        needed = {
+            i: primary._seeds_needed(kinds[i], pilot[i].margin, pilot[i].sd, alpha)
+            for i in range(len(family))
+        }
+        hopeless = [i for i in kept if needed[i] is None]
+        if hopeless:
+            dropped.update(hopeless)
+            continue
+        seeds = dict.fromkeys(("arms", "alpha", "depth"), MIN_SEEDS)
+        for i in kept:
+            sweep = family[i]["sweep"]
+            seeds[sweep] = max(seeds[sweep], needed[i])
+        total = (
+            sum(costs[sweep] * n for sweep, n in seeds.items()) + costs["secondary"]
+            if costs is not None
+            else 0.0
+        )
+        if costs is None or total <= BUDGET_CORE_SECONDS:
+            break
+        dropped.add(_next_to_leave(family, kept, needed, seeds))
     rows = []
-    for test, pilot in zip(family, pilot_tests.itertuples(index=False), strict=True):
-        needed = primary._seeds_needed(test["kind"], pilot.margin, pilot.sd, alpha)
-        affordable = needed is not None and needed <= MAX_SEEDS
+    for i, test in enumerate(family):
         rows.append(
             {
                 "claim": test["claim"],
-                "condition": pilot.condition,
+                "condition": pilot[i].condition,
                 "outcome": test["quantity"],
                 "comparison": test["comparison"],
                 "sweep": test["sweep"],
-                "sd": pilot.sd,
-                "effect": pilot.margin,
+                "sd": pilot[i].sd,
+                "effect": pilot[i].margin,
                 "alpha": alpha,
-                "seeds needed": needed,
-                "n_seeds": max(MIN_SEEDS, needed) if affordable else None,
-                "affordable": affordable,
+                "seeds needed": needed[i],
+                "n_seeds": seeds[test["sweep"]],
+                "affordable": i not in dropped,
+                "planned core-seconds": total,
             }
         )
     return pd.DataFrame(rows)
@@ -730,10 +868,13 @@ def run_pilot(out, *, n_jobs=1, log=None, seeds=PILOT_SEEDS, fixed=None):
     convergence(frames["arms"], cap=fixed.get("max_epochs", CAP)).to_csv(
         out / "convergence.csv", index=False, float_format="%.6g"
     )
-    family = tests(conditions, "trend")
+    family = candidates(conditions, "trend")
     pilot_results = primary_tests(frames, family)
     pilot_results.to_csv(out / "tests.csv", index=False, float_format="%.6g")
-    plan = plan_seeds(pilot_results, family)
+    frames["lr"] = lr.drop(columns="task_label")
+    costs = sweep_costs(frames, len(conditions))
+    pd.DataFrame([costs]).to_csv(out / "costs.csv", index=False, float_format="%.6g")
+    plan = plan_seeds(pilot_results, family, costs)
     plan.to_csv(out / "plan.csv", index=False, float_format="%.6g")
     return conditions, rates, plan
 
@@ -745,10 +886,11 @@ def run_pilot(out, *, n_jobs=1, log=None, seeds=PILOT_SEEDS, fixed=None):
 LARGEST_RATE = "largest rate"
 
 
-def _secondary_family(conditions):
+def _secondary_family(conditions, c2_curvature, left):
     """The secondary tests: (analysis, sweep, test)."""
-    family = []
-    first = _curved(conditions[0])
+    family = [
+        ("each condition alone", "arms", test) for test in per_condition(conditions)
+    ]
     for condition in conditions:
         task = _curved(condition)
         for worse in (_SILU, _NONE):
@@ -759,40 +901,56 @@ def _secondary_family(conditions):
                 ("20 epochs at lr 0.002 (the exploratory setting)", "epochs20", test)
             )
             family.append((f"every arm at lr {max(LR_GRID):g}", LARGEST_RATE, test))
-        for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning")):
-            family.append(
-                (
-                    "SiLU against ungated",
-                    "arms",
-                    _comparison("C1", quantity, measure, "arms", task, _SILU, _NONE),
-                )
+    for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning")):
+        family.append(
+            (
+                "SiLU against ungated",
+                "arms",
+                _comparison(
+                    "C1", quantity, measure, "arms", tuple(conditions), _SILU, _NONE
+                ),
             )
+        )
     for worse in (_SILU, _NONE):
         family.append(
             (
                 "the paper's acceleration",
                 "arms",
                 _comparison(
-                    "C1", "curvature", "acceleration", "arms", first, _GATED, worse
+                    "C1",
+                    "curvature",
+                    "acceleration",
+                    "arms",
+                    tuple(conditions),
+                    _GATED,
+                    worse,
                 ),
             )
         )
+    family += [
+        ("left the primary family (budget)", test["sweep"], test)
+        for test in candidates(conditions, c2_curvature)
+        if _left(test, left)
+    ]
     return family
 
 
-def secondary_tests(frames, conditions=None):
+def secondary_tests(frames, conditions=None, c2_curvature=None, left=None):
     """The secondary family (tests_2_secondary.csv), Holm over its own tests:
-    C1's accuracy at 20 epochs and at the grid's largest learning rate (every
-    arm at that rate, the grid's seeds), SiLU against ungated, and C1's
-    curvature in the paper's acceleration; the primary tests' columns and
+    C1 on each condition alone, C1's accuracy at 20 epochs and at the grid's
+    largest learning rate (every arm at that rate, the grid's seeds), SiLU
+    against ungated, C1's curvature in the paper's acceleration, and the
+    candidates that left the primary family; the primary tests' columns and
     "analysis"."""
     conditions = CONDITIONS if conditions is None else conditions
+    c2_curvature = C2_CURVATURE if c2_curvature is None else c2_curvature
+    left = LEFT_FAMILY if left is None else left
     frames = dict(frames)
     if "lr_grid" in frames:
         frames[LARGEST_RATE] = _at_rate(frames, max(LR_GRID))
     family = [
         (analysis, sweep, test)
-        for analysis, sweep, test in _secondary_family(conditions)
+        for analysis, sweep, test in _secondary_family(conditions, c2_curvature, left)
         if sweep in frames
     ]
     table = _family([{**test, "sweep": sweep} for _, sweep, test in family], frames)
