@@ -561,10 +561,13 @@ class TestReproduce:
         text = (out / "REPORT.md").read_text()
         assert "## Findings" in text.splitlines()[:60]
         for heading in (
-            "## Verdicts",
-            "## Primary tests",
-            "## Power",
-            "## Secondary analyses",
+            "## Bottom line",
+            "## Part 2: softmax attention over sequences",
+            "## Part 1: copied tokens",
+            "### Verdicts",
+            "### Primary tests",
+            "### Power",
+            "### Secondary analyses",
             "## Exploratory",
             "## Setup and cost",
         ):

@@ -40,6 +40,7 @@ from . import (
     render,
     report,
     sequences,
+    sequences_report,
     sphere,
     sweeps,
     theorem,
@@ -309,6 +310,7 @@ def _run_sequences(out, seeds, design, quick, n_jobs):
             measure=sequences.measure_sequence,
         )[name]
         _write_csv(frame, out / report.SEQUENCE_FILES[name])
+    sequences_report.write_bayes(out, (2_000, 200) if quick else (20_000, 1_000))
     return {
         "quick": bool(quick),
         "seeds": {name: len(s) for name, s in seeds.items()},
@@ -445,11 +447,15 @@ def reproduce(
     """Run the study and write CSVs, figures, REPORT.md (and EXPLORATORY.md)
     into ``out``.
 
-    The confirmatory run (default) runs the protocol's primary tests on its
-    planned confirmatory seeds, then the exploratory study (10 seeds from
-    the first confirmatory seed). ``quick``: the primary tests only, on
-    :data:`QUICK_SEEDS` seeds (``seeds`` overrides the count), a pilot-sized
-    run for ``make demo``. ``design`` (a :class:`~skgate.study.StudyDesign`)
+    The confirmatory run (default) runs the first protocol's primary tests
+    on its planned confirmatory seeds, the second part (softmax attention
+    over sequences, docs/protocol-2.md) on its own, then the exploratory
+    study (10 seeds from the first confirmatory seed). ``part="sequences"``
+    runs the second part alone into ``out``, beside a run already there.
+    ``quick``: the primary tests only, on :data:`QUICK_SEEDS` seeds (the
+    second part on :data:`QUICK_SEQUENCE_SEEDS` with at most
+    :data:`QUICK_SEQUENCE_EPOCHS` epochs; ``seeds`` overrides both counts), a
+    pilot-sized run for ``make demo``. ``design`` (a :class:`~skgate.study.StudyDesign`)
     runs the primary tests on its seeds with its fixed keys, and the
     exploratory study as it says (the tests' shrunken study). Each CSV is
     written as soon as its part ends; REPORT.md is rendered from the files
@@ -708,6 +714,11 @@ def _reproduce_command(args, parser):
         parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
     if args.seeds is not None and args.seeds < 2:
         parser.error(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    if args.seeds is not None and args.part == "sequences" and not args.quick:
+        parser.error(
+            "--seeds with --part sequences needs --quick: the confirmatory run "
+            "takes the seeds docs/protocol-2.md fixed."
+        )
     if not args.quick and args.part == "all":
         missing = realdata.unreadable(StudyDesign.full().real_tasks)
         if missing:
@@ -754,19 +765,28 @@ def _console_summary(args, verdicts, seconds):
     lines = report.findings_text(Path(args.out) / "REPORT.md")
     if args.quick:
         n = args.seeds or QUICK_SEEDS
+        n2 = args.seeds or QUICK_SEQUENCE_SEEDS
         decides = (
             "it can decide only large effects (a test holds only if nearly "
             "every seed agrees)"
             if primary.can_decide(n)
             else f"with {n} seeds no test can pass the family's level"
         )
-        head = (
-            f"Quick run ({seconds:.0f} s): the primary tests on {n} seeds, a "
-            f"pilot: {decides}. Findings:"
+        second = (
+            f"softmax sequences' tests on {n2} seeds and at most "
+            f"{QUICK_SEQUENCE_EPOCHS} epochs"
+            + ("" if sequences.can_decide(n2) else " (none can pass its level)")
         )
+        what = (
+            second[0].upper() + second[1:]
+            if args.part == "sequences"
+            else f"the copied-token tests on {n} seeds ({decides}) and the {second}"
+        )
+        head = f"Quick run ({seconds:.0f} s), a pilot: {what}. Findings:"
         tail = (
-            "The confirmatory results (protocol docs/protocol.md): "
-            f"benchmarks/results/REPORT.md. This run: {args.out}/REPORT.md"
+            "The confirmatory results (protocols docs/protocol.md and "
+            "docs/protocol-2.md): benchmarks/results/REPORT.md. This run: "
+            f"{args.out}/REPORT.md"
         )
     else:
         head = f"Confirmatory run ({seconds:.0f} s). Findings:"

@@ -843,3 +843,41 @@ def plot_learning_rates(table):
     axes[0][-1].legend(title="arm (circled: its own rate)", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_sequence_arms(fits, arms):
+    """Test accuracy of every fit by arm, one panel per task: each seed a
+    dot, the arm's mean a bar, the task's Bayes accuracy (where ``arms``
+    has it) a dashed line and chance a dotted one."""
+    plt = pyplot()
+    fits = fits.assign(
+        task_label=[
+            "linear task" if t == "linear" else f"{s}, noise {n:g}"
+            for t, s, n in zip(fits["task"], fits["shape"], fits["noise"], strict=True)
+        ]
+    )
+    tasks = list(dict.fromkeys(fits["task_label"]))
+    labels = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+    fig, axes = plt.subplots(
+        1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False
+    )
+    rng = np.random.default_rng(0)
+    for ax, task in zip(axes[0], tasks, strict=True):
+        rows = fits[fits["task_label"] == task]
+        gates = list(dict.fromkeys(rows["gate"]))
+        for x, gate in enumerate(gates):
+            values = rows.loc[rows["gate"] == gate, "accuracy"].to_numpy()
+            ax.scatter(
+                x + rng.uniform(-0.18, 0.18, len(values)), values, s=8, alpha=0.5
+            )
+            ax.hlines(values.mean(), x - 0.3, x + 0.3, color="black", linewidth=2)
+        ceiling = arms.loc[arms["task"] == task, "Bayes accuracy"]
+        if len(ceiling) and np.isfinite(ceiling.iloc[0]):
+            ax.axhline(ceiling.iloc[0], color="grey", linestyle="--", label="Bayes")
+            ax.legend(fontsize=8, loc="lower right")
+        ax.axhline(0.5, color="grey", linestyle=":")
+        ax.set_xticks(range(len(gates)), [labels.get(g, g) for g in gates])
+        ax.set_title(task)
+    axes[0][0].set_ylabel("test accuracy (each seed; bar: mean)")
+    fig.tight_layout()
+    return fig

@@ -281,11 +281,11 @@ def _budget_sentence(tests, secondary, frames=None):
     chance = ""
     if frames is not None and "epochs20" in frames:
         chance = (
-            f" (mean accuracies after 20 epochs: {_early_accuracies(frames)}; "
-            "chance is 0.5)"
+            f"; mean accuracies after 20 epochs: {_early_accuracies(frames)}, "
+            "where chance is 0.5"
         )
     return (
-        f"**At the paper's 20 epochs** (secondary){chance}, accuracy "
+        f"**At the paper's 20 epochs** (secondary{chance}), accuracy "
         "differences: " + "; ".join(parts)
     )
 

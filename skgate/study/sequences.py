@@ -38,39 +38,61 @@ from .stats import ALPHA_LEVEL
 
 __all__ = [
     "ALPHAS",
+    "BUDGET_CORE_SECONDS",
+    "C2_CURVATURE",
     "CAP",
+    "CLAIMS",
     "CONDITIONS",
+    "DEFAULT_LR",
     "DEPTHS",
+    "EPOCHS20_SEEDS",
     "FIRST_CONFIRMATORY_SEED",
     "HEADROOM",
+    "LARGEST_RATE",
     "LATE_FRACTION",
     "LATE_SHARE",
     "LEARNING_RATES",
+    "LEFT_FAMILY",
+    "LINEAR",
     "LR_GRID",
-    "BUDGET_CORE_SECONDS",
-    "EPOCHS20_SEEDS",
     "LR_GRID_SEEDS",
+    "MEASURE_SECONDS",
     "MIN_SEEDS",
     "MODEL",
     "NOISES",
     "N_OBSERVATIONS",
     "PATIENCE",
     "PILOT_SEEDS",
+    "POWER",
+    "PRIORITY",
     "SEEDS",
     "SHAPES",
+    "arm_summary",
+    "arms_settings",
+    "can_decide",
+    "candidates",
     "choose_learning_rates",
     "choose_noises",
+    "claim_verdicts",
+    "confirmatory_seeds",
     "confirmatory_settings",
     "convergence",
+    "extension",
+    "extension_settings",
+    "family_level",
     "headroom_settings",
+    "label",
     "lr_settings",
     "lr_table",
     "measure_sequence",
     "metric_agreement",
+    "per_condition",
     "plan_seeds",
-    "sweep_costs",
+    "power_table",
     "primary_tests",
+    "run_pilot",
     "secondary_tests",
+    "sweep_costs",
     "sweep_settings",
     "tests",
 ]
@@ -618,6 +640,12 @@ def family_level(family=None):
     return ALPHA_LEVEL / len(tests() if family is None else family)
 
 
+def can_decide(n_seeds):
+    """Whether any test on ``n_seeds`` seeds can pass the family's strictest
+    Holm level: the smallest exact sign-flip p-value, 1 / 2^n, below it."""
+    return 0.5**n_seeds < family_level()
+
+
 # -- power ----------------------------------------------------------------------------
 
 
@@ -685,7 +713,7 @@ def plan_seeds(pilot_tests, family, costs=None):
     dropped = set()
     while True:
         kept = [i for i in range(len(family)) if i not in dropped]
-        alpha = ALPHA_LEVEL / len(kept)
+        alpha = ALPHA_LEVEL / max(len(kept), 1)
         needed = {
             i: primary._seeds_needed(kinds[i], pilot[i].margin, pilot[i].sd, alpha)
             for i in range(len(family))
@@ -703,7 +731,7 @@ def plan_seeds(pilot_tests, family, costs=None):
             if costs is not None
             else 0.0
         )
-        if costs is None or total <= BUDGET_CORE_SECONDS:
+        if costs is None or total <= BUDGET_CORE_SECONDS or not kept:
             break
         dropped.add(_next_to_leave(family, kept, needed, seeds))
     rows = []

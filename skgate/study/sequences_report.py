@@ -38,7 +38,28 @@ TABLES = {
     "metric": "metric_2.csv",
     "association": "association_2.csv",
 }
-FIGURES = {"tests": "fig_primary_2.png", "lr": "fig_lr.png"}
+FIGURES = {
+    "tests": "fig_primary_2.png",
+    "arms": "fig_sequence_arms.png",
+    "lr": "fig_lr.png",
+}
+
+
+#: The tasks' Bayes accuracies (written by the run, from the generator).
+BAYES = "seq_bayes.csv"
+
+
+def write_bayes(folder, sizes=(20_000, 1_000)):
+    """seq_bayes.csv: the Bayes accuracy of every task the part's arms ran
+    on, from the generator (:func:`skgate.study.claims.bayes_ceilings`;
+    ``sizes``: rows and posterior draws per row)."""
+    from .claims import bayes_ceilings
+
+    folder = Path(folder)
+    arms = pd.read_csv(folder / FILES["arms"])
+    bayes_ceilings([arms], sizes).to_csv(
+        folder / BAYES, index=False, float_format="%.6g"
+    )
 
 
 def load(folder):
@@ -46,9 +67,10 @@ def load(folder):
     folder = Path(folder)
     if not (folder / FILES["arms"]).is_file():
         return None
+    files = {**FILES, "bayes": BAYES}
     return {
         name: pd.read_csv(folder / file)
-        for name, file in FILES.items()
+        for name, file in files.items()
         if (folder / file).is_file()
     }
 
@@ -59,21 +81,23 @@ def _conditions(record):
     )
 
 
-def evaluate(frames, record, bayes=None):
-    """Every table of the part from its frames and run record."""
+def evaluate(frames, record):
+    """Every table of the part from its frames (with "bayes", where the run
+    wrote it) and run record."""
     conditions = _conditions(record)
     left = tuple(tuple(pair) for pair in record.get("left_family", ()))
     family = sequences.tests(conditions, record["c2_curvature"], left)
     tests = sequences.primary_tests(frames, family)
     plan = pd.DataFrame(record["plan"])
     parts = {
+        "fits": frames["arms"],
         "conditions": conditions,
         "tests": tests,
         "verdicts": sequences.claim_verdicts(tests),
         "secondary": sequences.secondary_tests(
             frames, conditions, record["c2_curvature"], left
         ),
-        "arms": sequences.arm_summary(frames["arms"], bayes),
+        "arms": sequences.arm_summary(frames["arms"], frames.get("bayes")),
         "metric": sequences.metric_agreement(frames["arms"]),
         "convergence": pd.concat(
             [
@@ -105,6 +129,9 @@ def write_tables(parts, out):
             parts[name].to_csv(out / file, index=False, float_format="%.10g")
     figure = plots.plot_primary(parts["tests"], with_condition=True)
     figure.savefig(out / FIGURES["tests"], dpi=110)
+    plots.pyplot().close(figure)
+    figure = plots.plot_sequence_arms(parts["fits"], parts["arms"])
+    figure.savefig(out / FIGURES["arms"], dpi=110)
     plots.pyplot().close(figure)
     if parts.get("lr") is not None:
         figure = plots.plot_learning_rates(parts["lr"])
@@ -140,14 +167,27 @@ def _outcome(row):
     return words
 
 
-def _accuracy_phrases(tests, worse):
+def _accuracy_phrases(tests, worse, secondary=None):
+    """Gated minus ``worse`` accuracy on the primary test's tasks, with each
+    condition's own estimate (the secondary "each condition alone") beside."""
     rows = tests[
         (tests["claim"] == "C1")
         & (tests["quantity"] == "accuracy")
         & (tests["comparison"] == f"gated > {worse}")
     ]
+    each = ""
+    if secondary is not None:
+        alone = secondary[
+            (secondary["analysis"] == "each condition alone")
+            & (secondary["quantity"] == "accuracy")
+            & (secondary["comparison"] == f"gated > {worse}")
+        ]
+        each = "; " + ", ".join(
+            f"{_short(row['condition'])} {_num(row['estimate'])}"
+            for _, row in alone.iterrows()
+        )
     return [
-        f"{_short(row['condition'])} {_interval(row)} ({_outcome(row)})"
+        f"{_short(row['condition'])} {_interval(row)}, {_outcome(row)}{each}"
         for _, row in rows.iterrows()
     ]
 
@@ -177,9 +217,9 @@ def bottom_line(parts, first=None):
         "Over softmax attention on sequences of 8 noisy observations, at "
         "convergence with each arm's own learning rate, gated attention "
         f"{_answer(tests, 'SiLU')} SiLU (accuracy difference "
-        + "; ".join(_accuracy_phrases(tests, "SiLU"))
+        + "; ".join(_accuracy_phrases(tests, "SiLU", parts["secondary"]))
         + f") and {_answer(tests, 'ungated')} ungated attention ("
-        + "; ".join(_accuracy_phrases(tests, "ungated"))
+        + "; ".join(_accuracy_phrases(tests, "ungated", parts["secondary"]))
         + ")."
     ]
     linear = tests[(tests["claim"] == "C3") & (tests["quantity"] == "accuracy")]
@@ -218,7 +258,8 @@ def bottom_line(parts, first=None):
 
 
 def _short(condition):
-    """A condition's name in the Findings: its shape ("linear" for the task)."""
+    """A condition's name in the Findings: its shape ("linear" for the task;
+    "mean of rings and checkerboard" for a test on their mean)."""
     return condition.split(",")[0].removesuffix(" task")
 
 
@@ -367,6 +408,8 @@ def section(parts, record):
         "",
         "Means over seeds at each arm's learning rate (Bayes accuracy from "
         "the generator where the run has it):",
+        "",
+        f"![accuracy of each arm, every seed]({FIGURES['arms']})",
         "",
         _table(parts["arms"]),
         "",

@@ -1,0 +1,324 @@
+"""The second confirmatory part (softmax attention over sequences): its
+pilot's rules on tables with a known answer, its measurements, its family
+(no test fixed by construction) and the committed run against protocol 2."""
+
+import hashlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skgate.study import primary, report, sequences, sequences_report
+from skgate.study.sweeps import run_batch
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+PILOT = ROOT / "benchmarks" / "pilot-2"
+TINY = {"n_samples": 120, "max_epochs": 2, "n_curvature": 12, "d_model": 8}
+
+
+def _fits(rows):
+    return pd.DataFrame(rows)
+
+
+class TestPilotRules:
+    def test_noise_is_the_first_candidate_with_headroom(self):
+        """rings: 0.3 has headroom; checkerboard: 0.3 leaves less than 0.05
+        to Bayes, 0.5 is eligible; a shape with none takes the candidate
+        whose smaller margin is largest."""
+        frame = _fits(
+            [
+                {"shape": s, "noise": n, "gate": g, "accuracy": a}
+                for s, n, g, a in [
+                    ("rings", 0.3, "silu", 0.60),
+                    ("rings", 0.3, "none", 0.55),
+                    ("rings", 0.5, "silu", 0.58),
+                    ("checkerboard", 0.3, "silu", 0.86),
+                    ("checkerboard", 0.5, "silu", 0.70),
+                    ("circle", 0.3, "silu", 0.52),
+                    ("circle", 0.5, "silu", 0.53),
+                ]
+            ]
+        )
+        bayes = _fits(
+            [
+                {"shape": s, "noise": n, "n_observations": 8, "bayes accuracy": b}
+                for s, n, b in [
+                    ("rings", 0.3, 0.84),
+                    ("rings", 0.5, 0.74),
+                    ("checkerboard", 0.3, 0.88),
+                    ("checkerboard", 0.5, 0.81),
+                    ("circle", 0.3, 0.95),
+                    ("circle", 0.5, 0.91),
+                ]
+            ]
+        )
+        conditions, table = sequences.choose_noises(frame, bayes)
+        assert conditions == (
+            {"shape": "rings", "noise": 0.3},
+            {"shape": "checkerboard", "noise": 0.5},
+            {"shape": "circle", "noise": 0.5},
+        )
+        assert table["chosen"].sum() == 3
+        assert not table.loc[2, "eligible"] and table.loc[3, "eligible"]
+
+    def test_learning_rate_is_the_best_validation_mean_and_edges_extend(self):
+        rows = []
+        for lr, gated, silu in [(1e-3, 0.6, 0.7), (2e-3, 0.8, 0.6), (4e-3, 0.7, 0.5)]:
+            for seed in range(3):
+                for gate, score in (("multiplicative", gated), ("silu", silu)):
+                    rows.append(
+                        {
+                            "task": "curved",
+                            "shape": "rings",
+                            "noise": 0.3,
+                            "gate": gate,
+                            "lr": lr,
+                            "seed": seed,
+                            "validation_score": score + 0.01 * seed,
+                            "accuracy": score,
+                        }
+                    )
+        choice = sequences.choose_learning_rates(_fits(rows)).set_index("arm")
+        assert choice.loc["gated", "lr"] == 2e-3 and choice.loc["gated", "edge"] == ""
+        assert choice.loc["SiLU", "lr"] == 1e-3 and choice.loc["SiLU", "edge"] == "low"
+        extra = sequences.extension(choice.reset_index())
+        assert extra == [("rings, noise 0.3", "silu", 5e-4)]
+
+    def test_ties_take_the_smaller_rate(self):
+        rows = [
+            {"task": "linear", "gate": "none", "lr": lr, "seed": 0}
+            | {"validation_score": 0.9, "accuracy": 0.9}
+            for lr in (1e-3, 2e-3, 4e-3)
+        ]
+        choice = sequences.choose_learning_rates(_fits(rows))
+        assert choice.loc[0, "lr"] == 1e-3 and choice.loc[0, "edge"] == "low"
+
+    def test_convergence_share_counts_best_epochs_in_the_last_fifth(self):
+        best = [10, 50, 239, 241, 300] + [20] * 15
+        frame = _fits(
+            {
+                "task": "linear",
+                "gate": "silu",
+                "lr": 0.002,
+                "best_epoch": b,
+                "epochs_run": b + 50,
+            }
+            for b in best
+        )
+        table = sequences.convergence(frame, cap=300)
+        assert table.loc[0, "share best after epoch 240"] == pytest.approx(2 / 20)
+        assert not table.loc[0, "converged"]
+        table = sequences.convergence(frame.iloc[3:], cap=600)
+        assert table.loc[0, "converged"]
+
+    def test_seed_plan_at_the_family_level(self):
+        family = sequences.tests(sequences.CONDITIONS or _CONDITIONS, "trend")
+        pilot = pd.DataFrame(
+            {
+                "condition": ["c"] * len(family),
+                "margin": [0.02] * len(family),
+                "sd": [0.03] * len(family),
+            }
+        )
+        plan = sequences.plan_seeds(pilot, family)
+        alpha = 0.05 / len(family)
+        assert plan["alpha"].eq(alpha).all()
+        needed = int(plan.loc[0, "seeds needed"])
+        # The planned number reaches 80 % power; one seed fewer does not.
+        assert primary._power("superiority", 0.02, 0.03, needed, alpha) >= 0.8
+        assert primary._power("superiority", 0.02, 0.03, needed - 1, alpha) < 0.8
+        huge = pilot.assign(sd=1.0)
+        assert not sequences.plan_seeds(huge, family)["affordable"].any()
+
+
+_CONDITIONS = (
+    {"shape": "rings", "noise": 0.3},
+    {"shape": "checkerboard", "noise": 0.3},
+)
+
+
+class TestFamily:
+    def test_no_test_is_fixed_by_construction(self):
+        """Every trend over alpha starts above 0 (the gate on), every paired
+        test has the gated arm on one side and no arm identically flat, C6
+        is against SiLU."""
+        family = sequences.tests(_CONDITIONS, "trend")
+        assert min(sequences.ALPHAS) > 0
+        for test in family:
+            if test["kind"] in ("superiority", "equivalence"):
+                assert "multiplicative" in (test["better"], test["worse"]) or (
+                    test.get("column") == "alpha"
+                )
+        c6 = [t for t in family if t["claim"] == "C6"]
+        assert c6 and all(t["worse"] == "silu" for t in c6)
+        c4 = [t for t in family if t["claim"] == "C4"]
+        assert all(t["measure"] == "turning_mahalanobis" for t in c4)
+
+    def test_peak_shape_is_a_paired_comparison_of_two_alphas(self):
+        family = sequences.tests(_CONDITIONS, "0.5")
+        (c2,) = [
+            t for t in family if t["claim"] == "C2" and t["quantity"] == "curvature"
+        ]
+        assert (c2["column"], c2["better"], c2["worse"]) == ("alpha", 0.5, 0.25)
+        frame = _fits(
+            {"seed": s, "alpha": a, "turning": t, "task": "curved"}
+            for s in range(4)
+            for a, t in ((0.25, 1.0 + s), (0.5, 1.5 + s))
+        )
+        assert primary._paired(frame, c2) == pytest.approx([0.5] * 4)
+
+    def test_ungated_softmax_attention_over_sequences_is_curved(self):
+        """The premise that makes the family able to fail: ungated
+        attention's turning rate is not 0 here, unlike over copied tokens."""
+        rates = {
+            (task, gate): 0.002
+            for task in ("rings, noise 0.3", "linear task")
+            for gate in ("multiplicative", "silu", "none")
+        }
+        settings = sequences.arms_settings(_CONDITIONS[:1], rates, (0,))
+        settings = [
+            {**s, **TINY}
+            for s in settings
+            if s["gate"] == "none" and s["task"] == "curved"
+        ]
+        (row,) = run_batch(settings, measure=sequences.measure_sequence)
+        assert row["token_dim"] == 2
+        assert row["turning"] > 1e-3 and row["turning_mahalanobis"] > 1e-3
+        assert np.isfinite(row["validation_score"]) and row["epochs_run"] >= 1
+
+    def test_metric_agreement_reads_ratio_and_correlation(self):
+        arms = _fits(
+            {
+                "task": "curved",
+                "shape": "rings",
+                "noise": 0.3,
+                "gate": g,
+                "turning": t,
+                "turning_mahalanobis": m,
+            }
+            for g, t, m in [
+                ("silu", 1.0, 2.0),
+                ("silu", 2.0, 4.0),
+                ("silu", 3.0, 6.0),
+                ("none", 1.0, 3.0),
+                ("none", 2.0, 2.0),
+                ("none", 3.0, 1.0),
+            ]
+        )
+        table = sequences.metric_agreement(arms).set_index("arm")
+        assert table.loc["SiLU", "ratio"] == pytest.approx(2.0)
+        assert table.loc["SiLU", "per-fit correlation"] == pytest.approx(1.0)
+        assert table.loc["ungated", "per-fit correlation"] == pytest.approx(-1.0)
+
+
+def _sha(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.mark.skipif(not (RESULTS / "seq_arms.csv").is_file(), reason="no run yet")
+class TestCommittedRun:
+    def test_report_names_both_protocols(self):
+        text = (RESULTS / "REPORT.md").read_text()
+        pattern = r"`docs/(protocol(?:-2)?\.md)` \(part \d\), SHA-256 `(\w{64})`"
+        named = dict(re.findall(pattern, text))
+        assert named["protocol.md"] == _sha(ROOT / "docs" / "protocol.md")
+        assert named["protocol-2.md"] == _sha(ROOT / "docs" / "protocol-2.md")
+
+    def test_bottom_line_and_findings_are_short(self):
+        text = (RESULTS / "REPORT.md").read_text()
+        lines = text.splitlines()
+        assert lines.index("## Bottom line") < lines.index("## Findings") < 12
+        bottom = text.split("## Bottom line\n", 1)[1].split("\n## ", 1)[0].strip()
+        sentences = re.split(r"(?<=[.)])\s+(?=[A-Z])", bottom)
+        assert 1 <= len(sentences) <= report.MAX_BOTTOM_LINE
+        findings = text.split("## Findings\n", 1)[1].split("\n## ", 1)[0]
+        assert len(findings) <= report.MAX_FINDINGS
+
+    def test_protocol_fixes_what_the_code_runs(self):
+        text = (ROOT / "docs" / "protocol-2.md").read_text()
+        for condition in sequences.CONDITIONS:
+            assert f"`{condition['shape']}`, noise {condition['noise']:g}" in text
+        for (task, gate), lr in sequences.LEARNING_RATES.items():
+            assert f"| {task} | {primary.ARM_LABELS[gate]} | {lr:g} |" in text
+        for sweep, n in sequences.SEEDS.items():
+            assert f"**{n} seeds for the {sweep}" in text
+        assert f"family of {len(sequences.tests())}" in text
+        used = set(range(20)) | set(range(500, 520)) | set(range(1000, 1129))
+        used |= set(sequences.PILOT_SEEDS)
+        first = sequences.confirmatory_seeds(max(sequences.SEEDS.values()))
+        assert not used & set(first)
+
+    def test_rates_and_plan_follow_from_the_committed_pilot(self):
+        lr = pd.concat(
+            [pd.read_csv(path) for path in sorted(PILOT.glob("pilot_lr*.csv"))],
+            ignore_index=True,
+        )
+        choice = sequences.choose_learning_rates(lr)
+        assert (choice["edge"] == "").all()
+        rates = {(r.task, r.gate): r.lr for r in choice.itertuples(index=False)}
+        assert rates == pytest.approx(sequences.LEARNING_RATES)
+        plan = pd.read_csv(PILOT / "plan.csv")
+        affordable = plan[plan["affordable"]]
+        for sweep, n in sequences.SEEDS.items():
+            assert n >= affordable.loc[affordable["sweep"] == sweep, "n_seeds"].max()
+
+    def test_part_renders_again_from_its_files(self, tmp_path):
+        parts = report.render_run(RESULTS, tmp_path)
+        for name in (*sequences_report.TABLES.values(), "REPORT.md"):
+            if (RESULTS / name).is_file():
+                assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes()
+        assert set(parts["second"]["verdicts"]["claim"]) == set(sequences.CLAIMS)
+
+
+class TestBudget:
+    def test_tests_leave_by_priority_until_the_plan_fits(self):
+        """C5 alone sets the depth sweep's seeds and costs beyond the
+        budget: it leaves, the level is recomputed for the 11 left, and the
+        plan fits; with no costs every candidate stays."""
+        family = sequences.candidates(_CONDITIONS)
+        pilot = pd.DataFrame(
+            {
+                "condition": ["c"] * len(family),
+                "margin": [1.0] * len(family),
+                "sd": [3.0 if t["claim"] == "C5" else 1.0 for t in family],
+            }
+        )
+        costs = {"arms": 1.0, "alpha": 1.0, "depth": 100.0, "secondary": 0.0}
+        plan = sequences.plan_seeds(pilot, family, costs)
+        left = plan[~plan["affordable"]]
+        assert list(left["claim"]) == ["C5"]
+        assert plan["alpha"].iloc[0] == pytest.approx(0.05 / (len(family) - 1))
+        assert plan["planned core-seconds"].iloc[0] <= sequences.BUDGET_CORE_SECONDS
+        assert plan.loc[plan["sweep"] == "depth", "n_seeds"].iloc[0] == 10
+        assert sequences.plan_seeds(pilot, family)["affordable"].all()
+
+    def test_the_quick_run_of_the_second_part_cannot_decide(self):
+        """3 seeds: the smallest sign-flip p, 1/8, is above 0.05 / 10 (the
+        console and the report say so); 8 seeds could."""
+        from skgate.study import cli
+
+        assert not sequences.can_decide(cli.QUICK_SEQUENCE_SEEDS)
+        assert sequences.can_decide(8)
+
+
+class TestCommandLine:
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["pilot", "--protocol", "3"],
+            ["pilot", "--protocol", "2", "--n-jobs", "0"],
+            ["reproduce", "--part", "tokens"],
+            ["reproduce", "--part", "sequences", "--seeds", "5"],
+        ],
+    )
+    def test_bad_arguments_exit_2_before_any_work(self, argv, tmp_path, capsys):
+        from skgate.study import cli
+
+        with pytest.raises(SystemExit) as info:
+            cli.main([*argv, "--out", str(tmp_path / "out")])
+        assert info.value.code == 2
+        assert "error" in capsys.readouterr().err
+        assert not (tmp_path / "out").exists()
