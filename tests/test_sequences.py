@@ -322,3 +322,22 @@ class TestCommandLine:
         assert info.value.code == 2
         assert "error" in capsys.readouterr().err
         assert not (tmp_path / "out").exists()
+
+
+def test_a_new_run_of_the_part_removes_the_last_ones_files(tmp_path):
+    """An interrupted second run must not leave the first run's sweeps and
+    record beside its own: the part's files and record go before it runs."""
+    import json
+
+    (tmp_path / "run.json").write_text(json.dumps({"seconds": {}, "sequences": {}}))
+    for name in ("seq_arms.csv", "seq_bayes.csv", "primary_arms.csv"):
+        (tmp_path / name).write_text("a\n1\n")
+    report.remove_part(
+        tmp_path,
+        "sequences",
+        [*report.SEQUENCE_FILES.values(), sequences_report.BAYES],
+    )
+    assert not (tmp_path / "seq_arms.csv").exists()
+    assert not (tmp_path / "seq_bayes.csv").exists()
+    assert (tmp_path / "primary_arms.csv").exists()  # the other part's
+    assert json.loads((tmp_path / "run.json").read_text()) == {"seconds": {}}

@@ -259,14 +259,22 @@ def _run_primary(out, seeds, design, quick, n_jobs):
     settings_by_sweep = primary.primary_settings(
         seeds, fixed=fixed, secondary=not quick
     )
+    _run_to_files(settings_by_sweep, out, report.PRIMARY_FILES, quick, n_jobs)
+
+
+def _run_to_files(settings_by_sweep, out, files, quick, n_jobs, **measure):
+    """Each sweep (:func:`skgate.study.primary.run_primary`) to its file of
+    ``files`` in ``out`` as soon as it ends (an interrupted run keeps the
+    sweeps it finished); the quick run without a log line per sweep."""
     for name, settings in settings_by_sweep.items():
         frame = primary.run_primary(
             {name: settings},
             n_jobs=n_jobs,
             log=None if quick else _log,
             leave=not quick,
+            **measure,
         )[name]
-        _write_csv(frame, out / report.PRIMARY_FILES[name])
+        _write_csv(frame, out / files[name])
 
 
 #: The quick run's second part (``make demo``): seeds per sweep, epochs at
@@ -278,13 +286,23 @@ QUICK_SEQUENCE_EPOCHS = 30
 def _sequence_seeds(quick, seeds, design):
     """Seeds per sweep of the second confirmatory part: the protocol's, the
     quick run's, or a given design's (a shrunken study in the tests)."""
-    if design is not None:
-        return dict.fromkeys(sequences.SEEDS, tuple(design.seeds))
+    if design is not None:  # the secondary sweeps on two of them
+        seeds = dict.fromkeys(sequences.SEEDS, tuple(design.seeds))
+        return seeds | dict.fromkeys(("lr_grid", "epochs20"), tuple(design.seeds[:2]))
     if quick:
         n = QUICK_SEQUENCE_SEEDS if seeds is None else seeds
         return dict.fromkeys(sequences.SEEDS, sequences.confirmatory_seeds(n))
     return {
         name: sequences.confirmatory_seeds(n) for name, n in sequences.SEEDS.items()
+    }
+
+
+def _secondary_seeds(settings_by_sweep):
+    """The seeds each secondary sweep of the second part ran, by sweep."""
+    return {
+        name: sorted({s["seed"] for s in settings_by_sweep[name]})
+        for name in ("lr_grid", "epochs20")
+        if name in settings_by_sweep
     }
 
 
@@ -297,23 +315,31 @@ def _run_sequences(out, seeds, design, quick, n_jobs):
         fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
         fixed.setdefault("max_epochs", QUICK_SEQUENCE_EPOCHS)
         fixed.setdefault("n_iter_no_change", QUICK_SEQUENCE_EPOCHS // 3)
+    # A run starts clean: an interrupted one leaves only its own finished
+    # sweeps and no record, never a mix with an earlier run's files.
+    report.remove_part(
+        out, "sequences", [*report.SEQUENCE_FILES.values(), sequences_report.BAYES]
+    )
     start = time.perf_counter()
     settings_by_sweep = sequences.confirmatory_settings(
         seeds, fixed=fixed, secondary=not quick
     )
-    for name, settings in settings_by_sweep.items():
-        frame = primary.run_primary(
-            {name: settings},
-            n_jobs=n_jobs,
-            log=None if quick else _log,
-            leave=not quick,
-            measure=sequences.measure_sequence,
-        )[name]
-        _write_csv(frame, out / report.SEQUENCE_FILES[name])
+    _run_to_files(
+        settings_by_sweep,
+        out,
+        report.SEQUENCE_FILES,
+        quick,
+        n_jobs,
+        measure=sequences.measure_sequence,
+    )
     sequences_report.write_bayes(out, (2_000, 200) if quick else (20_000, 1_000))
     return {
         "quick": bool(quick),
-        "seeds": {name: len(s) for name, s in seeds.items()},
+        "seeds": {name: len(seeds[name]) for name in sequences.SEEDS},
+        "secondary_seeds": {
+            name: len(settings_seeds)
+            for name, settings_seeds in _secondary_seeds(settings_by_sweep).items()
+        },
         "first_seed": min(min(s) for s in seeds.values()),
         "fixed": fixed,
         "conditions": list(sequences.CONDITIONS),

@@ -752,13 +752,14 @@ def seeds_by_sweep(plan):
     }
 
 
-def power_table(plan, tests):
-    """power.csv: per primary test, the planned power (the pilot's sd at the
-    planned seeds) and the achieved power (this run's sd at its seeds), at
-    the smallest effect of interest and the family's strictest Holm level."""
+def power_table(plan, tests, family=TESTS):
+    """power.csv: per primary test of ``family`` (default :data:`TESTS`), the
+    planned power (the pilot's sd at the planned seeds) and the achieved
+    power (this run's sd at its seeds), at the smallest effect of interest
+    and the family's strictest Holm level."""
     rows = []
     for test, planned, got in zip(
-        TESTS, plan.itertuples(index=False), tests.itertuples(index=False), strict=True
+        family, plan.itertuples(index=False), tests.itertuples(index=False), strict=True
     ):
         common = {
             "claim": test["claim"],
@@ -784,6 +785,29 @@ def power_table(plan, tests):
     return pd.DataFrame(rows)
 
 
+def headroom_table(entries, headroom):
+    """Each candidate condition's headroom: one row per ``(condition, best
+    arm's mean accuracy, Bayes accuracy)`` of ``entries``, with "headroom"
+    (Bayes minus best), "above chance" (best minus 0.5) and "eligible"
+    (both at least ``headroom``)."""
+    table = pd.DataFrame(
+        [
+            {
+                **condition,
+                "best arm": best,
+                "Bayes": ceiling,
+                "headroom": ceiling - best,
+                "above chance": best - 0.5,
+            }
+            for condition, best, ceiling in entries
+        ]
+    )
+    table["eligible"] = (table["headroom"] >= headroom) & (
+        table["above chance"] >= headroom
+    )
+    return table
+
+
 def choose_condition(pilot_arms, bayes):
     """The first of :data:`CANDIDATES` with accuracy headroom in the pilot:
     the task's Bayes accuracy minus the best arm's mean accuracy, and the
@@ -798,19 +822,8 @@ def choose_condition(pilot_arms, bayes):
             (bayes["shape"] == condition["shape"])
             & np.isclose(bayes["noise"], condition["noise"])
         ]["bayes accuracy"].iloc[0]
-        rows.append(
-            {
-                **condition,
-                "best arm": best,
-                "Bayes": ceiling,
-                "headroom": ceiling - best,
-                "above chance": best - 0.5,
-            }
-        )
-    table = pd.DataFrame(rows)
-    table["eligible"] = (table["headroom"] >= HEADROOM) & (
-        table["above chance"] >= HEADROOM
-    )
+        rows.append((condition, best, ceiling))
+    table = headroom_table(rows, HEADROOM)
     eligible = table[table["eligible"]]
     if eligible.empty:
         return None, table

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import claims, plots, primary, render, sequences_report, theorem
+from . import claims, plots, primary, render, sequences_report, theorem, words
 from .design import StudyDesign
-from .stats import HOLDS, NO_EFFECT, REVERSED
+from .stats import HOLDS, NO_EFFECT
 
 __all__ = [
     "PLAN",
@@ -115,6 +115,20 @@ def add_part(folder, name, record, machine):
     path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
+def remove_part(folder, name, files):
+    """Remove a part's ``files`` and its record in run.json (if any), before
+    the part runs again."""
+    folder = Path(folder)
+    for file in files:
+        (folder / file).unlink(missing_ok=True)
+    path = folder / "run.json"
+    if path.is_file():
+        info = json.loads(path.read_text())
+        if name in info:
+            del info[name]
+            path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
 def add_seconds(folder, part, seconds):
     """Add a part's wall time to a run's run.json."""
     path = Path(folder) / "run.json"
@@ -150,21 +164,7 @@ def load_run(folder):
 # -- numbers in words ---------------------------------------------------------------
 
 
-def _num(value):
-    # Rounding noise of a difference of equal means prints as 0.
-    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
-
-
-def _interval(row):
-    return f"{_num(row['estimate'])} [{_num(row['ci low'])}, {_num(row['ci high'])}]"
-
-
-_RESULT_WORDS = {
-    HOLDS: "holds",
-    REVERSED: "reversed",
-    NO_EFFECT: "no effect",
-    "inconclusive": "inconclusive",
-}
+_num, _interval, _RESULT_WORDS = words.number, words.interval, words.RESULT_WORDS
 
 
 def _test_phrase(row):
@@ -444,12 +444,7 @@ def _verdicts_section(verdicts):
         "",
         "### Verdicts",
         "",
-        "| claim | says | verdict (primary tests) |",
-        "|---|---|---|",
-        *(
-            f"| {row.claim} | {row.statement} | {row.verdict} |"
-            for row in verdicts.itertuples(index=False)
-        ),
+        *words.verdict_table(verdicts),
     ]
 
 

@@ -67,6 +67,7 @@ __all__ = [
     "PRIORITY",
     "SEEDS",
     "SHAPES",
+    "alpha_curve",
     "arm_summary",
     "arms_settings",
     "can_decide",
@@ -88,7 +89,6 @@ __all__ = [
     "metric_agreement",
     "per_condition",
     "plan_seeds",
-    "power_table",
     "primary_tests",
     "run_pilot",
     "secondary_tests",
@@ -252,20 +252,8 @@ def choose_noises(frame, bayes):
             & np.isclose(bayes["noise"], noise)
             & (bayes["n_observations"] == N_OBSERVATIONS)
         ]["bayes accuracy"].iloc[0]
-        rows.append(
-            {
-                "shape": shape,
-                "noise": noise,
-                "best arm": best,
-                "Bayes": ceiling,
-                "headroom": ceiling - best,
-                "above chance": best - 0.5,
-            }
-        )
-    table = pd.DataFrame(rows)
-    table["eligible"] = (table["headroom"] >= HEADROOM) & (
-        table["above chance"] >= HEADROOM
-    )
+        rows.append(({"shape": shape, "noise": noise}, best, ceiling))
+    table = primary.headroom_table(rows, HEADROOM)
     conditions = []
     for shape, group in table.groupby("shape", sort=False):
         eligible = group[group["eligible"]]
@@ -755,40 +743,6 @@ def plan_seeds(pilot_tests, family, costs=None):
     return pd.DataFrame(rows)
 
 
-def power_table(plan, results, family):
-    """Per primary test, planned power (the pilot's sd at the planned seeds)
-    and achieved power (the run's sd at its seeds)."""
-    rows = []
-    for test, planned, got in zip(
-        family,
-        plan.itertuples(index=False),
-        results.itertuples(index=False),
-        strict=True,
-    ):
-        common = {
-            "claim": test["claim"],
-            "condition": got.condition,
-            "comparison": test["comparison"],
-            "outcome": test["quantity"],
-        }
-        for stage, n, sd, effect in (
-            ("planned", planned.n_seeds, planned.sd, planned.effect),
-            ("achieved", got.n, got.sd, got.margin),
-        ):
-            rows.append(
-                {
-                    **common,
-                    "stage": stage,
-                    "n_seeds": n,
-                    "sd": sd,
-                    "effect": effect,
-                    "alpha": planned.alpha,
-                    "power": primary._power(test["kind"], effect, sd, n, planned.alpha),
-                }
-            )
-    return pd.DataFrame(rows)
-
-
 # -- convergence, learning rates, metrics ------------------------------------------
 
 
@@ -1112,3 +1066,22 @@ def claim_verdicts(results):
             }
         )
     return pd.DataFrame(rows)
+
+
+def alpha_curve(alpha, task="curved"):
+    """C2's shape on ``task``'s fits of the alpha sweep: per alpha, the mean
+    turning rate and accuracy over seeds, and how many seeds' turning rate
+    peaks there (the protocol tests a monotone trend; this says whether the
+    curve is one)."""
+    fits = alpha[alpha["task"] == task]
+    table = fits.pivot_table(index="seed", columns="alpha", values="turning")
+    peaks = table.idxmax(axis=1).value_counts()
+    means = fits.groupby("alpha")[["turning", "accuracy"]].mean()
+    return pd.DataFrame(
+        {
+            "alpha": means.index,
+            "turning": means["turning"].to_numpy(),
+            "accuracy": means["accuracy"].to_numpy(),
+            "seeds peaking here": [int(peaks.get(a, 0)) for a in means.index],
+        }
+    )

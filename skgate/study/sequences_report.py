@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import plots, primary, render, sequences
+from . import plots, primary, render, sequences, words
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
@@ -37,6 +37,7 @@ TABLES = {
     "lr": "lr_2.csv",
     "metric": "metric_2.csv",
     "association": "association_2.csv",
+    "alpha curve": "alpha_curve_2.csv",
 }
 FIGURES = {
     "tests": "fig_primary_2.png",
@@ -106,10 +107,11 @@ def evaluate(frames, record):
             ],
             ignore_index=True,
         ),
-        "power": sequences.power_table(plan, tests, family)
+        "power": primary.power_table(plan, tests, family)
         if len(plan) == len(family)
         else None,
         "lr": sequences.lr_table(frames) if "lr_grid" in frames else None,
+        "alpha curve": sequences.alpha_curve(frames["alpha"]),
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -142,20 +144,7 @@ def write_tables(parts, out):
 # -- words -------------------------------------------------------------------------
 
 
-def _num(value):
-    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
-
-
-def _interval(row):
-    return f"{_num(row['estimate'])} [{_num(row['ci low'])}, {_num(row['ci high'])}]"
-
-
-_WORDS = {
-    HOLDS: "holds",
-    REVERSED: "reversed",
-    NO_EFFECT: "no effect",
-    "inconclusive": "inconclusive",
-}
+_num, _interval, _WORDS = words.number, words.interval, words.RESULT_WORDS
 
 
 def _outcome(row):
@@ -279,12 +268,20 @@ def findings(parts):
             )
             comparisons.append(f"{quantity} {comparison}: {each}")
         verdict = verdicts[claim].split(" (")[0]
+        note = _shape_note(parts["alpha curve"]) if claim == "C2" else ""
         lines.append(
             f"{claim} {verdict} ({held} of {len(group)} hold): "
             + "; ".join(comparisons)
-            + "."
+            + f".{note}"
         )
     return lines
+
+
+def _shape_note(curve):
+    """The mean turning rate by alpha and where the seeds' curves peak."""
+    means = ", ".join(f"{r.alpha:g}: {r.turning:.3g}" for r in curve.itertuples())
+    peaks = ", ".join(f"{r._4} at {r.alpha:g}" for r in curve.itertuples() if r._4)
+    return f" Mean turning rate by alpha {means}; seeds' peaks: {peaks}."
 
 
 def secondary_lines(parts, record):
@@ -343,21 +340,31 @@ def _table(frame, digits=3):
     return render._fmt(frame, digits)
 
 
+#: The columns every table of tests shows.
+_SHOWN = [
+    "condition",
+    "quantity",
+    "comparison",
+    "estimate",
+    "ci low",
+    "ci high",
+    "p holm",
+]
+
+
 def section(parts, record):
     """The part's section of REPORT.md (lines)."""
     sha = record.get("protocol_sha256") or "unknown"
     seeds = ", ".join(f"{name} {n}" for name, n in record["seeds"].items())
+    secondary = record.get(
+        "secondary_seeds",
+        {"lr_grid": sequences.LR_GRID_SEEDS, "epochs20": sequences.EPOCHS20_SEEDS},
+    )
     tests = parts["tests"]
     shown = tests[
         [
             "claim",
-            "condition",
-            "quantity",
-            "comparison",
-            "estimate",
-            "ci low",
-            "ci high",
-            "p holm",
+            *_SHOWN,
             "p equivalence holm",
             "margin",
             "n",
@@ -371,7 +378,10 @@ def section(parts, record):
         "",
         f"Protocol `docs/protocol-2.md`, SHA-256 `{sha}`; "
         f"`{record['command']}`. Seeds from {record['first_seed']} ({seeds} "
-        "per sweep), disjoint from the pilot's and every earlier run's.",
+        f"per sweep; of the arms' seeds, the learning-rate grid takes the first "
+        f"{secondary['lr_grid']} and the 20-epoch arms the first "
+        f"{secondary['epochs20']}), disjoint from the pilot's and every earlier "
+        "run's.",
     ]
     if record.get("quick"):
         lines += [
@@ -391,12 +401,7 @@ def section(parts, record):
         "",
         "### Verdicts",
         "",
-        "| claim | says | verdict (primary tests) |",
-        "|---|---|---|",
-        *(
-            f"| {row.claim} | {row.statement} | {row.verdict} |"
-            for row in parts["verdicts"].itertuples(index=False)
-        ),
+        *words.verdict_table(parts["verdicts"]),
         "",
         "### Primary tests",
         "",
@@ -445,13 +450,7 @@ def section(parts, record):
     secondary = parts["secondary"][
         [
             "analysis",
-            "condition",
-            "quantity",
-            "comparison",
-            "estimate",
-            "ci low",
-            "ci high",
-            "p holm",
+            *_SHOWN,
             "n",
             "outcome",
         ]
@@ -480,6 +479,11 @@ def section(parts, record):
             _table(parts["lr"]),
         ]
     lines += [
+        "",
+        "C2's curve on rings (the gated arm by alpha; the seeds whose "
+        "turning rate peaks at each alpha):",
+        "",
+        _table(parts["alpha curve"]),
         "",
         "Association of curvature with accuracy across fits (not a causal "
         "effect): OLS of test accuracy on the standardised turning rate with "

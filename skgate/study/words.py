@@ -1,0 +1,38 @@
+"""Numbers and test outcomes in the words every report uses."""
+
+from .stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+
+__all__ = ["RESULT_WORDS", "interval", "number", "verdict_table"]
+
+#: A test's outcome as the reports write it.
+RESULT_WORDS = {
+    HOLDS: "holds",
+    REVERSED: "reversed",
+    NO_EFFECT: "no effect",
+    INCONCLUSIVE: "inconclusive",
+}
+
+
+def number(value):
+    """Three significant digits; rounding noise of a difference of equal
+    means prints as 0."""
+    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
+
+
+def interval(row):
+    """A test's estimate and its interval: "0.1 [0.05, 0.15]"."""
+    return (
+        f"{number(row['estimate'])} [{number(row['ci low'])}, {number(row['ci high'])}]"
+    )
+
+
+def verdict_table(verdicts):
+    """A Markdown table of claim verdicts (claim, statement, verdict)."""
+    return [
+        "| claim | says | verdict (primary tests) |",
+        "|---|---|---|",
+        *(
+            f"| {row.claim} | {row.statement} | {row.verdict} |"
+            for row in verdicts.itertuples(index=False)
+        ),
+    ]
