@@ -261,16 +261,22 @@ class TestCommittedRun:
         rates = {(r.task, r.gate): r.lr for r in choice.itertuples(index=False)}
         assert rates == pytest.approx(sequences.LEARNING_RATES)
         plan = pd.read_csv(PILOT / "plan.csv")
-        affordable = plan[plan["affordable"]]
         for sweep, n in sequences.SEEDS.items():
-            assert n >= affordable.loc[affordable["sweep"] == sweep, "n_seeds"].max()
+            assert (plan.loc[plan["sweep"] == sweep, "n_seeds"] == n).all(), sweep
+        kept = plan[plan["affordable"]]
+        assert set(zip(kept["claim"], kept["outcome"], strict=True)).isdisjoint(
+            sequences.LEFT_FAMILY
+        )
+        assert len(kept) == len(sequences.tests())
+        assert plan["planned core-seconds"].max() <= sequences.BUDGET_CORE_SECONDS
 
     def test_part_renders_again_from_its_files(self, tmp_path):
         parts = report.render_run(RESULTS, tmp_path)
         for name in (*sequences_report.TABLES.values(), "REPORT.md"):
             if (RESULTS / name).is_file():
                 assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes()
-        assert set(parts["second"]["verdicts"]["claim"]) == set(sequences.CLAIMS)
+        claims = {test["claim"] for test in sequences.tests()}
+        assert set(parts["second"]["verdicts"]["claim"]) == claims
 
 
 class TestBudget:

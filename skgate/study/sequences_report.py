@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import plots, primary, render, sequences, words
-from .stats import HOLDS, NO_EFFECT, REVERSED
+from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
     "FILES",
@@ -90,6 +90,8 @@ def evaluate(frames, record):
     family = sequences.tests(conditions, record["c2_curvature"], left)
     tests = sequences.primary_tests(frames, family)
     plan = pd.DataFrame(record["plan"])
+    if "affordable" in plan:  # the candidates the budget kept, in order
+        plan = plan[plan["affordable"].astype(bool)].reset_index(drop=True)
     parts = {
         "fits": frames["arms"],
         "conditions": conditions,
@@ -176,7 +178,7 @@ def _accuracy_phrases(tests, worse, secondary=None):
             for _, row in alone.iterrows()
         )
     return [
-        f"{_short(row['condition'])} {_interval(row)}, {_outcome(row)}{each}"
+        f"{_short(row['condition'])}: {_interval(row)}, {_outcome(row)}{each}"
         for _, row in rows.iterrows()
     ]
 
@@ -229,21 +231,65 @@ def bottom_line(parts, first=None):
             "On the linear control gated minus ungated accuracy is "
             f"{_interval(row)} ({_outcome(row)}){clause}."
         )
-    early = parts["secondary"]
-    early = early[
-        early["analysis"].str.startswith("20 epochs")
-        & (early["comparison"] == "gated > SiLU")
-    ]
-    if len(early):
-        phrases = [
-            f"{_short(row['condition'])} {_interval(row)}"
-            for _, row in early.iterrows()
-        ]
-        sentences.append(
-            "After 20 epochs at the default learning rate (the exploratory "
-            "setting) gated minus SiLU accuracy was " + "; ".join(phrases) + "."
-        )
+    sentences.append(_curvature_sentence(tests))
     return sentences[:3]
+
+
+def _curvature_sentence(tests):
+    """Whether gating brings curvature: C1's turning rate against SiLU and
+    ungated, C4's own-metric turning rate and C6's positive share against
+    SiLU."""
+
+    def phrase(claim, comparison):
+        rows = tests[(tests["claim"] == claim) & (tests["comparison"] == comparison)]
+        rows = rows[rows["quantity"] != "accuracy"]
+        if rows.empty:
+            return None
+        row = rows.iloc[0]
+        return f"{_interval(row)} ({_WORDS[row['outcome']]})"
+
+    parts = [
+        ("turning rate", phrase("C1", "gated > SiLU"), phrase("C1", "gated > ungated")),
+        ("under each model's own metric", phrase("C4", "gated > SiLU"), None),
+        ("share of positive curvature", phrase("C6", "gated > SiLU"), None),
+    ]
+    said = [
+        f"{what} {silu} against SiLU"
+        + (f" and {ungated} against ungated" if ungated else "")
+        for what, silu, ungated in parts
+        if silu is not None
+    ]
+    return "In curvature, gated minus the others: " + "; ".join(said) + "."
+
+
+def early_line(parts):
+    """The 20-epoch comparison beside the one at convergence (secondary)."""
+    secondary = parts["secondary"]
+    early = secondary[secondary["analysis"].str.startswith("20 epochs")]
+    alone = secondary[
+        (secondary["analysis"] == "each condition alone")
+        & (secondary["quantity"] == "accuracy")
+    ]
+    if early.empty:
+        return None
+    phrases = []
+    for _, row in early.iterrows():
+        late = alone[
+            (alone["condition"] == row["condition"])
+            & (alone["comparison"] == row["comparison"])
+        ]
+        phrases.append(
+            f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
+            + (
+                f" against {_num(late['estimate'].iloc[0])} at convergence"
+                if len(late)
+                else ""
+            )
+        )
+    return (
+        "**After 20 epochs at lr 0.002** (the exploratory setting, secondary), "
+        "accuracy: " + "; ".join(phrases) + "."
+    )
 
 
 def _short(condition):
@@ -310,21 +356,35 @@ def secondary_lines(parts, record):
         for task, group in rates.groupby("task", sort=False)
     )
     lines.append(f"**Learning rates** chosen on the pilot: {chosen}.")
+    early = early_line(parts)
+    if early is not None:
+        lines.append(early)
     secondary = parts["secondary"]
     largest = secondary[secondary["analysis"].str.startswith("every arm at lr")]
     if len(largest):
         phrases = "; ".join(
-            f"{row['comparison']} ({_short(row['condition'])}) "
-            f"{_interval(row)} {_WORDS[row['outcome']]}"
+            f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
             for _, row in largest.iterrows()
+        )
+        n = int(largest["n"].min())
+        level = ALPHA_LEVEL / len(secondary)
+        powerless = (
+            f" ({n} seeds: the smallest sign-flip p, 1/{2**n}, cannot pass the "
+            f"level {level:.2g}; descriptive only)"
+            if 0.5**n >= level
+            else ""
         )
         lines.append(
             f"**At the grid's largest rate** ({largest['analysis'].iloc[0]}, "
-            f"secondary), accuracy: {phrases}."
+            f"secondary), accuracy: {phrases}{powerless}."
         )
     association = parts["association"]
+    short = {
+        "within the gated arm, across alpha and seeds": "across alpha",
+        "across arms, beyond the gate": "across arms",
+    }
     phrases = "; ".join(
-        f"{_short(row['task'])}, {row['analysis']}: "
+        f"{_short(row['task'])} {short.get(row['analysis'], row['analysis'])} "
         f"{_num(row['accuracy per sd of turning'])} "
         f"[{_num(row['ci low'])}, {_num(row['ci high'])}]"
         for _, row in association.iterrows()
