@@ -22,6 +22,7 @@ from skgate.study import (
     regime,
     render,
     report,
+    sequences_report,
     sphere,
     sweeps,
     theorem,
@@ -513,10 +514,20 @@ class TestReproduce:
         assert {"tests_primary.csv", "tests_secondary.csv", "mediation.csv"} <= names
         for sweep in ("arms", "alpha", "depth", "relu", "epochs20"):
             assert f"primary_{sweep}.csv" in names
+        # The second part (softmax attention over sequences): every sweep,
+        # derived table and figure, and its record in run.json.
+        for sweep in ("arms", "alpha", "depth", "lr_grid", "epochs20", "bayes"):
+            assert f"seq_{sweep}.csv" in names
+        assert set(sequences_report.TABLES.values()) <= names
+        assert set(sequences_report.FIGURES.values()) <= names
+        record = json.loads((out / "run.json").read_text())["sequences"]
+        assert record["seeds"] == dict.fromkeys(("arms", "alpha", "depth"), 5)
+        assert record["secondary_seeds"] == {"lr_grid": 2, "epochs20": 2}
         # Every part's wall time reaches run.json (the report's cost section).
         seconds = json.loads((out / "run.json").read_text())["seconds"]
         assert set(seconds) == {
             "primary and secondary fits",
+            "second confirmatory part (sequences)",
             "exploratory sweeps",
             "sphere, regime, baselines, Bayes",
             "exploratory statistics and figures",

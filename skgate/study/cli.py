@@ -297,6 +297,26 @@ def _sequence_seeds(quick, seeds, design):
     }
 
 
+def _clear_sequences(out, rerender):
+    """Before the second part runs: remove an earlier run's files of it (its
+    sweeps, derived tables and figures) and its record, and render the
+    folder's REPORT.md again without it (``rerender``; a whole run renders
+    once at its end). An interrupted run then leaves only
+    its own finished sweeps, never a report of files that are gone or a mix
+    of two runs."""
+    files = [
+        *report.SEQUENCE_FILES.values(),
+        sequences_report.BAYES,
+        *sequences_report.TABLES.values(),
+        *sequences_report.FIGURES.values(),
+    ]
+    had = (out / "run.json").is_file() and "sequences" in report.load_info(out)
+    report.remove_part(out, "sequences", files)
+    if rerender and had and (out / "REPORT.md").is_file():
+        _log("the folder's earlier run of the second part removed; its report again")
+        report.render_run(out)
+
+
 def _secondary_seeds(settings_by_sweep):
     """The seeds each secondary sweep of the second part ran, by sweep."""
     return {
@@ -315,11 +335,6 @@ def _run_sequences(out, seeds, design, quick, n_jobs):
         fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
         fixed.setdefault("max_epochs", QUICK_SEQUENCE_EPOCHS)
         fixed.setdefault("n_iter_no_change", QUICK_SEQUENCE_EPOCHS // 3)
-    # A run starts clean: an interrupted one leaves only its own finished
-    # sweeps and no record, never a mix with an earlier run's files.
-    report.remove_part(
-        out, "sequences", [*report.SEQUENCE_FILES.values(), sequences_report.BAYES]
-    )
     start = time.perf_counter()
     settings_by_sweep = sequences.confirmatory_settings(
         seeds, fixed=fixed, secondary=not quick
@@ -447,6 +462,10 @@ _SEQUENCES_SECONDS = "second confirmatory part (sequences)"
 def _reproduce_sequences(out, quick, seeds, n_jobs, design, user_guide):
     """The second confirmatory part alone, into ``out`` beside whatever run
     is there (its run.json keeps the other parts' records)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    plots.pyplot()  # fail now, not after the sweeps, if matplotlib is missing
+    _clear_sequences(out, rerender=True)
     seeds_by_sweep = _sequence_seeds(quick, seeds, design)
     record = _run_sequences(out, seeds_by_sweep, design, quick, n_jobs)
     words = ["python -m skgate reproduce --part sequences"]
@@ -480,22 +499,18 @@ def reproduce(
     runs the second part alone into ``out``, beside a run already there.
     ``quick``: the primary tests only, on :data:`QUICK_SEEDS` seeds (the
     second part on :data:`QUICK_SEQUENCE_SEEDS` with at most
-    :data:`QUICK_SEQUENCE_EPOCHS` epochs; ``seeds`` overrides both counts), a
-    pilot-sized run for ``make demo``. ``design`` (a :class:`~skgate.study.StudyDesign`)
-    runs the primary tests on its seeds with its fixed keys, and the
-    exploratory study as it says (the tests' shrunken study). Each CSV is
+    :data:`QUICK_SEQUENCE_EPOCHS` epochs; ``seeds`` overrides both counts),
+    for ``make demo``. ``design`` (a :class:`~skgate.study.StudyDesign`) runs
+    the tests on its seeds and fixed keys, and the exploratory study as it
+    says (the tests' shrunken study). Each CSV is
     written as soon as its part ends; REPORT.md is rendered from the files
     (:func:`skgate.study.report.render_run`), so ``python -m skgate report``
     reproduces it byte for byte. ``user_guide``: a Markdown file whose
-    findings block is rewritten. Returns the primary verdicts (claim ->
-    verdict).
+    findings block is rewritten. Returns the primary verdicts by claim.
     """
     if part not in PARTS:
         raise ValueError(f"part must be one of {list(PARTS)}; got {part!r}.")
     if part == "sequences":
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        plots.pyplot()
         return _reproduce_sequences(out, quick, seeds, n_jobs, design, user_guide)
     # The primary seeds: the protocol's, unless the caller shrinks the study.
     seeds_by_sweep = _primary_seeds(quick, seeds if quick else None, design)
@@ -517,13 +532,9 @@ def reproduce(
     start = time.perf_counter()
     _run_primary(out, seeds_by_sweep, design, quick, n_jobs)
     seconds["primary and secondary fits"] = time.perf_counter() - start
-    second = _run_sequences(
-        out,
-        _sequence_seeds(quick, seeds if quick else None, design),
-        design,
-        quick,
-        n_jobs,
-    )
+    _clear_sequences(out, rerender=False)  # the whole run renders at its end
+    second_seeds = _sequence_seeds(quick, seeds if quick else None, design)
+    second = _run_sequences(out, second_seeds, design, quick, n_jobs)
     second["command"] = command
     seconds[_SEQUENCES_SECONDS] = second["seconds"]
     if design is not None and not quick:

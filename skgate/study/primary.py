@@ -831,7 +831,7 @@ def choose_condition(pilot_arms, bayes):
     return {"shape": first["shape"], "noise": float(first["noise"])}, table
 
 
-# -- does curvature explain accuracy? ----------------------------------------------
+# -- curvature and accuracy across fits (an association) ---------------------------
 
 
 def _two_way_slope(accuracy, turning):

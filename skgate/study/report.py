@@ -115,6 +115,11 @@ def add_part(folder, name, record, machine):
     path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
 
 
+def load_info(folder):
+    """A run's run.json as a dict."""
+    return json.loads((Path(folder) / "run.json").read_text())
+
+
 def remove_part(folder, name, files):
     """Remove a part's ``files`` and its record in run.json (if any), before
     the part runs again."""
@@ -540,9 +545,10 @@ def _secondary_section(secondary, head, mediation):
         render._fmt(table, 4),
         "",
         *heads,
-        "Does curvature explain accuracy? OLS of test accuracy on the "
-        "standardised turning rate with fixed effects for alpha (or the gate) "
-        "and the seed; 95 % interval from 2000 bootstrap resamples of seeds:",
+        "Curvature and accuracy across fits (an association, not an effect of "
+        "curvature): OLS of test accuracy on the standardised turning rate "
+        "with fixed effects for alpha (or the gate) and the seed; 95 % "
+        "interval from 2000 bootstrap resamples of seeds:",
         "",
         render._fmt(mediation, 4),
     ]
@@ -627,6 +633,8 @@ def bottom_line(parts):
     first = parts.get("tests")
     if "second" in parts:
         return sequences_report.bottom_line(parts["second"], first)
+    if first is None:
+        return ["This folder holds no finished part of the study."]
     copied = first[(first["claim"] == "C1") & (first["quantity"] == "accuracy")]
     phrases = [
         f"{row['comparison']} {_interval(row)} ({_RESULT_WORDS[row['outcome']]})"
@@ -661,13 +669,13 @@ def short_findings(parts, info):
     :data:`MAX_FINDINGS` characters in all."""
     lines = []
     if "second" in parts:
-        conditions = ", ".join(
+        conditions = " and ".join(
             f"{c['shape']} (noise {c['noise']:g})"
             for c in parts["second"]["conditions"]
         )
         lines += [
-            f"- **Softmax attention over sequences (part 2)**, curved tasks "
-            f"{conditions} and the linear control:",
+            f"- **Softmax attention over sequences (part 2)**, {conditions}, "
+            "linear control:",
             *(f"  - {line}" for line in sequences_report.findings(parts["second"])),
         ]
         lines += [
@@ -711,6 +719,16 @@ def render_run(folder, out=None, user_guide=None):
     out = folder if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
     info, frames, design, results = load_run(folder)
+    # The second part is read and checked before anything is written.
+    second = None
+    if "sequences" in info:
+        second_frames = sequences_report.load(folder)
+        if second_frames is not None:
+            second = sequences_report.evaluate(second_frames, info["sequences"])
+    orphans = sorted(
+        file for file in SEQUENCE_FILES.values() if (folder / file).is_file()
+    )
+    orphans = orphans if second is None else []
     parts = {}
     if "arms" in frames:
         parts = _primary_parts(
@@ -720,16 +738,25 @@ def render_run(folder, out=None, user_guide=None):
         drawn = plots.plot_primary(parts["tests"])
         drawn.savefig(out / "fig_primary.png", dpi=110)
         plots.pyplot().close(drawn)
-    second_frames = sequences_report.load(folder)
-    if second_frames is not None and "sequences" in info:
-        parts["second"] = sequences_report.evaluate(second_frames, info["sequences"])
-        sequences_report.write_tables(parts["second"], out)
+    if second is not None:
+        parts["second"] = second
+        sequences_report.write_tables(second, out)
     theorem_frames = None if design is None else theorem.load(folder)
     if theorem_frames is not None:
         parts["theorem"] = theorem.evaluate(theorem_frames)
         theorem.write_tables(parts["theorem"], out)
     lines = [
         *_header(info, parts),
+        *(
+            [
+                "",
+                f"**Not rendered**: the second part's sweeps ({', '.join(orphans)}) "
+                "are here without its record in run.json: a run of it that "
+                "did not finish.",
+            ]
+            if orphans
+            else []
+        ),
         "",
         "## Bottom line",
         "",

@@ -594,8 +594,8 @@ CLAIMS = {
     "C1": "gated > SiLU and gated > ungated in accuracy and curvature (softmax "
     "attention over sequences)",
     "C2": "curvature and accuracy rise with alpha (alpha > 0)",
-    "C3": "on a linear task gating brings no accuracy; curvature still rises "
-    "with alpha",
+    "C3": "on a linear task gating brings no accuracy (its curvature trend left "
+    "the family for the budget)",
     "C4": "the curvature ordering survives each model's own (Mahalanobis) metric",
     "C5": "curvature accumulates with depth",
     "C6": "gating reaches positive curvature more often than SiLU",

@@ -63,17 +63,56 @@ def write_bayes(folder, sizes=(20_000, 1_000)):
     )
 
 
+#: Sweeps every run of the part has (the quick run has no others).
+REQUIRED = ("arms", "alpha", "depth")
+
+
 def load(folder):
-    """The part's frames by sweep, or None where the run has none."""
+    """The part's frames by sweep (and "bayes"), or None where the run has
+    none. A sweep the run must have that is missing, or a sweep whose cells
+    (task, gate, learning rate, alpha, depth) do not all hold the same seeds,
+    is a ValueError naming its file: a damaged run is never rendered."""
     folder = Path(folder)
     if not (folder / FILES["arms"]).is_file():
         return None
+    missing = [FILES[name] for name in REQUIRED if not (folder / FILES[name]).is_file()]
+    if missing:
+        raise ValueError(
+            f"{', '.join(missing)} missing beside {FILES['arms']} in {str(folder)!r}: "
+            "the second part's run is incomplete."
+        )
     files = {**FILES, "bayes": BAYES}
-    return {
+    frames = {
         name: pd.read_csv(folder / file)
         for name, file in files.items()
         if (folder / file).is_file()
     }
+    for name in REQUIRED:
+        _check_balanced(frames[name], FILES[name])
+    return frames
+
+
+_CELL = ["task", "shape", "noise", "gate", "lr", "alpha", "depth"]
+
+
+def _check_balanced(frame, file):
+    """Every cell of a sweep holds the same seeds (the design is paired by
+    seed); otherwise a ValueError naming the file and the first short cell."""
+    keys = [key for key in _CELL if key in frame]
+    cells = frame.fillna({"shape": "", "alpha": -1.0}).groupby(keys, dropna=False)
+    seeds = cells["seed"].apply(frozenset)
+    every = frozenset(frame["seed"])
+    short = seeds[seeds != every]
+    if len(short):
+        cell = {
+            key: value.item() if hasattr(value, "item") else value
+            for key, value in zip(keys, short.index[0], strict=True)
+        }
+        lacking = sorted(every - short.iloc[0])
+        raise ValueError(
+            f"{file} lacks seeds {lacking[:5]} in the cell {cell} ({len(short)} "
+            "cells short): the run is damaged or incomplete."
+        )
 
 
 def _conditions(record):
@@ -150,12 +189,15 @@ _num, _interval, _WORDS = words.number, words.interval, words.RESULT_WORDS
 
 
 def _outcome(row):
-    words = _WORDS[row["outcome"]]
+    said = _WORDS[row["outcome"]]
     if row["outcome"] == NO_EFFECT or (
         row["kind"] == "equivalence" and row["outcome"] == HOLDS
     ):
-        words += f", equivalent within {_num(row['margin'])}"
-    return words
+        said += f", equivalent within {_num(row['margin'])}"
+        shown = row["p holm"] < ALPHA_LEVEL or row["p reverse holm"] < ALPHA_LEVEL
+        if shown:  # a difference smaller than the margin, yet not 0
+            said += "; yet not 0"
+    return said
 
 
 def _accuracy_phrases(tests, worse, secondary=None):
@@ -280,15 +322,11 @@ def early_line(parts):
         ]
         phrases.append(
             f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
-            + (
-                f" against {_num(late['estimate'].iloc[0])} at convergence"
-                if len(late)
-                else ""
-            )
+            + (f" ({_num(late['estimate'].iloc[0])})" if len(late) else "")
         )
     return (
-        "**After 20 epochs at lr 0.002** (the exploratory setting, secondary), "
-        "accuracy: " + "; ".join(phrases) + "."
+        "**After 20 epochs at lr 0.002** (the exploratory setting, secondary; "
+        "in parentheses at convergence), accuracy: " + "; ".join(phrases) + "."
     )
 
 
@@ -309,7 +347,12 @@ def findings(parts):
         keys = ["quantity", "comparison"]
         for (quantity, comparison), rows in group.groupby(keys, sort=False):
             each = ", ".join(
-                f"{_short(row['condition'])} {_interval(row)} {_WORDS[row['outcome']]}"
+                f"{_short(row['condition'])} {_interval(row)} "
+                + (
+                    _outcome(row)
+                    if row["kind"] == "equivalence"
+                    else _WORDS[row["outcome"]]
+                )
                 for _, row in rows.iterrows()
             )
             comparisons.append(f"{quantity} {comparison}: {each}")
@@ -334,28 +377,38 @@ def secondary_lines(parts, record):
     """The part's secondary answers in a line each: convergence, learning
     rates, the grid's largest rate, and curvature against accuracy."""
     convergence = parts["convergence"]
-    arms = convergence[convergence["sweep"] == "arms"]
-    late = [c for c in arms.columns if c.startswith("share best after")][0]
-    failed = arms[~arms["converged"]]
-    worst = arms.loc[arms[late].idxmax()]
+    late = [c for c in convergence.columns if c.startswith("share best after")][0]
+    failed = convergence[~convergence["converged"]]
+    worst = convergence.loc[convergence[late].idxmax()]
     lines = [
         f"**Convergence** (rule: under {sequences.LATE_SHARE:.0%} of an arm's "
-        f"fits with their best epoch in the last {sequences.LATE_FRACTION:.0%} "
-        f"of {_cap(record)} epochs): "
+        f"fits peaking in the last {sequences.LATE_FRACTION:.0%} of "
+        f"{_cap(record)} epochs): "
         + (
-            "met by every arm on every task"
+            "met in every sweep"
             if failed.empty
-            else f"not met by {len(failed)} of {len(arms)} arms and tasks"
+            else f"not met in {len(failed)} of {len(convergence)} arm-task-sweeps"
         )
-        + f" (largest share {worst[late]:.0%}, {worst['arm']} on {worst['task']})."
+        + f" (largest share {worst[late]:.1%}: {worst['arm']}, "
+        f"{_short(worst['task'])}, {worst['sweep']} sweep)."
     ]
     rates = pd.DataFrame(record["learning_rates"])
-    rates = rates.assign(arm=rates["gate"].map(primary.ARM_LABELS))
     chosen = "; ".join(
-        f"{_short(task)}: " + ", ".join(f"{r.arm} {r.lr:g}" for r in group.itertuples())
+        f"{_short(task)} " + "/".join(f"{r.lr:g}" for r in group.itertuples())
         for task, group in rates.groupby("task", sort=False)
     )
-    lines.append(f"**Learning rates** chosen on the pilot: {chosen}.")
+    arms = "/".join(primary.ARM_LABELS[g] for g in dict.fromkeys(rates["gate"]))
+    lines.append(f"**Learning rates** ({arms}, from the pilot): {chosen}.")
+    left = parts["secondary"]
+    left = left[left["analysis"].str.startswith("left the primary family")]
+    if len(left):
+        phrases = "; ".join(
+            f"{row['claim']} {row['quantity']} {row['comparison']} "
+            f"({_short(row['condition'])}, {row['n']} seeds) {_interval(row)} "
+            f"{_WORDS[row['outcome']]}"
+            for _, row in left.iterrows()
+        )
+        lines.append(f"**Left the family for the budget** (secondary): {phrases}.")
     early = early_line(parts)
     if early is not None:
         lines.append(early)
@@ -369,8 +422,8 @@ def secondary_lines(parts, record):
         n = int(largest["n"].min())
         level = ALPHA_LEVEL / len(secondary)
         powerless = (
-            f" ({n} seeds: the smallest sign-flip p, 1/{2**n}, cannot pass the "
-            f"level {level:.2g}; descriptive only)"
+            f" ({n} seeds: no p below 1/{2**n}, above the level {level:.2g}; "
+            "descriptive only)"
             if 0.5**n >= level
             else ""
         )
@@ -390,8 +443,8 @@ def secondary_lines(parts, record):
         for _, row in association.iterrows()
     )
     lines.append(
-        "**Curvature and accuracy across fits** (an association, not an effect "
-        f"of curvature), accuracy per sd of the turning rate: {phrases}."
+        "**Curvature and accuracy across fits** (an association, not an effect), "
+        f"accuracy per sd of turning: {phrases}."
     )
     return lines
 
@@ -412,52 +465,72 @@ _SHOWN = [
 ]
 
 
-def section(parts, record):
-    """The part's section of REPORT.md (lines)."""
+def _lr_grid_table(table):
+    """lr_2.csv as one row per task and arm, one column per rate: the mean
+    accuracy, starred at the arm's own rate."""
+    cells = table.assign(
+        cell=[
+            f"{a:.3f}" + ("*" if own else "")
+            for a, own in zip(table["accuracy"], table["own rate"], strict=True)
+        ]
+    )
+    wide = cells.pivot_table(
+        index=["task", "arm"], columns="lr", values="cell", aggfunc="first", sort=False
+    ).fillna("")
+    wide.columns = [f"lr {lr:g}" for lr in wide.columns]
+    return wide.reset_index()
+
+
+def _intro(parts, record):
+    """What ran: protocol, command, seeds, the setting and the family."""
     sha = record.get("protocol_sha256") or "unknown"
     seeds = ", ".join(f"{name} {n}" for name, n in record["seeds"].items())
-    secondary = record.get(
-        "secondary_seeds",
-        {"lr_grid": sequences.LR_GRID_SEEDS, "epochs20": sequences.EPOCHS20_SEEDS},
-    )
-    tests = parts["tests"]
-    shown = tests[
-        [
-            "claim",
-            *_SHOWN,
-            "p equivalence holm",
-            "margin",
-            "n",
-            "outcome",
-        ]
-    ]
-    rates = pd.DataFrame(record["learning_rates"])
+    secondary = record.get("secondary_seeds", {})
+    taken = {"lr_grid": "the learning-rate grid", "epochs20": "the 20-epoch arms"}
+    said = [f"{taken[k]} the first {n}" for k, n in secondary.items() if k in taken]
     lines = [
         "",
         "## Part 2: softmax attention over sequences (protocol 2)",
         "",
         f"Protocol `docs/protocol-2.md`, SHA-256 `{sha}`; "
         f"`{record['command']}`. Seeds from {record['first_seed']} ({seeds} "
-        f"per sweep; of the arms' seeds, the learning-rate grid takes the first "
-        f"{secondary['lr_grid']} and the 20-epoch arms the first "
-        f"{secondary['epochs20']}), disjoint from the pilot's and every earlier "
-        "run's.",
+        "per sweep"
+        + (f"; of the arms' seeds, {' and '.join(said)}" if said else "")
+        + "), disjoint from the pilot's and every earlier run's.",
     ]
     if record.get("quick"):
         lines += [
             "",
-            "**A quick run**: pilot-sized seeds and a shortened budget; its "
-            "verdicts are not the study's evidence.",
+            "**A quick run**: pilot-sized seeds and a shortened budget, without "
+            "the learning-rate grid and the 20-epoch arms; its verdicts are not "
+            "the study's evidence.",
         ]
-    lines += [
+    return lines + [
         "",
         "Each row is a sequence of 8 noisy observations of a latent point, "
         "one token of width 2 each, so softmax attention weighs tokens by "
         "content; every arm trains at its own learning rate (chosen on the "
         "pilot's validation rows), at most "
-        f"{_cap(record)} epochs, stopping {sequences.PATIENCE} epochs after "
+        f"{_cap(record)} epochs, stopping {_patience(record)} epochs after "
         "its best validation accuracy and keeping that epoch's weights. "
-        f"One Holm family of {len(tests)} tests, none fixed by construction.",
+        f"One Holm family of {len(parts['tests'])} tests, none fixed by "
+        "construction. A curvature test's smallest effect of interest is a "
+        "quarter of this run's mean of its two arms (the seeds were planned "
+        "at the pilot's).",
+    ]
+
+
+def _patience(record):
+    return record.get("fixed", {}).get("n_iter_no_change", sequences.PATIENCE)
+
+
+def _primary_part(parts, record):
+    shown = parts["tests"][
+        ["claim", *_SHOWN, "p equivalence holm", "margin", "n", "outcome"]
+    ]
+    rates = pd.DataFrame(record["learning_rates"])
+    rates = rates.assign(arm=rates["gate"].map(primary.ARM_LABELS))
+    return [
         "",
         "### Verdicts",
         "",
@@ -480,7 +553,7 @@ def section(parts, record):
         "",
         "Learning rates fixed by the protocol from the pilot:",
         "",
-        _table(rates),
+        _table(rates[["task", "arm", "lr"]]),
         "",
         "### Convergence",
         "",
@@ -490,38 +563,47 @@ def section(parts, record):
         "",
         _table(parts["convergence"]),
     ]
-    if parts["power"] is not None:
-        power = parts["power"].pivot_table(
-            index=["claim", "condition", "outcome", "comparison"],
-            columns="stage",
-            values=["n_seeds", "sd", "power"],
-            sort=False,
-        )
-        power.columns = [f"{stat} ({stage})" for stat, stage in power.columns]
-        lines += [
-            "",
-            "### Power",
-            "",
-            "Planned from the pilot's standard deviations; achieved at this "
-            "run's (`power_2.csv`).",
-            "",
-            _table(power.reset_index()),
-        ]
-    secondary = parts["secondary"][
-        [
-            "analysis",
-            *_SHOWN,
-            "n",
-            "outcome",
-        ]
+
+
+def _power_part(power):
+    if power is None:
+        return []
+    table = power.pivot_table(
+        index=["claim", "condition", "outcome", "comparison"],
+        columns="stage",
+        values=["n_seeds", "sd", "power"],
+        sort=False,
+    )
+    table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
+    return [
+        "",
+        "### Power",
+        "",
+        "Planned from the pilot's standard deviations; achieved at this "
+        "run's (`power_2.csv`).",
+        "",
+        _table(table.reset_index()),
     ]
-    lines += [
+
+
+def _extra_rates(table):
+    """The rates an arm ran on the grid's tasks beyond the protocol's grid."""
+    beyond = table[
+        ~table["lr"].round(12).isin([round(r, 12) for r in sequences.LR_GRID])
+    ]
+    beyond = beyond[~beyond["own rate"]]
+    return sorted({(r.arm, r.lr) for r in beyond.itertuples(index=False)})
+
+
+def _secondary_part(parts):
+    shown = parts["secondary"][["analysis", *_SHOWN, "n", "outcome"]]
+    lines = [
         "",
         "### Secondary analyses",
         "",
         "One Holm family of its own (`tests_2_secondary.csv`).",
         "",
-        _table(secondary, 4),
+        _table(shown, 4),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
         "how much the metric can reorder):",
@@ -529,16 +611,25 @@ def section(parts, record):
         _table(parts["metric"]),
     ]
     if parts["lr"] is not None:
+        extra = _extra_rates(parts["lr"])
+        note = (
+            " Beyond the protocol's grid the code also ran "
+            + ", ".join(f"{arm} at {lr:g}" for arm, lr in extra)
+            + " (the arm's rate on another task)."
+            if extra
+            else ""
+        )
         lines += [
             "",
-            "Each arm's test accuracy across the learning-rate grid (does "
-            "gating tolerate larger rates?):",
+            "Each arm's mean test accuracy across the learning-rate grid (does "
+            "gating tolerate larger rates?), on the grid's seeds; * marks the "
+            f"arm's own rate (all columns: `lr_2.csv`).{note}",
             "",
             f"![accuracy against learning rate]({FIGURES['lr']})",
             "",
-            _table(parts["lr"]),
+            _table(_lr_grid_table(parts["lr"])),
         ]
-    lines += [
+    return lines + [
         "",
         "C2's curve on rings (the gated arm by alpha; the seeds whose "
         "turning rate peaks at each alpha):",
@@ -552,4 +643,13 @@ def section(parts, record):
         "",
         _table(parts["association"], 4),
     ]
-    return lines
+
+
+def section(parts, record):
+    """The part's section of REPORT.md (lines)."""
+    return [
+        *_intro(parts, record),
+        *_primary_part(parts, record),
+        *_power_part(parts["power"]),
+        *_secondary_part(parts),
+    ]
