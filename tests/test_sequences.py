@@ -347,3 +347,33 @@ def test_a_new_run_of_the_part_removes_the_last_ones_files(tmp_path):
     assert not (tmp_path / "seq_bayes.csv").exists()
     assert (tmp_path / "primary_arms.csv").exists()  # the other part's
     assert json.loads((tmp_path / "run.json").read_text()) == {"seconds": {}}
+
+
+class TestDamagedRuns:
+    def test_a_missing_sweep_or_a_short_cell_is_named(self, tmp_path):
+        """A deleted row or file of the part is one error naming the file;
+        the committed run passes the same checks."""
+        assert set(sequences_report.load(RESULTS)) >= {"arms", "alpha", "depth"}
+        arms = pd.read_csv(RESULTS / "seq_arms.csv")
+        arms.drop(index=5).to_csv(tmp_path / "seq_arms.csv", index=False)
+        for name in ("seq_alpha.csv", "seq_depth.csv"):
+            (tmp_path / name).write_bytes((RESULTS / name).read_bytes())
+        with pytest.raises(ValueError, match="seq_arms.csv lacks seeds"):
+            sequences_report.load(tmp_path)
+        (tmp_path / "seq_alpha.csv").unlink()
+        with pytest.raises(ValueError, match="seq_alpha.csv missing"):
+            sequences_report.load(tmp_path)
+
+    def test_sweeps_without_their_record_are_named_not_rendered(self, tmp_path):
+        """What an interrupted run of the part leaves: its finished sweeps
+        and no record. The report names them and renders no part of them."""
+        import json
+
+        info = {"command": "c", "machine": "m", "seconds": {}}
+        (tmp_path / "run.json").write_text(json.dumps(info))
+        (tmp_path / "seq_arms.csv").write_bytes((RESULTS / "seq_arms.csv").read_bytes())
+        parts = report.render_run(tmp_path)
+        text = (tmp_path / "REPORT.md").read_text()
+        assert "second" not in parts
+        assert "**Not rendered**" in text and "seq_arms.csv" in text
+        assert "## Part 2" not in text

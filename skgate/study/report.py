@@ -413,7 +413,8 @@ def _first_header(info):
             f"smallest sign-flip p is 1/{2**n})"
         )
         return [
-            f"**A quick run, pilot-sized ({n} seeds per sweep, no secondary "
+            f"**A quick run, pilot-sized ({n} seeds per sweep, at most "
+            f"{info.get('quick_epochs', primary.BUDGET)} epochs, no secondary "
             f"sweeps)**: {decides}, and its verdicts are not the study's "
             "evidence. "
             "The confirmatory results are the committed "
