@@ -506,13 +506,7 @@ def _convergence_section(convergence):
 
 
 def _power_section(power):
-    table = power.pivot_table(
-        index=["claim", "outcome", "comparison"],
-        columns="stage",
-        values=["n_seeds", "sd", "power"],
-        sort=False,
-    )
-    table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
+    table = words.power_wide(power, ["claim", "outcome", "comparison"])
     return [
         "",
         "### Power",
@@ -522,7 +516,7 @@ def _power_section(power):
         f"family's strictest Holm level {power['alpha'].iloc[0]:.2g}; achieved "
         "power uses this run's standard deviations (`power.csv`).",
         "",
-        render._fmt(table.reset_index(), 3),
+        render._fmt(table, 3),
     ]
 
 

@@ -568,13 +568,7 @@ def _primary_part(parts, record):
 def _power_part(power):
     if power is None:
         return []
-    table = power.pivot_table(
-        index=["claim", "condition", "outcome", "comparison"],
-        columns="stage",
-        values=["n_seeds", "sd", "power"],
-        sort=False,
-    )
-    table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
+    table = words.power_wide(power, ["claim", "condition", "outcome", "comparison"])
     return [
         "",
         "### Power",
@@ -582,7 +576,7 @@ def _power_part(power):
         "Planned from the pilot's standard deviations; achieved at this "
         "run's (`power_2.csv`).",
         "",
-        _table(table.reset_index()),
+        _table(table),
     ]
 
 

@@ -2,7 +2,7 @@
 
 from .stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
-__all__ = ["RESULT_WORDS", "interval", "number", "verdict_table"]
+__all__ = ["RESULT_WORDS", "interval", "number", "power_wide", "verdict_table"]
 
 #: A test's outcome as the reports write it.
 RESULT_WORDS = {
@@ -36,3 +36,16 @@ def verdict_table(verdicts):
             for row in verdicts.itertuples(index=False)
         ),
     ]
+
+
+def power_wide(power, index):
+    """A power table (one row per test and stage) as one row per test of
+    ``index`` columns, with seeds, sd and power planned and achieved."""
+    table = power.pivot_table(
+        index=index,
+        columns="stage",
+        values=["n_seeds", "sd", "power"],
+        sort=False,
+    )
+    table.columns = [f"{stat} ({stage})" for stat, stage in table.columns]
+    return table.reset_index()
