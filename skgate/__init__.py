@@ -8,6 +8,7 @@ two apart, the curvature measurements (``skgate.geometry``,
 (``curvature_score``, ``least_curvature_refit``).
 """
 
+from .benchmark import benchmark_gates
 from .compare import compare_gates
 from .datasets import make_curved_task, make_linear_task
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
@@ -25,6 +26,7 @@ __all__ = [
     "GatedAttentionClassifierCV",
     "GatedAttentionRegressor",
     "GatedAttentionRegressorCV",
+    "benchmark_gates",
     "compare_gates",
     "curvature_score",
     "least_curvature_refit",

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_array
 from .geometry import CURVATURE_KEYWORDS
 from .model_selection import representation_curvature
 
-__all__ = ["CurvatureDisplay", "GateComparisonDisplay"]
+__all__ = ["CriticalDifferenceDisplay", "CurvatureDisplay", "GateComparisonDisplay"]
 
 _PLOT_METHODS = ("contourf", "contour", "pcolormesh")
 #: Keywords of from_estimator that go to the curvature, not to the plot (the
@@ -299,3 +299,131 @@ class CurvatureDisplay:
         ax.set_ylabel(self.ylabel)
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+
+def _cliques(ranks, critical_difference):
+    """The maximal groups (two or more models, as names in rank order)
+    whose average ranks lie within ``critical_difference`` of each other:
+    the models Nemenyi's test cannot tell apart, joined by a bar."""
+    names, values = list(ranks.index), ranks.to_numpy(dtype=float)
+    groups = []
+    for i in range(len(values)):
+        last = i
+        while (
+            last + 1 < len(values)
+            and values[last + 1] - values[i] < critical_difference
+        ):
+            last += 1
+        group = (i, last)
+        if last > i and not any(a <= i and last <= b for a, b in groups):
+            groups.append(group)
+    return [tuple(names[a : b + 1]) for a, b in groups]
+
+
+class CriticalDifferenceDisplay:
+    """Demsar's (2006) critical-difference diagram: each model at its
+    average rank over the datasets (1 the best, on the left), Nemenyi's
+    critical difference as a bar above the axis, and a thick line joining
+    each group of models whose average ranks differ by less than it (the
+    test cannot tell them apart).
+
+    Parameters
+    ----------
+    average_ranks : pandas.Series
+        Each model's average rank (index: the models' names).
+    critical_difference : float
+        Nemenyi's critical difference at 0.05.
+    n_datasets : int, optional
+        Named in the title.
+
+    Attributes
+    ----------
+    cliques_ : list of tuple of str
+        The groups joined by a line (set by ``plot``).
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> from skgate.inspection import CriticalDifferenceDisplay
+    >>> ranks = pd.Series({"a": 1.2, "b": 2.0, "c": 2.8})
+    >>> display = CriticalDifferenceDisplay(ranks, 1.0).plot()
+    >>> display.cliques_
+    [('a', 'b'), ('b', 'c')]
+    """
+
+    def __init__(self, average_ranks, critical_difference, *, n_datasets=None):
+        self.average_ranks = average_ranks
+        self.critical_difference = critical_difference
+        self.n_datasets = n_datasets
+
+    @classmethod
+    def from_result(cls, result, *, ax=None):
+        """Draw ``result`` (a :class:`~skgate.benchmark.GateBenchmark`) into
+        ``ax`` (one Axes; default: a new figure)."""
+        if not all(hasattr(result, a) for a in ("average_ranks_", "friedman_")):
+            raise TypeError(
+                f"result must be what benchmark_gates returns (a GateBenchmark); "
+                f"got {type(result).__name__}."
+            )
+        return cls(
+            result.average_ranks_,
+            result.friedman_["critical difference"],
+            n_datasets=result.friedman_["n datasets"],
+        ).plot(ax=ax)
+
+    def plot(self, *, ax=None):
+        """Draw the diagram (into ``ax``, one Axes, or a new figure)."""
+        plt = _pyplot()
+        ranks = self.average_ranks.sort_values(kind="stable")
+        k = len(ranks)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(8, 1.2 + 0.35 * k))
+        if isinstance(ax, np.ndarray) or not hasattr(ax, "hlines"):
+            raise TypeError(f"ax must be one matplotlib Axes; got {type(ax).__name__}.")
+        self.cliques_ = _cliques(ranks, self.critical_difference)
+        self._draw_axis(ax, k)
+        top = -0.45 - 0.18 * len(self.cliques_)  # the first row of names
+        self._draw_models(ax, ranks, top)
+        for level, group in enumerate(self.cliques_):
+            y = -0.25 - 0.18 * level
+            ax.hlines(y, ranks[group[0]] - 0.03, ranks[group[-1]] + 0.03,
+                      linewidth=4, color="black")  # fmt: skip
+        ax.set_xlim(0.5 - 0.25 * k, k + 0.5 + 0.25 * k)
+        ax.set_ylim(top - 0.45 * ((k + 1) // 2), 1.1)
+        ax.axis("off")
+        if self.n_datasets:
+            ax.set_title(f"Average ranks over {self.n_datasets} datasets "
+                         "(1 = best)", fontsize=9)  # fmt: skip
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+    def _draw_axis(self, ax, k):
+        ax.hlines(0, 1, k, color="black", linewidth=1)
+        for tick in range(1, k + 1):
+            ax.vlines(tick, 0, 0.1, color="black", linewidth=1)
+            ax.text(tick, 0.18, str(tick), ha="center", va="bottom", fontsize=8)
+        cd = self.critical_difference
+        ax.hlines(0.8, 1, 1 + cd, color="black", linewidth=1.5)
+        ax.vlines([1, 1 + cd], 0.72, 0.88, color="black", linewidth=1.5)
+        ax.text(1 + cd / 2, 0.92, f"CD = {cd:.2f}", ha="center", va="bottom",
+                fontsize=8)  # fmt: skip
+
+    def _draw_models(self, ax, ranks, top):
+        k = len(ranks)
+        half = (k + 1) // 2
+        for i, (name, rank) in enumerate(ranks.items()):
+            left = i < half
+            row = i if left else k - 1 - i
+            y = top - 0.45 * row
+            end = 1 - 0.2 * k if left else k + 0.2 * k
+            ax.vlines(rank, y, 0, color="tab:gray", linewidth=0.8)
+            ax.hlines(
+                y, min(rank, end), max(rank, end), color="tab:gray", linewidth=0.8
+            )
+            label = f"{name} ({rank:.2f})" if left else f"({rank:.2f}) {name}"
+            ax.text(end, y, label, ha="right" if left else "left", va="center",
+                    fontsize=8)  # fmt: skip

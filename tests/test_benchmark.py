@@ -1,0 +1,238 @@
+"""benchmark_gates: the gates and the baselines on the same splits of many
+datasets, and the cross-dataset tests."""
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+from skgate import benchmark_gates, make_curved_task, make_linear_task
+from skgate.benchmark import GateBenchmark, default_baselines, default_preprocessor
+from skgate.inspection import CriticalDifferenceDisplay
+
+matplotlib.use("Agg")
+
+#: Tiny models: the tests check the design and the bookkeeping, not accuracy.
+TINY = {"max_epochs": 2, "d_model": 8, "n_tokens": 2}
+
+
+def _datasets():
+    return {
+        "curved": make_curved_task(60, random_state=0),
+        "linear": make_linear_task(60, random_state=0),
+        "other": make_curved_task(60, shape="checkerboard", random_state=1),
+    }
+
+
+def _run(datasets=None, **params):
+    return benchmark_gates(
+        _datasets() if datasets is None else datasets,
+        gates=("multiplicative", "none"),
+        baselines={"LogReg": LogisticRegression(), "tree": DecisionTreeClassifier()},
+        cv=3,
+        random_state=0,
+        **{**TINY, **params},
+    )
+
+
+@pytest.fixture(scope="module")
+def result():
+    return _run()
+
+
+class TestResult:
+    def test_every_model_on_every_split_of_every_dataset(self, result):
+        scores = result.scores_
+        assert len(scores) == 3 * 4 * 3  # datasets x models x folds
+        counts = scores.groupby(["dataset", "repeat", "fold"])["model"].nunique()
+        assert (counts == 4).all()
+        assert set(scores["kind"]) == {"gate", "baseline"}
+
+    def test_each_split_has_one_seed_for_every_model(self, result):
+        seeds = result.scores_.groupby(["dataset", "repeat", "fold"])["model_seed"]
+        assert (seeds.nunique() == 1).all()
+        assert result.scores_.groupby("dataset")["model_seed"].nunique().min() == 3
+
+    def test_curvature_for_gates_only(self, result):
+        scores = result.scores_
+        gates = scores[scores["kind"] == "gate"]
+        assert np.isfinite(gates["curvature"]).all()
+        assert scores.loc[scores["kind"] == "baseline", "curvature"].isna().all()
+        # Ungated attention is affine in its values: flat.
+        assert gates.loc[gates["model"] == "none", "curvature"].abs().max() < 1e-6
+
+    def test_ranks_follow_the_mean_scores(self, result):
+        means = result.scores_.pivot_table(
+            index="dataset", columns="model", values="score"
+        )
+        for dataset, row in result.ranks_.iterrows():
+            best = row.idxmin()
+            assert means.loc[dataset, best] == means.loc[dataset].max()
+        assert result.average_ranks_.is_monotonic_increasing
+        assert result.average_ranks_.sum() == pytest.approx(4 * 5 / 2)
+
+    def test_winner_is_the_highest_mean(self, result):
+        table = result.datasets_
+        for _, group in table.groupby("dataset"):
+            assert set(group.loc[group["winner"], "model"]) == set(
+                group.loc[group["score"] == group["score"].max(), "model"]
+            )
+        assert (table["ci low"] <= table["score"]).all()
+        assert (table["score"] <= table["ci high"]).all()
+
+    def test_pairs_of_interest(self, result):
+        comparisons = list(result.tests_["comparison"])
+        best = min(("multiplicative", "none"), key=result.average_ranks_.get)
+        assert comparisons == [
+            "multiplicative > none",
+            f"{best} > LogReg",
+            f"{best} > tree",
+        ]
+        probabilities = result.tests_[
+            ["probability better", "probability equivalent", "probability worse"]
+        ].sum(axis=1)
+        assert probabilities.to_numpy() == pytest.approx(1.0)
+        counts = result.tests_[
+            ["datasets better", "datasets equivalent", "datasets worse"]
+        ].sum(axis=1)
+        assert (counts == 3).all()
+
+    def test_words_and_views(self, result):
+        assert result.verdict_.startswith("Across 3 datasets, Friedman's test")
+        assert "GateBenchmark(datasets=3" in repr(result)
+        assert "Average ranks" in result._repr_html_()
+        assert list(result.summary().columns)[0] == "comparison"
+        assert str(result).startswith(result.verdict_)
+
+    def test_plot_is_the_critical_difference_diagram(self, result):
+        display = result.plot()
+        assert isinstance(display, CriticalDifferenceDisplay)
+        assert display.critical_difference == result.friedman_["critical difference"]
+        with pytest.raises(TypeError, match="one matplotlib Axes"):
+            CriticalDifferenceDisplay(result.average_ranks_, 1.0).plot(ax=[1, 2])
+        with pytest.raises(TypeError, match="GateBenchmark"):
+            CriticalDifferenceDisplay.from_result(result.scores_)
+
+    def test_tests_are_recomputed_from_the_scores_alone(self, result, tmp_path):
+        path = tmp_path / "scores.csv"
+        result.scores_.to_csv(path, index=False)
+        again = GateBenchmark.from_scores(pd.read_csv(path))
+        pd.testing.assert_frame_equal(again.tests_, result.tests_)
+        assert again.verdict_ == result.verdict_
+
+
+def _rows(scores):
+    return scores.drop(columns=["fit_time", "seconds"]).reset_index(drop=True)
+
+
+def test_same_random_state_same_rows(result):
+    pd.testing.assert_frame_equal(_rows(_run().scores_), _rows(result.scores_))
+
+
+def test_a_datasets_rows_do_not_depend_on_the_others(result):
+    datasets = _datasets()
+    alone = _run({"other": datasets["other"], "linear": datasets["linear"]})
+    for name in ("other", "linear"):
+        pd.testing.assert_frame_equal(
+            _rows(alone.scores_[alone.scores_["dataset"] == name]),
+            _rows(result.scores_[result.scores_["dataset"] == name]),
+        )
+
+
+def test_memory_resumes_where_a_run_stopped(tmp_path):
+    """A run interrupted at its third dataset kept the first two: called
+    again, it reads them back (their recorded seconds, not new ones) and
+    computes only the rest."""
+    datasets = _datasets()
+    calls = []
+
+    def failing():
+        calls.append("other")
+        raise KeyboardInterrupt
+
+    interrupted = {"curved": datasets["curved"], "linear": datasets["linear"],
+                   "other": failing}  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        _run(interrupted, memory=tmp_path)
+    first = _run({"curved": datasets["curved"], "linear": datasets["linear"]},
+                 memory=tmp_path)  # fmt: skip
+    resumed = _run(datasets, memory=str(tmp_path))
+    kept = resumed.scores_[resumed.scores_["dataset"] != "other"]
+    pd.testing.assert_frame_equal(kept.reset_index(drop=True), first.scores_)
+    assert calls == ["other"]
+
+
+def test_default_baselines_and_preprocessing_of_a_table():
+    """A DataFrame with a text column: one-hot encoded inside the folds;
+    the three default baselines run on the same splits."""
+    X, y = make_classification(90, n_features=4, random_state=0)
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    frame["colour"] = np.where(X[:, 0] > 0, "red", "blue")
+    loaders = {"table": lambda: (frame, y), "array": (X[:, ::-1], y)}
+    result = benchmark_gates(loaders, gates=("multiplicative", "none"), cv=3,
+                             random_state=0, **TINY)  # fmt: skip
+    assert list(result.ranks_.columns) == [
+        "multiplicative",
+        "none",
+        *default_baselines(),
+    ]
+    transformed = default_preprocessor(frame).fit_transform(frame)
+    assert transformed.shape == (90, 6)
+
+
+@pytest.mark.parametrize(
+    "datasets, params, error, match",
+    [
+        ([("a", (1, 2))], {}, TypeError, "datasets must be a mapping"),
+        ({"a": make_linear_task(30, random_state=0)}, {}, ValueError, "at least 2"),
+        ({"a": (1, 2, 3), "b": (1, 2, 3)}, {}, TypeError, r"datasets\['a'\] must be"),
+        ({"a": make_linear_task(30, random_state=0),
+          "b": (np.ones((30, 2)), np.linspace(0, 1, 30))}, {}, ValueError,
+         "dataset 'b'.*compares classifiers"),
+        (None, {"baselines": {"ols": LinearRegression()}}, TypeError, "classifier"),
+        (None, {"baselines": {"none": LogisticRegression()}}, ValueError,
+         "also a gate's name"),
+        (None, {"baselines": "LogReg"}, TypeError, "baselines must be"),
+        (None, {"preprocessor": "scale"}, ValueError, "'passthrough'"),
+        (None, {"memory": 3}, TypeError, "memory must be"),
+        (None, {"margin": -1}, ValueError, "margin"),
+        (None, {"gates": ("multiplicative",)}, ValueError, "at least 2"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_named(datasets, params, error, match):
+    params = {"baselines": {"LogReg": LogisticRegression()}, **params}
+    with pytest.raises(error, match=match):
+        benchmark_gates(_datasets() if datasets is None else datasets,
+                        gates=params.pop("gates", ("multiplicative", "none")),
+                        cv=3, **params, **TINY)  # fmt: skip
+
+
+def test_from_scores_refuses_unpaired_rows(result):
+    scores = result.scores_
+    with pytest.raises(ValueError, match="one row per split"):
+        GateBenchmark.from_scores(scores.drop(index=scores.index[5]))
+    with pytest.raises(ValueError, match="lacks the columns"):
+        GateBenchmark.from_scores(scores.drop(columns="kind"))
+    with pytest.raises(ValueError, match="at least 2"):
+        GateBenchmark.from_scores(scores[scores["dataset"] == "curved"])
+    with pytest.raises(TypeError, match="DataFrame"):
+        GateBenchmark.from_scores(scores.to_numpy())
+
+
+def test_one_model_best_on_every_dataset_is_decided():
+    """A synthetic scores table with a known answer: model a beats b by
+    0.1 on each of 12 datasets; a holds on every dataset and across them."""
+    rows = [
+        {"dataset": f"d{d}", "model": m, "kind": "gate", "repeat": 0, "fold": f,
+         "n_train": 90, "n_test": 10, "curvature": 0.0,
+         "score": 0.6 + 0.1 * (m == "a") + 0.01 * f + 0.02 * d}
+        for d in range(12) for m in ("a", "b") for f in range(5)
+    ]  # fmt: skip
+    result = GateBenchmark.from_scores(pd.DataFrame(rows))
+    row = result.tests_.iloc[0]
+    assert row["outcome"] == "holds" and row["datasets holds"] == 12
+    assert row["probability better"] > 0.99
+    assert result.average_ranks_.to_dict() == {"a": 1.0, "b": 2.0}
