@@ -32,6 +32,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from skgate import benchmark_gates
+from skgate.benchmark import GateBenchmark
 from skgate.parallel import on_cluster
 
 HERE = Path(__file__).parent
@@ -125,6 +126,12 @@ def parse(argv):
     parser.add_argument("--fresh", action="store_true", help="empty the cache first")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--max-epochs", type=int, help="the gates' (default: theirs)")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="only render KEEL.md, the tables and the figure again from --out's "
+        "keel_scores.csv and keel_run.json (nothing trains)",
+    )
     return parser.parse_args(argv)
 
 
@@ -169,6 +176,7 @@ def record(result, args, wall):
 
 
 def write(result, info, table, out):
+    """Every file of the run: the tables, the record, the figure, KEEL.md."""
     out.mkdir(parents=True, exist_ok=True)
     result.scores_.to_csv(out / "keel_scores.csv", index=False)
     result.datasets_.to_csv(out / "keel_datasets.csv", index=False)
@@ -186,8 +194,24 @@ def write(result, info, table, out):
     (out / "KEEL.md").write_text(render(result, info, table))
 
 
+def rerender(out):
+    """The result and record of the run whose files are in ``out``."""
+    info = json.loads((out / "keel_run.json").read_text())
+    scores = pd.read_csv(out / "keel_scores.csv")
+    result = GateBenchmark.from_scores(
+        scores, margin=info["settings"]["margin"], settings=info["settings"]
+    )
+    return result, info
+
+
 def main(argv=None):
     args = parse(argv)
+    if args.render:
+        result, info = rerender(args.out)
+        table = describe(info["cap"])
+        table = table[table["dataset"].isin(result.ranks_.index)]
+        write(result, info, table, args.out)
+        return
     result, wall = run(args)
     info = record(result, args, wall)
     table = describe(args.cap)

@@ -223,3 +223,34 @@ def render(result, info, data):
 def _params(params):
     keys = ("max_epochs", "lr", "batch_size", "d_model", "n_tokens", "depth")
     return ", ".join(f"{k}={params[k]}" for k in keys if k in params)
+
+
+def headline(result):
+    """The sentence the README and the user guide quote (a test holds them
+    to it): how often gating helps against SiLU and against ungated
+    attention, and where the best gate stands against the baselines."""
+    tests = result.tests_.set_index("comparison")
+    n = result.friedman_["n datasets"]
+    first = result.scores_["model"].iloc[0]
+    parts = []
+    for other, words in (("silu", "SiLU"), ("none", "ungated attention")):
+        key = f"{first} > {other}"
+        if key in tests.index:
+            row = {**tests.loc[key].to_dict(), "comparison": key}
+            parts.append(
+                f"against {words} it was better on {row['datasets better']}, within "
+                f"{row['margin']:g} on {row['datasets equivalent']} and worse on "
+                f"{row['datasets worse']} (Bayesian signed-rank test: "
+                f"{_decision(row)})"
+            )
+    ranks = result.average_ranks_
+    gates = set(result.scores_.loc[result.scores_["kind"] == "gate", "model"])
+    best = min((m for m in ranks.index if m in gates), key=ranks.get)
+    place = list(ranks.index).index(best) + 1
+    return (
+        f"On {n} balanced KEEL datasets, every model at its defaults "
+        f"(`benchmarks/results/KEEL.md`), gated attention (multiplicative) "
+        + "; ".join(parts)
+        + f". The best gate, {best}, ranked {place} of {len(ranks)} on average "
+        f"(ranks: {', '.join(f'{m} {r:.2f}' for m, r in ranks.items())})."
+    )

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from joblib import Memory, Parallel, delayed
+from scipy.sparse import issparse
 from sklearn.base import clone, is_classifier
 from sklearn.compose import make_column_selector, make_column_transformer
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -79,7 +80,7 @@ def default_preprocessor(X=None):
     numeric columns standardised, every other column of a DataFrame one-hot
     encoded (a category unseen in a split's training rows encodes as
     zeros); fitted on each split's training rows alone. An array (or None)
-    is all numbers: standardised.
+    is all numbers: standardised; a sparse matrix is scaled, not centred.
 
     Examples
     --------
@@ -88,6 +89,8 @@ def default_preprocessor(X=None):
     >>> default_preprocessor(X).fit_transform(X).shape
     (3, 3)
     """
+    if issparse(X):  # centring would densify it
+        return StandardScaler(with_mean=False)
     if not isinstance(X, pd.DataFrame):
         return StandardScaler()
     return make_column_transformer(
@@ -114,7 +117,9 @@ class GateBenchmark:
         ("gate" or "baseline"), "gate", "alpha", "repeat", "fold",
         "n_train", "n_test", "model_seed" (the split's seed, the same for
         every model), "score" (held-out), "curvature" (a gate's mean
-        curvature on the held-out rows; NaN for a baseline), "fit_time".
+        curvature on the held-out rows; NaN for a baseline), "fit_time"
+        (seconds), "n_rows" and "n_classes" (the dataset's), "seconds" (the
+        dataset's fits in all, wall clock: the cost a resumed run keeps).
     datasets_ : pandas.DataFrame
         One row per dataset x model: its mean score with a 95 % corrected
         t interval over the splits ("ci low", "ci high"), its mean
@@ -167,9 +172,33 @@ class GateBenchmark:
     )
 
     @classmethod
-    def from_scores(cls, scores, *, margin=None, settings=None, random_state=0):
+    def from_scores(
+        cls, scores, *, models=None, margin=None, settings=None, random_state=0
+    ):
         """The cross-dataset tests of a :attr:`scores_` table (e.g. one read
         back from CSV, or gathered one dataset at a time).
+
+        Parameters
+        ----------
+        scores : pandas.DataFrame
+            The columns of :attr:`scores_` ("dataset", "model", "kind",
+            "repeat", "fold", "n_train", "n_test", "score", "curvature"),
+            one row per model and split of every dataset.
+        models : sequence of str, optional
+            Every model of ``scores``, in the order of the claim: the first
+            gate is compared with every other gate (default: the order in
+            which the models first appear in ``scores``; benchmark_gates
+            passes its gates, then its baselines).
+        margin : float, optional
+            The smallest score difference of interest (default 0.02).
+        settings : dict, optional
+            Recorded in :attr:`settings_` (its "margin" is the one used).
+        random_state : int, default=0
+            Seeds the Bayesian signed-rank test's posterior draws.
+
+        Returns
+        -------
+        GateBenchmark
 
         Examples
         --------
@@ -183,10 +212,12 @@ class GateBenchmark:
         ({'a': 1.0, 'b': 2.0}, ['holds'])
         """
         margin = compare._check_margin(margin)
+        if settings is not None and not isinstance(settings, Mapping):
+            raise TypeError(f"settings must be a dict or None; got {settings!r}.")
         scores = _check_scores(scores)
+        models = _check_models(models, scores)
         datasets = _dataset_table(scores)
         table = datasets.pivot(index="dataset", columns="model", values="score")
-        models = list(dict.fromkeys(scores["model"]))
         table = table.loc[list(dict.fromkeys(scores["dataset"])), models]
         ranks = pd.DataFrame(
             _paired.average_ranks(table), index=table.index, columns=models
@@ -199,7 +230,7 @@ class GateBenchmark:
         average = ranks.mean().sort_values(kind="stable")
         tests = _pair_tests(scores, table, average, margin, random_state)
         verdict = _verdict(tests, friedman, average, table, margin)
-        settings = {"margin": margin, **(settings or {})}
+        settings = {**(settings or {}), "models": models, "margin": margin}
         return cls(scores, datasets, ranks, average, friedman, tests, verdict,
                    settings)  # fmt: skip
 
@@ -252,6 +283,18 @@ def _check_scores(scores):
         raise ValueError(
             f"scores lacks the columns {missing}; it needs {sorted(_NEEDED)}."
         )
+    odd = [m for m in dict.fromkeys(scores["model"]) if not _good_name(m)]
+    if odd:
+        raise ValueError(
+            f"scores' 'model' column holds {odd[0]!r}; a model's name must be a "
+            "non-empty string without ' > ' (which joins a comparison's names)."
+        )
+    kinds = set(scores["kind"])
+    if not kinds <= {"gate", "baseline"} or "gate" not in kinds:
+        raise ValueError(
+            f"scores' 'kind' column must hold 'gate' (at least one model) or "
+            f"'baseline'; got {sorted(map(str, kinds))}."
+        )
     score = pd.to_numeric(scores["score"], errors="coerce")
     if not np.isfinite(score).all():
         row = scores[~np.isfinite(score)].iloc[0]
@@ -281,7 +324,28 @@ def _check_scores(scores):
             "scores holds one dataset; comparing across datasets needs at least 2 "
             "(compare_gates compares on one)."
         )
-    return scores
+    return scores.assign(score=score.astype(float))
+
+
+def _good_name(name):
+    return isinstance(name, str) and name.strip() != "" and " > " not in name
+
+
+def _check_models(models, scores):
+    present = list(dict.fromkeys(scores["model"]))
+    if models is None:
+        return present
+    if isinstance(models, str) or not hasattr(models, "__iter__"):
+        raise TypeError(f"models must be a sequence of model names; got {models!r}.")
+    models = list(models)
+    if sorted(map(str, models)) != sorted(map(str, present)) or len(set(models)) < len(
+        models
+    ):
+        raise ValueError(
+            f"models must name every model of scores once, in the claim's order; "
+            f"got {models}, scores holds {present}."
+        )
+    return models
 
 
 def _dataset_table(scores):
@@ -320,11 +384,9 @@ def _pairs(models, kinds, average):
     gates = [m for m in models if kinds[m] == "gate"]
     baselines = [m for m in models if kinds[m] == "baseline"]
     pairs = [(gates[0], other) for other in gates[1:]]
-    if gates and baselines:
+    if baselines:
         best = min(gates, key=lambda m: (average[m], gates.index(m)))
         pairs += [(best, baseline) for baseline in baselines]
-    if not pairs:  # baselines only
-        pairs = [(models[0], other) for other in models[1:]]
     return pairs
 
 
@@ -447,9 +509,14 @@ def _load(name, entry):
     if isinstance(entry, Callable):
         entry = entry()
     if not (isinstance(entry, tuple | list) and len(entry) == 2):
+        what = (
+            f"a {type(entry).__name__} of length {len(entry)}"
+            if isinstance(entry, tuple | list)
+            else type(entry).__name__
+        )
         raise TypeError(
             f"datasets[{name!r}] must be (X, y) or a callable returning (X, y); "
-            f"got {type(entry).__name__}."
+            f"got {what}."
         )
     X, y = entry
     kind = type_of_target(np.asarray(y))
@@ -564,11 +631,21 @@ def _check_baselines(baselines, arms):
             )
         named = {}
         for estimator in baselines:
+            if isinstance(estimator, str | type):
+                raise TypeError(
+                    f"baselines must hold estimator instances; got {estimator!r} "
+                    "(e.g. LogisticRegression(), not a name or a class)."
+                )
             name = type(estimator).__name__
             named[name if name not in named else f"{name} {len(named) + 1}"] = estimator
         baselines = named
     labels = {label for _, _, label in arms}
     for name, estimator in baselines.items():
+        if not _good_name(name):
+            raise ValueError(
+                f"baselines' names must be non-empty strings without ' > '; got "
+                f"{name!r}."
+            )
         if not (hasattr(estimator, "fit") and is_classifier(estimator)):
             raise TypeError(
                 f"baselines[{name!r}] must be a scikit-learn classifier; got "
@@ -620,6 +697,13 @@ def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
     )
     if isinstance(cv, Integral) and not isinstance(cv, bool) and n_repeats is None:
         n_repeats = DEFAULT_REPEATS
+    if not isinstance(cv, Integral | str | float) and not hasattr(cv, "split"):
+        cv = list(cv)  # an iterable of splits serves every dataset, once read
+    if "alpha" in estimator_params:
+        raise TypeError(
+            "'alpha' is not an estimator parameter here: give the gates' "
+            "strengths with alphas= (one value or several)."
+        )
     return _Design(
         estimators=estimators,
         baselines=_check_baselines(baselines, arms),
@@ -630,6 +714,11 @@ def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
         random_state=random_state,
         preprocessor=_check_preprocessor(preprocessor),
     )
+
+
+def _alphas_of(design):
+    """The strengths the gates trained with (NaN for a gate without one)."""
+    return {label: alpha for (_, alpha, label), _ in design.estimators}
 
 
 def _run(datasets, design, n_jobs, memory, verbose):
@@ -655,6 +744,10 @@ def _run(datasets, design, n_jobs, memory, verbose):
                             n_jobs)  # fmt: skip
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"dataset {name!r}: {exc}") from exc
+        except Exception as exc:  # the user's loader or baseline: keep its type
+            if hasattr(exc, "add_note"):  # Python 3.11+
+                exc.add_note(f"(benchmark_gates, on dataset {name!r})")
+            raise
         if verbose > 1:
             bar.write(
                 f"{name}: {frame['n_rows'].iloc[0]} rows, "
@@ -777,7 +870,7 @@ def benchmark_gates(
     scores = _run(datasets, design, n_jobs, memory, verbose)
     settings = {
         "gates": list(compare._check_gates(gates)),
-        "alphas": None if alphas is None else list(alphas),
+        "alphas": _alphas_of(design),
         "baselines": {name: repr(b) for name, b in design.baselines.items()},
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": design.n_repeats,
@@ -788,7 +881,10 @@ def benchmark_gates(
         "seconds": time.perf_counter() - start,
         "versions": compare._versions(),
     }
-    return GateBenchmark.from_scores(scores, margin=margin, settings=settings)
+    models = [label for (_, _, label), _ in design.estimators] + list(design.baselines)
+    return GateBenchmark.from_scores(
+        scores, models=models, margin=margin, settings=settings
+    )
 
 
 fill_docstring(benchmark_gates, parameters=_PARAMETERS_DOC)

@@ -396,8 +396,8 @@ def _check_scoring(scoring, estimator):
     if isinstance(scoring, list | tuple | set | dict):
         raise ValueError(
             f"scoring must be one metric (a string or a callable); got "
-            f"{type(scoring).__name__} {scoring!r}: compare_gates tests one "
-            "score (call it once per metric)."
+            f"{type(scoring).__name__} {scoring!r}: the tests compare one "
+            "score (run once per metric)."
         )
     try:
         return check_scoring(estimator, scoring=scoring)

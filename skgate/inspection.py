@@ -8,7 +8,10 @@ curvatures per arm and every paired difference with its interval. matplotlib
 is imported when a display draws, never on ``import skgate``.
 """
 
+from numbers import Real
+
 import numpy as np
+import pandas as pd
 from sklearn.utils.validation import check_array
 
 from .geometry import CURVATURE_KEYWORDS
@@ -375,13 +378,35 @@ class CriticalDifferenceDisplay:
             n_datasets=result.friedman_["n datasets"],
         ).plot(ax=ax)
 
+    def _checked(self):
+        """The average ranks, best first, and the critical difference, checked."""
+        ranks = self.average_ranks
+        if not isinstance(ranks, pd.Series):
+            raise TypeError(
+                f"average_ranks must be a pandas Series (model name -> average "
+                f"rank); got {type(ranks).__name__}."
+            )
+        values = pd.to_numeric(ranks, errors="coerce").to_numpy(dtype=float)
+        if len(ranks) < 2 or not np.isfinite(values).all() or (values < 1).any():
+            raise ValueError(
+                f"average_ranks must hold at least 2 finite ranks >= 1; got "
+                f"{ranks.to_dict()}."
+            )
+        cd = self.critical_difference
+        if not (isinstance(cd, Real) and np.isfinite(cd) and cd > 0):
+            raise ValueError(
+                f"critical_difference must be a finite number > 0; got {cd!r}."
+            )
+        return ranks.astype(float).sort_values(kind="stable"), float(cd)
+
     def plot(self, *, ax=None):
         """Draw the diagram (into ``ax``, one Axes, or a new figure)."""
         plt = _pyplot()
-        ranks = self.average_ranks.sort_values(kind="stable")
+        ranks, _ = self._checked()
         k = len(ranks)
         if ax is None:
-            _, ax = plt.subplots(figsize=(8, 1.2 + 0.35 * k))
+            longest = max(len(str(name)) for name in ranks.index)
+            _, ax = plt.subplots(figsize=(6 + 0.14 * longest, 1.2 + 0.35 * k))
         if isinstance(ax, np.ndarray) or not hasattr(ax, "hlines"):
             raise TypeError(f"ax must be one matplotlib Axes; got {type(ax).__name__}.")
         self.cliques_ = _cliques(ranks, self.critical_difference)

@@ -28,13 +28,14 @@ def _datasets():
 
 
 def _run(datasets=None, **params):
+    design = {
+        "gates": ("multiplicative", "none"),
+        "baselines": {"LogReg": LogisticRegression(), "tree": DecisionTreeClassifier()},
+        "cv": 3,
+        "random_state": 0,
+    }
     return benchmark_gates(
-        _datasets() if datasets is None else datasets,
-        gates=("multiplicative", "none"),
-        baselines={"LogReg": LogisticRegression(), "tree": DecisionTreeClassifier()},
-        cv=3,
-        random_state=0,
-        **{**TINY, **params},
+        _datasets() if datasets is None else datasets, **{**design, **TINY, **params}
     )
 
 
@@ -199,6 +200,13 @@ def test_default_baselines_and_preprocessing_of_a_table():
         (None, {"preprocessor": "scale"}, ValueError, "'passthrough'"),
         (None, {"memory": 3}, TypeError, "memory must be"),
         (None, {"margin": -1}, ValueError, "margin"),
+        (None, {"baselines": {"": LogisticRegression()}}, ValueError, "non-empty"),
+        (None, {"baselines": {"a > b": LogisticRegression()}}, ValueError, "' > '"),
+        (None, {"baselines": {1: LogisticRegression()}}, ValueError, "non-empty"),
+        (None, {"baselines": ["LogReg"]}, TypeError, "estimator instances"),
+        (None, {"alpha": 0.5}, TypeError, "alphas="),
+        ({"a": (np.ones((9, 2)), [0, 1] * 4 + [0], None), "b": (1, 2)}, {},
+         TypeError, "tuple of length 3"),
         (None, {"gates": ("multiplicative",)}, ValueError, "at least 2"),
     ],
 )  # fmt: skip
@@ -236,3 +244,116 @@ def test_one_model_best_on_every_dataset_is_decided():
     assert row["outcome"] == "holds" and row["datasets holds"] == 12
     assert row["probability better"] > 0.99
     assert result.average_ranks_.to_dict() == {"a": 1.0, "b": 2.0}
+
+
+def _keel_report():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "keel_report.py"
+    spec = importlib.util.spec_from_file_location("keel_report", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_and_guide_quote_the_committed_keel_run():
+    """The sentence the README and the user guide quote is the one built
+    from benchmarks/results' keel_scores.csv, and KEEL.md's bottom line is
+    built from the same numbers."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    results = root / "benchmarks" / "results"
+    info = json.loads((results / "keel_run.json").read_text())
+    result = GateBenchmark.from_scores(
+        pd.read_csv(results / "keel_scores.csv"), margin=info["settings"]["margin"]
+    )
+    report = _keel_report()
+
+    def words(text):
+        return " ".join(text.split())
+
+    sentence = words(report.headline(result))
+    for page in ("README.md", "docs/user_guide/your_data.md"):
+        assert sentence in words((root / page).read_text()), page
+    keel = words((results / "KEEL.md").read_text())
+    for line in report.bottom_line(result):
+        assert words(line) in keel
+    assert result.friedman_["n datasets"] == 43
+
+
+def test_the_claim_does_not_depend_on_the_rows_order(result):
+    """Shuffled rows give the same pairs when the models' order is given
+    (benchmark_gates records it in settings_['models'])."""
+    shuffled = result.scores_.sample(frac=1, random_state=0)
+    again = GateBenchmark.from_scores(shuffled, models=result.settings_["models"])
+    assert list(again.tests_["comparison"]) == list(result.tests_["comparison"])
+    pd.testing.assert_series_equal(again.average_ranks_, result.average_ranks_)
+    with pytest.raises(ValueError, match="every model of scores once"):
+        GateBenchmark.from_scores(shuffled, models=["multiplicative", "none"])
+
+
+def test_from_scores_checks_kinds_settings_and_numbers(result):
+    scores = result.scores_
+    with pytest.raises(ValueError, match="'kind' column"):
+        GateBenchmark.from_scores(scores.assign(kind="baseline"))
+    with pytest.raises(TypeError, match="settings must be a dict"):
+        GateBenchmark.from_scores(scores, settings=3)
+    as_text = GateBenchmark.from_scores(
+        scores.assign(score=scores["score"].astype(str))
+    )
+    pd.testing.assert_frame_equal(
+        as_text.tests_, GateBenchmark.from_scores(scores).tests_
+    )
+    assert GateBenchmark.from_scores(scores, settings={"margin": 0.3}).settings_[
+        "margin"
+    ] == pytest.approx(0.02)
+
+
+def test_odd_inputs_that_work():
+    """One-shot split iterables serve every dataset; a scalar alphas; sparse X
+    is scaled, not centred; a loader's own error keeps its type."""
+    import scipy.sparse as sp
+
+    X, y = make_classification(60, n_features=4, random_state=0)
+    splits = ((np.arange(40), np.arange(40, 60)) for _ in range(2))
+    datasets = {"a": (X, y), "b": (sp.csr_matrix(X[:, ::-1]), y)}
+    result = _run(datasets, cv=splits, alphas=0.5)
+    assert len(result.scores_) == 2 * 4 * 2
+    assert result.settings_["alphas"]["multiplicative"] == 0.5
+
+    def failing():
+        raise OSError("no such file")
+
+    with pytest.raises(OSError, match="no such file"):
+        _run({"a": (X, y), "b": failing})
+
+
+def test_display_refuses_what_it_cannot_draw():
+    ranks = pd.Series({"a": 1.5, "b": 1.5})
+    for bad, match in (
+        (pd.Series({"a": np.nan, "b": 2.0}), "finite ranks"),
+        (pd.Series(dtype=float), "at least 2"),
+        ([1.0, 2.0], "pandas Series"),
+    ):
+        with pytest.raises((TypeError, ValueError), match=match):
+            CriticalDifferenceDisplay(bad, 1.0).plot()
+    for cd in (-1, np.nan, np.inf, "1"):
+        with pytest.raises(ValueError, match="critical_difference"):
+            CriticalDifferenceDisplay(ranks, cd).plot()
+
+
+def test_demsars_diagram_groups():
+    """Demsar's (2006) example at 0.10 (CD 1.12): C4.5 is apart from
+    C4.5+m+cf and C4.5+m; at 0.05 (CD 1.25) all four form one group."""
+    ranks = pd.Series({"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.893,
+                       "C4.5+m+cf": 1.964})  # fmt: skip
+    assert CriticalDifferenceDisplay(ranks, 1.25).plot().cliques_ == [
+        ("C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5")
+    ]
+    assert CriticalDifferenceDisplay(ranks, 1.12).plot().cliques_ == [
+        ("C4.5+m+cf", "C4.5+m", "C4.5+cf"),
+        ("C4.5+cf", "C4.5"),
+    ]
