@@ -13,11 +13,12 @@ they are done (``--cache``), so an interrupted run, started again, loses at
 most the dataset in progress. Writes benchmarks/results/KEEL.md, keel_*.csv,
 keel_run.json and fig_keel_cd.png.
 
-Run: python benchmarks/bench_keel.py  (about 30 minutes on 2 cores;
+Run: python benchmarks/bench_keel.py  (about 35 minutes on 2 cores;
 --scheduler ADDRESS runs the fits on a Dask cluster).
 """
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -39,7 +40,7 @@ HERE = Path(__file__).parent
 OUT = HERE / "results"
 CACHE = HERE / ".keel-cache"
 #: Rows kept of a larger dataset (a stratified sample, seed 0).
-CAP = 2000
+CAP = 5000
 #: The design on every dataset: 10-fold cross-validation, repeated.
 CV, REPEATS = 10, 2
 SEED = 0
@@ -140,7 +141,11 @@ def run(args):
         shutil.rmtree(args.cache)
     params = {} if args.max_epochs is None else {"max_epochs": args.max_epochs}
     start = time.perf_counter()
-    with on_cluster(args.scheduler):
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(on_cluster(args.scheduler))
+        except OSError as exc:
+            sys.exit(f"--scheduler {args.scheduler}: cannot connect ({exc})")
         result = benchmark_gates(
             datasets(args.cap, args.datasets),
             cv=CV,
@@ -198,8 +203,9 @@ def rerender(out):
     """The result and record of the run whose files are in ``out``."""
     info = json.loads((out / "keel_run.json").read_text())
     scores = pd.read_csv(out / "keel_scores.csv")
+    settings = info["settings"]
     result = GateBenchmark.from_scores(
-        scores, margin=info["settings"]["margin"], settings=info["settings"]
+        scores, models=settings["models"], margin=settings["margin"], settings=settings
     )
     return result, info
 

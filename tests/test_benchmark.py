@@ -267,8 +267,11 @@ def test_readme_and_guide_quote_the_committed_keel_run():
     root = Path(__file__).resolve().parents[1]
     results = root / "benchmarks" / "results"
     info = json.loads((results / "keel_run.json").read_text())
+    settings = info["settings"]
     result = GateBenchmark.from_scores(
-        pd.read_csv(results / "keel_scores.csv"), margin=info["settings"]["margin"]
+        pd.read_csv(results / "keel_scores.csv"),
+        models=settings["models"],
+        margin=settings["margin"],
     )
     report = _keel_report()
 
