@@ -12,7 +12,6 @@ Bayesian signed-rank test with the margin as region of practical equivalence
 with compare_gates and the reproduction study.
 """
 
-import html
 import os
 import time
 import warnings
@@ -103,7 +102,7 @@ def default_preprocessor(X=None):
 
 
 @dataclass(eq=False)
-class GateBenchmark:
+class GateBenchmark(compare._Verdict):
     """What :func:`benchmark_gates` found.
 
     ``str(result)`` is the verdict and the tests as text; in a notebook the
@@ -234,13 +233,6 @@ class GateBenchmark:
         return cls(scores, datasets, ranks, average, friedman, tests, verdict,
                    settings)  # fmt: skip
 
-    def summary(self):
-        """The pairs of interest as a DataFrame (the columns a reader needs)."""
-        return self.tests_[list(self._SHOWN)].copy()
-
-    def __str__(self):
-        return f"{self.verdict_}\n\n{self.summary().to_string(index=False)}"
-
     def __repr__(self):
         return (
             f"GateBenchmark(datasets={self.ranks_.shape[0]}, "
@@ -248,17 +240,11 @@ class GateBenchmark:
             f"friedman_p={self.friedman_['p']:.3g})"
         )
 
-    def _repr_html_(self):
-        table = self.summary().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", border=0
-        )
+    def _html_extra(self):
         ranks = self.average_ranks_.to_frame("average rank").to_html(
             float_format=lambda v: f"{v:.2f}", border=0
         )
-        return (
-            f"<div><p><b>{html.escape(self.verdict_)}</b></p>{table}"
-            f"<p>Average ranks (1 is the best):</p>{ranks}</div>"
-        )
+        return f"<p>Average ranks (1 is the best):</p>{ranks}"
 
     def plot(self, ax=None):
         """Draw the critical-difference diagram

@@ -143,8 +143,36 @@ class Recommendation:
         )
 
 
+class _Verdict:
+    """What a result with ``verdict_`` and ``tests_`` shows: the tests'
+    columns ``_SHOWN`` as a DataFrame, as text under the verdict, and as
+    HTML (``_html_extra`` adds to it)."""
+
+    _SHOWN = ()
+
+    def summary(self):
+        """The tests as a DataFrame: the columns a reader needs, from the
+        comparison to the outcome."""
+        return self.tests_[list(self._SHOWN)].copy()
+
+    def __str__(self):
+        return f"{self.verdict_}\n\n{self.summary().to_string(index=False)}"
+
+    def _html_extra(self):
+        return ""
+
+    def _repr_html_(self):
+        table = self.summary().to_html(
+            index=False, float_format=lambda v: f"{v:.4g}", border=0
+        )
+        return (
+            f"<div><p><b>{html.escape(self.verdict_)}</b></p>{table}"
+            f"{self._html_extra()}</div>"
+        )
+
+
 @dataclass(eq=False)
-class GateComparison:
+class GateComparison(_Verdict):
     """What :func:`compare_gates` found.
 
     ``str(result)`` is the verdict and the tests as text; in a notebook the
@@ -204,15 +232,6 @@ class GateComparison:
         "outcome",
     )
 
-    def summary(self):
-        """The tests as a DataFrame: comparison, what was measured, the
-        difference and its interval, the Holm-adjusted p, the Bayesian
-        probabilities and the outcome."""
-        return self.tests_[list(self._SHOWN)].copy()
-
-    def __str__(self):
-        return f"{self.verdict_}\n\n{self.summary().to_string(index=False)}"
-
     def __repr__(self):
         arms = list(dict.fromkeys(self.scores_["arm"]))
         return (
@@ -220,12 +239,6 @@ class GateComparison:
             f"splits={self.settings_.get('splits')}, "
             f"recommendation_={str(self.recommendation_)!r})"
         )
-
-    def _repr_html_(self):
-        table = self.summary().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", border=0
-        )
-        return f"<div><p><b>{html.escape(self.verdict_)}</b></p>{table}</div>"
 
     def plot(self, ax=None):
         """Draw the scores, curvatures and differences with their intervals
