@@ -405,8 +405,12 @@ class CriticalDifferenceDisplay:
         ranks, _ = self._checked()
         k = len(ranks)
         if ax is None:
-            longest = max(len(str(name)) for name in ranks.index)
-            _, ax = plt.subplots(figsize=(6 + 0.14 * longest, 1.2 + 0.35 * k))
+            longest = max(len(str(name)) for name in ranks.index) + 7  # "(2.10) "
+            width = 6 + 0.14 * longest
+            figure, ax = plt.subplots(figsize=(width, 1.2 + 0.35 * k))
+            # Names run outwards from the axes: leave them room (~0.075 in a letter).
+            margin = min(0.4, 0.075 * longest / width)
+            figure.subplots_adjust(left=margin, right=1 - margin)
         if isinstance(ax, np.ndarray) or not hasattr(ax, "hlines"):
             raise TypeError(f"ax must be one matplotlib Axes; got {type(ax).__name__}.")
         self.cliques_ = _cliques(ranks, self.critical_difference)
