@@ -517,7 +517,7 @@ def friedman_test(table):
     --------
     >>> result = friedman_test([[3, 2, 1], [3, 1, 2], [3, 2, 1], [3, 2, 1]])
     >>> result["average ranks"].tolist(), bool(result["p"] < 0.05)
-    ([1.0, 1.75, 3.25], True)
+    ([1.0, 2.25, 2.75], True)
     """
     ranks = average_ranks(table)
     n, k = ranks.shape

@@ -39,6 +39,15 @@ def _run(datasets=None, **params):
     )
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Each figure a test draws is closed after it (pyplot keeps them)."""
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
 @pytest.fixture(scope="module")
 def result():
     return _run()
