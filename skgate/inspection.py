@@ -356,6 +356,8 @@ class CriticalDifferenceDisplay:
     >>> display = CriticalDifferenceDisplay(ranks, 1.0).plot()
     >>> display.cliques_
     [('a', 'b'), ('b', 'c')]
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close(display.figure_)
     """
 
     def __init__(self, average_ranks, critical_difference, *, n_datasets=None):
