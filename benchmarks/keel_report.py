@@ -237,6 +237,9 @@ def render(result, info, data):
         "- Nemenyi's test reads mean ranks, so a pair's p depends on the other "
         "models in the benchmark; the Bayesian signed-rank test of a pair does not.",
         "- Curvature is measured for the gates only; a baseline has none here.",
+        "- At scikit-learn's defaults the MLP and logistic regression may stop "
+        "before converging; their ConvergenceWarnings are not shown (that is the "
+        "model a user gets, and one warning per split is noise).",
         "",
         "## Per dataset",
         "",
