@@ -220,6 +220,11 @@ def _check_device(device):
             "device='meta' holds shapes but no numbers, so nothing can be trained "
             "on it; use device='cpu' or a 'cuda' device."
         )
+    if parsed.type not in ("cpu", "cuda"):
+        raise ValueError(
+            f"device={device!r}: skgate trains on 'cpu' or a 'cuda' device; "
+            f"{parsed.type!r} is not supported (use device='cpu')."
+        )
     if parsed.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(
             f"device={device!r} but torch.cuda.is_available() is False; "
@@ -276,8 +281,11 @@ def _check_labels(y):
     try:
         check_classification_targets(y)
         return np.unique(y)
-    except TypeError as exc:
-        kinds = sorted({type(label).__name__ for label in y})
+    except (TypeError, ValueError) as exc:
+        kinds = sorted({type(label).__name__ for label in np.asarray(y).ravel()})
+        text = any(isinstance(label, str) for label in np.asarray(y).ravel())
+        if isinstance(exc, ValueError) and not (text and len(kinds) > 1):
+            raise  # scikit-learn's own message (e.g. continuous targets)
         raise TypeError(
             f"y mixes labels of types {kinds}, which cannot be sorted into "
             f"classes_; allowed: labels of one type (all numbers or all strings)."

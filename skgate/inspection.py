@@ -112,10 +112,14 @@ class GateComparisonDisplay:
         plt = _pyplot()
         if ax is None:
             _, ax = plt.subplots(2, 2, figsize=(11, 7))
-        ax = np.asarray(ax)
+        ax = np.asarray(ax, dtype=object)
+        if ax.size == 4:  # e.g. a flattened grid: the panels in reading order
+            ax = ax.reshape(2, 2)
         if ax.shape != (2, 2):
+            what = "one Axes" if ax.ndim == 0 else f"an array of shape {ax.shape}"
             raise ValueError(
-                f"ax must be a (2, 2) array of Axes; got shape {ax.shape}."
+                f"ax must be four Axes, a (2, 2) array (plt.subplots(2, 2)), or "
+                f"None for a new figure; got {what}."
             )
         arms = list(dict.fromkeys(self.scores["arm"]))
         for column, measure in enumerate(("score", "curvature")):

@@ -88,11 +88,17 @@ class _GatedAttentionCV(BaseEstimator):
 
     def _check_alphas(self):
         try:
-            alphas = np.asarray(self.alphas, dtype=np.float64).ravel()
+            alphas = np.asarray(self.alphas, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"alphas must be a sequence of numbers >= 0; got {self.alphas!r}."
             ) from exc
+        if alphas.ndim > 1:
+            raise ValueError(
+                f"alphas must be a flat sequence of numbers (each one alpha to "
+                f"search); got an array of shape {alphas.shape}: {self.alphas!r}."
+            )
+        alphas = alphas.ravel()  # one number: a search of one
         if len(alphas) == 0 or not np.isfinite(alphas).all() or (alphas < 0).any():
             raise ValueError(
                 f"alphas must be a non-empty sequence of finite numbers >= 0; got "

@@ -8,6 +8,7 @@ from sklearn.exceptions import NotFittedError
 
 from skgate import (
     GatedAttentionClassifier,
+    GatedAttentionClassifierCV,
     curvature_score,
     least_curvature_refit,
     make_curvature_scorer,
@@ -71,6 +72,7 @@ def test_prediction_and_geometry_reject_bad_X(fitted, call, bad, error, match):
         (np.c_[Y, Y], ValueError, "y should be a 1d array"),
         (None, ValueError, "requires y to be passed"),
         (np.array(["a", 1] * 30, dtype=object), TypeError, "mixes labels of types"),
+        (np.array([0, "a"] * 30, dtype=object), TypeError, "mixes labels of types"),
         (Y + 1j, ValueError, "Complex data not supported"),
         (np.where(np.arange(60) == 3, np.nan, Y), ValueError, "Input y contains NaN"),
     ],
@@ -184,3 +186,46 @@ def test_command_line(argv, message, capsys):
         main(argv)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: GatedAttentionClassifierCV(alphas=[[0, 1], [2, 3]], cv=2),
+         r"flat sequence.*shape \(2, 2\)"),
+        (lambda: GatedAttentionClassifier(device="mps"), "device='mps'.*'cpu'"),
+        (lambda: GatedAttentionClassifierCV(device="mps", cv=2), "device='mps'"),
+    ],
+)  # fmt: skip
+def test_settings_refused_before_training(make, match):
+    with pytest.raises(ValueError, match=match):
+        make().set_params(max_epochs=1).fit(X, Y)
+
+
+def test_cv_estimator_names_mixed_labels():
+    y = np.array([0, "a"] * 30, dtype=object)
+    with pytest.raises(TypeError, match="mixes labels of types"):
+        GatedAttentionClassifierCV(cv=2, max_epochs=1).fit(X, y)
+
+
+def test_comparison_display_names_its_axes():
+    """One Axes, or three, is refused naming ax; four flattened are the grid."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from skgate import compare_gates
+    from skgate.inspection import GateComparisonDisplay
+
+    result = compare_gates(X, Y, gates=("multiplicative", "none"), cv=2,
+                           n_repeats=2, max_epochs=1, random_state=0)  # fmt: skip
+    for ax, what in ((plt.subplots()[1], "one Axes"),
+                     (plt.subplots(1, 3)[1], r"an array of shape \(3,\)")):  # fmt: skip
+        with pytest.raises(ValueError, match=f"ax must be four Axes.*got {what}"):
+            GateComparisonDisplay.from_result(result, ax=ax)
+    flat = plt.subplots(2, 2)[1].ravel()
+    assert GateComparisonDisplay.from_result(result, ax=flat).ax_.shape == (2, 2)
+    with pytest.raises(TypeError, match="GateComparison"):
+        GateComparisonDisplay.from_result(result.scores_)
+    plt.close("all")
