@@ -16,7 +16,13 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ._docstrings import fill_docstring
 
-__all__ = ["bayes_accuracy", "make_curved_task", "make_linear_task", "CURVED_SHAPES"]
+__all__ = [
+    "bayes_accuracy",
+    "class_capacity",
+    "make_curved_task",
+    "make_linear_task",
+    "CURVED_SHAPES",
+]
 
 CURVED_SHAPES = ("circle", "cross", "checkerboard", "rings")
 
@@ -64,6 +70,36 @@ def _multiclass_labels(c, shape, bound, n_classes):
         cells = np.floor(c[:, 0]) + np.floor(c[:, 1])
         return (cells % n_classes).astype(np.int64)
     return (np.floor(radius / (bound / 4)) % n_classes).astype(np.int64)
+
+
+def class_capacity(shape, bound=2.0):
+    """The most classes ``shape`` can label in ``[-bound, bound]^2``:
+    "checkerboard" labels (i + j) mod n over the cells' index sums (from
+    2 floor(-bound) to 2 (ceil(bound) - 1)); "rings" its annuli of width
+    bound / 4 out to the corner (floor(4 sqrt 2) + 1 = 6); "circle" and
+    "cross" any number (equal areas, equal sectors).
+
+    Examples
+    --------
+    >>> class_capacity("rings"), class_capacity("checkerboard")
+    (6, 7)
+    """
+    if shape == "checkerboard":
+        return int(2 * (np.ceil(bound) - 1 - np.floor(-bound)) + 1)
+    if shape == "rings":
+        return int(np.floor(4 * np.sqrt(2))) + 1
+    return None  # no limit
+
+
+def _check_capacity(shape, bound, n_classes):
+    capacity = class_capacity(shape, bound)
+    if capacity is not None and n_classes > capacity:
+        parts = "cells" if shape == "checkerboard" else "annuli"
+        raise ValueError(
+            f"n_classes={n_classes}: shape={shape!r} with bound={bound:g} labels at "
+            f"most {capacity} classes (by its {parts}); ask for at most "
+            f"{capacity}, or use shape='circle' or 'cross', which take any number."
+        )
 
 
 def _observe(n_samples, n_observations, noise, bound, rng):
@@ -135,7 +171,9 @@ def make_curved_task(
         corners); "cross", alternating angular sectors of ``pi / n_classes``;
         "checkerboard", unit cells labelled ``(i + j) mod n_classes``;
         "rings", the annuli labelled in turn. The draws are the same for
-        every ``n_classes`` (only the labels differ).
+        every ``n_classes`` (only the labels differ). "checkerboard" and
+        "rings" have room for so many classes (:func:`class_capacity`: 7
+        and 6 at the default bound); more is refused.
     return_latent : bool, default=False
         Also return the latent centres.
     random_state : int, RandomState instance or None, default=None
@@ -154,6 +192,7 @@ def make_curved_task(
     >>> X.shape, C.shape
     ((10, 8), (10, 2))
     """
+    _check_capacity(shape, bound, n_classes)
     rng = check_random_state(random_state)
     c, X = _observe(n_samples, n_observations, noise, bound, rng)
     return _result(X, _curved_labels(c, shape, bound, n_classes), c, return_latent)
@@ -313,6 +352,7 @@ def bayes_accuracy(
 
     if shape == "linear" and n_classes != 2:
         raise ValueError(f"the linear task has 2 classes; got n_classes={n_classes}.")
+    _check_capacity(shape, bound, n_classes)
     labels = _task_labels(shape, bound, w, n_classes)
 
     c, X = _observe(n_points, n_observations, noise, bound, rng)

@@ -231,3 +231,27 @@ class TestMulticlassTasks:
             bayes_accuracy("linear", n_classes=3)
         with pytest.raises(ValueError, match="n_classes"):
             make_curved_task(10, n_classes=1)
+
+
+@pytest.mark.parametrize("bound", [0.5, 1.0, 2.0, 2.5, 3.0])
+@pytest.mark.parametrize("shape", ["checkerboard", "rings"])
+def test_every_class_asked_for_up_to_the_capacity(shape, bound):
+    """Up to a shape's capacity every class is delivered; beyond, refused
+    naming the capacity (make_curved_task and bayes_accuracy alike)."""
+    from skgate.datasets import bayes_accuracy, class_capacity
+
+    capacity = class_capacity(shape, bound)
+    for n_classes in range(2, capacity + 1):
+        _, y = make_curved_task(20_000, shape=shape, bound=bound, noise=0.0,
+                                n_classes=n_classes, random_state=0)  # fmt: skip
+        assert np.unique(y).tolist() == list(range(n_classes))
+    with pytest.raises(ValueError, match=f"at most {capacity} classes"):
+        make_curved_task(10, shape=shape, bound=bound, n_classes=capacity + 1)
+    with pytest.raises(ValueError, match=f"at most {capacity} classes"):
+        bayes_accuracy(shape, bound=bound, n_classes=capacity + 1, n_points=10)
+
+
+def test_circle_and_cross_take_any_number_of_classes():
+    for shape in ("circle", "cross"):
+        _, y = make_curved_task(20_000, shape=shape, n_classes=12, random_state=0)
+        assert np.unique(y).tolist() == list(range(12))
