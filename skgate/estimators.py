@@ -61,6 +61,7 @@ from ._training import (
     same_tensors,
 )
 from .geometry import documents_curvature_keywords
+from .nn import _BUILT_IN as _BUILT_IN_GATES
 from .nn import (
     ATTENTIONS,
     GATE_GAIN,
@@ -348,6 +349,12 @@ def _check_converged(net, X, estimator):
         f"e.g. with StandardScaler)",
         f"lr={estimator.lr:g} (lower it)",
     ]
+    if estimator.gate not in _BUILT_IN_GATES:
+        causes.insert(
+            0,
+            f"the user gate {estimator.gate!r} (check that its activation and "
+            f"derivatives stay finite and moderate where training takes them)",
+        )
     if GATES[estimator.gate].strength and estimator.alpha > _LARGE_ALPHA:
         causes.insert(
             0,

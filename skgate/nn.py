@@ -536,6 +536,7 @@ def register_gate(
     functions = (activation, derivative, second_derivative)
     _check_registration(name, form, functions, per_head, strength)
     _check_derivatives(name, *functions)
+    _check_training_range(name, functions)
     gate = Gate(name, form, *functions, bool(per_head), bool(strength))
     _GATES[name] = gate
     return gate
@@ -595,6 +596,47 @@ def _check_derivatives(name, activation, derivative, second_derivative):
                 f"differences of the function it differentiates: at z="
                 f"{float(z[worst]):g} it gives {float(given[worst]):.6g}, the "
                 f"differences {float(differences[worst]):.6g}."
+            )
+
+
+#: Where a user gate must be finite and keep float32: well beyond the
+#: pre-activations training meets (a projection of standardised rows).
+GATE_CHECK_RANGE = 30.0
+
+
+def _check_training_range(name, functions):
+    """Refuse a gate (or a derivative) that the engine cannot train with:
+    one that changes float32 to another dtype or the input's shape, or is
+    not finite somewhere in [-GATE_CHECK_RANGE, GATE_CHECK_RANGE]."""
+    keys = ("activation", "derivative", "second_derivative")
+    z = torch.linspace(-GATE_CHECK_RANGE, GATE_CHECK_RANGE, 630, dtype=torch.float32)
+    grid = z.reshape(3, 7, -1)  # a (batch, tokens, features) block, as in training
+    for key, function in zip(keys, functions, strict=True):
+        try:
+            given = function(grid)
+        except Exception as exc:
+            raise TypeError(
+                f"register_gate({name!r}): {key} must map a float32 tensor of any "
+                f"shape to one of its shape and dtype; calling it failed: {exc}"
+            ) from exc
+        if not torch.is_tensor(given) or given.shape != grid.shape:
+            raise TypeError(
+                f"register_gate({name!r}): {key} must return a tensor of its "
+                f"input's shape {tuple(grid.shape)}; got "
+                f"{getattr(given, 'shape', type(given).__name__)}."
+            )
+        if given.dtype != grid.dtype:
+            raise TypeError(
+                f"register_gate({name!r}): {key} must keep its input's dtype "
+                f"(float32 in training); got {given.dtype} for float32 input."
+            )
+        bad = ~torch.isfinite(given.reshape(-1))
+        if bad.any():
+            where = float(z[int(bad.nonzero()[0])])
+            raise ValueError(
+                f"register_gate({name!r}): {key} is not finite at z={where:g}; a "
+                f"gate must be finite on [-{GATE_CHECK_RANGE:g}, "
+                f"{GATE_CHECK_RANGE:g}], where training can take it."
             )
 
 

@@ -726,3 +726,58 @@ class TestFixedAttention:
             GatedAttentionBlock(8, "none", attention="fixed")
         with pytest.raises(ValueError, match="attention must be one of"):
             GatedAttentionBlock(8, "none", attention="linear")
+
+
+class TestRegistrationChecksWhatTrainingNeeds:
+    """A gate is checked at registration for what training will ask of it:
+    float32 kept, any shape kept, finite well beyond [-3, 3]."""
+
+    @staticmethod
+    def _tanh(**changes):
+        functions = {
+            "activation": torch.tanh,
+            "derivative": lambda z: 1 - torch.tanh(z) ** 2,
+            "second_derivative": lambda z: (
+                -2 * torch.tanh(z) * (1 - torch.tanh(z) ** 2)
+            ),
+        }
+        return {**functions, **changes}
+
+    def test_another_dtype_is_refused(self):
+        with pytest.raises(TypeError, match="keep its input's dtype.*float64"):
+            functions = self._tanh(activation=lambda z: torch.tanh(z).double())
+            register_gate("tanh_f64", form="projected", **functions)
+
+    def test_another_shape_is_refused(self):
+        with pytest.raises(TypeError, match=r"its input's shape \(3, 7, 30\)"):
+            functions = self._tanh(activation=lambda z: torch.tanh(z).reshape(-1))
+            register_gate("tanh_flat", form="projected", **functions)
+
+    def test_nan_beyond_three_is_refused(self):
+        def nan_far(function):
+            return lambda z: torch.where(z.abs() > 3.2, torch.nan, function(z))
+
+        functions = {key: nan_far(f) for key, f in self._tanh().items()}
+        with pytest.raises(ValueError, match=r"not finite at z=-30.*\[-30, 30\]"):
+            register_gate("tanh_nan", form="projected", **functions)
+
+
+def test_a_diverging_fit_with_a_user_gate_names_it():
+    """Training that blows up with a user gate names the gate among the
+    causes (X of 1e20 diverges whatever the gate)."""
+    from sklearn.datasets import make_moons
+
+    from skgate import GatedAttentionClassifier
+
+    register_gate(
+        "tanh_named",
+        form="projected",
+        activation=torch.tanh,
+        derivative=lambda z: 1 - torch.tanh(z) ** 2,
+        second_derivative=lambda z: -2 * torch.tanh(z) * (1 - torch.tanh(z) ** 2),
+    )
+    X, y = make_moons(40, random_state=0)
+    clf = GatedAttentionClassifier("tanh_named", max_epochs=2, token_dim=1,
+                                   random_state=0)  # fmt: skip
+    with pytest.raises(ValueError, match="Training diverged.*user gate 'tanh_named'"):
+        clf.fit(X * 1e20, y)
