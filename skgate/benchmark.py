@@ -221,12 +221,17 @@ class GateBenchmark(compare._Verdict):
         ranks = pd.DataFrame(
             _paired.average_ranks(table), index=table.index, columns=models
         )
+        datasets.insert(
+            datasets.columns.get_loc("winner"),
+            "rank",
+            [ranks.at[row.dataset, row.model] for row in datasets.itertuples()],
+        )
         friedman = _paired.friedman_test(table)
-        friedman.pop("average ranks")
+        average = pd.Series(friedman.pop("average ranks"), index=models)
+        average = average.sort_values(kind="stable")
         friedman["critical difference"] = _paired.nemenyi_critical_difference(
             len(models), len(table)
         )
-        average = ranks.mean().sort_values(kind="stable")
         tests = _pair_tests(scores, table, average, margin, random_state)
         verdict = _verdict(tests, friedman, average, table, margin)
         settings = {**(settings or {}), "models": models, "margin": margin}
@@ -324,9 +329,7 @@ def _check_models(models, scores):
     if isinstance(models, str) or not hasattr(models, "__iter__"):
         raise TypeError(f"models must be a sequence of model names; got {models!r}.")
     models = list(models)
-    if sorted(map(str, models)) != sorted(map(str, present)) or len(set(models)) < len(
-        models
-    ):
+    if len(set(models)) < len(models) or set(models) != set(present):
         raise ValueError(
             f"models must name every model of scores once, in the claim's order; "
             f"got {models}, scores holds {present}."
@@ -336,7 +339,8 @@ def _check_models(models, scores):
 
 def _dataset_table(scores):
     """Per dataset and model: the mean score with its corrected t interval
-    over the splits, the mean curvature, the rank and the winner."""
+    over the splits, the mean curvature and the winner (the rank is
+    added from the ranks table)."""
     rows = []
     for (dataset, model), group in scores.groupby(["dataset", "model"], sort=False):
         values = group["score"].to_numpy(dtype=float)
@@ -358,7 +362,6 @@ def _dataset_table(scores):
             "splits": len(values),
         })  # fmt: skip
     table = pd.DataFrame(rows)
-    table["rank"] = table.groupby("dataset")["score"].rank(ascending=False)
     best = table.groupby("dataset")["score"].transform("max")
     table["winner"] = table["score"] == best
     return table
@@ -464,9 +467,9 @@ def _pair_phrase(row, margin):
         f"{row['mean difference']:+.3g})"
     )
     probabilities = (
-        f"probability better {_probability(row['probability better'])}, "
-        f"equivalent {_probability(row['probability equivalent'])}, worse "
-        f"{_probability(row['probability worse'])}"
+        f"probability better {compare._probability(row['probability better'])}, "
+        f"equivalent {compare._probability(row['probability equivalent'])}, worse "
+        f"{compare._probability(row['probability worse'])}"
     )
     outcome = {
         _paired.HOLDS: f"{better} is better than {worse}",
@@ -475,10 +478,6 @@ def _pair_phrase(row, margin):
         _paired.INCONCLUSIVE: f"{better} against {worse} is undecided",
     }[row["outcome"]]
     return f"{outcome}: {counts}; {probabilities}."
-
-
-def _probability(p):
-    return compare._probability(p)
 
 
 def _dataset_seed(random_state, name):
@@ -515,7 +514,7 @@ def _load(name, entry):
     return X, y
 
 
-def _fit_baseline(estimator, data, split, scorer):
+def _fit_baseline(name, estimator, data, split, scorer):
     """Fit one baseline on one split (from the split's seed when it takes
     one) and score it."""
     X_train, y_train, X_test, y_test = data
@@ -535,7 +534,9 @@ def _fit_baseline(estimator, data, split, scorer):
         "n_train": len(split.train),
         "n_test": len(split.test),
         "model_seed": split.seed,
-        "score": float(scorer(model, X_test, y_test)),
+        "score": compare._score(
+            scorer, model, X_test, y_test, name, split.repeat, split.fold
+        ),
         "curvature": np.nan,
         "fit_time": seconds,
     }
@@ -543,8 +544,8 @@ def _fit_baseline(estimator, data, split, scorer):
 
 def _baseline_scores(baselines, data, splits, scorer, n_jobs):
     jobs = [
-        delayed(_fit_baseline)(estimator, data[i], split, scorer)
-        for estimator in baselines.values()
+        delayed(_fit_baseline)(name, estimator, data[i], split, scorer)
+        for name, estimator in baselines.items()
         for i, split in enumerate(splits)
     ]
     rows = Parallel(n_jobs=n_jobs)(jobs)

@@ -408,7 +408,7 @@ class CriticalDifferenceDisplay:
     def plot(self, *, ax=None):
         """Draw the diagram (into ``ax``, one Axes, or a new figure)."""
         plt = _pyplot()
-        ranks, _ = self._checked()
+        ranks, cd = self._checked()
         k = len(ranks)
         if ax is None:
             longest = max(len(str(name)) for name in ranks.index) + 7  # "(2.10) "
@@ -419,8 +419,8 @@ class CriticalDifferenceDisplay:
             figure.subplots_adjust(left=margin, right=1 - margin)
         if isinstance(ax, np.ndarray) or not hasattr(ax, "hlines"):
             raise TypeError(f"ax must be one matplotlib Axes; got {type(ax).__name__}.")
-        self.cliques_ = _cliques(ranks, self.critical_difference)
-        self._draw_axis(ax, k)
+        self.cliques_ = _cliques(ranks, cd)
+        self._draw_axis(ax, k, cd)
         top = -0.45 - 0.18 * len(self.cliques_)  # the first row of names
         self._draw_models(ax, ranks, top)
         for level, group in enumerate(self.cliques_):
@@ -436,12 +436,11 @@ class CriticalDifferenceDisplay:
         self.ax_, self.figure_ = ax, ax.figure
         return self
 
-    def _draw_axis(self, ax, k):
+    def _draw_axis(self, ax, k, cd):
         ax.hlines(0, 1, k, color="black", linewidth=1)
         for tick in range(1, k + 1):
             ax.vlines(tick, 0, 0.1, color="black", linewidth=1)
             ax.text(tick, 0.18, str(tick), ha="center", va="bottom", fontsize=8)
-        cd = self.critical_difference
         ax.hlines(0.8, 1, 1 + cd, color="black", linewidth=1.5)
         ax.vlines([1, 1 + cd], 0.72, 0.88, color="black", linewidth=1.5)
         ax.text(1 + cd / 2, 0.92, f"CD = {cd:.2f}", ha="center", va="bottom",
