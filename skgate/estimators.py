@@ -371,7 +371,29 @@ def _check_converged(net, X, estimator):
     )
 
 
-class _GatedAttentionBase(BaseEstimator, metaclass=ABCMeta):
+class _CarriesGate:
+    """Pickles with its user gate: a fresh process (a joblib worker, a later
+    session) that never registered the gate can still fit and predict.
+
+    ``gate`` is a name in a registry that lives in one process; a user gate's
+    entry travels in the pickle and registers itself where the name is free
+    (``skgate.nn.Gate.__reduce__``). Built-in gates travel as names.
+    """
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        gate = self.__dict__.get("gate")
+        if isinstance(gate, str) and gate in GATES and gate not in _BUILT_IN_GATES:
+            state = {**state, "_user_gate": GATES[gate]}
+        return state
+
+    def __setstate__(self, state):
+        # Unpickling the entry has registered it where the name was free.
+        state = {key: value for key, value in state.items() if key != "_user_gate"}
+        super().__setstate__(state)
+
+
+class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
     """What the gated attention estimators share: parameters, training, forward passes.
 
     A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the

@@ -20,11 +20,13 @@ jets and the written-out backward are all built.
 """
 
 import math
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from types import MappingProxyType
 
+import cloudpickle
 import torch
 import torch.nn.functional as F
 from numpy import bool_ as np_bool
@@ -36,6 +38,7 @@ __all__ = [
     "GatedAttentionNet",
     "RepresentationMap",
     "register_gate",
+    "unregister_gate",
     "GATES",
     "GATE_GAIN",
     "NORMS",
@@ -395,6 +398,27 @@ class Gate:
     fused_jet: Callable = None
     fused_backward: Callable = None
 
+    def __reduce__(self):
+        # A built-in gate pickles as its name. A user gate pickles with its
+        # functions (by value where they cannot be imported by name: lambdas,
+        # functions of __main__), so that a model using it loads in a process
+        # that never registered it; loading registers it there if the name is
+        # free (see _restore_gate).
+        if _GATES.get(self.name) is self and self.name in _BUILT_IN:
+            return (_built_in_gate, (self.name,))
+        functions = (self.activation, self.derivative, self.second_derivative)
+        flags = (self.per_head, self.strength)
+        return (
+            _restore_gate,
+            (self.name, self.form, cloudpickle.dumps(functions), *flags),
+        )
+
+    def __copy__(self):
+        return self  # immutable: a copied model shares its gate
+
+    def __deepcopy__(self, memo):
+        return self
+
     @property
     def projected(self):
         """Whether the gate owns a projection ``h W_g + b_g``."""
@@ -477,6 +501,24 @@ GATES = MappingProxyType(_GATES)
 _BUILT_IN = ("multiplicative", "silu", "none", "sigmoid", "sigmoid_head")
 
 
+def _built_in_gate(name):
+    """A built-in gate, by name (how one unpickles)."""
+    return _GATES[name]
+
+
+def _restore_gate(name, form, functions, per_head, strength):
+    """An unpickled user gate; registered under its name where that is free.
+
+    Where the name is taken (the gate was registered in this process, or
+    another definition was), the registry is left as it is: the unpickled
+    model computes with the gate it was built with, and a new fit with the
+    registry's.
+    """
+    gate = Gate(name, form, *pickle.loads(functions), per_head, strength)
+    _GATES.setdefault(name, gate)
+    return gate
+
+
 def register_gate(
     name,
     *,
@@ -486,15 +528,23 @@ def register_gate(
     second_derivative,
     per_head=False,
     strength=False,
+    overwrite=False,
 ):
     """Add a gate to the registry: every estimator, network, CV batch and
     curvature measurement can then use ``gate=name``.
+
+    A model holds the gate it was built with: a later registration under the
+    same name (or :func:`unregister_gate`) changes new models, never one
+    already built or fitted. Pickling a model (or an estimator, as joblib
+    does to send it to worker processes) takes a user gate's functions along;
+    unpickling it where the name is not registered registers it there.
 
     Parameters
     ----------
     name : str
         The gate's name, the value of ``gate=``. A built-in name cannot be
-        replaced; registering a name of your own again replaces that gate.
+        replaced; a name of your own already registered is replaced only with
+        ``overwrite=True``.
     form : {"projected", "pointwise"}
         "projected": ``out = a * psi(h W_g + b_g)``, the gate computed from
         the block's input ``h`` at the same token through a learned
@@ -513,6 +563,9 @@ def register_gate(
         "projected" only: psi = 1 + alpha * activation, as the multiplicative
         gate (``alpha`` is then the estimators' gate strength, searched by
         the CV estimators; ``alpha=0`` is ungated attention).
+    overwrite : bool, default=False
+        Replace the user gate registered as ``name``. Without it, registering
+        a taken name raises a ValueError.
 
     Returns
     -------
@@ -535,11 +588,67 @@ def register_gate(
     """
     functions = (activation, derivative, second_derivative)
     _check_registration(name, form, functions, per_head, strength)
+    if not isinstance(overwrite, bool | np_bool):
+        raise TypeError(f"overwrite must be a bool; got {overwrite!r}.")
+    if name in _GATES and not overwrite:
+        raise ValueError(
+            f"register_gate: a gate named {name!r} is already registered; pass "
+            f"overwrite=True to replace it (models already built keep theirs), "
+            f"or choose another name."
+        )
     _check_derivatives(name, *functions)
     _check_training_range(name, functions)
     gate = Gate(name, form, *functions, bool(per_head), bool(strength))
     _GATES[name] = gate
     return gate
+
+
+def unregister_gate(name):
+    """Remove a gate added with :func:`register_gate`.
+
+    Models built with it keep computing with it; new ones can no longer use
+    ``gate=name``. Built-in gates cannot be removed.
+
+    Parameters
+    ----------
+    name : str
+        A gate registered with :func:`register_gate`.
+
+    Returns
+    -------
+    Gate
+        The removed entry.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from skgate.nn import GATES, register_gate, unregister_gate
+    >>> _ = register_gate(
+    ...     "cube_doc",
+    ...     form="pointwise",
+    ...     activation=lambda x: x**3,
+    ...     derivative=lambda x: 3 * x**2,
+    ...     second_derivative=lambda x: 6 * x,
+    ... )
+    >>> "cube_doc" in GATES
+    True
+    >>> unregister_gate("cube_doc").form
+    'pointwise'
+    >>> "cube_doc" in GATES
+    False
+    """
+    if name in _BUILT_IN:
+        raise ValueError(
+            f"name={name!r} is a built-in gate, which cannot be removed "
+            f"(built-in: {list(_BUILT_IN)})."
+        )
+    if not isinstance(name, str) or name not in _GATES:
+        users = [g for g in _GATES if g not in _BUILT_IN]
+        raise ValueError(
+            f"name must be a gate added with register_gate (registered now: "
+            f"{users}); got {name!r}."
+        )
+    return _GATES.pop(name)
 
 
 def _check_registration(name, form, functions, per_head, strength):
@@ -814,6 +923,9 @@ class GatedAttentionBlock(nn.Module):
         _check_architecture(d_model, n_heads, residual, norm)
         self.d_model = d_model
         self.gate = gate
+        # The block keeps the gate itself, not only its name: registering
+        # the name anew later does not change a block already built.
+        self._gate_kind = kind
         self.alpha = float(alpha)
         self.gate_gain = float(gate_gain)
         self.n_heads = int(n_heads)
@@ -892,8 +1004,9 @@ class GatedAttentionBlock(nn.Module):
 
     @property
     def gate_kind(self):
-        """The registry's :class:`Gate` of ``gate``."""
-        return _check_gate(self.gate)
+        """The :class:`Gate` this block was built with (the registry's entry
+        for ``gate`` at the time)."""
+        return self._gate_kind
 
     def _gated(self, a, x):
         """The attention output ``a`` through the gate (computed from ``x``)."""

@@ -40,6 +40,7 @@ from ._together import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,
+    _CarriesGate,
     init_storing,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
@@ -76,7 +77,7 @@ def _cv_init(estimator_class):
     return init_storing(inspect.Signature(parameters))
 
 
-class _GatedAttentionCV(BaseEstimator):
+class _GatedAttentionCV(_CarriesGate, BaseEstimator):
     """The search shared by the classifier and the regressor."""
 
     _estimator_class = None
