@@ -12,6 +12,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from sklearn import get_config
 from sklearn.decomposition import PCA, TruncatedSVD
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import (
@@ -25,6 +26,7 @@ from sklearn.utils._param_validation import (
     Interval,
     validate_params,
 )
+from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ._docstrings import fill_docstring
@@ -184,7 +186,52 @@ def _accepts_sample_weight():
     return True
 
 
-class _CurvatureScorer:
+class _WeightedScorer:
+    """What the curvature scorers share with scikit-learn's own: they weight
+    rows by ``sample_weight``, which a search passes to them as to its other
+    scorers. Without metadata routing every scorer taking ``sample_weight``
+    gets it; with routing on, a scorer gets it once it asks with
+    ``set_score_request(sample_weight=True)``, and a search fitted with
+    weights that no one asked for or declined raises scikit-learn's own
+    error naming ``set_score_request``."""
+
+    #: The request for sample_weight: None (not set), True, False or an alias.
+    _sample_weight_request = None
+
+    def set_score_request(self, *, sample_weight=UNCHANGED):
+        """Ask for ``sample_weight`` (True), decline it (False), unset it
+        (None), or take it under another name (a str), when a search routes
+        metadata (``sklearn.set_config(enable_metadata_routing=True)``).
+
+        Returns
+        -------
+        self
+        """
+        if not get_config()["enable_metadata_routing"]:
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is "
+                "enabled: sklearn.set_config(enable_metadata_routing=True). "
+                "Without it a search passes sample_weight to this scorer anyway."
+            )
+        if sample_weight is not UNCHANGED:
+            MetadataRequest(owner=self).score.add_request(  # checks the value
+                param="sample_weight", alias=sample_weight
+            )
+            self._sample_weight_request = sample_weight
+        return self
+
+    def get_metadata_routing(self):
+        """The metadata this scorer asks for (scikit-learn's routing protocol)."""
+        request = MetadataRequest(owner=self)
+        request.score.add_request(
+            param="sample_weight", alias=self._sample_weight_request
+        )
+        return request
+
+    _accept_sample_weight = staticmethod(_accepts_sample_weight)
+
+
+class _CurvatureScorer(_WeightedScorer):
     """``scorer(estimator, X, y=None, sample_weight=None)``: mean
     representation curvature on X."""
 
@@ -195,13 +242,11 @@ class _CurvatureScorer:
         kappa = representation_curvature(estimator, X, **self.kwargs)
         return _mean_curvature(kappa, sample_weight)
 
-    _accept_sample_weight = staticmethod(_accepts_sample_weight)
-
     def __repr__(self):
         return f"make_curvature_scorer({_kwargs_repr(self.kwargs)})"
 
 
-class _JointScorer:
+class _JointScorer(_WeightedScorer):
     """``scorer(estimator, X, y, sample_weight=None)``: score - tradeoff *
     mean |curvature|."""
 
@@ -221,8 +266,6 @@ class _JointScorer:
         return float(
             score - self.tradeoff * _mean_curvature(np.abs(kappa), sample_weight)
         )
-
-    _accept_sample_weight = staticmethod(_accepts_sample_weight)
 
     def __repr__(self):
         kwargs = _kwargs_repr({"tradeoff": self.tradeoff, **self.kwargs})
@@ -246,7 +289,9 @@ def make_curvature_scorer(**kwargs):
     scorer : callable ``scorer(estimator, X, y=None, sample_weight=None) -> float``
         The mean curvature of the estimator's representation on ``X``
         (weighted by ``sample_weight`` if given); higher means more curved,
-        not better. Picklable, so it runs with ``n_jobs``.
+        not better. Picklable, so it runs with ``n_jobs``. With metadata
+        routing on, ``scorer.set_score_request(sample_weight=True)`` asks a
+        search for the rows' weights, as scikit-learn's scorers do.
 
     Examples
     --------
@@ -287,7 +332,11 @@ def curvature_score(estimator, X, y=None, sample_weight=None):
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the rows in the mean (non-negative, not all 0). A search
         fitted with ``sample_weight`` passes each fold's test weights here,
-        as it does to its accuracy scorer.
+        as it does to its accuracy scorer. With metadata routing on
+        (``sklearn.set_config(enable_metadata_routing=True)``), ask for them
+        as for scikit-learn's scorers:
+        ``curvature_score.set_score_request(sample_weight=True)`` returns a
+        scorer that does (``curvature_score`` itself is left as it is).
 
     Returns
     -------
@@ -314,6 +363,20 @@ _DEFAULT_CURVATURE_SCORER = _CurvatureScorer(layer=_DEFAULT_LAYER)
 curvature_score._accept_sample_weight = _accepts_sample_weight
 
 
+def _curvature_score_with_request(*, sample_weight=UNCHANGED):
+    """``curvature_score.set_score_request``: a new scorer that asks for
+    ``sample_weight`` as told; ``curvature_score``, one function shared by
+    every caller, is never changed."""
+    scorer = _CurvatureScorer(layer=_DEFAULT_LAYER)
+    return scorer.set_score_request(sample_weight=sample_weight)
+
+
+# With metadata routing on, curvature_score answers what it asks for (nothing
+# set: scikit-learn then refuses weights passed to it, naming set_score_request).
+curvature_score.set_score_request = _curvature_score_with_request
+curvature_score.get_metadata_routing = _DEFAULT_CURVATURE_SCORER.get_metadata_routing
+
+
 @validate_params(
     {"tradeoff": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,
@@ -338,7 +401,8 @@ def make_joint_scorer(tradeoff=0.01, **kwargs):
     -------
     scorer : callable ``scorer(estimator, X, y, sample_weight=None) -> float``
         With ``sample_weight``, the score and the mean curvature are weighted
-        by it.
+        by it (``set_score_request(sample_weight=True)`` asks for it when
+        metadata routing is on).
 
     Examples
     --------

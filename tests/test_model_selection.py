@@ -279,6 +279,66 @@ class TestScorers:
         )
         assert np.isfinite(joint["test_joint"]).all()
 
+    @pytest.mark.parametrize(
+        "make",
+        [
+            lambda: curvature_score,
+            lambda: make_curvature_scorer(kind="extrinsic"),
+            lambda: make_joint_scorer(0.05),
+        ],
+        ids=["curvature_score", "make_curvature_scorer", "make_joint_scorer"],
+    )
+    def test_metadata_routing_passes_the_weights(self, data, fast, make):
+        """With routing on, a scorer that asks for sample_weight gets each test
+        fold's weights (its number is the fold's weighted mean); one that
+        asks for nothing makes scikit-learn refuse the weights."""
+        import sklearn
+        from sklearn.metrics import accuracy_score, make_scorer
+
+        X, y = data
+        w = np.linspace(0.1, 3.0, len(y))
+        with sklearn.config_context(enable_metadata_routing=True):
+            model = GatedAttentionClassifier(**fast).set_fit_request(sample_weight=True)
+            scoring = {
+                "accuracy": make_scorer(accuracy_score).set_score_request(
+                    sample_weight=True
+                ),
+                "curvature": make().set_score_request(sample_weight=True),
+            }
+            result = cross_validate(model, X, y, cv=2, scoring=scoring,
+                                    params={"sample_weight": w}, return_indices=True,
+                                    return_estimator=True)  # fmt: skip
+            unset = {"curvature": make()}
+            with pytest.raises(Exception, match="set_score_request"):
+                cross_validate(model, X, y, cv=2, scoring=unset,
+                               params={"sample_weight": w})  # fmt: skip
+        tests = result["indices"]["test"]
+        for fold, (fitted, test) in enumerate(
+            zip(result["estimator"], tests, strict=True)
+        ):
+            unweighted = make()(fitted, X[test], y[test])
+            weighted = make()(fitted, X[test], y[test], sample_weight=w[test])
+            assert abs(weighted - unweighted) > 1e-6  # the weights matter here
+            assert result["test_curvature"][fold] == pytest.approx(weighted)
+
+    def test_score_requests_are_checked(self):
+        import sklearn
+
+        with pytest.raises(RuntimeError, match="enable_metadata_routing=True"):
+            make_curvature_scorer().set_score_request(sample_weight=True)
+        with sklearn.config_context(enable_metadata_routing=True):
+            with pytest.raises(ValueError, match="alias"):
+                make_curvature_scorer().set_score_request(sample_weight=3)
+            scorer = curvature_score.set_score_request(sample_weight=True)
+            assert scorer is not curvature_score
+            request = scorer.get_metadata_routing().score.requests
+            assert request == {"sample_weight": True}
+            assert curvature_score.get_metadata_routing().score.requests == {
+                "sample_weight": None
+            }
+            with pytest.raises(TypeError, match="unexpected keyword"):
+                make_joint_scorer().set_score_request(weights=True)
+
     def test_scorers_pickle(self, gated, data):
         X, y = data
         for scorer in (make_curvature_scorer(kind="extrinsic"), make_joint_scorer()):
