@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -566,6 +567,71 @@ class TestReproduce:
             cli.main(["report", "--from", str(tmp_path / "nowhere")])
         assert info.value.code == 2
         assert "holds no run.json" in capsys.readouterr().err
+
+    def test_report_elsewhere_has_every_figure_it_links(self, tiny_study, tmp_path):
+        out, _ = tiny_study
+        assert cli.main(["report", "--from", str(out), "--out", str(tmp_path)]) == 0
+        links = []
+        for page in ("REPORT.md", "EXPLORATORY.md"):
+            links += re.findall(
+                r"!\[[^\]]*\]\(([^)]+)\)", (tmp_path / page).read_text()
+            )
+        assert len(links) >= 10
+        for link in links:
+            assert (tmp_path / link).read_bytes() == (out / link).read_bytes(), link
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+    @pytest.mark.parametrize(
+        "damage, message",
+        [
+            ({"run.json": "[1, 2]"}, r"run.json holds a JSON list, not the object"),
+            ({"run.json": "{bad"}, r"run.json is not valid JSON"),
+            (
+                {"primary_arms.csv": ("cell", 3, "accuracy", "n/a")},
+                r"primary_arms.csv: column 'accuracy' holds numbers, but line 5 "
+                r"holds 'n/a'",
+            ),
+            (
+                {"primary_arms.csv": ("drop", 7)},
+                r"primary_arms.csv: every seed has \d+ rows but seed \d+ has \d+",
+            ),
+            ({"alpha.csv": ("drop", 0)}, r"alpha.csv: every seed has"),
+            ({"seq_arms.csv": ("keep", 0)}, r"seq_arms.csv has a header but no rows"),
+            ({"fisher.csv": ("cell", 0, "seed", "x")}, r"fisher.csv: column 'seed'"),
+        ],
+        ids=["json-list", "json-bad", "cell", "row", "sweep-row", "empty", "seed"],
+    )
+    def test_a_damaged_run_is_one_line_and_writes_nothing(
+        self, tiny_study, tmp_path, capsys, damage, message
+    ):
+        out, _ = tiny_study
+        run = tmp_path / "run"
+        shutil.copytree(out, run)
+        for file, how in damage.items():
+            if isinstance(how, str):
+                (run / file).write_text(how)
+                continue
+            frame = pd.read_csv(run / file)
+            if how[0] == "cell":
+                frame[how[2]] = frame[how[2]].astype(object)
+                frame.loc[how[1], how[2]] = how[3]
+            elif how[0] == "drop":
+                frame = frame.drop(index=how[1])
+            else:
+                frame = frame.iloc[:0]
+            frame.to_csv(run / file, index=False)
+        before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+        for target in (run, tmp_path / "elsewhere"):
+            with pytest.raises(SystemExit) as info:
+                cli.main(["report", "--from", str(run), "--out", str(target)])
+            assert info.value.code == 2
+            error = capsys.readouterr().err
+            assert re.search(message, error), error
+            assert error.count("\n") == 1 and "Traceback" not in error
+        after = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+        assert after == before  # nothing half-rewritten
+        assert not [p.name for p in run.iterdir() if p.name.startswith(".")]
+        assert list((tmp_path / "elsewhere").iterdir()) == []
 
     def test_report_opens_with_findings_and_the_primary_verdicts(self, tiny_study):
         out, verdicts = tiny_study
@@ -1551,4 +1617,4 @@ def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
     (tmp_path / "run.json").write_text("{bad")
     with pytest.raises(SystemExit):
         cli.main(["report", "--from", str(tmp_path)])
-    assert "JSONDecodeError" in capsys.readouterr().err
+    assert "run.json is not valid JSON" in capsys.readouterr().err

@@ -991,12 +991,21 @@ def _report_command(args, parser):
         )
     try:
         report.render_run(source, out, user_guide=guide)
-    except (OSError, KeyError, ValueError) as exc:
-        # A run's folder with a file missing or damaged: one line, no traceback.
+    except (OSError, ValueError) as exc:
+        # A run's folder with a file missing or damaged (runfiles names it):
+        # one line, no traceback, and nothing written.
         parser.exit(
             2,
             f"{parser.prog} report: error: cannot render the run in "
-            f"{str(source)!r}: {type(exc).__name__}: {exc}\n",
+            f"{str(source)!r}: {_one_line(exc)}\n",
+        )
+    except (KeyError, TypeError, IndexError) as exc:
+        parser.exit(
+            2,
+            f"{parser.prog} report: error: cannot render the run in "
+            f"{str(source)!r}: run.json or a table lacks or misshapes what the "
+            f"report reads ({type(exc).__name__}: {_one_line(exc)}); nothing "
+            "was written.\n",
         )
     print(f"wrote {out / 'REPORT.md'}")
     return 0

@@ -10,12 +10,24 @@ run itself renders through :func:`render_run`, so ``python -m skgate report
 import dataclasses
 import hashlib
 import json
+import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from . import claims, plots, primary, render, sequences_report, theorem, words
+from . import (
+    claims,
+    plots,
+    primary,
+    render,
+    runfiles,
+    sequences_report,
+    theorem,
+    words,
+)
 from .design import StudyDesign
 from .stats import HOLDS, NO_EFFECT
 
@@ -108,7 +120,7 @@ def add_part(folder, name, record, machine):
     other parts'; a folder without run.json gets one holding this part."""
     path = Path(folder) / "run.json"
     if path.is_file():
-        info = json.loads(path.read_text())
+        info = runfiles.read_json(path)
     else:
         info = {"command": record["command"], "machine": machine, "seconds": {}}
     info[name] = record
@@ -117,7 +129,7 @@ def add_part(folder, name, record, machine):
 
 def load_info(folder):
     """A run's run.json as a dict."""
-    return json.loads((Path(folder) / "run.json").read_text())
+    return runfiles.read_json(Path(folder) / "run.json")
 
 
 def remove_part(folder, name, files):
@@ -128,7 +140,7 @@ def remove_part(folder, name, files):
         (folder / file).unlink(missing_ok=True)
     path = folder / "run.json"
     if path.is_file():
-        info = json.loads(path.read_text())
+        info = runfiles.read_json(path)
         if name in info:
             del info[name]
             path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
@@ -137,7 +149,7 @@ def remove_part(folder, name, files):
 def add_seconds(folder, part, seconds):
     """Add a part's wall time to a run's run.json."""
     path = Path(folder) / "run.json"
-    record = json.loads(path.read_text())
+    record = runfiles.read_json(path)
     record["seconds"][part] = seconds
     path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
@@ -146,9 +158,9 @@ def load_run(folder):
     """(run info, primary frames by sweep, exploratory design or None,
     exploratory results or None) from a run's folder."""
     folder = Path(folder)
-    info = json.loads((folder / "run.json").read_text())
+    info = runfiles.read_json(folder / "run.json")
     frames = {
-        name: pd.read_csv(folder / file)
+        name: runfiles.read_csv(folder / file)
         for name, file in PRIMARY_FILES.items()
         if (folder / file).exists()
     }
@@ -158,8 +170,8 @@ def load_run(folder):
     fields["fixed"] = dict(fields["fixed"])
     design = StudyDesign(**fields)
     names = [*design.sweeps(), "sphere", "regime", "baselines", "bayes"]
-    results = {name: pd.read_csv(folder / f"{name}.csv") for name in names}
-    timings = pd.read_csv(folder / "timings.csv")
+    results = {name: runfiles.read_csv(folder / f"{name}.csv") for name in names}
+    timings = runfiles.read_csv(folder / "timings.csv")
     results["baselines"]["fit_seconds"] = timings.loc[
         timings["sweep"] == "baselines", "fit_seconds"
     ].to_numpy()
@@ -709,10 +721,44 @@ def render_run(folder, out=None, user_guide=None):
     tests_*.csv) and the primary tests' figures; ``user_guide``: a Markdown
     file whose block between :data:`USER_GUIDE_MARKERS` is replaced.
     Returns the parts (tests, verdicts..., and "second": the second part's,
-    where the run has it)."""
+    where the run has it).
+
+    Nothing is written unless everything renders: the files are made in a
+    staging folder inside ``out`` and moved into ``out`` at the end, so a
+    damaged run (a ValueError naming its file, see
+    :mod:`~skgate.study.runfiles`) leaves ``out`` as it was. The figures the
+    reports link that rendering does not draw (those ``reproduce`` drew) are
+    copied from ``folder``."""
     folder = Path(folder)
     out = folder if out is None else Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".rendering-") as staging:
+        staging = Path(staging)
+        parts, info = _render(folder, staging)
+        block = None if user_guide is None else user_guide_block(parts, info)
+        _copy_linked_figures(folder, staging)
+        for path in sorted(staging.iterdir()):
+            os.replace(path, out / path.name)
+    if user_guide is not None:
+        _replace_block(Path(user_guide), block)
+    return parts
+
+
+_FIGURE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _copy_linked_figures(folder, staging):
+    """Copy into ``staging`` each figure its Markdown links that is not there."""
+    for page in sorted(staging.glob("*.md")):
+        for link in _FIGURE_LINK.findall(page.read_text()):
+            target = staging / link
+            if not target.exists() and (folder / link).is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(folder / link, target)
+
+
+def _render(folder, out):
+    """render_run's work: every file into ``out``; (parts, run info)."""
     info, frames, design, results = load_run(folder)
     # The second part is read and checked before anything is written.
     second = None
@@ -774,9 +820,7 @@ def render_run(folder, out=None, user_guide=None):
             lines += theorem.section(parts["theorem"], figure)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
-    if user_guide is not None:
-        _replace_block(Path(user_guide), user_guide_block(parts, info))
-    return parts
+    return parts, info
 
 
 def _first_part(parts, info, frames):

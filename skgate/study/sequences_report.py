@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import plots, primary, render, sequences, words
+from . import plots, primary, render, runfiles, sequences, words
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
@@ -83,7 +83,7 @@ def load(folder):
         )
     files = {**FILES, "bayes": BAYES}
     frames = {
-        name: pd.read_csv(folder / file)
+        name: runfiles.read_csv(folder / file)
         for name, file in files.items()
         if (folder / file).is_file()
     }

@@ -41,7 +41,7 @@ from ..datasets import CURVED_SHAPES, bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from ..geometry import DegenerateMetricWarning
 from ..model_selection import representation_curvature
-from . import stats
+from . import runfiles, stats
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
@@ -672,7 +672,7 @@ def load(folder):
     paths = {name: Path(folder) / file for name, file in FILES.items()}
     if not all(path.exists() for path in paths.values()):
         return None
-    frames = {name: pd.read_csv(path) for name, path in paths.items()}
+    frames = {name: runfiles.read_csv(path) for name, path in paths.items()}
     for name, frame in frames.items():
         missing = [c for c in _REQUIRED[name] if c not in frame.columns]
         if frame.empty or missing:
