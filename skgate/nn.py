@@ -587,15 +587,7 @@ def register_gate(
     torch.Size([2, 3, 4])
     """
     functions = (activation, derivative, second_derivative)
-    _check_registration(name, form, functions, per_head, strength)
-    if not isinstance(overwrite, bool | np_bool):
-        raise TypeError(f"overwrite must be a bool; got {overwrite!r}.")
-    if name in _GATES and not overwrite:
-        raise ValueError(
-            f"register_gate: a gate named {name!r} is already registered; pass "
-            f"overwrite=True to replace it (models already built keep theirs), "
-            f"or choose another name."
-        )
+    _check_registration(name, form, functions, per_head, strength, overwrite)
     _check_derivatives(name, *functions)
     _check_training_range(name, functions)
     gate = Gate(name, form, *functions, bool(per_head), bool(strength))
@@ -651,7 +643,7 @@ def unregister_gate(name):
     return _GATES.pop(name)
 
 
-def _check_registration(name, form, functions, per_head, strength):
+def _check_registration(name, form, functions, per_head, strength, overwrite):
     """:func:`register_gate`'s arguments, each against what it allows."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"name must be a non-empty str; got {name!r}.")
@@ -665,14 +657,21 @@ def _check_registration(name, form, functions, per_head, strength):
     for key, function in zip(keys, functions, strict=True):
         if not callable(function):
             raise TypeError(f"{key} must be a callable; got {function!r}.")
-    for key, flag in (("per_head", per_head), ("strength", strength)):
+    flags = (("per_head", per_head), ("strength", strength), ("overwrite", overwrite))
+    for key, flag in flags:
         if not isinstance(flag, bool | np_bool):
             raise TypeError(f"{key} must be a bool; got {flag!r}.")
-        if flag and form != "projected":
+        if flag and key != "overwrite" and form != "projected":
             raise ValueError(
                 f"{key}=True needs form='projected' (a gate computed through "
                 f"a projection); got form={form!r}."
             )
+    if name in _GATES and not overwrite:
+        raise ValueError(
+            f"register_gate: a gate named {name!r} is already registered; pass "
+            f"overwrite=True to replace it (models already built keep theirs), "
+            f"or choose another name."
+        )
 
 
 def _check_derivatives(name, activation, derivative, second_derivative):
