@@ -8,7 +8,8 @@ curvatures per arm and every paired difference with its interval. matplotlib
 is imported when a display draws, never on ``import skgate``.
 """
 
-from numbers import Real
+import weakref
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,16 @@ _PLOT_METHODS = ("contourf", "contour", "pcolormesh")
 #: Keywords of from_estimator that go to the curvature, not to the plot (the
 #: display's own ``eps`` is the grid's margin, as DecisionBoundaryDisplay's).
 _CURVATURE_KEYS = set(CURVATURE_KEYWORDS) - {"kind", "eps", "directions"}
+#: Kinds of curvature that take either sign: drawn with a diverging colour
+#: map centred at 0 unless the caller chooses colours.
+_SIGNED_KINDS = ("gaussian", "scalar")
+#: The most memory a CurvatureDisplay's grid may take (its points, their
+#: coordinates and curvatures, float64): 1 GiB. The curvature itself runs in
+#: chunks of bounded size; the grid is held whole.
+MAX_GRID_BYTES = 2**30
+# The colour bar a CurvatureDisplay drew on an Axes, so that drawing on it
+# again replaces the bar instead of stacking a second one beside it.
+_COLORBARS = weakref.WeakKeyDictionary()
 
 
 def _pyplot():
@@ -175,11 +186,23 @@ def _plane(X, plane):
                 f"plane must be (origin, u, v), each of shape ({X.shape[1]},); "
                 f"got shapes {origin.shape}, {u.shape}, {v.shape}."
             )
-        if abs(np.linalg.det(np.array([[u @ u, u @ v], [u @ v, v @ v]]))) < 1e-12:
-            raise ValueError("plane's u and v must be linearly independent.")
+        lengths = np.linalg.norm(u) * np.linalg.norm(v)
+        # |sin| of the angle between u and v: independent of their lengths.
+        if not (np.isfinite(lengths) and lengths > 0) or (
+            1 - min(1.0, abs(u @ v) / lengths) ** 2 < 1e-12
+        ):
+            raise ValueError(
+                "plane's u and v must be finite, nonzero and linearly "
+                "independent (not parallel)."
+            )
         return origin, u, v
     if X.shape[1] == 2:
         return np.zeros(2), np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    if len(X) < 2:
+        raise ValueError(
+            f"X has {len(X)} row and {X.shape[1]} features: the plane through "
+            "the data needs at least 2 rows (or pass plane=(origin, u, v))."
+        )
     centred = X - X.mean(axis=0)
     _, _, Vt = np.linalg.svd(centred, full_matrices=False)
     return X.mean(axis=0), Vt[0], Vt[1]
@@ -200,11 +223,16 @@ class CurvatureDisplay:
         The curvature at each grid point.
     xlabel, ylabel : str
         The axes' names.
+    kind : str, optional
+        The kind of curvature mapped; a signed one ("gaussian", "scalar")
+        gets a diverging colour map centred at 0.
 
     Attributes
     ----------
     surface_ : ndarray
         ``surface``.
+    colorbar_ : matplotlib Colorbar or None
+        The colour bar drawn (None with ``colorbar=False``).
     plane_ : tuple of ndarray
         (origin, u, v): grid point (a, b) is ``origin + a u + b v``.
     ax_ : matplotlib Axes
@@ -224,10 +252,11 @@ class CurvatureDisplay:
     (20, 20)
     """
 
-    def __init__(self, xx0, xx1, surface, *, xlabel=None, ylabel=None):
+    def __init__(self, xx0, xx1, surface, *, xlabel=None, ylabel=None, kind=None):
         self.xx0, self.xx1 = xx0, xx1
         self.surface_ = surface
         self.xlabel, self.ylabel = xlabel, ylabel
+        self.kind = kind
 
     @classmethod
     def from_estimator(
@@ -241,71 +270,162 @@ class CurvatureDisplay:
         eps=1.0,
         plane=None,
         plot_method="contourf",
+        xlabel=None,
+        ylabel=None,
+        colorbar=True,
         ax=None,
         **kwargs,
     ):
         """Compute the map of a fitted estimator (or a Pipeline ending in
         one) and draw it.
 
-        ``X`` (numbers) sets the extent: for 2 features the grid spans each
-        feature's range widened by ``eps``; for more, the plane ``plane`` =
-        (origin, u, v) or, by default, the first two principal directions
-        through the mean of ``X``, spanning the data's coordinates on it
-        widened by ``eps``. Curvature is measured along the plane's two
-        directions (``kind``, ``layer`` and the keywords of
-        :func:`~skgate.representation_curvature` among ``kwargs``: metric,
-        method, covariance...); the other ``kwargs`` go to the plot method.
+        ``X`` (numbers, at least 2 features) sets the extent: for 2 features
+        the grid spans each feature's range widened by ``eps``; for more, the
+        plane ``plane`` = (origin, u, v) or, by default, the first two
+        principal directions through the mean of ``X`` (which then needs 2
+        rows), spanning the data's coordinates on it widened by ``eps``.
+        Curvature is measured along the plane's two directions (``kind``,
+        ``layer`` and the keywords of :func:`~skgate.representation_curvature`
+        among ``kwargs``: metric, method, covariance...); the other
+        ``kwargs`` go to the plot method, and a keyword neither takes is
+        refused before any curvature is computed. The grid's points reach
+        the estimator as a DataFrame with its ``feature_names_in_`` when it
+        was fitted on one. A grid above :data:`MAX_GRID_BYTES` is refused.
+        ``xlabel``, ``ylabel`` name the axes (default: "feature 0/1" or
+        "direction u/v"); ``colorbar=False`` draws no colour bar.
         """
         X = check_array(X, dtype=np.float64)
-        if isinstance(grid_resolution, bool) or not isinstance(grid_resolution, int):
-            raise TypeError(
-                f"grid_resolution must be an int >= 2; got {grid_resolution!r}."
-            )
-        if grid_resolution < 2:
+        if X.shape[1] < 2:
             raise ValueError(
-                f"grid_resolution must be an int >= 2; got {grid_resolution}."
+                f"X must have at least 2 features to span a plane; got "
+                f"{X.shape[1]}. A one-feature model has no plane to map."
             )
-        if not (np.isfinite(eps) and eps >= 0):
+        grid_resolution = _check_grid(grid_resolution, X.shape[1])
+        if not (isinstance(eps, Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0; got {eps!r}.")
         curvature_keys = {
             k: kwargs.pop(k) for k in list(kwargs) if k in _CURVATURE_KEYS
         }
+        _check_plot_keywords(plot_method, kwargs)
         origin, u, v = _plane(X, plane)
         coords = (X - origin) @ np.linalg.pinv(np.stack([u, v]))
+        low, high = coords.min(axis=0) - eps, coords.max(axis=0) + eps
+        if not (high > low).all():
+            raise ValueError(
+                "the map has no extent: X spans a single point on the plane "
+                "and eps=0; give eps > 0 or more varied X."
+            )
         axes = [
-            np.linspace(c.min() - eps, c.max() + eps, grid_resolution) for c in coords.T
+            np.linspace(a, b, grid_resolution) for a, b in zip(low, high, strict=True)
         ]
         xx0, xx1 = np.meshgrid(*axes)
         points = origin + xx0.reshape(-1, 1) * u + xx1.reshape(-1, 1) * v
+        names = getattr(estimator, "feature_names_in_", None)
+        if names is not None and len(names) == points.shape[1]:
+            points = pd.DataFrame(points, columns=names)
         surface = representation_curvature(
             estimator, points, kind=kind, layer=layer, directions=np.stack([u, v]),
             **curvature_keys,
         ).reshape(xx0.shape)  # fmt: skip
         two = X.shape[1] == 2 and plane is None
         labels = ("feature 0", "feature 1") if two else ("direction u", "direction v")
-        display = cls(xx0, xx1, surface, xlabel=labels[0], ylabel=labels[1])
+        display = cls(
+            xx0,
+            xx1,
+            surface,
+            xlabel=labels[0] if xlabel is None else xlabel,
+            ylabel=labels[1] if ylabel is None else ylabel,
+            kind=kind,
+        )
         display.plane_ = (origin, u, v)
-        return display.plot(ax=ax, plot_method=plot_method, **kwargs)
+        return display.plot(ax=ax, plot_method=plot_method, colorbar=colorbar, **kwargs)
 
-    def plot(self, ax=None, *, plot_method="contourf", **kwargs):
+    def plot(self, ax=None, *, plot_method="contourf", colorbar=True, **kwargs):
         """Draw the map into ``ax`` (default: a new figure) with
         ``plot_method`` ("contourf", "contour" or "pcolormesh"); ``kwargs``
-        go to it. A colour bar names the curvature."""
-        if plot_method not in _PLOT_METHODS:
-            raise ValueError(
-                f"plot_method must be one of {list(_PLOT_METHODS)}; "
-                f"got {plot_method!r}."
-            )
+        go to it. A colour bar names the curvature (``colorbar=False``: none;
+        drawing on an Axes again replaces the bar this class drew there).
+        A signed kind ("gaussian", "scalar") is coloured with the diverging
+        "RdBu_r" centred at 0 unless ``kwargs`` choose ``cmap``, ``norm``,
+        ``vmin``, ``vmax``, ``colors`` or ``levels``."""
+        _check_plot_keywords(plot_method, kwargs)
+        if not isinstance(colorbar, bool | np.bool_):
+            raise TypeError(f"colorbar must be a bool; got {colorbar!r}.")
         plt = _pyplot()
         if ax is None:
             _, ax = plt.subplots()
+        chosen = {"cmap", "norm", "vmin", "vmax", "colors", "levels"} & set(kwargs)
+        if self.kind in _SIGNED_KINDS and not chosen:
+            largest = float(np.nanmax(np.abs(self.surface_))) or 1.0
+            kwargs = {**kwargs, "cmap": "RdBu_r", "vmin": -largest, "vmax": largest}
+            if plot_method != "pcolormesh":
+                kwargs["levels"] = np.linspace(-largest, largest, 11)
         draw = getattr(ax, plot_method)
         self.surface_artist_ = draw(self.xx0, self.xx1, self.surface_, **kwargs)
-        ax.figure.colorbar(self.surface_artist_, ax=ax, label="curvature")
+        previous = _COLORBARS.pop(ax, None)
+        if previous is not None:
+            previous.remove()
+        self.colorbar_ = None
+        if colorbar:
+            self.colorbar_ = ax.figure.colorbar(
+                self.surface_artist_, ax=ax, label="curvature"
+            )
+            _COLORBARS[ax] = self.colorbar_
         ax.set_xlabel(self.xlabel)
         ax.set_ylabel(self.ylabel)
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+
+def _check_grid(grid_resolution, n_features):
+    """``grid_resolution`` as an int >= 2 (numpy integers too) whose grid
+    fits in :data:`MAX_GRID_BYTES`."""
+    if isinstance(grid_resolution, bool | np.bool_) or not isinstance(
+        grid_resolution, Integral
+    ):
+        raise TypeError(
+            f"grid_resolution must be an int >= 2; got {grid_resolution!r}."
+        )
+    grid_resolution = int(grid_resolution)
+    if grid_resolution < 2:
+        raise ValueError(f"grid_resolution must be an int >= 2; got {grid_resolution}.")
+    # The points (n_features columns), the two coordinates, the curvature
+    # and the surface, float64 each.
+    needed = grid_resolution**2 * (n_features + 4) * 8
+    if needed > MAX_GRID_BYTES:
+        largest = int((MAX_GRID_BYTES / ((n_features + 4) * 8)) ** 0.5)
+        raise ValueError(
+            f"grid_resolution={grid_resolution} makes {grid_resolution**2:,} points "
+            f"of {n_features} features, about {needed / 2**30:.1f} GiB, above "
+            f"the {MAX_GRID_BYTES / 2**30:g} GiB limit "
+            f"(skgate.inspection.MAX_GRID_BYTES); use at most {largest}."
+        )
+    return grid_resolution
+
+
+def _check_plot_keywords(plot_method, kwargs):
+    """Refuse a plot method or keyword matplotlib would refuse, on a
+    throwaway figure, before anything is computed."""
+    if plot_method not in _PLOT_METHODS:
+        raise ValueError(
+            f"plot_method must be one of {list(_PLOT_METHODS)}; got {plot_method!r}."
+        )
+    if not kwargs:
+        return
+    _pyplot()  # matplotlib installed, or the extra named
+    from matplotlib.figure import Figure
+
+    grid = np.meshgrid([0.0, 1.0], [0.0, 1.0])
+    try:
+        getattr(Figure().subplots(), plot_method)(
+            *grid, grid[0] + 2 * grid[1], **kwargs
+        )
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{sorted(kwargs)} are keywords neither of the curvature "
+            f"({sorted(_CURVATURE_KEYS)}) nor accepted by Axes.{plot_method}: "
+            f"{exc}"
+        ) from None
 
 
 def _cliques(ranks, critical_difference):

@@ -85,3 +85,144 @@ class TestCurvatureDisplay:
         clf = GatedAttentionClassifier(**FAST).fit(X, y)
         with pytest.raises(error, match=message):
             CurvatureDisplay.from_estimator(clf, X, **{"grid_resolution": 4, **kwargs})
+
+
+@pytest.fixture(scope="module")
+def fitted(task):
+    X, y = task
+    return GatedAttentionClassifier(**FAST).fit(X, y)
+
+
+class TestCurvatureDisplayLikeScikitLearns:
+    """What DecisionBoundaryDisplay users expect of a display."""
+
+    @pytest.fixture(autouse=True)
+    def _close(self):
+        import matplotlib.pyplot as plt
+
+        yield
+        plt.close("all")
+
+    def test_one_feature_is_refused_naming_x(self):
+        X = np.linspace(-1, 1, 20)[:, None]
+        y = (X[:, 0] > 0).astype(int)
+        clf = GatedAttentionClassifier(**FAST).fit(X, y)
+        with pytest.raises(ValueError, match="X must have at least 2 features.*got 1"):
+            CurvatureDisplay.from_estimator(clf, X, grid_resolution=4)
+
+    def test_one_row(self, fitted, task):
+        X, _ = task
+        one = CurvatureDisplay.from_estimator(fitted, X[:1], grid_resolution=4)
+        assert one.xx0.min() == pytest.approx(X[0, 0] - 1.0)  # the row +- eps
+        with pytest.raises(ValueError, match="no extent.*eps=0"):
+            CurvatureDisplay.from_estimator(fitted, X[:1], grid_resolution=4, eps=0.0)
+        X6, y6 = make_curved_task(60, n_observations=3, random_state=0)
+        wide = GatedAttentionClassifier(**FAST).fit(X6, y6)
+        with pytest.raises(ValueError, match="needs at least 2 rows.*plane="):
+            CurvatureDisplay.from_estimator(wide, X6[:1], grid_resolution=4)
+        plane = (X6[0], np.eye(6)[0], np.eye(6)[1])
+        drawn = CurvatureDisplay.from_estimator(
+            wide, X6[:1], grid_resolution=4, plane=plane
+        )
+        assert drawn.surface_.shape == (4, 4)
+
+    def test_numpy_integers_and_their_refusals(self, fitted, task):
+        X, _ = task
+        display = CurvatureDisplay.from_estimator(
+            fitted, X, grid_resolution=np.int64(5)
+        )
+        assert display.surface_.shape == (5, 5)
+        with pytest.raises(TypeError, match="grid_resolution must be an int"):
+            CurvatureDisplay.from_estimator(fitted, X, grid_resolution=True)
+
+    def test_the_plane_check_is_scale_free(self, fitted, task):
+        X, _ = task
+        tiny = (X.mean(axis=0), np.array([1e-4, 0.0]), np.array([0.0, 1e-4]))
+        display = CurvatureDisplay.from_estimator(
+            fitted, X, plane=tiny, grid_resolution=4
+        )
+        assert display.surface_.shape == (4, 4)
+        parallel = (X.mean(axis=0), np.array([1e4, 1e4]), np.array([2e4, 2e4]))
+        with pytest.raises(ValueError, match="linearly independent"):
+            CurvatureDisplay.from_estimator(
+                fitted, X, plane=parallel, grid_resolution=4
+            )
+
+    def test_colour_bars_do_not_stack_and_can_be_skipped(self, fitted, task):
+        import matplotlib.pyplot as plt
+
+        X, _ = task
+        figure, ax = plt.subplots()
+        for _ in range(3):
+            display = CurvatureDisplay.from_estimator(
+                fitted, X, grid_resolution=4, ax=ax
+            )
+        assert len(figure.axes) == 2  # the map's and one colour bar's
+        assert display.colorbar_ is not None
+        display.plot(ax=ax, colorbar=False)
+        assert len(figure.axes) == 1 and display.colorbar_ is None
+        other, bare = plt.subplots()
+        CurvatureDisplay.from_estimator(
+            fitted, X, grid_resolution=4, ax=bare, colorbar=False
+        )
+        assert len(other.axes) == 1
+        with pytest.raises(TypeError, match="colorbar must be a bool"):
+            display.plot(colorbar="no")
+
+    def test_a_dataframe_model_draws_without_warnings(self, task):
+        import warnings
+
+        pd = pytest.importorskip("pandas")
+        X, y = task
+        frame = pd.DataFrame(X, columns=["width", "height"])
+        clf = GatedAttentionClassifier(**FAST).fit(frame, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            display = CurvatureDisplay.from_estimator(clf, frame, grid_resolution=4)
+        plain = CurvatureDisplay.from_estimator(
+            GatedAttentionClassifier(**FAST).fit(X, y), X, grid_resolution=4
+        )
+        np.testing.assert_array_equal(display.surface_, plain.surface_)
+
+    def test_a_grid_beyond_memory_is_refused_before_computing(self, fitted, task):
+        X, _ = task
+        with pytest.raises(ValueError, match=r"20000.*GiB.*MAX_GRID_BYTES.*at most"):
+            CurvatureDisplay.from_estimator(fitted, X, grid_resolution=20000)
+
+    def test_signed_kinds_diverge_around_zero(self, fitted, task):
+        X, _ = task
+        display = CurvatureDisplay.from_estimator(
+            fitted, X, kind="gaussian", grid_resolution=6
+        )
+        artist = display.surface_artist_
+        assert artist.get_cmap().name == "RdBu_r"
+        assert artist.norm.vmin == pytest.approx(-artist.norm.vmax)
+        chosen = CurvatureDisplay.from_estimator(
+            fitted, X, kind="gaussian", grid_resolution=6, cmap="viridis"
+        )
+        assert chosen.surface_artist_.get_cmap().name == "viridis"
+        unsigned = CurvatureDisplay.from_estimator(fitted, X, grid_resolution=6)
+        assert unsigned.surface_artist_.get_cmap().name != "RdBu_r"
+
+    def test_axis_labels(self, fitted, task):
+        X, _ = task
+        display = CurvatureDisplay.from_estimator(
+            fitted, X, grid_resolution=4, xlabel="width", ylabel="height"
+        )
+        assert (display.ax_.get_xlabel(), display.ax_.get_ylabel()) == (
+            "width",
+            "height",
+        )
+
+    def test_unknown_keywords_are_refused_before_computing(self, fitted, task):
+        from unittest import mock
+
+        X, _ = task
+        with mock.patch(
+            "skgate.inspection.representation_curvature",
+            side_effect=AssertionError("computed"),
+        ):
+            with pytest.raises(TypeError, match=r"\['colour'\].*'colour'"):
+                CurvatureDisplay.from_estimator(
+                    fitted, X, grid_resolution=4, colour="red"
+                )
