@@ -39,7 +39,7 @@ from sklearn.utils.validation import (
     check_is_fitted,
     validate_data,
 )
-from skorch.callbacks import Callback
+from skorch.callbacks import BatchScoring, Callback, EpochScoring
 from skorch.helper import predefined_split
 
 from . import geometry
@@ -124,16 +124,41 @@ def _is_callback(obj):
     )
 
 
+def _instance(item):
+    """A callback given as a class, made with no arguments (as skorch would
+    make it), or a TypeError naming it; anything else as given."""
+    named = isinstance(item, tuple) and len(item) == 2
+    callback = item[1] if named else item
+    if not (isinstance(callback, type) and issubclass(callback, Callback)):
+        return item
+    try:
+        made = callback()
+    except TypeError as exc:
+        raise TypeError(
+            f"callbacks: {callback.__name__} is a class, and making it without "
+            f"arguments failed ({exc}); pass an instance, e.g. "
+            f"{callback.__name__}(...)."
+        ) from None
+    return (item[0], made) if named else made
+
+
 def _check_callbacks(callbacks, *, validation, incremental):
     """A private copy of the ``callbacks`` parameter (a list or tuple, or None).
 
     ``validation``: whether a validation split is scored (early stopping).
-    Without one, a callback monitoring a validation score is refused in
-    ``fit``; ``partial_fit`` (``incremental``), which never scores one (as
-    MLPClassifier's), leaves such callbacks out of its epoch.
+    Without one, a callback monitoring or computing a validation score is
+    refused in ``fit``; ``partial_fit`` (``incremental``), which never scores
+    one (as MLPClassifier's), leaves such callbacks out of its epoch. A
+    callback class is made with no arguments, as skorch would make it.
     """
     if callbacks is None:
         return []
+    if not isinstance(callbacks, list | tuple):
+        raise TypeError(
+            f"callbacks must be None or a list of skorch callbacks; got "
+            f"{type(callbacks).__name__}."
+        )
+    callbacks = [_instance(item) for item in callbacks]
     for item in callbacks:
         if isinstance(item, tuple):
             valid = (
@@ -149,12 +174,21 @@ def _check_callbacks(callbacks, *, validation, incremental):
     for item in callbacks:
         callback = item[1] if isinstance(item, tuple) else item
         if _monitors_validation(callback) and not validation and not incremental:
+            what = (
+                f"scores {callback.name!r} on the validation split (on_train=False)"
+                if _scores_validation(callback)
+                else f"monitors {callback.monitor!r}, a validation score"
+            )
+            remedy = (
+                "or score the training data with on_train=True"
+                if _scores_validation(callback)
+                else "or use monitor='train_loss'"
+            )
             raise ValueError(
-                f"callbacks: {type(callback).__name__} monitors "
-                f"{callback.monitor!r}, a validation score, but without early "
-                f"stopping skgate trains on all of X and scores no validation "
+                f"callbacks: {type(callback).__name__} {what}, but without early "
+                f"stopping skgate trains on all of X and holds out no validation "
                 f"split. Set early_stopping=True (a validation_fraction of X is "
-                f"held out and scored every epoch), or use monitor='train_loss'."
+                f"held out and scored every epoch), {remedy}."
             )
     # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
     return [
@@ -164,12 +198,38 @@ def _check_callbacks(callbacks, *, validation, incremental):
     ]
 
 
+def _scores_validation(callback):
+    """Whether a skorch callback computes a score on the validation split."""
+    return isinstance(callback, EpochScoring | BatchScoring) and not callback.on_train
+
+
 def _monitors_validation(callback):
-    """Whether a skorch callback reads a validation score every epoch."""
+    """Whether a skorch callback reads (or computes) a validation score
+    every epoch."""
     if isinstance(callback, tuple):
         callback = callback[1]
     monitor = getattr(callback, "monitor", None)
-    return isinstance(monitor, str) and monitor.startswith("valid")
+    return _scores_validation(callback) or (
+        isinstance(monitor, str) and monitor.startswith("valid")
+    )
+
+
+def _given(callbacks):
+    """The callbacks parameter's items, to tell later whether it changed
+    (by identity: set_params, or a list edited in place)."""
+    return tuple(
+        tuple(item) if isinstance(item, tuple) else item for item in callbacks or ()
+    )
+
+
+def _same_items(a, b):
+    def flat(items):
+        return [
+            x for item in items for x in (item if isinstance(item, tuple) else (item,))
+        ]
+
+    a, b = flat(a), flat(b)
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 def _cloned(state):
@@ -198,6 +258,7 @@ class _NetState:
         self.n_epochs = len(net.history)
         self.train_split = net.train_split
         self.callbacks = list(getattr(net, "callbacks_", []))
+        self.given = net.callbacks
 
     def restore(self, net):
         net.module_.load_state_dict(self.module)
@@ -206,6 +267,7 @@ class _NetState:
         del net.history[self.n_epochs :]
         net.train_split = self.train_split
         net.callbacks_ = self.callbacks
+        net.callbacks = self.given
 
 
 def _check_device(device):
@@ -725,6 +787,12 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             # net fitted with early stopping leaves it, and the callbacks that
             # read it, out (restored by _atomic if the epoch fails).
             self.net_.train_split = None
+            trained = getattr(self, "_callbacks_trained_", _given(self.callbacks))
+            if not _same_items(_given(self.callbacks), trained):
+                # The callbacks parameter changed since the last fit: the
+                # epochs from now on run with the new ones.
+                self.net_.callbacks = callbacks
+                self.net_.initialize_callbacks()
             self.net_.callbacks_ = [
                 (name, callback)
                 for name, callback in self.net_.callbacks_
@@ -829,6 +897,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         self.loss_curve_ = before + new
         self.n_iter_ = len(self.loss_curve_)
         self.net_ = net
+        self._callbacks_trained_ = _given(self.callbacks)
         self.history_ = net.history
         if valid is not None:
             # A warm start extends the scores as loss_curve_, one per epoch

@@ -717,6 +717,54 @@ class TestHardeningRoundTwo:
         )
         GatedAttentionClassifier(**{**fast, "callbacks": [train]}).fit(*moons)
 
+    def test_a_validation_score_without_a_validation_split(self, moons, fast):
+        """EpochScoring scores the validation split by default; without
+        early stopping there is none, and it would record nothing."""
+        from skorch.callbacks import BatchScoring, EpochScoring
+
+        for scoring in (EpochScoring("accuracy"), BatchScoring("accuracy")):
+            clf = GatedAttentionClassifier(**{**fast, "callbacks": [scoring]})
+            with pytest.raises(ValueError, match="scores 'accuracy' on the valid.*"
+                               "early_stopping=True.*on_train=True"):  # fmt: skip
+                clf.fit(*moons)
+        on_train = EpochScoring("accuracy", on_train=True, name="train_acc")
+        clf = GatedAttentionClassifier(**{**fast, "callbacks": [on_train]}).fit(*moons)
+        assert len(clf.history_[:, "train_acc"]) == fast["max_epochs"]
+        valid = GatedAttentionClassifier(
+            **{**fast, "callbacks": [EpochScoring("accuracy", name="acc")]},
+            early_stopping=True,
+        ).fit(*moons)
+        assert all(0 <= a <= 1 for a in valid.history_[:, "acc"])
+
+    def test_a_callback_class_is_made_or_named(self, moons, fast):
+        from skorch.callbacks import EpochScoring, EpochTimer
+
+        clf = GatedAttentionClassifier(**{**fast, "callbacks": [EpochTimer]})
+        clf.fit(*moons)
+        assert clf.callbacks == [EpochTimer]  # the parameter as given
+        clf = GatedAttentionClassifier(**{**fast, "callbacks": [("s", EpochScoring)]})
+        with pytest.raises(
+            TypeError, match=r"EpochScoring is a class.*EpochScoring\(\.\.\.\)"
+        ):
+            clf.fit(*moons)
+
+    def test_callbacks_changed_between_partial_fits_take_effect(self, moons, fast):
+        from skorch.callbacks import EpochScoring
+
+        X, y = moons
+        clf = GatedAttentionClassifier(**fast).partial_fit(X, y, classes=[0, 1])
+        scoring = EpochScoring("accuracy", on_train=True, name="train_acc")
+        clf.set_params(callbacks=[scoring]).partial_fit(X, y)
+        assert "train_acc" in clf.history_[-1]
+        clf.callbacks.clear()  # edited in place
+        clf.partial_fit(X, y)
+        assert "train_acc" not in clf.history_[-1]
+        # Unchanged callbacks keep their state from one call to the next.
+        clf.set_params(callbacks=[scoring]).partial_fit(X, y)
+        kept = clf.net_.callbacks_
+        clf.partial_fit(X, y)
+        assert all(a[1] is b[1] for a, b in zip(kept, clf.net_.callbacks_, strict=True))
+
 
 class TestSampleWeight:
     def test_equal_weights_are_no_weights(self, moons, fast):
