@@ -61,6 +61,7 @@ __all__ = [
 #: smallest differences of interest: a score difference of 0.02, a curvature
 #: difference of this share of the two arms' mean.
 SCORE_MARGIN = _paired.SCORE_MARGIN
+#: The curvature margin as a share of the two arms' mean curvature.
 CURVATURE_MARGIN_SHARE = _paired.CURVATURE_MARGIN_SHARE
 
 #: The tests of a paired difference: for cross-validation splits (the

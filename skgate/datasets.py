@@ -24,6 +24,7 @@ __all__ = [
     "CURVED_SHAPES",
 ]
 
+#: The decision boundaries :func:`make_curved_task` draws.
 CURVED_SHAPES = ("circle", "cross", "checkerboard", "rings")
 
 _COMMON_CONSTRAINTS = {

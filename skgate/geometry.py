@@ -54,7 +54,11 @@ __all__ = [
     "documents_curvature_keywords",
 ]
 
+#: The kinds of curvature :func:`curvature` measures ("gaussian" and "scalar"
+#: take either sign, the others are >= 0).
 KINDS = ("acceleration", "extrinsic", "turning", "gaussian", "scalar")
+#: How derivatives are taken: "exact" (jets or autodiff) or
+#: "finite_difference" (the paper's central differences).
 METHODS = ("exact", "finite_difference")
 
 # Rows are processed in chunks, so memory stays bounded whatever len(X) is: at

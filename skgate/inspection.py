@@ -18,7 +18,12 @@ from sklearn.utils.validation import check_array
 from .geometry import CURVATURE_KEYWORDS
 from .model_selection import representation_curvature
 
-__all__ = ["CriticalDifferenceDisplay", "CurvatureDisplay", "GateComparisonDisplay"]
+__all__ = [
+    "CriticalDifferenceDisplay",
+    "CurvatureDisplay",
+    "GateComparisonDisplay",
+    "MAX_GRID_BYTES",
+]
 
 _PLOT_METHODS = ("contourf", "contour", "pcolormesh")
 #: Keywords of from_estimator that go to the curvature, not to the plot (the

@@ -48,17 +48,24 @@ __all__ = [
     "LAYERS",
 ]
 
+#: What ``norm`` may be: None (no normalisation) or "layer" (pre-LayerNorm
+#: inside a residual block, ``h + block(LayerNorm(h))``).
 NORMS = (None, "layer")
 #: The gate projection's initialisation: Xavier-uniform with this gain (see
 #: :class:`GatedAttentionBlock`). ``1 / sqrt(3)`` is PyTorch's own ``nn.Linear``
 #: default for a square layer, drawn from the same random numbers.
 GATE_GAIN = 2.0
+#: What ``head`` may be: "mlp" (one GELU hidden layer of d_model units),
+#: "mlp-relu" (the same with ReLU), "linear" (pooled representation straight
+#: to the outputs).
 HEADS = ("mlp", "mlp-relu", "linear")
 #: How tokens attend: "softmax", softmax(q k^T / sqrt(d)) (the weights move
 #: with the input); "fixed", softmax of a learned token-mixing matrix per head,
 #: the same for every input (ungated attention is then affine in x);
 #: "fixed-causal", the same with each token mixing only itself and earlier ones.
 ATTENTIONS = ("softmax", "fixed", "fixed-causal")
+#: Where the representation is read: "attention" (the last block's output at
+#: each token), "pooled" (its mean over tokens), "logits" (the head's output).
 LAYERS = ("attention", "pooled", "logits")
 
 

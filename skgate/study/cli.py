@@ -29,6 +29,7 @@ from ..compare import (
 )
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
+from ..nn import HEADS
 from ..parallel import on_cluster
 from . import (
     claims,
@@ -879,7 +880,7 @@ def _add_compare(commands):
         default=SCORE_MARGIN,
         help=f"smallest score difference of interest (default {SCORE_MARGIN:g})",
     )
-    compare.add_argument("--head", choices=["mlp", "linear"], default="mlp")
+    compare.add_argument("--head", choices=list(HEADS), default="mlp")
     compare.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")
