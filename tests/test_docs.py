@@ -147,3 +147,24 @@ def test_the_estimators_document_every_parameter():
         }
         missing = set(estimator().get_params()) - documented
         assert missing == set(), estimator.__name__
+
+
+def test_the_citation_file_names_the_paper_and_this_version():
+    import pytest
+
+    yaml = pytest.importorskip("yaml")
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert citation["cff-version"] == "1.2.0"
+    assert str(citation["version"]) == project["version"] == skgate.__version__
+    (paper,) = citation["references"]
+    title = "Gating Enables Curvature: A Geometric Expressivity Gap in Attention"
+    assert (paper["title"], paper["year"]) == (title, 2026)
+    assert [a["family-names"] for a in paper["authors"]] == ["Bathula", "Joshi"]
+    text = (ROOT / "README.md").read_text()
+    assert "\n## Installation\n" in text and "\n## Citing\n" in text
+    readme = " ".join(text.split())
+    assert f'Bathula & Joshi (2026), "{title}"' in readme
+    assert "python -m skgate compare data.csv --target COLUMN" in readme
