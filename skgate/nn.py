@@ -21,6 +21,7 @@ jets and the written-out backward are all built.
 
 import math
 import pickle
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -501,6 +502,7 @@ class Gate:
 
 
 _GATES = {}
+_REGISTERING = threading.Lock()
 #: The registered gates by name (a read-only view of the registry, which
 #: :func:`register_gate` extends): the five built-in gates first.
 GATES = MappingProxyType(_GATES)
@@ -598,7 +600,9 @@ def register_gate(
     _check_derivatives(name, *functions)
     _check_training_range(name, functions)
     gate = Gate(name, form, *functions, bool(per_head), bool(strength))
-    _GATES[name] = gate
+    with _REGISTERING:  # two threads registering one name: one wins, one is told
+        _check_name_free(name, overwrite)
+        _GATES[name] = gate
     return gate
 
 
@@ -641,13 +645,14 @@ def unregister_gate(name):
             f"name={name!r} is a built-in gate, which cannot be removed "
             f"(built-in: {list(_BUILT_IN)})."
         )
-    if not isinstance(name, str) or name not in _GATES:
-        users = [g for g in _GATES if g not in _BUILT_IN]
-        raise ValueError(
-            f"name must be a gate added with register_gate (registered now: "
-            f"{users}); got {name!r}."
-        )
-    return _GATES.pop(name)
+    with _REGISTERING:
+        if not isinstance(name, str) or name not in _GATES:
+            users = [g for g in _GATES if g not in _BUILT_IN]
+            raise ValueError(
+                f"name must be a gate added with register_gate (registered now: "
+                f"{users}); got {name!r}."
+            )
+        return _GATES.pop(name)
 
 
 def _check_registration(name, form, functions, per_head, strength, overwrite):
@@ -673,6 +678,10 @@ def _check_registration(name, form, functions, per_head, strength, overwrite):
                 f"{key}=True needs form='projected' (a gate computed through "
                 f"a projection); got form={form!r}."
             )
+    _check_name_free(name, overwrite)
+
+
+def _check_name_free(name, overwrite):
     if name in _GATES and not overwrite:
         raise ValueError(
             f"register_gate: a gate named {name!r} is already registered; pass "

@@ -215,3 +215,24 @@ class TestTravel:
         loaded = pickle.loads(pickle.dumps(search))
         assert "_user_gate" not in vars(loaded)
         assert loaded.get_params() == search.get_params()
+
+
+def test_threads_registering_one_name_one_wins():
+    """Eight threads register the same new name at once: exactly one
+    succeeds, the others are told the name is taken."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def attempt(_):
+        try:
+            register_gate("arctan_race", **_arctan())
+            return "registered"
+        except ValueError as exc:
+            assert "already registered" in str(exc)
+            return "refused"
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            outcomes = list(pool.map(attempt, range(8)))
+        assert sorted(outcomes) == ["refused"] * 7 + ["registered"]
+    finally:
+        unregister_gate("arctan_race")
