@@ -36,6 +36,7 @@ $(DOCS_STAMP): $(STAMP)
 docs: $(DOCS_STAMP)
 	rm -rf docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
 	MPLBACKEND=Agg $(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	$(BIN)/python docs/check_api_pages.py docs/_build/html
 
 # Debian's Chromium and ChromeDriver, installed on first use (as root, as CI runs).
 docs-check: docs

@@ -36,7 +36,9 @@ exclude_patterns = ["_build", "generated/*.examples"]
 root_doc = "index"
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# Inherited members are listed by the class template (docs/_templates), which
+# leaves out torch.nn.Module's; a default here would override it.
+autodoc_default_options = {"members": True}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 # Cross-references in docstrings: names numpydoc cannot resolve offline are

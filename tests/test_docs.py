@@ -168,3 +168,26 @@ def test_the_citation_file_names_the_paper_and_this_version():
     readme = " ".join(text.split())
     assert f'Bathula & Joshi (2026), "{title}"' in readme
     assert "python -m skgate compare data.csv --target COLUMN" in readme
+
+
+def test_the_api_page_check_finds_a_missing_inherited_method(tmp_path, capsys):
+    """docs/check_api_pages.py (run by make docs) fails when a class page
+    lacks an inherited method, and passes when it has them all."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "check_api_pages", ROOT / "docs/check_api_pages.py"
+    )
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    methods = check.expected_methods(skgate.GatedAttentionClassifier)
+    assert {"fit", "score", "curvature", "representation", "get_params"} <= methods
+    assert "train" not in check.expected_methods(skgate.nn.GatedAttentionBlock)
+    (tmp_path / "generated").mkdir()
+    page = tmp_path / "generated/skgate.GatedAttentionClassifier.html"
+    anchors = [f'id="skgate.GatedAttentionClassifier.{m}"' for m in sorted(methods)]
+    page.write_text("\n".join(anchors))
+    assert check.main(tmp_path) == 0
+    page.write_text("\n".join(a for a in anchors if ".score" not in a))
+    assert check.main(tmp_path) == 1
+    assert "skgate.GatedAttentionClassifier.score" in capsys.readouterr().out
