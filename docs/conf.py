@@ -81,11 +81,24 @@ def external_url(target):
     return EXTERNAL["skorch"].format(module=module, target=target)
 
 
+#: scikit-learn's user-guide labels its inherited docstrings cite (the
+#: ``score`` methods the estimators' pages list), by their page's anchor.
+SKLEARN_LABELS = {
+    "accuracy_score": "model_evaluation.html#accuracy-score",
+    "r2_score": "model_evaluation.html#r2-score",
+}
+
+
 def resolve_external(app, env, node, contnode):
-    """Sphinx's ``missing-reference`` hook: external objects by URL."""
-    if node.get("refdomain") != "py":
+    """Sphinx's ``missing-reference`` hook: external objects by URL, and
+    scikit-learn's user-guide labels."""
+    target = node.get("reftarget")
+    if node.get("refdomain") == "std" and target in SKLEARN_LABELS:
+        url = "https://scikit-learn.org/stable/modules/" + SKLEARN_LABELS[target]
+    elif node.get("refdomain") == "py":
+        url = external_url(target)
+    else:
         return None
-    url = external_url(node["reftarget"])
     if url is None:
         return None
     from docutils import nodes

@@ -438,7 +438,8 @@ class _CarriesGate:
     session) that never registered the gate can still fit and predict.
 
     ``gate`` is a name in a registry that lives in one process; a user gate's
-    entry travels in the pickle and registers itself where the name is free
+    entry travels in the pickle and becomes the registered one where it is
+    unpickled (replacing a different definition, with a warning)
     (``skgate.nn.Gate.__reduce__``). Built-in gates travel as names.
     """
 
@@ -450,7 +451,7 @@ class _CarriesGate:
         return state
 
     def __setstate__(self, state):
-        # Unpickling the entry has registered it where the name was free.
+        # Unpickling the entry has made it the registered gate.
         state = {key: value for key, value in state.items() if key != "_user_gate"}
         super().__setstate__(state)
 

@@ -22,6 +22,7 @@ jets and the written-out backward are all built.
 import math
 import pickle
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -410,8 +411,8 @@ class Gate:
         # A built-in gate pickles as its name. A user gate pickles with its
         # functions (by value where they cannot be imported by name: lambdas,
         # functions of __main__), so that a model using it loads in a process
-        # that never registered it; loading registers it there if the name is
-        # free (see _restore_gate).
+        # that never registered it; loading makes it the registered gate there
+        # (see _restore_gate).
         if _GATES.get(self.name) is self and self.name in _BUILT_IN:
             return (_built_in_gate, (self.name,))
         functions = (self.activation, self.derivative, self.second_derivative)
@@ -515,16 +516,48 @@ def _built_in_gate(name):
     return _GATES[name]
 
 
-def _restore_gate(name, form, functions, per_head, strength):
-    """An unpickled user gate; registered under its name where that is free.
+def _same_gate(a, b):
+    """Whether two gates are the same: form and flags, and their three
+    functions equal to the bit on [-GATE_CHECK_RANGE, GATE_CHECK_RANGE]
+    (pickled bytes are no test: a function unpickled in another process
+    pickles differently)."""
+    if (a.form, a.per_head, a.strength) != (b.form, b.per_head, b.strength):
+        return False
+    z = torch.linspace(-GATE_CHECK_RANGE, GATE_CHECK_RANGE, 601, dtype=torch.float64)
+    functions = zip(
+        (a.activation, a.derivative, a.second_derivative),
+        (b.activation, b.derivative, b.second_derivative),
+        strict=True,
+    )
+    try:
+        return all(torch.equal(f(z), g(z)) for f, g in functions)
+    except Exception:  # a function that fails where the other does not
+        return False
 
-    Where the name is taken (the gate was registered in this process, or
-    another definition was), the registry is left as it is: the unpickled
-    model computes with the gate it was built with, and a new fit with the
-    registry's.
+
+def _restore_gate(name, form, functions, per_head, strength):
+    """An unpickled user gate, which becomes the registered one under its name.
+
+    The pickle's gate is the one its model or estimator was made with, so a
+    worker process (whose registry may hold an earlier definition from an
+    earlier task) and a later session fit with it. Where the name held
+    another definition, it is replaced, with a warning; the same definition
+    leaves the registry as it is.
     """
     gate = Gate(name, form, *pickle.loads(functions), per_head, strength)
-    _GATES.setdefault(name, gate)
+    with _REGISTERING:
+        current = _GATES.get(name)
+        if current is not None and _same_gate(current, gate):
+            return current
+        if current is not None:
+            warnings.warn(
+                f"Unpickling a model made with the user gate {name!r} replaced "
+                f"the different gate registered under that name here (models "
+                f"already built keep theirs).",
+                UserWarning,
+                stacklevel=2,
+            )
+        _GATES[name] = gate
     return gate
 
 
@@ -546,7 +579,8 @@ def register_gate(
     same name (or :func:`unregister_gate`) changes new models, never one
     already built or fitted. Pickling a model (or an estimator, as joblib
     does to send it to worker processes) takes a user gate's functions along;
-    unpickling it where the name is not registered registers it there.
+    unpickling it makes that gate the registered one there (a different one
+    under the name is replaced, with a warning).
 
     Parameters
     ----------
@@ -597,8 +631,8 @@ def register_gate(
     """
     functions = (activation, derivative, second_derivative)
     _check_registration(name, form, functions, per_head, strength, overwrite)
-    _check_derivatives(name, *functions)
     _check_training_range(name, functions)
+    _check_derivatives(name, *functions)
     gate = Gate(name, form, *functions, bool(per_head), bool(strength))
     with _REGISTERING:  # two threads registering one name: one wins, one is told
         _check_name_free(name, overwrite)
@@ -657,8 +691,8 @@ def unregister_gate(name):
 
 def _check_registration(name, form, functions, per_head, strength, overwrite):
     """:func:`register_gate`'s arguments, each against what it allows."""
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"name must be a non-empty str; got {name!r}.")
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"name must be a str with a letter or digit; got {name!r}.")
     if name in _BUILT_IN:
         raise ValueError(
             f"name={name!r} is a built-in gate, which cannot be replaced; "
@@ -695,18 +729,24 @@ def _check_derivatives(name, activation, derivative, second_derivative):
     z = torch.linspace(-3, 3, 13, dtype=torch.float64)
     step = 1e-4
     pairs = (
-        ("derivative", activation, derivative),
-        ("second_derivative", derivative, second_derivative),
+        ("derivative", "activation", activation, derivative),
+        ("second_derivative", "derivative", derivative, second_derivative),
     )
-    for key, function, claimed in pairs:
+
+    def call(key, function, x):
         try:
-            given = claimed(z)
-            differences = (function(z + step) - function(z - step)) / (2 * step)
+            return function(x)
         except Exception as exc:
             raise TypeError(
                 f"register_gate({name!r}): {key} must map a float64 tensor to "
                 f"one of its shape elementwise; calling it failed: {exc}"
             ) from exc
+
+    for key, of, function, claimed in pairs:
+        given = call(key, claimed, z)
+        differences = (call(of, function, z + step) - call(of, function, z - step)) / (
+            2 * step
+        )
         if not (torch.is_tensor(given) and given.shape == z.shape):
             raise TypeError(
                 f"register_gate({name!r}): {key} must return a tensor of its "
@@ -736,6 +776,7 @@ def _check_training_range(name, functions):
     z = torch.linspace(-GATE_CHECK_RANGE, GATE_CHECK_RANGE, 630, dtype=torch.float32)
     grid = z.reshape(3, 7, -1)  # a (batch, tokens, features) block, as in training
     for key, function in zip(keys, functions, strict=True):
+        before = grid.clone()
         try:
             given = function(grid)
         except Exception as exc:
@@ -748,6 +789,11 @@ def _check_training_range(name, functions):
                 f"register_gate({name!r}): {key} must return a tensor of its "
                 f"input's shape {tuple(grid.shape)}; got "
                 f"{getattr(given, 'shape', type(given).__name__)}."
+            )
+        if not torch.equal(grid, before):
+            raise TypeError(
+                f"register_gate({name!r}): {key} changed its input in place (as "
+                f"z.tanh_() does); it must return a new tensor (torch.tanh(z))."
             )
         if given.dtype != grid.dtype:
             raise TypeError(

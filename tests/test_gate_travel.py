@@ -117,17 +117,42 @@ class TestRegistration:
 
 
 class TestTravel:
-    def test_pickle_keeps_the_gate_where_the_name_is_taken(self, arctan, data):
-        """Unpickled where the name now means another gate, a fitted model
-        computes with its own; the registry is left alone."""
+    def test_unpickling_brings_the_pickles_gate(self, arctan, data):
+        """Unpickled where the name now means another gate, a model computes
+        with its own, which becomes the registered one (with a warning), so
+        refitting a clone fits the model's gate; the same definition is
+        taken silently."""
+        import warnings
+
         X, y = data
         model = GatedAttentionClassifier(arctan, alpha=1.5, **FAST).fit(X, y)
         blob = pickle.dumps(model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            pickle.loads(blob)  # the same definition: nothing to say
         register_gate(arctan, **_arctan(3.0), overwrite=True)
-        loaded = pickle.loads(blob)
+        with pytest.warns(UserWarning, match="replaced the different gate"):
+            loaded = pickle.loads(blob)
         np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
         assert GATES[arctan].activation(torch.tensor(1.0)).item() == pytest.approx(
-            3 * ATAN_1
+            ATAN_1
+        )
+        refit = clone(loaded).fit(X, y)
+        np.testing.assert_array_equal(refit.predict_proba(X), model.predict_proba(X))
+
+    def test_reused_workers_fit_the_gate_registered_now(self, arctan, data):
+        """Worker processes outlive a search: after overwrite=True the next
+        search with n_jobs=2 fits the new gate, as n_jobs=1 does."""
+        X, y = data
+        grid = {"alpha": [0.0, 1.0]}
+        model = GatedAttentionClassifier(arctan, **FAST)
+        GridSearchCV(model, grid, cv=2, n_jobs=2).fit(X, y)  # workers learn "old"
+        register_gate(arctan, **_arctan(3.0), overwrite=True)
+        serial = GridSearchCV(model, grid, cv=2).fit(X, y)
+        parallel = GridSearchCV(model, grid, cv=2, n_jobs=2).fit(X, y)
+        np.testing.assert_array_equal(
+            parallel.cv_results_["mean_test_score"],
+            serial.cv_results_["mean_test_score"],
         )
 
     def test_a_fresh_process_loads_predicts_and_refits(self, tmp_path):

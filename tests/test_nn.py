@@ -606,7 +606,19 @@ class TestGateRegistry:
         "kwargs, error, match",
         [
             ({"name": "multiplicative"}, ValueError, "built-in gate, which cannot"),
-            ({"name": ""}, TypeError, "name must be a non-empty str"),
+            ({"name": ""}, TypeError, "name must be a str with a letter"),
+            ({"name": "   "}, TypeError, "name must be a str with a letter"),
+            ({"activation": lambda z: z.tanh_()}, TypeError, "changed its input in"),
+            (
+                {"activation": lambda z: torch.sigmoid(z).sum()},
+                TypeError,
+                r"activation must return a tensor of its input's shape \(3, 7, 30\)",
+            ),
+            (
+                {"activation": lambda z: 1 / 0},
+                TypeError,
+                "activation must map a float32 tensor.*division by zero",
+            ),
             ({"form": "gated"}, ValueError, "form must be one of"),
             ({"activation": "tanh"}, TypeError, "activation must be a callable"),
             ({"derivative": torch.tanh}, ValueError, "derivative disagrees"),
