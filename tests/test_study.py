@@ -598,8 +598,33 @@ class TestReproduce:
             ({"alpha.csv": ("drop", 0)}, r"alpha.csv: every seed has"),
             ({"seq_arms.csv": ("keep", 0)}, r"seq_arms.csv has a header but no rows"),
             ({"fisher.csv": ("cell", 0, "seed", "x")}, r"fisher.csv: column 'seed'"),
+            ({"run.json": b"\x80\xff\x00garbage"}, r"run.json is not valid JSON"),
+            ({"run.json": ("key", "seeds", "many")}, r"'seeds' must be a JSON object"),
+            ({"run.json": ("key", "design", [1, 2])}, r"'design' must be a JSON obj"),
+            (
+                {"run.json": ("drop-key", "design")},
+                r"run.json has no 'design', but the exploratory study's tables",
+            ),
+            ({"primary_arms.csv": None}, r"primary_arms.csv is missing, but run.json"),
+            ({"alpha.csv": ("cell", 1, "accuracy", "inf")}, r"alpha.csv: column 'acc"),
+            ({"seq_arms.csv": ("cell", 2, "accuracy", "")}, r"'accuracy' is empty at"),
         ],
-        ids=["json-list", "json-bad", "cell", "row", "sweep-row", "empty", "seed"],
+        ids=[
+            "json-list",
+            "json-bad",
+            "cell",
+            "row",
+            "sweep-row",
+            "empty",
+            "seed",
+            "json-bytes",
+            "json-type",
+            "json-design-type",
+            "json-no-design",
+            "deleted-csv",
+            "inf",
+            "empty-accuracy",
+        ],
     )
     def test_a_damaged_run_is_one_line_and_writes_nothing(
         self, tiny_study, tmp_path, capsys, damage, message
@@ -608,8 +633,20 @@ class TestReproduce:
         run = tmp_path / "run"
         shutil.copytree(out, run)
         for file, how in damage.items():
-            if isinstance(how, str):
-                (run / file).write_text(how)
+            if how is None:
+                (run / file).unlink()
+                continue
+            if isinstance(how, str | bytes):
+                path = run / file
+                path.write_bytes(how if isinstance(how, bytes) else how.encode())
+                continue
+            if file == "run.json":
+                record = json.loads((run / file).read_text())
+                if how[0] == "key":
+                    record[how[1]] = how[2]
+                else:
+                    del record[how[1]]
+                (run / file).write_text(json.dumps(record))
                 continue
             frame = pd.read_csv(run / file)
             if how[0] == "cell":
@@ -1595,7 +1632,7 @@ def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
     root = Path(__file__).resolve().parents[1] / "benchmarks/results"
     (tmp_path / "run.json").write_text((root / "run.json").read_text())
     for argv, message in [
-        (["--from", str(tmp_path)], "No such file or directory"),
+        (["--from", str(tmp_path)], "primary_alpha.csv is missing, but run.json"),
         (
             [
                 "--from",

@@ -983,6 +983,12 @@ def _report_command(args, parser):
     out = source if args.out is None else Path(args.out)
     _check_writable(parser, str(out))
     guide = args.user_guide
+    if guide is not None and not Path(guide).is_file():
+        parser.exit(
+            2,
+            f"{parser.prog} report: error: --user-guide {guide!r} is not a file "
+            "(the Markdown page whose findings block is rewritten).\n",
+        )
     if guide is not None and report.USER_GUIDE_MARKERS[0] not in _text(guide):
         parser.exit(
             2,
@@ -1000,7 +1006,7 @@ def _report_command(args, parser):
             f"{parser.prog} report: error: cannot render the run in "
             f"{str(source)!r}: {_one_line(exc)}\n",
         )
-    except (KeyError, TypeError, IndexError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
         parser.exit(
             2,
             f"{parser.prog} report: error: cannot render the run in "

@@ -129,7 +129,7 @@ def add_part(folder, name, record, machine):
 
 def load_info(folder):
     """A run's run.json as a dict."""
-    return runfiles.read_json(Path(folder) / "run.json")
+    return runfiles.read_record(Path(folder) / "run.json")
 
 
 def remove_part(folder, name, files):
@@ -158,12 +158,25 @@ def load_run(folder):
     """(run info, primary frames by sweep, exploratory design or None,
     exploratory results or None) from a run's folder."""
     folder = Path(folder)
-    info = runfiles.read_json(folder / "run.json")
+    info = runfiles.read_record(folder / "run.json")
     frames = {
         name: runfiles.read_csv(folder / file)
         for name, file in PRIMARY_FILES.items()
         if (folder / file).exists()
     }
+    # What run.json records must be there, and what is there must be recorded.
+    for name in info.get("seeds", {}):
+        if name in PRIMARY_FILES and name not in frames:
+            raise ValueError(
+                f"{folder / PRIMARY_FILES[name]} is missing, but run.json records "
+                f"the first part's {name!r} sweep: the run is damaged."
+            )
+    exploratory = [f"{name}.csv" for name in ("sphere", "regime", "baselines")]
+    if "design" not in info and any((folder / f).exists() for f in exploratory):
+        raise ValueError(
+            f"{folder / 'run.json'} has no 'design', but the exploratory study's "
+            f"tables ({', '.join(exploratory)}) are here: run.json is damaged."
+        )
     if "design" not in info:
         return info, frames, None, None
     fields = {k: _tuples(v) for k, v in info["design"].items()}

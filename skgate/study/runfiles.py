@@ -1,19 +1,39 @@
 """Reading a run's files: a damaged file is a ValueError naming it and what is
 wrong, before any number is computed from it.
 
-What "damaged" means here: run.json that is not a JSON object; a CSV that
-does not parse, has no rows, holds a cell that is not a number in a column
-of numbers, or whose seeds are not all there equally often (every sweep of
-the study is paired by seed, so a deleted or duplicated row shows as a seed
-with fewer or more rows than the others).
+What "damaged" means here: run.json that is not a JSON object, or whose
+known entries have another type than a run writes; a CSV that does not
+parse, has no rows, holds a cell that is not a number in a column of
+numbers, an infinite number, an empty seed or accuracy, or whose seeds are
+not all there equally often (every sweep of the study is paired by seed, so
+a deleted or duplicated row shows as a seed with fewer or more rows than
+the others).
 """
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["read_csv", "read_json"]
+__all__ = ["read_csv", "read_json", "read_record"]
+
+#: The types of a run record's entries (run.json), where present.
+RECORD_TYPES = {
+    "command": str,
+    "machine": str,
+    "protocol_sha256": str,
+    "first_seed": int,
+    "quick": bool,
+    "condition": dict,
+    "design": dict,
+    "plan": dict,
+    "seconds": dict,
+    "seeds": dict,
+    "sequences": dict,
+}
+#: Columns the study fills in every row.
+COMPLETE_COLUMNS = ("seed", "accuracy")
 
 
 def read_json(path):
@@ -21,7 +41,7 @@ def read_json(path):
     path = Path(path)
     try:
         record = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not valid JSON ({exc}).") from None
     if not isinstance(record, dict):
         raise ValueError(
@@ -31,8 +51,26 @@ def read_json(path):
     return record
 
 
-def read_csv(path):
-    """The table in ``path``, checked as described in the module."""
+def read_record(path):
+    """A run's record (run.json), its known entries of the types a run
+    writes, or a ValueError naming the file and the entry."""
+    record = read_json(path)
+    for key, kind in RECORD_TYPES.items():
+        value = record.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise ValueError(
+                f"{path}: {key!r} must be a JSON {_JSON_NAMES[kind]}; got "
+                f"{json.dumps(value)[:60]}."
+            )
+    return record
+
+
+_JSON_NAMES = {str: "string", int: "integer", bool: "true or false", dict: "object"}
+
+
+def read_csv(path, *, count_seeds=True):
+    """The table in ``path``, checked as described in the module
+    (``count_seeds=False``: the caller checks the seeds cell by cell)."""
     path = Path(path)
     try:
         # Only an empty cell is missing (as the study writes NaN): "n/a",
@@ -45,7 +83,16 @@ def read_csv(path):
     for column in frame.columns:
         if not pd.api.types.is_numeric_dtype(frame[column]):
             _check_numbers(frame[column], path)
-    if "seed" in frame:
+        elif np.isinf(frame[column].to_numpy(dtype=float)).any():
+            row = int(np.isinf(frame[column].to_numpy(dtype=float)).nonzero()[0][0])
+            raise ValueError(
+                f"{path}: column {column!r} holds an infinite number at line {row + 2}."
+            )
+    for column in COMPLETE_COLUMNS:
+        if column in frame and frame[column].isna().any():
+            row = int(frame[column].isna().to_numpy().nonzero()[0][0])
+            raise ValueError(f"{path}: column {column!r} is empty at line {row + 2}.")
+    if count_seeds and "seed" in frame:
         _check_seeds(frame["seed"], path)
     return frame
 

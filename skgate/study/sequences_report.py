@@ -83,7 +83,8 @@ def load(folder):
         )
     files = {**FILES, "bayes": BAYES}
     frames = {
-        name: runfiles.read_csv(folder / file)
+        # Seeds are checked cell by cell below (naming the short cell).
+        name: runfiles.read_csv(folder / file, count_seeds=False)
         for name, file in files.items()
         if (folder / file).is_file()
     }
