@@ -13,10 +13,11 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
 from .geometry import CURVATURE_KEYWORDS
-from .model_selection import representation_curvature
+from .model_selection import _is_affine_step, representation_curvature
 
 __all__ = [
     "CriticalDifferenceDisplay",
@@ -131,8 +132,11 @@ class GateComparisonDisplay:
         ax = np.asarray(ax, dtype=object)
         if ax.size == 4:  # e.g. a flattened grid: the panels in reading order
             ax = ax.reshape(2, 2)
-        if ax.shape != (2, 2):
+        if ax.shape != (2, 2) or not all(hasattr(a, "scatter") for a in ax.flat):
             what = "one Axes" if ax.ndim == 0 else f"an array of shape {ax.shape}"
+            if ax.shape == (2, 2):
+                odd = next(a for a in ax.flat if not hasattr(a, "scatter"))
+                what = f"a (2, 2) array holding a {type(odd).__name__}"
             raise ValueError(
                 f"ax must be four Axes, a (2, 2) array (plt.subplots(2, 2)), or "
                 f"None for a new figure; got {what}."
@@ -185,12 +189,20 @@ def _plane(X, plane):
     """(origin, u, v): the input plane itself for 2 features; else ``plane``
     or the first two principal directions through the mean of ``X``."""
     if plane is not None:
-        origin, u, v = (np.asarray(p, dtype=np.float64) for p in plane)
+        try:
+            origin, u, v = (np.asarray(p, dtype=np.float64) for p in plane)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"plane must be (origin, u, v), three vectors of numbers; got "
+                f"{plane!r} ({exc})."
+            ) from None
         if not origin.shape == u.shape == v.shape == (X.shape[1],):
             raise ValueError(
                 f"plane must be (origin, u, v), each of shape ({X.shape[1]},); "
                 f"got shapes {origin.shape}, {u.shape}, {v.shape}."
             )
+        if not np.isfinite(origin).all():
+            raise ValueError(f"plane's origin must be finite; got {origin}.")
         lengths = np.linalg.norm(u) * np.linalg.norm(v)
         # |sin| of the angle between u and v: independent of their lengths.
         if not (np.isfinite(lengths) and lengths > 0) or (
@@ -209,8 +221,69 @@ def _plane(X, plane):
             "the data needs at least 2 rows (or pass plane=(origin, u, v))."
         )
     centred = X - X.mean(axis=0)
-    _, _, Vt = np.linalg.svd(centred, full_matrices=False)
+    _, spread, Vt = np.linalg.svd(centred, full_matrices=False)
+    if not spread[1] > 1e-12 * max(spread[0], np.finfo(float).tiny):
+        raise ValueError(
+            "X's rows lie on a line or a point: they span no plane of principal "
+            "directions; pass plane=(origin, u, v)."
+        )
     return X.mean(axis=0), Vt[0], Vt[1]
+
+
+def _check_X(estimator, X):
+    """``X`` as float64, at least 2 features, finite (errors naming X), with
+    the columns a DataFrame-fitted estimator was fitted with; and its names."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if names is not None and columns is not None and list(columns) != list(names):
+        raise ValueError(
+            f"X's columns {list(columns)} are not the estimator's "
+            f"{list(names)} (the names it was fitted with, in that order)."
+        )
+    X = check_array(X, dtype=np.float64, input_name="X")
+    if X.shape[1] < 2:
+        raise ValueError(
+            f"X must have at least 2 features to span a plane; got "
+            f"{X.shape[1]}. A one-feature model has no plane to map."
+        )
+    return X, names
+
+
+def _as_input(points, names):
+    """``points`` as the estimator takes them: a DataFrame with its names
+    when it was fitted on one."""
+    if names is not None and len(names) == points.shape[1]:
+        return pd.DataFrame(points, columns=names)
+    return points
+
+
+def _model_directions(estimator, origin, u, v, names):
+    """The plane's directions as the skgate model sees them: through the
+    steps of a Pipeline before it, which must be affine (the image of the
+    plane is then a plane, its directions ``T(origin + u) - T(origin)``)."""
+    if not isinstance(estimator, Pipeline):
+        return np.stack([u, v])
+    steps = estimator[:-1]
+    for name, step in steps.steps:
+        if not _is_affine_step(step):
+            raise ValueError(
+                f"CurvatureDisplay maps a plane of the input through the "
+                f"pipeline's steps, which must be affine; the step {name!r} "
+                f"({type(step).__name__}) is not, so the plane has no plane for "
+                f"an image. Map the last step on the transformed data instead: "
+                f"CurvatureDisplay.from_estimator(pipe[-1], pipe[:-1].transform(X))."
+            )
+    corners = np.stack([origin, origin + u, origin + v])
+    moved = np.asarray(steps.transform(_as_input(corners, names)), dtype=np.float64)
+    return moved[1:] - moved[0]
+
+
+def _check_ax(ax, plot_method):
+    if ax is not None and not callable(getattr(ax, plot_method, None)):
+        raise TypeError(
+            f"ax must be a matplotlib Axes (or None for a new figure); got "
+            f"{type(ax).__name__}."
+        )
 
 
 class CurvatureDisplay:
@@ -295,16 +368,14 @@ class CurvatureDisplay:
         ``kwargs`` go to the plot method, and a keyword neither takes is
         refused before any curvature is computed. The grid's points reach
         the estimator as a DataFrame with its ``feature_names_in_`` when it
-        was fitted on one. A grid above :data:`MAX_GRID_BYTES` is refused.
+        was fitted on one. In a Pipeline the steps before the model must be
+        affine (:data:`~skgate.model_selection.AFFINE_STEPS`): the plane's
+        directions are carried through them exactly. A grid above
+        :data:`MAX_GRID_BYTES` is refused.
         ``xlabel``, ``ylabel`` name the axes (default: "feature 0/1" or
         "direction u/v"); ``colorbar=False`` draws no colour bar.
         """
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] < 2:
-            raise ValueError(
-                f"X must have at least 2 features to span a plane; got "
-                f"{X.shape[1]}. A one-feature model has no plane to map."
-            )
+        X, names = _check_X(estimator, X)
         grid_resolution = _check_grid(grid_resolution, X.shape[1])
         if not (isinstance(eps, Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0; got {eps!r}.")
@@ -312,7 +383,9 @@ class CurvatureDisplay:
             k: kwargs.pop(k) for k in list(kwargs) if k in _CURVATURE_KEYS
         }
         _check_plot_keywords(plot_method, kwargs)
+        _check_ax(ax, plot_method)
         origin, u, v = _plane(X, plane)
+        directions = _model_directions(estimator, origin, u, v, names)
         coords = (X - origin) @ np.linalg.pinv(np.stack([u, v]))
         low, high = coords.min(axis=0) - eps, coords.max(axis=0) + eps
         if not (high > low).all():
@@ -325,12 +398,9 @@ class CurvatureDisplay:
         ]
         xx0, xx1 = np.meshgrid(*axes)
         points = origin + xx0.reshape(-1, 1) * u + xx1.reshape(-1, 1) * v
-        names = getattr(estimator, "feature_names_in_", None)
-        if names is not None and len(names) == points.shape[1]:
-            points = pd.DataFrame(points, columns=names)
         surface = representation_curvature(
-            estimator, points, kind=kind, layer=layer, directions=np.stack([u, v]),
-            **curvature_keys,
+            estimator, _as_input(points, names), kind=kind, layer=layer,
+            directions=directions, **curvature_keys,
         ).reshape(xx0.shape)  # fmt: skip
         two = X.shape[1] == 2 and plane is None
         labels = ("feature 0", "feature 1") if two else ("direction u", "direction v")
@@ -354,6 +424,7 @@ class CurvatureDisplay:
         "RdBu_r" centred at 0 unless ``kwargs`` choose ``cmap``, ``norm``,
         ``vmin``, ``vmax``, ``colors`` or ``levels``."""
         _check_plot_keywords(plot_method, kwargs)
+        _check_ax(ax, plot_method)
         if not isinstance(colorbar, bool | np.bool_):
             raise TypeError(f"colorbar must be a bool; got {colorbar!r}.")
         plt = _pyplot()

@@ -67,12 +67,19 @@ AFFINE_STEPS = (
 )
 
 
+def _is_affine_step(step):
+    """Whether a Pipeline step is known to be affine in its input (one of
+    :data:`AFFINE_STEPS`, "passthrough", or an identity FunctionTransformer)."""
+    if step is None or isinstance(step, AFFINE_STEPS):
+        return True
+    if isinstance(step, str):
+        return step == "passthrough"
+    return isinstance(step, FunctionTransformer) and step.func is None
+
+
 def _warn_non_affine(steps, final):
     for name, step in steps.steps:
-        affine = step is None or step == "passthrough" or isinstance(step, AFFINE_STEPS)
-        if isinstance(step, FunctionTransformer) and step.func is None:
-            affine = True
-        if not affine:
+        if not _is_affine_step(step):
             warnings.warn(
                 f"representation_curvature measures {type(final).__name__}'s "
                 f"representation as a function of its own input; the step "

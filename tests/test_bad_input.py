@@ -220,8 +220,10 @@ def test_comparison_display_names_its_axes():
 
     result = compare_gates(X, Y, gates=("multiplicative", "none"), cv=2,
                            n_repeats=2, max_epochs=1, random_state=0)  # fmt: skip
+    words = np.array([["a", "b"], ["c", "d"]], dtype=object)
     for ax, what in ((plt.subplots()[1], "one Axes"),
-                     (plt.subplots(1, 3)[1], r"an array of shape \(3,\)")):  # fmt: skip
+                     (plt.subplots(1, 3)[1], r"an array of shape \(3,\)"),
+                     (words, r"a \(2, 2\) array holding a str")):  # fmt: skip
         with pytest.raises(ValueError, match=f"ax must be four Axes.*got {what}"):
             GateComparisonDisplay.from_result(result, ax=ax)
     flat = plt.subplots(2, 2)[1].ravel()

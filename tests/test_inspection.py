@@ -58,10 +58,12 @@ class TestCurvatureDisplay:
         pca = PCA(2).fit(X)
         for mine, theirs in zip((u, v), pca.components_, strict=True):
             assert abs(mine @ theirs) == pytest.approx(1.0)
-        # A grid point's value is the curvature at that point of the plane.
+        # A grid point's value is the curvature at that point of the plane,
+        # along the plane's directions as the scaler maps them.
         a, b = display.xx0[2, 3], display.xx1[2, 3]
         point = (origin + a * u + b * v)[None]
-        expected = representation_curvature(pipe, point, directions=np.stack([u, v]))
+        scaled = np.stack([u, v]) / pipe[0].scale_
+        expected = representation_curvature(pipe, point, directions=scaled)
         assert display.surface_[2, 3] == pytest.approx(expected[0], rel=1e-10)
         assert display.ax_.get_xlabel() == "direction u"
 
@@ -226,3 +228,67 @@ class TestCurvatureDisplayLikeScikitLearns:
                 CurvatureDisplay.from_estimator(
                     fitted, X, grid_resolution=4, colour="red"
                 )
+
+    def test_the_plane_through_affine_steps_of_other_widths(self):
+        """A PCA before the model maps the plane's directions exactly: the map
+        equals the model's own map over the image plane; a non-affine step is
+        refused naming it."""
+        from sklearn.preprocessing import PolynomialFeatures
+
+        X, y = make_curved_task(80, n_observations=3, random_state=0)  # 6 features
+        pipe = make_pipeline(PCA(2), GatedAttentionClassifier(**FAST)).fit(X, y)
+        display = CurvatureDisplay.from_estimator(pipe, X, grid_resolution=4)
+        origin, u, v = display.plane_
+        image = pipe[0].transform(np.stack([origin, origin + u, origin + v]))
+        a, b = display.xx0[1, 2], display.xx1[1, 2]
+        point = pipe[0].transform((origin + a * u + b * v)[None])
+        expected = representation_curvature(
+            pipe[-1], point, directions=image[1:] - image[0]
+        )
+        assert display.surface_[1, 2] == pytest.approx(expected[0], rel=1e-9)
+        bent = make_pipeline(PolynomialFeatures(2), GatedAttentionClassifier(**FAST))
+        with pytest.raises(ValueError, match="'polynomialfeatures'.*not.*pipe\\[-1\\]"):
+            CurvatureDisplay.from_estimator(bent.fit(X, y), X, grid_resolution=4)
+
+    def test_reordered_columns_and_bad_values_are_named(self, task):
+        pd = pytest.importorskip("pandas")
+        X, y = task
+        frame = pd.DataFrame(X, columns=["a", "b"])
+        clf = GatedAttentionClassifier(**FAST).fit(frame, y)
+        with pytest.raises(ValueError, match=r"X's columns \['b', 'a'\] are not"):
+            CurvatureDisplay.from_estimator(clf, frame[["b", "a"]], grid_resolution=4)
+        bad = X.copy()
+        bad[0, 0] = np.nan
+        with pytest.raises(ValueError, match="Input X contains NaN"):
+            CurvatureDisplay.from_estimator(clf, bad, grid_resolution=4)
+
+    @pytest.mark.parametrize(
+        "plane, match",
+        [
+            (([0.0, 0.0], [1.0, 0.0]), "plane must be \\(origin, u, v\\), three"),
+            (("a", "b", "c"), "three vectors of numbers"),
+            (([np.inf, 0.0], [1.0, 0.0], [0.0, 1.0]), "origin must be finite"),
+        ],
+    )
+    def test_bad_planes_are_named(self, fitted, task, plane, match):
+        X, _ = task
+        with pytest.raises(ValueError, match=match):
+            CurvatureDisplay.from_estimator(fitted, X, grid_resolution=4, plane=plane)
+
+    def test_rows_on_a_line_span_no_plane(self):
+        X, y = make_curved_task(60, n_observations=3, random_state=0)
+        clf = GatedAttentionClassifier(**FAST).fit(X, y)
+        line = X[:1] + np.outer(np.arange(5.0), X[1] - X[0])
+        with pytest.raises(ValueError, match="lie on a line or a point.*plane="):
+            CurvatureDisplay.from_estimator(clf, line, grid_resolution=4)
+
+    def test_an_ax_that_is_not_axes_is_refused_first(self, fitted, task):
+        from unittest import mock
+
+        X, _ = task
+        with mock.patch(
+            "skgate.inspection.representation_curvature",
+            side_effect=AssertionError("computed"),
+        ):
+            with pytest.raises(TypeError, match="ax must be a matplotlib Axes.*str"):
+                CurvatureDisplay.from_estimator(fitted, X, grid_resolution=4, ax="ax")
