@@ -73,12 +73,32 @@ def _multiclass_labels(c, shape, bound, n_classes):
     return (np.floor(radius / (bound / 4)) % n_classes).astype(np.int64)
 
 
+@validate_params(
+    {
+        "shape": [StrOptions(set(CURVED_SHAPES))],
+        "bound": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def class_capacity(shape, bound=2.0):
-    """The most classes ``shape`` can label in ``[-bound, bound]^2``:
+    """The most classes ``shape`` can label in ``[-bound, bound]^2``.
+
     "checkerboard" labels (i + j) mod n over the cells' index sums (from
     2 floor(-bound) to 2 (ceil(bound) - 1)); "rings" its annuli of width
     bound / 4 out to the corner (floor(4 sqrt 2) + 1 = 6); "circle" and
     "cross" any number (equal areas, equal sectors).
+
+    Parameters
+    ----------
+    shape : {"circle", "cross", "checkerboard", "rings"}
+        A shape of :func:`make_curved_task` (the linear task has 2 classes).
+    bound : float > 0, default=2.0
+        The half-width of the square the centres are drawn in (finite).
+
+    Returns
+    -------
+    int or None
+        The largest ``n_classes`` the shape takes; None: any number.
 
     Examples
     --------

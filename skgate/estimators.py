@@ -175,7 +175,8 @@ def _check_callbacks(callbacks, *, validation, incremental):
         callback = item[1] if isinstance(item, tuple) else item
         if _monitors_validation(callback) and not validation and not incremental:
             what = (
-                f"scores {callback.name!r} on the validation split (on_train=False)"
+                f"scores {callback.name or callback.scoring!r} on the validation "
+                f"split (on_train=False)"
                 if _scores_validation(callback)
                 else f"monitors {callback.monitor!r}, a validation score"
             )

@@ -88,6 +88,14 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         return {name: getattr(self, name) for name in names if name != "alpha"}
 
     def _check_alphas(self):
+        if isinstance(self.alphas, str | bytes) or any(
+            isinstance(a, str | bytes)
+            for a in np.ravel(np.asarray(self.alphas, object))
+        ):
+            raise TypeError(
+                f"alphas must be a sequence of numbers >= 0, not text; got "
+                f"{self.alphas!r}."
+            )
         try:
             alphas = np.asarray(self.alphas, dtype=np.float64)
         except (TypeError, ValueError) as exc:

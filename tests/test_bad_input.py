@@ -202,6 +202,12 @@ def test_settings_refused_before_training(make, match):
         make().set_params(max_epochs=1).fit(X, Y)
 
 
+@pytest.mark.parametrize("alphas", [("0", "1"), [0.5, "1"]])
+def test_cv_estimator_refuses_alphas_given_as_text(alphas):
+    with pytest.raises(TypeError, match="alphas must be a sequence of numbers >= 0"):
+        GatedAttentionClassifierCV(alphas=alphas, cv=2, max_epochs=1).fit(X, Y)
+
+
 def test_cv_estimator_names_mixed_labels():
     y = np.array([0, "a"] * 30, dtype=object)
     with pytest.raises(TypeError, match="mixes labels of types"):

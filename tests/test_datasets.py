@@ -255,3 +255,21 @@ def test_circle_and_cross_take_any_number_of_classes():
     for shape in ("circle", "cross"):
         _, y = make_curved_task(20_000, shape=shape, n_classes=12, random_state=0)
         assert np.unique(y).tolist() == list(range(12))
+
+
+@pytest.mark.parametrize(
+    "shape, bound, error, match",
+    [
+        ("ringz", 2.0, ValueError, "'shape' parameter of class_capacity"),
+        ("linear", 2.0, ValueError, "'shape' parameter of class_capacity"),
+        ("rings", 0.0, ValueError, "'bound' parameter of class_capacity"),
+        ("checkerboard", -1.0, ValueError, "'bound' parameter of class_capacity"),
+        ("rings", float("nan"), ValueError, "'bound' parameter of class_capacity"),
+        ("rings", float("inf"), ValueError, "'bound' parameter of class_capacity"),
+    ],
+)
+def test_class_capacity_refuses_what_it_cannot_answer(shape, bound, error, match):
+    from skgate.datasets import class_capacity
+
+    with pytest.raises(error, match=match):
+        class_capacity(shape, bound)
