@@ -1317,7 +1317,9 @@ class GatedAttentionNet(nn.Module):
             )
 
     def embed_tokens(self, x):
-        # x: (batch, n_features) -> h0: (batch, n_tokens, d_model)
+        """The tokens the first block reads, ``h0``: (batch, n_tokens,
+        d_model) from ``x`` of shape (batch, n_features) (copied tokens, or
+        ``token_dim``-wide slices with their positional bias)."""
         self._check_input(x)
         return self._copies(self._first_tokens(x))
 
@@ -1478,6 +1480,8 @@ class RepresentationMap:
         return self.net.representation(x, self.layer, token_scale=self.scale)
 
     def jet(self, x, v):
+        """The representation at ``x`` and its first and second derivatives
+        along ``v`` (the line ``x + t v`` at t = 0), as a tuple of three."""
         return self.net.representation_jet(x, v, self.layer, token_scale=self.scale)
 
     def euclidean_equivalent(self):
