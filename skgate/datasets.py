@@ -105,6 +105,8 @@ def class_capacity(shape, bound=2.0):
     >>> class_capacity("rings"), class_capacity("checkerboard")
     (6, 7)
     """
+    if isinstance(bound, bool):
+        raise TypeError(f"bound must be a number > 0, not a bool; got {bound!r}.")
     if shape == "checkerboard":
         return int(2 * (np.ceil(bound) - 1 - np.floor(-bound)) + 1)
     if shape == "rings":

@@ -261,6 +261,7 @@ def _model_directions(estimator, origin, u, v, names):
     """The plane's directions as the skgate model sees them: through the
     steps of a Pipeline before it, which must be affine (the image of the
     plane is then a plane, its directions ``T(origin + u) - T(origin)``)."""
+    estimator = getattr(estimator, "best_estimator_", estimator)  # a fitted search
     if not isinstance(estimator, Pipeline):
         return np.stack([u, v])
     steps = estimator[:-1]
@@ -269,8 +270,8 @@ def _model_directions(estimator, origin, u, v, names):
             raise ValueError(
                 f"CurvatureDisplay maps a plane of the input through the "
                 f"pipeline's steps, which must be affine; the step {name!r} "
-                f"({type(step).__name__}) is not, so the plane has no plane for "
-                f"an image. Map the last step on the transformed data instead: "
+                f"({type(step).__name__}) is not, so the image of the plane is "
+                f"not a plane. Map the last step on the transformed data instead: "
                 f"CurvatureDisplay.from_estimator(pipe[-1], pipe[:-1].transform(X))."
             )
     corners = np.stack([origin, origin + u, origin + v])

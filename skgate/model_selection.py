@@ -72,6 +72,8 @@ def _is_affine_step(step):
     :data:`AFFINE_STEPS`, "passthrough", or an identity FunctionTransformer)."""
     if step is None or isinstance(step, AFFINE_STEPS):
         return True
+    if isinstance(step, Pipeline):  # affine steps compose to an affine map
+        return all(_is_affine_step(inner) for _, inner in step.steps)
     if isinstance(step, str):
         return step == "passthrough"
     return isinstance(step, FunctionTransformer) and step.func is None
@@ -94,6 +96,9 @@ def _warn_non_affine(steps, final):
 
 def _split_pipeline(estimator):
     """(preprocessing steps or None, final skgate estimator), checked and fitted."""
+    # A fitted search (GatedAttentionClassifierCV, GridSearchCV with refit)
+    # is measured through its refit model, which may be a Pipeline.
+    estimator = getattr(estimator, "best_estimator_", estimator)
     steps, final = None, estimator
     if isinstance(estimator, Pipeline):
         steps, final = estimator[:-1], estimator[-1]

@@ -273,3 +273,10 @@ def test_class_capacity_refuses_what_it_cannot_answer(shape, bound, error, match
 
     with pytest.raises(error, match=match):
         class_capacity(shape, bound)
+
+
+def test_class_capacity_refuses_a_bool_bound():
+    from skgate.datasets import class_capacity
+
+    with pytest.raises(TypeError, match="bound must be a number > 0, not a bool"):
+        class_capacity("rings", True)

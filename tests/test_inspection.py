@@ -292,3 +292,36 @@ class TestCurvatureDisplayLikeScikitLearns:
         ):
             with pytest.raises(TypeError, match="ax must be a matplotlib Axes.*str"):
                 CurvatureDisplay.from_estimator(fitted, X, grid_resolution=4, ax="ax")
+
+    def test_a_search_over_a_pipeline_and_nested_affine_steps(self, task):
+        """A fitted GridSearchCV whose refit model is a Pipeline is drawn
+        through that model; a Pipeline of affine steps nested as one step is
+        affine too."""
+        from sklearn.model_selection import GridSearchCV
+        from sklearn.pipeline import Pipeline
+        from sklearn.preprocessing import MinMaxScaler
+
+        X, y = task
+        pipe = make_pipeline(StandardScaler(), GatedAttentionClassifier(**FAST))
+        search = GridSearchCV(
+            pipe, {"gatedattentionclassifier__alpha": [0.5, 1.0]}, cv=2
+        ).fit(X, y)
+        through = CurvatureDisplay.from_estimator(search, X, grid_resolution=4)
+        direct = CurvatureDisplay.from_estimator(
+            search.best_estimator_, X, grid_resolution=4
+        )
+        np.testing.assert_array_equal(through.surface_, direct.surface_)
+        np.testing.assert_array_equal(
+            representation_curvature(search, X[:3]),
+            representation_curvature(search.best_estimator_, X[:3]),
+        )
+        nested = Pipeline([
+            ("scale", make_pipeline(StandardScaler(), MinMaxScaler())),
+            ("model", GatedAttentionClassifier(**FAST)),
+        ]).fit(X, y)  # fmt: skip
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no NonAffinePipelineWarning
+            drawn = CurvatureDisplay.from_estimator(nested, X, grid_resolution=4)
+        assert np.isfinite(drawn.surface_).all()

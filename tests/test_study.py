@@ -601,6 +601,10 @@ class TestReproduce:
             ({"run.json": b"\x80\xff\x00garbage"}, r"run.json is not valid JSON"),
             ({"run.json": ("key", "seeds", "many")}, r"'seeds' must be a JSON object"),
             ({"run.json": ("key", "design", [1, 2])}, r"'design' must be a JSON obj"),
+            ({"run.json": ("key", "first_seed", True)}, r"'first_seed' must be a JSON"),
+            ({"run.json": ("seconds", float("inf"))}, r"'seconds' of .* must be a fin"),
+            ({"run.json": ("seconds", "49")}, r"'seconds' of .* must be a finite"),
+            ({"run.json": ("seeds", "34")}, r"'seeds' of .* must be a whole number"),
             (
                 {"run.json": ("drop-key", "design")},
                 r"run.json has no 'design', but the exploratory study's tables",
@@ -620,6 +624,10 @@ class TestReproduce:
             "json-bytes",
             "json-type",
             "json-design-type",
+            "json-seed-bool",
+            "json-seconds-inf",
+            "json-seconds-text",
+            "json-seeds-text",
             "json-no-design",
             "deleted-csv",
             "inf",
@@ -644,6 +652,9 @@ class TestReproduce:
                 record = json.loads((run / file).read_text())
                 if how[0] == "key":
                     record[how[1]] = how[2]
+                elif how[0] in ("seconds", "seeds"):
+                    first = next(iter(record[how[0]]))
+                    record[how[0]][first] = how[1]
                 else:
                     del record[how[1]]
                 (run / file).write_text(json.dumps(record))
@@ -668,7 +679,7 @@ class TestReproduce:
         after = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
         assert after == before  # nothing half-rewritten
         assert not [p.name for p in run.iterdir() if p.name.startswith(".")]
-        assert list((tmp_path / "elsewhere").iterdir()) == []
+        assert not (tmp_path / "elsewhere").exists()  # a folder it made, removed
 
     def test_report_opens_with_findings_and_the_primary_verdicts(self, tiny_study):
         out, verdicts = tiny_study

@@ -981,7 +981,19 @@ def _report_command(args, parser):
             "(the folder of a run of python -m skgate reproduce).\n",
         )
     out = source if args.out is None else Path(args.out)
+    new_out = not out.exists()
     _check_writable(parser, str(out))
+    try:
+        _render_report(args, parser, source, out)
+    except SystemExit:
+        if new_out and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a refused render leaves no folder it made
+        raise
+    print(f"wrote {out / 'REPORT.md'}")
+    return 0
+
+
+def _render_report(args, parser, source, out):
     guide = args.user_guide
     if guide is not None and not Path(guide).is_file():
         parser.exit(
@@ -1014,8 +1026,6 @@ def _report_command(args, parser):
             f"report reads ({type(exc).__name__}: {_one_line(exc)}); nothing "
             "was written.\n",
         )
-    print(f"wrote {out / 'REPORT.md'}")
-    return 0
 
 
 def _demo_command(args, parser):

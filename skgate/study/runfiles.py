@@ -57,12 +57,30 @@ def read_record(path):
     record = read_json(path)
     for key, kind in RECORD_TYPES.items():
         value = record.get(key)
-        if value is not None and not isinstance(value, kind):
+        # JSON's true and false are not integers here, though Python's are.
+        wrong = isinstance(value, bool) and kind is not bool
+        if value is not None and (wrong or not isinstance(value, kind)):
             raise ValueError(
                 f"{path}: {key!r} must be a JSON {_JSON_NAMES[kind]}; got "
                 f"{json.dumps(value)[:60]}."
             )
+    for name, seconds in record.get("seconds", {}).items():
+        if not _is_number(seconds) or not (0 <= seconds < float("inf")):
+            raise ValueError(
+                f"{path}: 'seconds' of {name!r} must be a finite number >= 0; got "
+                f"{json.dumps(seconds)}."
+            )
+    for name, seeds in record.get("seeds", {}).items():
+        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+            raise ValueError(
+                f"{path}: 'seeds' of {name!r} must be a whole number >= 1; got "
+                f"{json.dumps(seeds)}."
+            )
     return record
+
+
+def _is_number(value):
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 _JSON_NAMES = {str: "string", int: "integer", bool: "true or false", dict: "object"}
