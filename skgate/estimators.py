@@ -174,17 +174,15 @@ def _check_callbacks(callbacks, *, validation, incremental):
     for item in callbacks:
         callback = item[1] if isinstance(item, tuple) else item
         if _monitors_validation(callback) and not validation and not incremental:
-            what = (
-                f"scores {callback.name or callback.scoring!r} on the validation "
-                f"split (on_train=False)"
-                if _scores_validation(callback)
-                else f"monitors {callback.monitor!r}, a validation score"
-            )
-            remedy = (
-                "or score the training data with on_train=True"
-                if _scores_validation(callback)
-                else "or use monitor='train_loss'"
-            )
+            if _scores_validation(callback):
+                what = (
+                    f"scores {callback.name or callback.scoring!r} on the "
+                    f"validation split (on_train=False)"
+                )
+                remedy = "or score the training data with on_train=True"
+            else:
+                what = f"monitors {callback.monitor!r}, a validation score"
+                remedy = "or use monitor='train_loss'"
             raise ValueError(
                 f"callbacks: {type(callback).__name__} {what}, but without early "
                 f"stopping skgate trains on all of X and holds out no validation "
@@ -216,20 +214,17 @@ def _monitors_validation(callback):
 
 
 def _given(callbacks):
-    """The callbacks parameter's items, to tell later whether it changed
-    (by identity: set_params, or a list edited in place)."""
+    """The callbacks parameter's objects (names and callbacks, flat), to tell
+    later whether it changed: by identity (set_params, or a list edited in
+    place), since callbacks do not compare by value."""
     return tuple(
-        tuple(item) if isinstance(item, tuple) else item for item in callbacks or ()
+        x
+        for item in callbacks or ()
+        for x in (item if isinstance(item, tuple) else (item,))
     )
 
 
 def _same_items(a, b):
-    def flat(items):
-        return [
-            x for item in items for x in (item if isinstance(item, tuple) else (item,))
-        ]
-
-    a, b = flat(a), flat(b)
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
@@ -346,8 +341,9 @@ def _check_labels(y):
         check_classification_targets(y)
         return np.unique(y)
     except (TypeError, ValueError) as exc:
-        kinds = sorted({type(label).__name__ for label in np.asarray(y).ravel()})
-        text = any(isinstance(label, str) for label in np.asarray(y).ravel())
+        labels = np.asarray(y).ravel()
+        kinds = sorted({type(label).__name__ for label in labels})
+        text = any(isinstance(label, str) for label in labels)
         if isinstance(exc, ValueError) and not (text and len(kinds) > 1):
             raise  # scikit-learn's own message (e.g. continuous targets)
         raise TypeError(

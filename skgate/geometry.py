@@ -60,6 +60,8 @@ KINDS = ("acceleration", "extrinsic", "turning", "gaussian", "scalar")
 #: How derivatives are taken: "exact" (jets or autodiff) or
 #: "finite_difference" (the paper's central differences).
 METHODS = ("exact", "finite_difference")
+# The intrinsic kinds, of a surface's own geometry: they take either sign.
+_INTRINSIC_KINDS = ("gaussian", "scalar")
 
 # Rows are processed in chunks, so memory stays bounded whatever len(X) is: at
 # most this many float64 output elements per evaluated batch, and at most
@@ -443,7 +445,7 @@ def _output_size(f, X):
 
 def _directions(directions, n_directions, random_state, p, kind):
     """Unit directions (k, p): explicit, the standard basis, or random."""
-    if directions is None and kind in ("gaussian", "scalar"):
+    if directions is None and kind in _INTRINSIC_KINDS:
         directions = np.eye(p)
     elif directions is None:
         directions = check_random_state(random_state).standard_normal((n_directions, p))
@@ -461,7 +463,7 @@ def _directions(directions, n_directions, random_state, p, kind):
             f"kind='gaussian' needs a frame of at least 2 directions (an input "
             f"of at least 2 features); got {len(V)}. kind='scalar' is 0 on curves."
         )
-    if kind in ("gaussian", "scalar"):
+    if kind in _INTRINSIC_KINDS:
         return _orthonormal_frame(V)
     return V / norms
 
@@ -714,7 +716,7 @@ def _curvatures(
     X = _check_X(X)
     n, p = X.shape
     V = _directions(directions, n_directions, random_state, p, kind)
-    intrinsic = kind in ("gaussian", "scalar")
+    intrinsic = kind in _INTRINSIC_KINDS
     if intrinsic:
         V, i, j = _pair_directions(V)
     euclidean = all(

@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
-from .geometry import CURVATURE_KEYWORDS
+from .geometry import _INTRINSIC_KINDS, CURVATURE_KEYWORDS
 from .model_selection import _is_affine_step, representation_curvature
 
 __all__ = [
@@ -30,9 +30,6 @@ _PLOT_METHODS = ("contourf", "contour", "pcolormesh")
 #: Keywords of from_estimator that go to the curvature, not to the plot (the
 #: display's own ``eps`` is the grid's margin, as DecisionBoundaryDisplay's).
 _CURVATURE_KEYS = set(CURVATURE_KEYWORDS) - {"kind", "eps", "directions"}
-#: Kinds of curvature that take either sign: drawn with a diverging colour
-#: map centred at 0 unless the caller chooses colours.
-_SIGNED_KINDS = ("gaussian", "scalar")
 #: The most memory a CurvatureDisplay's grid may take (its points, their
 #: coordinates and curvatures, float64): 1 GiB. The curvature itself runs in
 #: chunks of bounded size; the grid is held whole.
@@ -432,7 +429,8 @@ class CurvatureDisplay:
         if ax is None:
             _, ax = plt.subplots()
         chosen = {"cmap", "norm", "vmin", "vmax", "colors", "levels"} & set(kwargs)
-        if self.kind in _SIGNED_KINDS and not chosen:
+        # The intrinsic kinds take either sign: a diverging map centred at 0.
+        if self.kind in _INTRINSIC_KINDS and not chosen:
             largest = float(np.nanmax(np.abs(self.surface_))) or 1.0
             kwargs = {**kwargs, "cmap": "RdBu_r", "vmin": -largest, "vmax": largest}
             if plot_method != "pcolormesh":

@@ -88,7 +88,7 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         return {name: getattr(self, name) for name in names if name != "alpha"}
 
     def _check_alphas(self):
-        if isinstance(self.alphas, str | bytes) or any(
+        if any(
             isinstance(a, str | bytes)
             for a in np.ravel(np.asarray(self.alphas, object))
         ):

@@ -57,21 +57,19 @@ def read_record(path):
     record = read_json(path)
     for key, kind in RECORD_TYPES.items():
         value = record.get(key)
-        # JSON's true and false are not integers here, though Python's are.
-        wrong = isinstance(value, bool) and kind is not bool
-        if value is not None and (wrong or not isinstance(value, kind)):
+        if value is not None and not _of_type(value, kind):
             raise ValueError(
                 f"{path}: {key!r} must be a JSON {_JSON_NAMES[kind]}; got "
                 f"{json.dumps(value)[:60]}."
             )
     for name, seconds in record.get("seconds", {}).items():
-        if not _is_number(seconds) or not (0 <= seconds < float("inf")):
+        if not _of_type(seconds, int | float) or not (0 <= seconds < float("inf")):
             raise ValueError(
                 f"{path}: 'seconds' of {name!r} must be a finite number >= 0; got "
                 f"{json.dumps(seconds)}."
             )
     for name, seeds in record.get("seeds", {}).items():
-        if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        if not _of_type(seeds, int) or seeds < 1:
             raise ValueError(
                 f"{path}: 'seeds' of {name!r} must be a whole number >= 1; got "
                 f"{json.dumps(seeds)}."
@@ -79,8 +77,9 @@ def read_record(path):
     return record
 
 
-def _is_number(value):
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _of_type(value, kind):
+    """isinstance, but JSON's true and false are no numbers (Python's are)."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
 
 
 _JSON_NAMES = {str: "string", int: "integer", bool: "true or false", dict: "object"}
@@ -101,15 +100,19 @@ def read_csv(path, *, count_seeds=True):
     for column in frame.columns:
         if not pd.api.types.is_numeric_dtype(frame[column]):
             _check_numbers(frame[column], path)
-        elif np.isinf(frame[column].to_numpy(dtype=float)).any():
-            row = int(np.isinf(frame[column].to_numpy(dtype=float)).nonzero()[0][0])
+            continue
+        infinite = np.isinf(frame[column].to_numpy(dtype=float))
+        if infinite.any():
             raise ValueError(
-                f"{path}: column {column!r} holds an infinite number at line {row + 2}."
+                f"{path}: column {column!r} holds an infinite number at line "
+                f"{_line(infinite)}."
             )
     for column in COMPLETE_COLUMNS:
-        if column in frame and frame[column].isna().any():
-            row = int(frame[column].isna().to_numpy().nonzero()[0][0])
-            raise ValueError(f"{path}: column {column!r} is empty at line {row + 2}.")
+        empty = frame[column].isna().to_numpy() if column in frame else None
+        if empty is not None and empty.any():
+            raise ValueError(
+                f"{path}: column {column!r} is empty at line {_line(empty)}."
+            )
     if count_seeds and "seed" in frame:
         _check_seeds(frame["seed"], path)
     return frame
@@ -121,10 +124,10 @@ def _check_numbers(column, path):
     written = column.notna()
     bad = written & numbers.isna()
     if numbers.notna().sum() > bad.sum() and bad.any():
-        row = int(bad.to_numpy().nonzero()[0][0])
+        line = _line(bad.to_numpy())
         raise ValueError(
-            f"{path}: column {column.name!r} holds numbers, but line {row + 2} "
-            f"holds {column.iloc[row]!r}."
+            f"{path}: column {column.name!r} holds numbers, but line {line} "
+            f"holds {column.iloc[line - 2]!r}."
         )
 
 
@@ -139,3 +142,8 @@ def _check_seeds(seeds, path):
             f"{int(odd.iloc[0])} ({differ}): rows were deleted or repeated; the "
             "run is damaged or incomplete."
         )
+
+
+def _line(rows):
+    """The file's line of the first True of ``rows`` (line 1 is the header)."""
+    return int(rows.nonzero()[0][0]) + 2
