@@ -73,18 +73,35 @@ def weighted_mean(losses, w):
     return (losses * w).sum(dim=-1) / w.sum(dim=-1).clamp(min=1e-30)
 
 
-#: A training batch is computed on a multiple of this many rows (the real
-#: ones, then rows of weight 0): torch's elementwise kernels run blocks of
-#: 32 floats through vector code and a short remainder through scalar code,
-#: whose exp and tanh round differently, so every model's share of a
-#: stacked tensor must be whole blocks for its values not to depend on the
-#: models beside it.
-ROW_BLOCK = 64
+#: torch's elementwise kernels run a tensor through vector code in blocks of
+#: 32 floats and a short remainder through scalar code, whose exp, tanh and
+#: erf round differently; with two threads the tensor is cut in halves. A
+#: function that rounds so (a gate's activation, the head's, the loss's exp)
+#: is therefore computed on each model's share padded to a multiple of this
+#: many floats (:func:`by_blocks`): every value of a model then goes through
+#: vector code, alone or beside any other models. (Exact operations, sums
+#: and products, need no padding; nor do matrix products, see _matrices.)
+VECTOR_BLOCK = 64
+
+
+def by_blocks(function, *tensors):
+    """``function(*tensors)`` for an elementwise ``function`` of tensors of
+    one shape (M, ...): each model's share padded with zeros to whole
+    :data:`VECTOR_BLOCK` s, so that its values do not depend on the models
+    beside it. Without padding when the shares are whole blocks already."""
+    first = tensors[0]
+    share = first[0].numel()
+    missing = -share % VECTOR_BLOCK
+    if missing == 0:
+        return function(*tensors)
+    flat = (F.pad(t.reshape(len(t), share), (0, missing)) for t in tensors)
+    return function(*flat)[:, :share].reshape(first.shape)
 
 
 def padded_rows(batch_size):
-    """The rows a training batch of ``batch_size`` is computed on."""
-    return -(-batch_size // ROW_BLOCK) * ROW_BLOCK
+    """The rows a training batch of ``batch_size`` is computed on: at least
+    two, so that no matrix product has a side of 1 (see :func:`_matrices`)."""
+    return max(batch_size, 2)
 
 
 def pad_rows(t, rows, dim=0):
@@ -169,39 +186,6 @@ def trained_weights(net):
     return [n for n, _ in net.named_parameters() if n not in unused]
 
 
-class FusedAdamW(torch.optim.AdamW):
-    """torch's AdamW whose update is :func:`fused_adamw`, the batched
-    trainer's: the optimiser of a fit run by skorch's loop. Its state is
-    torch's (``step``, ``exp_avg``, ``exp_avg_sq`` per weight), so
-    schedulers, checkpoints and state dicts work as with ``AdamW``."""
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            entries = []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    state["step"] = torch.zeros(
-                        (), dtype=torch.float32, device=p.device
-                    )
-                    state["exp_avg"] = torch.zeros_like(p)
-                    state["exp_avg_sq"] = torch.zeros_like(p)
-                state["step"] += 1
-                entries.append(
-                    (p, p.grad, state["exp_avg"], state["exp_avg_sq"], state["step"])
-                )
-            if entries:
-                fused_adamw(entries, lr=group["lr"], weight_decay=group["weight_decay"])
-        return loss
-
-
 class _Pool:
     """The rows of every model in one table, each distinct tensor once.
 
@@ -211,7 +195,7 @@ class _Pool:
     holds the distinct data once, not once per model.
     """
 
-    def __init__(self, datasets):
+    def __init__(self, datasets, device):
         columns, first, self.offsets, self.sizes = [], {}, [], []
         total = 0
         for X, y, w in datasets:
@@ -225,10 +209,10 @@ class _Pool:
                 raise ValueError("models sharing rows X must share y and w too")
             self.offsets.append(offset)
             self.sizes.append(len(X))
-        self.X = torch.cat([c[0] for c in columns])
-        self.y = torch.cat([c[1] for c in columns])
+        self.X = torch.cat([c[0] for c in columns]).to(device)
+        self.y = torch.cat([c[1] for c in columns]).to(device)
         # Weights in the rows' precision (the loss is computed in it).
-        self.w = torch.cat([c[2] for c in columns]).to(self.X.dtype)
+        self.w = torch.cat([c[2] for c in columns]).to(device, self.X.dtype)
 
     def epoch(self, generators, batch_size):
         """This epoch's pool rows per model, (M, steps * batch_size): each
@@ -239,7 +223,7 @@ class _Pool:
         for m, (n, generator) in enumerate(zip(self.sizes, generators, strict=True)):
             index[m, :n] = epoch_order(n, generator) + self.offsets[m]
             mask[m, :n] = 1.0
-        return index, mask, steps
+        return index.to(self.X.device), mask.to(self.X.device), steps
 
     def batch(self, index):
         """Rows, targets and weights of pool rows ``index`` (M, B)."""
@@ -464,10 +448,10 @@ def _written_block(block, params, name, h, strength, tokens):
     gate = block.gate_kind
     if gate.projected:
         z = saved["z"] = _linear(x, params, f"{name}.gate_proj")
-        g = saved["g"] = gate.activation(z)
+        g = saved["g"] = by_blocks(gate.activation, z)
         out = gate.multiply(a, g, strength, block.n_heads)
     else:
-        out = saved["g"] = gate.activation(a)
+        out = saved["g"] = by_blocks(gate.activation, a)
     return (h + out if block.residual else out), saved
 
 
@@ -476,7 +460,7 @@ def _written_block_backward(block, grads, params, name, saved, d_h, strength):
     returns its input's."""
     a, x = saved["a"], saved["x"]
     d_a, d_z = block.gate_kind.backward(
-        d_h, a, saved.get("z"), saved["g"], strength, block.n_heads
+        d_h, a, saved.get("z"), saved["g"], strength, block.n_heads, by_blocks
     )
     if "attention" in saved:
         d_x = _attention_backward(grads, params, name, x, saved["attention"], d_a)
@@ -517,7 +501,7 @@ def written_forward(net, params, alphas, x):
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head"), saved
     z = saved["head z"] = _linear(pooled, params, "head.0")
-    u = saved["head u"] = _HEAD_ACTIVATIONS[type(net.head[1])][0](z)
+    u = saved["head u"] = by_blocks(_HEAD_ACTIVATIONS[type(net.head[1])][0], z)
     return _linear(u, params, "head.2"), saved
 
 
@@ -544,7 +528,7 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
         log_p = torch.log_softmax(out, dim=2)
         picked = y.unsqueeze(2)
         losses = -log_p.gather(2, picked).squeeze(2)
-        d_out = torch.exp(log_p)
+        d_out = by_blocks(torch.exp, log_p)
         d_out.scatter_add_(2, picked, torch.full_like(log_p[..., :1], -1.0))
     per_model = weighted_mean(losses, w)
     share = w / w.sum(dim=1, keepdim=True).clamp(min=1e-30)  # (M, B)
@@ -555,7 +539,7 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
     else:
         d_u = _linear_backward(grads, params, "head.2", saved["head u"], d_out)
         backward = _HEAD_ACTIVATIONS[type(net.head[1])][1]
-        d_z = backward(d_u, saved["head z"])
+        d_z = by_blocks(backward, d_u, saved["head z"])
         d_pooled = _linear_backward(grads, params, "head.0", pooled, d_z)
     if tokens == 1:
         d_h = d_pooled
@@ -608,33 +592,45 @@ def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
 
 
 class BatchedTrainer:
-    """Train ``modules`` (initialised, float32, one architecture) together.
+    """Train ``modules`` (initialised, float32, one architecture) together:
+    skgate's one training loop, for one model as for a batch.
 
-    ``criterion``: a torch loss class (per-row losses with ``reduction="none"``).
-    Each weight is stacked over the models, (M, *shape); the weights a model's
-    output does not use (query and key over copied tokens) are left out, as a
-    single model's optimiser leaves weights without a gradient untouched. An
-    AdamW step is torch's own fused kernel, the one ``AdamW(fused=True)``
-    runs for a single model (:func:`fused_adamw`), called once per learning
-    rate on every stepping model's weights, each model's weights separate
-    tensors (views of the stacks) as they are alone: the kernel treats a
-    tensor's elements by its length (vector body, scalar tail), so a model's
-    update is bit for bit the one it would get alone.
+    ``regression``: the loss is the squared error (else cross-entropy).
+    ``lr``: one learning rate, or one per model. ``states``: per model, the
+    AdamW state to continue from, ``{weight name: {"step", "exp_avg",
+    "exp_avg_sq"}}`` (None, or missing entries: a fresh optimiser).
+
+    Each weight is stacked over the models, (M, *shape); the weights a
+    model's output does not use (query and key over copied tokens), and
+    those that do not require a gradient, are left out, as a single model's
+    optimiser leaves weights without a gradient untouched. A single model's
+    stacks are views of its own weights and of its ``states`` (entries made
+    where missing), so it trains in place and anything reading its module
+    or optimiser state during training (a callback) reads them as they are.
+
+    An AdamW step is torch's own fused kernel, the one
+    ``AdamW(fused=True)`` runs for a single model (:func:`fused_adamw`),
+    called once per learning rate on every stepping model's weights, each
+    model's weights separate tensors (views of the stacks) as they are
+    alone: the kernel treats a tensor's elements by its length (vector
+    body, scalar tail), so a model's update is bit for bit the one it would
+    get alone.
     """
 
-    def __init__(self, modules, alphas, criterion, *, lr, weight_decay, batch_size):
-        # ``lr``: one learning rate, or one per model.
+    def __init__(
+        self, modules, alphas, *, regression, lr, weight_decay, batch_size, states=None
+    ):
         self.net = modules[0]
-        self.names = trained_weights(self.net)
+        self.device = next(self.net.parameters()).device
         weights = [dict(module.named_parameters()) for module in modules]
-        self.params = {
-            name: torch.stack([w[name].detach() for w in weights]).contiguous()
-            for name in self.names
-        }
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in self.params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in self.params.items()}
-        # AdamW's step count of each model, float32 like torch's own state.
-        self.steps = [torch.zeros((), dtype=torch.float32) for _ in modules]
+        self.names = [
+            n for n in trained_weights(self.net) if weights[0][n].requires_grad
+        ]
+        states = states or [None] * len(modules)
+        if len(modules) == 1:
+            self._live(weights[0], states[0])
+        else:
+            self._stacked(weights, states)
         # Each model's weights and moments: views of the stacks (in place).
         self.views = [
             [
@@ -643,47 +639,97 @@ class BatchedTrainer:
             ]
             for m in range(len(modules))
         ]
-        self.alphas = torch.tensor(alphas, dtype=torch.float32)
-        if criterion not in (torch.nn.CrossEntropyLoss, torch.nn.MSELoss):
-            raise ValueError(
-                f"criterion must be CrossEntropyLoss or MSELoss; got {criterion!r}."
-            )
-        self.regression = criterion is torch.nn.MSELoss
+        self.alphas = torch.tensor(alphas, dtype=torch.float32, device=self.device)
+        self.regression = regression
         self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
         self.weight_decay, self.batch_size = weight_decay, batch_size
 
-    def _gradients(self, params, alphas, xb, yb, wb):
-        per_model, gradients, _ = losses_and_gradients(
-            self.net, self.names, params, alphas, xb, yb, wb, self.regression
+    def _live(self, weights, state):
+        """One model: the stacks are views of its weights and of ``state``."""
+        state = {} if state is None else state
+        step = None
+        for name in self.names:
+            entry = state.setdefault(name, {})
+            if not entry:
+                entry["step"] = torch.zeros((), dtype=torch.float32, device=self.device)
+                entry["exp_avg"] = torch.zeros_like(weights[name])
+                entry["exp_avg_sq"] = torch.zeros_like(weights[name])
+            # AdamW counts steps per weight; here they count together.
+            step = entry["step"] = entry["step"] if step is None else step
+        self.states = [state]
+        self.params = {n: weights[n].detach().unsqueeze(0) for n in self.names}
+        self.exp_avg, self.exp_avg_sq = (
+            {n: state[n][key].unsqueeze(0) for n in self.names}
+            for key in ("exp_avg", "exp_avg_sq")
         )
-        return per_model, gradients
+        self.steps = [step]
 
-    def _step(self, rows, xb, yb, wb):
+    def _stacked(self, weights, states):
+        """Several models: their weights and AdamW states copied into stacks."""
+
+        def stack(read):
+            return {
+                name: torch.stack([read(m, name) for m in range(len(weights))])
+                for name in self.names
+            }
+
+        def moment(key):
+            def read(m, name):
+                entry = (states[m] or {}).get(name)
+                return torch.zeros_like(weights[m][name]) if not entry else entry[key]
+
+            return stack(read)
+
+        self.params = stack(lambda m, name: weights[m][name].detach())
+        self.exp_avg, self.exp_avg_sq = moment("exp_avg"), moment("exp_avg_sq")
+        self.steps = [
+            torch.zeros((), dtype=torch.float32, device=self.device)
+            if not (states[m] or {}).get(self.names[0])
+            else states[m][self.names[0]]["step"].clone()
+            for m in range(len(weights))
+        ]
+        self.states = None
+
+    def _step(self, rows, xb, yb, wb, hooks=None):
         """One AdamW step of the models ``rows`` (a LongTensor; None: every
-        model) on their batches; returns their losses."""
+        model) on their batches; returns their losses and logits."""
         params = _take([self.params[n] for n in self.names], rows)
         (alphas,) = _take([self.alphas], rows)
-        per_model, gradients = self._gradients(params, alphas, xb, yb, wb)
+        per_model, gradients, logits = losses_and_gradients(
+            self.net, self.names, params, alphas, xb, yb, wb, self.regression
+        )
+        lrs, weight_decay, frozen = self.lrs, self.weight_decay, ()
+        if hooks is not None:
+            # A callback may read or change the gradients and the rates, or
+            # freeze weights (as skorch's Freezer: they are not updated).
+            hooks.gradients(
+                dict(zip(self.names, (g[0] for g in gradients), strict=True))
+            )
+            (lr, weight_decay), frozen = hooks.rates(), hooks.frozen()
+            lrs = [lr]
         models = range(len(self.views)) if rows is None else rows.tolist()
         by_rate = {}
         with torch.no_grad():
             for i, m in enumerate(models):
                 self.steps[m] += 1
                 weights, exp_avg, exp_avg_sq = self.views[m]
-                by_rate.setdefault(self.lrs[m], []).extend(
-                    zip(
-                        weights,
-                        (g[i] for g in gradients),
-                        exp_avg,
-                        exp_avg_sq,
-                        itertools.repeat(self.steps[m]),
-                    )
+                entries = zip(
+                    weights,
+                    (g[i] for g in gradients),
+                    exp_avg,
+                    exp_avg_sq,
+                    itertools.repeat(self.steps[m]),
+                )
+                by_rate.setdefault(lrs[m], []).extend(
+                    entry
+                    for name, entry in zip(self.names, entries, strict=True)
+                    if name not in frozen
                 )
             for lr, entries in by_rate.items():
-                fused_adamw(entries, lr=lr, weight_decay=self.weight_decay)
-        return per_model
+                fused_adamw(entries, lr=lr, weight_decay=weight_decay)
+        return per_model, logits
 
-    def fit(self, datasets, generators, epochs, validation=None):
+    def fit(self, datasets, generators, epochs, validation=None, hooks=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
 
         ``validation``: per model None or a
@@ -692,81 +738,126 @@ class BatchedTrainer:
         it stops when the score stops improving and ends with the weights of
         its best epoch, as its fit alone would.
 
+        ``hooks`` (one model only): a :class:`~skgate._training.NetHooks`,
+        told of every epoch, batch, gradient and validation, asked for the
+        learning rate of every step; a KeyboardInterrupt (a callback's way to
+        stop, or the user's) ends training as if the model had stopped.
+
         Returns the per-model training loss of each epoch it trained (M lists),
         the mean of its batches' losses weighted by their rows, as skorch
         reports it.
         """
-        work = step_work(
-            len(datasets),
-            self.batch_size,
-            computed_tokens(self.net.token_dim, self.net.n_features),
-            self.net.blocks[0].d_model,
+        if hooks is not None and len(datasets) != 1:
+            raise ValueError("hooks observe the training of one model")
+        work = (
+            step_work(
+                len(datasets),
+                self.batch_size,
+                computed_tokens(self.net.token_dim, self.net.n_features),
+                self.net.blocks[0].d_model,
+            )
+            if self.device.type == "cpu"
+            else ONE_THREAD_WORK  # not the CPU: its threads are not ours
         )
         with step_threads(work):
-            return self._fit(datasets, generators, epochs, validation)
+            return self._fit(datasets, generators, epochs, validation, hooks)
 
-    def _fit(self, datasets, generators, epochs, validation):
+    def _fit(self, datasets, generators, epochs, validation, hooks):
         M = len(datasets)
         validation = validation or [None] * M
-        pool = _Pool(datasets)
+        pool = _Pool(datasets, self.device)
+        weighted = [w is not None for _, _, w in datasets]
         curves = [[] for _ in datasets]
-        B = self.batch_size
         stopped = [False] * M
         best = {}
         for _ in range(epochs):
             if all(stopped):
                 break
-            index, mask, n_steps = pool.epoch(generators, B)
-            # Real rows per model and step, counted once an epoch.
-            counts = mask.view(M, n_steps, B).sum(dim=2)
-            reals = counts.tolist()
-            totals = torch.zeros(M, dtype=torch.float32)  # as a single fit's
-            for step in range(n_steps):
-                active = [m for m in range(M) if reals[m][step] and not stopped[m]]
-                if not active:  # the models with more steps have stopped
-                    break
-                part = slice(step * B, (step + 1) * B)
-                rows = None if len(active) == M else torch.tensor(active)
-                picked = index[:, part] if rows is None else index[rows, part]
-                xb, yb, wb = pool.batch(picked)
-                if any(reals[m][step] < B for m in active):  # padding: weight 0
-                    real = mask[:, part] if rows is None else mask[rows, part]
-                    wb = wb * real
-                xb, yb, wb = (pad_rows(t, padded_rows(B), dim=1) for t in (xb, yb, wb))
-                losses = self._step(rows, xb, yb, wb)
-                if rows is None:
-                    totals = add_batch_loss(totals, losses, counts[:, step])
-                else:
-                    totals[rows] = add_batch_loss(
-                        totals[rows], losses, counts[rows, step]
-                    )
-            for m, n in enumerate(pool.sizes):
-                if not stopped[m]:
-                    curves[m].append(epoch_loss(totals[m], n))
-            self._validate(validation, stopped, best)
+            try:
+                if hooks is not None:
+                    hooks.epoch_begin()
+                totals = self._epoch(pool, generators, stopped, hooks, weighted)
+                for m, n in enumerate(pool.sizes):
+                    if not stopped[m]:
+                        curves[m].append(epoch_loss(totals[m], n))
+                rows = self._validate(validation, stopped, best, hooks)
+                if hooks is not None:
+                    hooks.epoch_end(curves[0][-1], rows[0])
+            except KeyboardInterrupt:
+                if hooks is None:
+                    raise
+                stopped[0] = True
         for m, state in best.items():
             for name in self.names:
                 self.params[name][m] = state[name]
         return curves
 
-    def _validate(self, validation, stopped, best):
+    def _epoch(self, pool, generators, stopped, hooks, weighted):
+        """One epoch of every model still training; returns each one's sum of
+        batch losses (:func:`add_batch_loss`)."""
+        M, B = len(pool.sizes), self.batch_size
+        index, mask, n_steps = pool.epoch(generators, B)
+        # Real rows per model and step, counted once an epoch.
+        counts = mask.view(M, n_steps, B).sum(dim=2)
+        reals = counts.tolist()
+        totals = torch.zeros(M, dtype=torch.float32, device=self.device)
+        for step in range(n_steps):
+            active = [m for m in range(M) if reals[m][step] and not stopped[m]]
+            if not active:  # the models with more steps have stopped
+                break
+            part = slice(step * B, (step + 1) * B)
+            rows = (
+                None if len(active) == M else torch.tensor(active, device=self.device)
+            )
+            picked = index[:, part] if rows is None else index[rows, part]
+            xb, yb, wb = pool.batch(picked)
+            if any(reals[m][step] < B for m in active):  # padding: weight 0
+                real = mask[:, part] if rows is None else mask[rows, part]
+                wb = wb * real
+            n = int(reals[0][step])
+            if hooks is not None:
+                batch = _real_rows(xb, yb, wb, n, weighted[0])
+                hooks.batch_begin(batch)
+            xb, yb, wb = (pad_rows(t, padded_rows(B), dim=1) for t in (xb, yb, wb))
+            losses, logits = self._step(rows, xb, yb, wb, hooks)
+            if rows is None:
+                totals = add_batch_loss(totals, losses, counts[:, step])
+            else:
+                totals[rows] = add_batch_loss(totals[rows], losses, counts[rows, step])
+            if hooks is not None:
+                hooks.batch_end(batch, losses[0], logits[0, :n].detach())
+        if hooks is not None:
+            hooks.trained(n_steps)
+        return totals
+
+    def _validate(self, validation, stopped, best, hooks):
         """Score the held-out rows of every model still training; mark those
         that stop, keep the weights of each one's best epoch. Each model's
-        rows pass alone (:func:`validation_logits`), as in its fit alone."""
+        rows pass alone (:func:`validation_logits`), as in its fit alone.
+        Returns each model's history row of the epoch (None: not scored)."""
+        rows = [None] * len(validation)
         for m, score in enumerate(validation):
             if score is None or stopped[m]:
                 continue
             params = {n: self.params[n][m : m + 1] for n in self.names}
-            outputs = validation_logits(self.net, params, self.alphas[m], score.data.X)
-            is_best, stop = score.evaluate(outputs)
+            X = score.data.X.to(self.device)
+            outputs = validation_logits(self.net, params, self.alphas[m], X)
+            is_best, stop = score.evaluate(outputs.cpu())
+            rows[m] = score.rows_[-1]
+            if hooks is not None:
+                hooks.validated(score.data, outputs, rows[m])
             if is_best:
                 best[m] = {n: self.params[n][m].clone() for n in self.names}
             if stop:
                 stopped[m] = True
+        return rows
 
     def modules(self, templates):
         """The trained networks: ``templates`` (one per model, e.g. the modules
-        passed in, which are changed) given the trained weights, in place."""
+        passed in, which are changed) given the trained weights, in place.
+        (A single model trained in place already.)"""
+        if self.states is not None:
+            return list(templates)
         with torch.no_grad():
             for m, template in enumerate(templates):
                 weights = dict(template.named_parameters())
@@ -776,7 +867,10 @@ class BatchedTrainer:
 
     def optimizer_state(self, m):
         """Model ``m``'s AdamW state by weight name, as ``torch.optim.AdamW``
-        keeps it (weights it never stepped have none)."""
+        keeps it (weights it never stepped have none): for a single model
+        the ``states`` it trained in, else copies."""
+        if self.states is not None:
+            return self.states[m]
         return {
             name: {
                 "step": self.steps[m].clone(),
@@ -785,3 +879,10 @@ class BatchedTrainer:
             }
             for name in self.names
         }
+
+
+def _real_rows(xb, yb, wb, n, weighted):
+    """One model's batch as skorch's callbacks read it: its ``n`` real rows,
+    ``(X, y)``, or ``({"X": X, "sample_weight": w}, y)`` when weighted."""
+    X, y = xb[0, :n], yb[0, :n]
+    return ({"X": X, "sample_weight": wb[0, :n]}, y) if weighted else (X, y)

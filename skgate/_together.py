@@ -2,21 +2,22 @@
 
 Private to :mod:`skgate.search` and :mod:`skgate.study`. Estimators whose
 networks share an architecture and a training recipe (every parameter but
-``alpha`` and ``random_state``, and the width of their data) train as one
-batched network (:class:`skgate._batched.BatchedTrainer`); each keeps its own
-rows, weights, random stream and early stopping, so it ends as ``fit`` alone
-would leave it, bit for bit. The rest (user callbacks, a device other than
-the CPU, verbose output, a warm start from a fitted model) fit one by one:
-skorch's loop drives the same steps, one net at a time.
+``alpha``, ``lr`` and ``random_state``, and the width of their data) train
+as one batched network (:class:`skgate._batched.BatchedTrainer`); each keeps
+its own rows, weights, random stream and early stopping, so it ends as
+``fit`` alone would leave it, bit for bit. A fit with callbacks or verbose
+output, or a warm start from a fitted model, is a batch of its own: the
+same loop, one model.
 """
 
 from dataclasses import replace
 
 import torch
 from sklearn import get_config
+from sklearn.base import is_regressor
 
 from ._batched import BatchedTrainer
-from ._training import same_tensors
+from ._training import NetHooks, optimizer_entries, record_history, same_tensors
 
 __all__ = ["fit_together"]
 
@@ -31,9 +32,10 @@ _PER_MODEL = ("alpha", "random_state", "lr")
 
 
 def batchable(estimator):
+    """Whether ``estimator`` may share a batch: callbacks and verbose output
+    observe one model's training, and a warm start continues one."""
     return (
         not estimator.callbacks
-        and torch.device(estimator.device).type == "cpu"
         and not estimator.verbose
         and not (estimator.warm_start and hasattr(estimator, "net_"))
     )
@@ -84,7 +86,7 @@ def fit_together(estimators, data):
         # Models with as many rows take as many steps: side by side, the
         # models still stepping are a run of the stacks, read as views rather
         # than copies. (The order changes no model's bits.)
-        members = sorted(members, key=lambda m: len(m[1].train))
+        members = sorted(members, key=lambda m: len(m[1].train.X))
         for part in equal_parts(members, MAX_MODELS):
             fit_batch(part)
     return estimators
@@ -103,43 +105,58 @@ def _same_data(first, second):
     """Equal training data (rows, targets, weights or both unweighted)."""
     if (first.w is None) != (second.w is None):
         return False
-    tensors = [t for t in (first.X, first.y, first.w) if t is not None]
-    others = [t for t in (second.X, second.y, second.w) if t is not None]
-    return same_tensors(tensors, others)
+    return same_tensors(
+        [t for t in first if t is not None], [t for t in second if t is not None]
+    )
 
 
 def fit_batch(members):
-    """Train one batch of prepared estimators and hand each its network."""
-    proto = members[0][0]
-    # The networks are ordinary tensors (trained in place, handed to skorch),
-    # even when the caller is in inference mode.
+    """Train prepared estimators, ``(estimator, FitPlan)`` pairs of one
+    architecture and recipe, by the one loop, and make each fitted.
+
+    Each gets its skorch net first (the loop trains its module and optimizer
+    state); a batch of one with callbacks or verbose output trains with
+    :class:`~skgate._training.NetHooks`, which call them as it goes.
+    """
+    proto, plan = members[0]
+    # The networks are ordinary tensors, trained in place, even when the
+    # caller is in inference mode.
     with torch.inference_mode(False):
-        modules = [
-            estimator._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
-            for estimator, plan in members
-        ]
+        nets = [estimator._net_for(plan) for estimator, plan in members]
+        hooks = None
+        if len(members) == 1 and (plan.callbacks or proto.verbose):
+            hooks = NetHooks(nets[0], plan.train, plan.valid and plan.valid.data)
+            hooks.fit_begin()  # before the loop reads which weights train
         trainer = BatchedTrainer(
-            modules,
+            [net.module_ for net in nets],
             [estimator.alpha for estimator, _ in members],
-            proto._criterion,
+            regression=is_regressor(proto),
             lr=[estimator.lr for estimator, _ in members],
             weight_decay=proto.weight_decay,
-            batch_size=members[0][1].batch_size,
+            batch_size=plan.batch_size,
+            states=[optimizer_entries(net) for net in nets],
         )
         curves = trainer.fit(
-            [(plan.train.X, plan.train.y, plan.train.w) for _, plan in members],
-            [plan.generator for _, plan in members],
-            proto.max_epochs,
+            [plan.train for _, plan in members],
+            [net.iterator_train__generator for net in nets],
+            1 if plan.incremental else proto.max_epochs,
             [plan.valid and plan.valid.initialize() for _, plan in members],
+            hooks,
         )
-        trained = trainer.modules(modules)
-    for m, ((estimator, plan), module) in enumerate(zip(members, trained, strict=True)):
-        estimator._adopt(
-            module,
-            plan.generator,
-            plan.X,
-            curves[m],
-            plan.valid,
-            trainer.optimizer_state(m),
-            plan.batch_size,
-        )
+        trainer.modules([net.module_ for net in nets])
+        if hooks is not None:
+            hooks.fit_end()
+    for m, ((estimator, plan), net) in enumerate(zip(members, nets, strict=True)):
+        if hooks is None:
+            rows = plan.valid and plan.valid.rows_
+            record_history(net.history, curves[m], rows)
+        _install_state(net, trainer.optimizer_state(m))
+        estimator._record(net, plan, curves[m])
+
+
+def _install_state(net, state):
+    """The AdamW state of each trained weight, by name, as the net's
+    optimizer's (a single model's trained in it already)."""
+    params = dict(net.module_.named_parameters())
+    for name, entry in state.items():
+        net.optimizer_.state[params[name]] = entry

@@ -1,107 +1,50 @@
-"""The skorch side of training: weighted mini-batches, a validation score, nets.
+"""The skorch side of training: the fitted net, the validation rule, the callbacks.
 
 Private to :mod:`skgate.estimators`, which knows scikit-learn; this module
-knows skorch and torch. Rows travel with their sample weights as skorch
-recommends: a weighted batch is ``({"X": X, "sample_weight": weight}, y)``,
-the targets stay a plain tensor (so skorch's scoring callbacks read them), the
-module sees ``X`` alone, and the loss of a batch is the weighted mean of its
-rows' losses. Without weights (``w=None``, also what equal weights become) a
-batch is ``(X, y)`` and the loss is the criterion's own mean, bit for bit.
+knows skorch and torch. Every fit is trained by one loop,
+:class:`skgate._batched.BatchedTrainer`; skorch's ``NeuralNet`` is the
+fitted container (module, optimiser, history) and the callback interface:
+:class:`NetHooks` makes the loop's epochs, batches, gradients and
+validations the net's ``notify`` calls, so skorch's callbacks (EarlyStopping,
+Checkpoint, LRScheduler, EpochScoring, PrintLog, ProgressBar, ...) run in
+it. Rows travel with their sample weights as skorch recommends: a weighted
+batch is ``({"X": X, "sample_weight": weight}, y)``, the module sees ``X``
+alone.
 """
 
-import copy
+from typing import NamedTuple
 
 import numpy as np
 import torch
 from skorch import NeuralNetClassifier, NeuralNetRegressor
-from skorch.callbacks import Callback, PassthroughScoring
-from skorch.dataset import Dataset, unpack_data
+from skorch.dataset import Dataset
+from skorch.utils import TeeGenerator
 
-from ._batched import (
-    add_batch_loss,
-    epoch_loss,
-    epoch_order,
-    losses_and_gradients,
-    mean_loss,
-    pad_rows,
-    padded_rows,
-    trained_weights,
-    validation_logits,
-    validation_loss,
-)
+from ._batched import trained_weights, validation_loss
 
 
-class WeightedData(Dataset):
-    """Rows ``X``, targets ``y`` and weights ``w`` (tensors), read by slicing.
+class Rows(NamedTuple):
+    """Rows ``X``, targets ``y`` and weights ``w`` (None: unweighted) as tensors."""
 
-    A skorch ``Dataset`` (its own storage and indexing), so that skorch's
-    callbacks find ``X`` and ``y`` in it, as in any skorch dataset.
-    """
+    X: torch.Tensor
+    y: torch.Tensor
+    w: torch.Tensor = None
 
-    def __init__(self, X, y, w):  # no super().__init__: nothing of it is used
-        self.X, self.y, self.w = X, y, w
-
-    def __len__(self):
-        return len(self.X)
-
-    def __getitem__(self, index):
+    def dataset(self):
+        """The rows as a skorch ``Dataset``, as skorch's callbacks read them."""
         if self.w is None:
-            return self.X[index], self.y[index]
-        return {"X": self.X[index], "sample_weight": self.w[index]}, self.y[index]
+            return Dataset(self.X, self.y)
+        return Dataset({"X": self.X, "sample_weight": self.w}, self.y)
 
-
-class BatchIterator:
-    """Mini-batches of a :class:`WeightedData`, cut by slicing.
-
-    skorch's default, a torch ``DataLoader``, fetches rows one by one and
-    collates them; here a batch is one indexing operation. The same batches
-    (a fresh permutation each epoch when ``shuffle``, drawn from ``generator``:
-    the fit's own, never torch's process-wide one), at a fraction of the cost
-    for a small model.
-    """
-
-    def __init__(self, dataset, batch_size, shuffle=False, generator=None):
-        self.dataset = dataset
-        self.batch_size = batch_size
-        self.shuffle = shuffle
-        self.generator = generator
-
-    def __len__(self):
-        return -(-len(self.dataset) // self.batch_size)
-
-    def __iter__(self):
-        data, n = self.dataset, len(self.dataset)
-        if self.shuffle:
-            order = epoch_order(n, self.generator)
-        else:
-            order = torch.arange(n)
-        if not isinstance(data, WeightedData):
-            # A skorch Dataset (skorch's predict on an array, as its scoring
-            # callbacks call it) indexes with arrays, not tensors.
-            order = order.numpy()
-        for start in range(0, n, self.batch_size):
-            yield data[order[start : start + self.batch_size]]
+    def batch(self):
+        """All the rows as one skorch batch."""
+        if self.w is None:
+            return self.X, self.y
+        return {"X": self.X, "sample_weight": self.w}, self.y
 
 
 class _WeightedNet:
-    """A skorch net whose training steps are the engine's (:mod:`skgate._batched`).
-
-    skorch's loop (batches, callbacks, history, its ``optimizer_``:
-    :class:`~skgate._batched.FusedAdamW`) drives the computation every fit
-    shares: a step pads its batch with rows of weight 0, as the
-    batched trainer's batches are (:func:`~skgate._batched.padded_rows`),
-    and computes the
-    weighted mean loss and its gradients with
-    :func:`~skgate._batched.losses_and_gradients` for a batch of one model;
-    the epoch's train_loss is summed as the trainer sums it. So a model
-    trained here (with callbacks, by partial_fit, from a warm start) is bit
-    for bit the model the batched trainer trains. Train/eval mode is switched
-    only when it changes (skorch sets it before every batch; ``Module.train``
-    walks every submodule, 8 % of a small fit).
-    """
-
-    #: Whether the loss is the squared error (else cross-entropy).
-    regression = False
+    """A skorch net whose inputs may carry their sample weights."""
 
     def infer(self, x, **fit_params):
         # A weighted batch's weights are for the loss, not the module.
@@ -109,90 +52,27 @@ class _WeightedNet:
             x = x["X"]
         return super().infer(x, **fit_params)
 
-    def train_step_single(self, batch, **fit_params):
-        self._set_training(True)
-        X, y = unpack_data(batch)
-        w = X["sample_weight"] if isinstance(X, dict) else None
-        X = X["X"] if isinstance(X, dict) else X
-        n = len(X)
-        w = torch.ones(n, dtype=X.dtype) if w is None else w
-        rows = padded_rows(self.batch_size)
-        X, y, w = (pad_rows(t, rows).to(self.device) for t in (X, y, w))
-        module = self.module_
-        names = trained_weights(module)
-        weights = dict(module.named_parameters())
-        params = [weights[name].detach().unsqueeze(0) for name in names]
-        alphas = torch.tensor([module.blocks[0].alpha], dtype=torch.float32)
-        loss, gradients, logits = losses_and_gradients(
-            module,
-            names,
-            params,
-            alphas.to(self.device),
-            X[None],
-            y[None],
-            w[None],
-            self.regression,
-        )
-        for name, gradient in zip(names, gradients, strict=True):
-            weights[name].grad = gradient[0]
-        return {"loss": loss[0], "y_pred": logits[0, :n]}
-
-    def get_loss(self, y_pred, y_true, X=None, training=False):
-        # A validation batch's loss (skorch's loop scores the held-out rows
-        # batch by batch): the same rule as every other loss.
-        weight = X["sample_weight"] if isinstance(X, dict) else None
-        return mean_loss(y_pred, y_true, weight, self.regression)
-
-    @property
-    def _default_callbacks(self):
-        return [
-            (name, EpochTrainLoss(name=name, on_train=True))
-            if name == "train_loss"
-            else (name, callback)
-            for name, callback in super()._default_callbacks
-        ]
-
-    def _set_training(self, training=True):
-        if getattr(self, "module_", None) is None or self.module_.training != training:
-            super()._set_training(training)
-
-
-class EpochTrainLoss(PassthroughScoring):
-    """skorch's train_loss, summed as the batched trainer sums it
-    (:func:`~skgate._batched.add_batch_loss`, in float32)."""
-
-    def get_avg_score(self, history):
-        sizes, losses = zip(
-            *history[-1, "batches", :, ["train_batch_size", self.name]], strict=True
-        )
-        total = torch.zeros((), dtype=torch.float32)
-        for size, loss in zip(sizes, losses, strict=True):
-            total = add_batch_loss(
-                total, torch.tensor(loss, dtype=torch.float32), float(size)
-            )
-        return epoch_loss(total, sum(sizes))
-
 
 class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):
     pass
 
 
 class WeightedNeuralNetRegressor(_WeightedNet, NeuralNetRegressor):
-    regression = True
+    pass
 
 
-class ValidationScore(Callback):
+class ValidationScore:
     """Score a held-out split after every epoch; stop when it stops improving.
 
     MLPClassifier's early stopping: an epoch improves when its score exceeds
     the best so far by more than ``tol``; after more than ``n_iter_no_change``
     epochs without improvement training stops, and the weights of the best
-    epoch are restored. ``score(outputs, data)`` maps the network's outputs on
-    the held-out rows to a number (higher is better), weighted by their
+    epoch are restored (by the loop, which keeps them). ``data``: the
+    held-out :class:`Rows`; ``score(outputs, data)`` maps the network's
+    outputs on them to a number (higher is better), weighted by their
     sample weights; ``regression`` chooses the loss (see
-    :func:`~skgate._batched.validation_loss`). Each epoch's row of the
-    history ("valid_score", "valid_loss", "valid_loss_best") is
-    :meth:`evaluate`'s, whichever loop trained the model.
+    :func:`~skgate._batched.validation_loss`). Each epoch's history row
+    ("valid_score", "valid_loss", "valid_loss_best") is kept in ``rows_``.
     """
 
     def __init__(self, data, score, n_iter_no_change, tol, regression=False):
@@ -204,7 +84,7 @@ class ValidationScore(Callback):
 
     def initialize(self):
         self.scores_, self.best_score_ = [], -np.inf
-        self.best_state_, self.no_improvement_ = None, 0
+        self.no_improvement_ = 0
         self.rows_, self.best_loss_ = [], np.inf
         return self
 
@@ -223,22 +103,6 @@ class ValidationScore(Callback):
         self.best_loss_ = min(self.best_loss_, loss)
         return self.observe(score)
 
-    def on_epoch_end(self, net, **kwargs):
-        module = net.module_
-        params = {
-            name: p.detach().unsqueeze(0) for name, p in module.named_parameters()
-        }
-        outputs = validation_logits(
-            module, params, module.blocks[0].alpha, self.data.X.to(net.device)
-        ).cpu()
-        is_best, stop = self.evaluate(outputs)
-        for key, value in self.rows_[-1].items():
-            net.history.record(key, value)
-        if is_best:
-            self.best_state_ = copy.deepcopy(module.state_dict())
-        if stop:
-            raise KeyboardInterrupt  # skorch's way to end training early
-
     def observe(self, score):
         """Record an epoch's score; returns (is it the best so far, stop now)."""
         score = float(score)
@@ -252,12 +116,164 @@ class ValidationScore(Callback):
             self.best_score_ = score
         return is_best, self.no_improvement_ > self.n_iter_no_change
 
-    def on_train_end(self, net, **kwargs):
-        if self.best_state_ is not None:
-            net.module_.load_state_dict(self.best_state_)
-        # Done: the held-out rows and the best weights need not ride along
-        # in every pickle of the fitted model.
-        self.data = self.best_state_ = None
+
+def record_epoch(history, loss, row=None):
+    """An epoch's training loss and validation row (or None) in a skorch
+    history whose epoch has begun: the keys every fit's history has
+    (``train_loss_best`` as skorch's own train_loss scoring marks it)."""
+    earlier = [row["train_loss"] for row in history[:-1] if "train_loss" in row]
+    history.record("train_loss", loss)
+    history.record("train_loss_best", not earlier or loss < min(earlier))
+    for key, value in (row or {}).items():
+        history.record(key, value)
+
+
+def record_history(history, curve, rows=None):
+    """The epochs of a fit without callbacks, recorded after it: epoch
+    number, training loss and validation row of each."""
+    for epoch, loss in enumerate(curve):
+        history.new_epoch()
+        history.record("epoch", len(history))
+        record_epoch(history, loss, None if rows is None else rows[epoch])
+
+
+def optimizer_entries(net):
+    """The AdamW state of each weight training updates, by weight name: the
+    net's optimiser's own dicts (empty before its first step), which the
+    loop fills and updates in place."""
+    params = dict(net.module_.named_parameters())
+    return {
+        name: net.optimizer_.state[params[name]]
+        for name in trained_weights(net.module_)
+        if params[name].requires_grad
+    }
+
+
+class NetHooks:
+    """skorch's callback interface on the one loop, for a fit with callbacks
+    or verbose output: the loop's epochs, batches, gradients and validations
+    become the net's ``notify`` calls and history rows, as skorch's own loop
+    makes them, and each step's learning rate and weight decay are read
+    from the net's optimiser (so LRScheduler sets them).
+
+    ``train`` and ``valid``: the training rows and the held-out rows (or
+    None), as :class:`Rows`.
+    """
+
+    def __init__(self, net, train, valid=None):
+        self.net = net
+        self.epoch_kwargs = {
+            "dataset_train": train.dataset(),
+            "dataset_valid": None if valid is None else valid.dataset(),
+        }
+        self.batch = None
+
+    def fit_begin(self):
+        self.net.notify("on_train_begin", X=self.epoch_kwargs["dataset_train"], y=None)
+
+    def fit_end(self):
+        for p in self.net.module_.parameters():
+            p.grad = None  # the last step's gradients, views of the loop's
+        self.net.notify("on_train_end", X=self.epoch_kwargs["dataset_train"], y=None)
+
+    def epoch_begin(self):
+        self.net.notify("on_epoch_begin", **self.epoch_kwargs)
+
+    def batch_begin(self, batch):
+        self.batch = batch
+        self.net.notify("on_batch_begin", batch=batch, training=True)
+
+    def gradients(self, gradients):
+        """The step's gradients, by weight name, shown as the weights'
+        ``grad`` (a callback such as GradientNormClipping may change them
+        in place before the update)."""
+        params = dict(self.net.module_.named_parameters())
+        for name, gradient in gradients.items():
+            params[name].grad = gradient
+        self.net.notify(
+            "on_grad_computed",
+            named_parameters=TeeGenerator(self.net.get_all_learnable_params()),
+            batch=self.batch,
+            training=True,
+        )
+
+    def rates(self):
+        """This step's learning rate and weight decay."""
+        group = self.net.optimizer_.param_groups[0]
+        # The optimiser has stepped (torch's schedulers check it).
+        self.net.optimizer_._opt_called = True
+        return group["lr"], group["weight_decay"]
+
+    def frozen(self):
+        """Names of the weights a callback froze (``requires_grad`` False)."""
+        return {
+            name
+            for name, p in self.net.module_.named_parameters()
+            if not p.requires_grad
+        }
+
+    def batch_end(self, batch, loss, y_pred):
+        history = self.net.history
+        history.record_batch("train_loss", loss.item())
+        history.record_batch("train_batch_size", len(batch[1]))
+        self.net.notify(
+            "on_batch_end", batch=batch, training=True, loss=loss, y_pred=y_pred
+        )
+
+    def trained(self, n_batches):
+        self.net.history.record("train_batch_count", n_batches)
+
+    def validated(self, data, outputs, row):
+        """The held-out rows scored as one validation batch."""
+        batch, history = data.batch(), self.net.history
+        self.net.notify("on_batch_begin", batch=batch, training=False)
+        history.record_batch("valid_loss", row["valid_loss"])
+        history.record_batch("valid_batch_size", len(data.y))
+        loss = torch.tensor(row["valid_loss"])
+        self.net.notify(
+            "on_batch_end", batch=batch, training=False, loss=loss, y_pred=outputs
+        )
+        history.record("valid_batch_count", 1)
+
+    def epoch_end(self, loss, row):
+        record_epoch(self.net.history, loss, row)
+        self.net.notify("on_epoch_end", **self.epoch_kwargs)
+
+
+class NetState:
+    """What training changes in place in a fitted skorch net: the module's
+    weights, the optimizer's state, the history, the callbacks and the
+    shuffling generator. Saved before a warm start or a partial_fit and put
+    back if it fails, so that a failed fit leaves the model as it was."""
+
+    def __init__(self, net):
+        self.module = _cloned(net.module_.state_dict())
+        self.optimizer = _cloned(net.optimizer_.state_dict())
+        self.n_epochs = len(net.history)
+        self.callbacks = list(getattr(net, "callbacks_", []))
+        self.given = net.callbacks
+        self.generator = net.iterator_train__generator.get_state()
+
+    def restore(self, net):
+        net.module_.load_state_dict(self.module)
+        net.optimizer_.load_state_dict(self.optimizer)
+        del net.history[self.n_epochs :]
+        net.callbacks_ = self.callbacks
+        net.callbacks = self.given
+        net.iterator_train__generator.set_state(self.generator)
+
+
+def _cloned(state):
+    """A copy of a (module's or optimizer's) state dict: tensors cloned,
+    dicts and lists rebuilt, the rest (numbers, strings) shared. A third of
+    ``copy.deepcopy``'s time, which every partial_fit pays."""
+    if torch.is_tensor(state):
+        return state.clone()
+    if isinstance(state, dict):
+        return {key: _cloned(value) for key, value in state.items()}
+    if isinstance(state, list | tuple):
+        return type(state)(_cloned(value) for value in state)
+    return state
 
 
 def same_tensors(first, second):

@@ -40,22 +40,14 @@ from sklearn.utils.validation import (
     validate_data,
 )
 from skorch.callbacks import BatchScoring, Callback, EpochScoring
-from skorch.helper import predefined_split
 
 from . import geometry
-from ._batched import (
-    ONE_THREAD_WORK,
-    FusedAdamW,
-    computed_tokens,
-    step_threads,
-    step_work,
-)
 from ._docstrings import fill_docstring
-from ._together import batchable, fit_batch
+from ._together import fit_batch
 from ._training import (
-    BatchIterator,
+    NetState,
+    Rows,
     ValidationScore,
-    WeightedData,
     WeightedNeuralNetClassifier,
     WeightedNeuralNetRegressor,
     same_tensors,
@@ -228,44 +220,6 @@ def _same_items(a, b):
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
-def _cloned(state):
-    """A copy of a (module's or optimizer's) state dict: tensors cloned,
-    dicts and lists rebuilt, the rest (numbers, strings) shared. A third of
-    ``copy.deepcopy``'s time, which every partial_fit pays."""
-    if torch.is_tensor(state):
-        return state.clone()
-    if isinstance(state, dict):
-        return {key: _cloned(value) for key, value in state.items()}
-    if isinstance(state, list | tuple):
-        return type(state)(_cloned(value) for value in state)
-    return state
-
-
-class _NetState:
-    """What training changes in place in a fitted skorch net: the module's
-    weights, the optimizer's state, the history, the validation split and
-    the callbacks. Saved before a warm start or a partial_fit and put back
-    if it fails, so that a failed fit leaves the model as it was."""
-
-    def __init__(self, net):
-        self.module = _cloned(net.module_.state_dict())
-        optimizer = getattr(net, "optimizer_", None)
-        self.optimizer = None if optimizer is None else _cloned(optimizer.state_dict())
-        self.n_epochs = len(net.history)
-        self.train_split = net.train_split
-        self.callbacks = list(getattr(net, "callbacks_", []))
-        self.given = net.callbacks
-
-    def restore(self, net):
-        net.module_.load_state_dict(self.module)
-        if self.optimizer is not None:
-            net.optimizer_.load_state_dict(self.optimizer)
-        del net.history[self.n_epochs :]
-        net.train_split = self.train_split
-        net.callbacks_ = self.callbacks
-        net.callbacks = self.given
-
-
 def _check_device(device):
     try:
         parsed = torch.device(device)
@@ -352,12 +306,12 @@ def _check_labels(y):
         ) from exc
 
 
-def _weighted_data(X, y_net, weight, rows=None):
+def _rows(X, y_net, weight, rows=None):
     """The rows (all, or the chosen ones) as float32 tensors for the net;
     weights None: unweighted."""
     if rows is None:  # no fancy-indexed copy of X when every row trains
         rows = slice(None)
-    return WeightedData(
+    return Rows(
         torch.from_numpy(X[rows].astype(np.float32)),
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
@@ -375,12 +329,18 @@ class FitPlan:
     #: The fit's own random stream (weights, then shuffling).
     generator: torch.Generator
     #: The rows that train (weight > 0, less the held-out ones), as tensors.
-    train: WeightedData
+    train: Rows
     #: With early stopping, the held-out rows' ValidationScore; else None.
-    valid: ValidationScore = None
+    valid: ValidationScore
     #: Rows per step: batch_size, clipped to the training rows (as
     #: MLPClassifier clips it), so a large batch_size costs no padding.
-    batch_size: int = None
+    batch_size: int
+    #: A new network; else the fitted one trains on.
+    fresh: bool
+    #: partial_fit: one epoch, from the fitted optimizer's state.
+    incremental: bool
+    #: The checked callbacks (copies of the parameter's).
+    callbacks: list
 
 
 def _check_class_weight_value(label, value):
@@ -600,33 +560,33 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         module.reset_parameters(generator)
         return module
 
-    def _build_net(self, module, callbacks, generator, valid=None, *, batch_size):
-        # valid_loss is the ValidationScore's (the training loss's rule on the
-        # held-out rows, as the batched trainer records it), not skorch's.
-        unused = self._unused_callbacks + ("valid_loss",)
-        return self._net_class(
+    def _build_net(self, module, plan):
+        """A skorch net around ``module``, initialised: the fitted container
+        (module, AdamW optimiser, history) and the callbacks' interface."""
+        # The loop records train_loss and the validation rows itself.
+        unused = self._unused_callbacks + ("train_loss", "valid_loss")
+        # A classifier's net predicts the encoded labels 0, 1, ...
+        labels = {"classes": list(range(plan.n_outputs))} if is_classifier(self) else {}
+        net = self._net_class(
+            **labels,
             module=module,
             criterion=self._criterion,
-            # The batched trainer's AdamW update (torch's fused kernel).
-            optimizer=FusedAdamW,
+            optimizer=torch.optim.AdamW,
             lr=self.lr,
             optimizer__weight_decay=self.weight_decay,
             max_epochs=self.max_epochs,
-            batch_size=batch_size,
-            iterator_train=BatchIterator,
-            iterator_valid=BatchIterator,
+            batch_size=plan.batch_size,
+            # The shuffling: a fresh permutation each epoch, from the fit's
+            # generator (partial_fit continues it).
             iterator_train__shuffle=True,
-            iterator_train__generator=generator,
+            iterator_train__generator=plan.generator,
             **{f"callbacks__{name}": None for name in unused},
-            # All of X trains unless early stopping holds out a validation
-            # split, scored by the ValidationScore callback.
-            train_split=None if valid is None else predefined_split(valid.data),
-            # The held-out score first: callbacks that read it (EarlyStopping,
-            # Checkpoint) come after.
-            callbacks=([("validation_score", valid)] if valid else []) + callbacks,
+            train_split=None,
+            callbacks=plan.callbacks,
             device=self.device,
             verbose=self.verbose,
         )
+        return net.initialize()
 
     def _atomic(self, **fit):
         """Train (``_train(**fit)``); if that fails, restore the estimator as
@@ -637,7 +597,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         # Only a fit that continues the network (partial_fit, a warm start)
         # changes it in place; a fresh fit leaves the old one untouched.
         continues = fit["incremental"] or self.warm_start
-        saved = _NetState(net) if net is not None and continues else None
+        saved = NetState(net) if net is not None and continues else None
         try:
             return self._train(**fit)
         except BaseException:
@@ -679,10 +639,6 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
 
     def _train(self, *, X, y, sample_weight, incremental, classes):
         fresh = not hasattr(self, "net_") or not (incremental or self.warm_start)
-        validating = self.early_stopping and not incremental
-        callbacks = _check_callbacks(
-            self.callbacks, validation=validating, incremental=incremental
-        )
         plan = self._prepare_fit(
             X,
             y,
@@ -691,33 +647,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             incremental=incremental,
             classes=classes,
         )
-        if fresh and not incremental and batchable(self):
-            # The batched trainer's own loop, as a batch of one: the same
-            # steps as skorch's loop below (which drives them for callbacks,
-            # verbose output, other devices, warm starts and partial_fit),
-            # without its per-batch bookkeeping.
-            fit_batch([(self, plan)])
-            return self
-        # Training needs autograd, even when the caller is in inference mode.
-        with torch.inference_mode(False), torch.enable_grad():
-            net = self._net_for(
-                plan, callbacks=callbacks, fresh=fresh, incremental=incremental
-            )
-            epochs_before = len(net.history) if net is getattr(self, "net_", 0) else 0
-            on_cpu = torch.device(self.device).type == "cpu"
-            tokens = computed_tokens(self.token_dim, plan.X.shape[1])
-            work = (
-                step_work(1, plan.batch_size, tokens, self.d_model)
-                if on_cpu
-                else ONE_THREAD_WORK  # not the CPU: its threads are not ours
-            )
-            with step_threads(work):
-                if incremental:
-                    net.partial_fit(plan.train, None, epochs=1)
-                else:
-                    net.fit(plan.train, None)
-        _check_converged(net, plan.X, self)
-        self._record(net, plan.valid, fresh, epochs_before)
+        fit_batch([(self, plan)])  # the one loop, a batch of one
         return self
 
     def _prepare_fit(self, X, y, *, sample_weight, fresh, incremental, classes):
@@ -733,6 +663,10 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                 f"{list(_NET_PARAMETERS)} and {list(_TRAINING_PARAMETERS)}."
             )
         _check_device(self.device)
+        validating = self.early_stopping and not incremental
+        callbacks = _check_callbacks(
+            self.callbacks, validation=validating, incremental=incremental
+        )
         X, y = self._validate_X(X, y, reset=fresh)
         if fresh:
             self._check_token_dim(X.shape[1])
@@ -745,62 +679,44 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         # random_state alone, whatever other threads draw, and torch's
         # process-wide generator is never used.
         generator = torch.Generator().manual_seed(int(seeds[0]))
-        validating = self.early_stopping and not incremental
         train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
-        batch_size = min(self.batch_size, len(train))
-        return FitPlan(X, n_outputs, generator, train, valid, batch_size)
+        batch_size = min(self.batch_size, len(train.X))
+        return FitPlan(
+            X,
+            n_outputs,
+            generator,
+            train,
+            valid,
+            batch_size,
+            fresh,
+            incremental,
+            callbacks,
+        )
 
-    def _adopt(self, module, generator, X, curve, valid, optimizer_state, batch_size):
-        """Become fitted with ``module``, trained outside skorch (by skgate's
-        batched training) exactly as :meth:`fit` would train it: the skorch
-        net around it, its history (epoch, train_loss, valid_score), the
-        AdamW state a later ``partial_fit`` continues from, the fitted
-        attributes."""
-        net = self._build_net(module, [], generator, batch_size=batch_size)
-        net.initialize()
-        for epoch, loss in enumerate(curve):
-            net.history.new_epoch()
-            net.history.record("epoch", epoch + 1)
-            net.history.record("train_loss", loss)
-            for key, value in (valid.rows_[epoch] if valid else {}).items():
-                net.history.record(key, value)
-        parameters = dict(net.module_.named_parameters())
-        for name, state in optimizer_state.items():
-            net.optimizer_.state[parameters[name]] = state
-        if valid is not None:
-            valid.data = valid.best_state_ = None
-        _check_converged(net, X, self)
-        self._record(net, valid, True, 0)
-        return self
-
-    def _net_for(self, plan, *, callbacks, fresh, incremental):
+    def _net_for(self, plan):
         """The skorch net to train: new, the fitted one (partial_fit), or a new
         one around the fitted network (warm_start: a fresh optimizer)."""
-        generator, valid, rows = plan.generator, plan.valid, plan.batch_size
-        if fresh:
-            module = self._build_module(plan.X.shape[1], plan.n_outputs, generator)
-            return self._build_net(module, callbacks, generator, valid, batch_size=rows)
-        if incremental:
-            # partial_fit scores no validation split (as MLPClassifier's): a
-            # net fitted with early stopping leaves it, and the callbacks that
-            # read it, out (restored by _atomic if the epoch fails).
-            self.net_.train_split = None
-            trained = getattr(self, "_callbacks_trained_", _given(self.callbacks))
-            if not _same_items(_given(self.callbacks), trained):
-                # The callbacks parameter changed since the last fit: the
-                # epochs from now on run with the new ones.
-                self.net_.callbacks = callbacks
-                self.net_.initialize_callbacks()
-            self.net_.callbacks_ = [
-                (name, callback)
-                for name, callback in self.net_.callbacks_
-                if name != "validation_score" and not _monitors_validation(callback)
-            ]
-            self.net_.batch_size = rows
-            return self.net_
-        return self._build_net(
-            self.net_.module_, callbacks, generator, valid, batch_size=rows
-        )
+        if plan.fresh:
+            module = self._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
+            return self._build_net(module, plan)
+        if not plan.incremental:
+            return self._build_net(self.net_.module_, plan)
+        net = self.net_
+        trained = getattr(self, "_callbacks_trained_", _given(self.callbacks))
+        if not _same_items(_given(self.callbacks), trained):
+            # The callbacks parameter changed since the last fit: the
+            # epochs from now on run with the new ones.
+            net.callbacks = plan.callbacks
+            net.initialize_callbacks()
+        # partial_fit scores no validation split (as MLPClassifier's): the
+        # callbacks that read one sit out (restored by _atomic if it fails).
+        net.callbacks_ = [
+            (name, callback)
+            for name, callback in net.callbacks_
+            if not _monitors_validation(callback)
+        ]
+        net.batch_size = plan.batch_size
+        return net
 
     def _sample_weights(self, X, y_net, sample_weight):
         """Row weights (float64), sample_weight times class_weight, or None."""
@@ -835,9 +751,9 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             same = np.all(weight == weight[0])
             weight = None if same else weight / weight.mean()
         if not validating:
-            return _weighted_data(X, y_net, weight), None
+            return _rows(X, y_net, weight), None
         train, held_out = self._validation_rows(y_net, seed)
-        data = _weighted_data(X, y_net, weight, held_out)
+        data = _rows(X, y_net, weight, held_out)
         valid = ValidationScore(
             data,
             self._validation_score,
@@ -845,7 +761,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             self.tol,
             regression=not is_classifier(self),
         )
-        return _weighted_data(X, y_net, weight, train), valid
+        return _rows(X, y_net, weight, train), valid
 
     def _validation_rows(self, y_net, seed):
         """Indices (train, held out): ``validation_fraction`` of the rows,
@@ -883,30 +799,29 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             np.arange(n), test_size=n_held, stratify=stratify, random_state=seed
         )
 
-    def _record(self, net, valid, fresh, epochs_before):
+    def _record(self, net, plan, curve):
         """Fitted attributes from the trained net; a warm start or partial_fit
         extends ``loss_curve_`` and ``n_iter_`` as MLPClassifier does."""
-        new = [
-            float(row["train_loss"])
-            for row in net.history[epochs_before:]
-            if "train_loss" in row
-        ]
-        before = [] if fresh else list(self.loss_curve_)
-        self.loss_curve_ = before + new
+        _check_converged(net, plan.X, self)
+        before = [] if plan.fresh else list(self.loss_curve_)
+        self.loss_curve_ = before + list(curve)
         self.n_iter_ = len(self.loss_curve_)
         self.net_ = net
         self._callbacks_trained_ = _given(self.callbacks)
         self.history_ = net.history
+        valid = plan.valid
         if valid is not None:
             # A warm start extends the scores as loss_curve_, one per epoch
             # (NaN for the epochs of fits without early stopping); the best
             # is this fit's, whose weights were restored.
-            earlier = None if fresh else self.validation_scores_
+            earlier = None if plan.fresh else self.validation_scores_
             if earlier is None:
                 earlier = [float("nan")] * len(before)
             self.validation_scores_ = list(earlier) + list(valid.scores_)
             self.best_validation_score_ = valid.best_score_
-        elif fresh:
+            # Done: the held-out rows need not ride along in every pickle.
+            valid.data = None
+        elif plan.fresh:
             self.validation_scores_ = self.best_validation_score_ = None
 
     # -- forward passes -----------------------------------------------------

@@ -484,12 +484,15 @@ class Gate:
             return self.fused_backward(grad, x, y)
         return grad * self.derivative(x)
 
-    def backward(self, d_out, a, z, g, alpha, n_heads):
+    def backward(self, d_out, a, z, g, alpha, n_heads, elementwise=None):
         """Gradients of :meth:`forward`'s inputs given its output's ``d_out``:
         ``(d_a, d_z)``; ``g`` is the activation of ``z`` (or the output, for
-        a pointwise gate; ``z`` is then None and so is ``d_z``)."""
+        a pointwise gate; ``z`` is then None and so is ``d_z``).
+        ``elementwise(function, *tensors)`` computes the activation's
+        backward (None: ``function(*tensors)``)."""
+        elementwise = elementwise or _call
         if not self.projected:
-            return self.activation_backward(d_out, a, g), None
+            return elementwise(self.activation_backward, d_out, a, g), None
         psi = 1 + alpha * g if self.strength else g
         if self.per_head:
             heads = (n_heads, -1)
@@ -499,7 +502,11 @@ class Gate:
             d_a = d_out * psi
             d_psi = d_out * a
         d_g = d_psi * alpha if self.strength else d_psi
-        return d_a, self.activation_backward(d_g, z, g)
+        return d_a, elementwise(self.activation_backward, d_g, z, g)
+
+
+def _call(function, *args):
+    return function(*args)
 
 
 _GATES = {}

@@ -53,7 +53,7 @@ def _together(alphas, rows, X, y, weights):
     trainer = BatchedTrainer(
         modules,
         alphas,
-        torch.nn.CrossEntropyLoss,
+        regression=False,
         lr=proto.lr,
         weight_decay=proto.weight_decay,
         batch_size=PARAMS["batch_size"],
@@ -210,11 +210,11 @@ def test_what_cannot_share_a_batch_fits_alone_or_in_its_own_batch():
 def test_models_sharing_rows_share_them_in_memory():
     X, y = make_curved_task(100, random_state=0)
     Xt, yt = torch.tensor(X, dtype=torch.float32), torch.tensor(y)
-    pool = _Pool([(Xt, yt, None)] * 3 + [(Xt[:50], yt[:50], None)])
+    pool = _Pool([(Xt, yt, None)] * 3 + [(Xt[:50], yt[:50], None)], "cpu")
     assert len(pool.X) == 150
     assert pool.offsets == [0, 0, 0, 100] and pool.sizes == [100, 100, 100, 50]
     with pytest.raises(ValueError, match="share y"):
-        _Pool([(Xt, yt, None), (Xt, yt.clone(), None)])
+        _Pool([(Xt, yt, None), (Xt, yt.clone(), None)], "cpu")
 
 
 @pytest.mark.parametrize("token_dim", [None, 2, 4])
@@ -388,8 +388,8 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
     pools = []
 
     class Spy(batched._Pool):
-        def __init__(self, datasets):
-            super().__init__(datasets)
+        def __init__(self, datasets, device):
+            super().__init__(datasets, device)
             pools.append(self)
 
     monkeypatch.setattr(batched, "_Pool", Spy)
@@ -399,6 +399,32 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
     ).fit(X, y)
     fold_pool = pools[0]
     assert len(fold_pool.sizes) == 12 and len(fold_pool.X) == 600
+
+
+@pytest.mark.parametrize("device", ["cpu", torch.device("cpu")])
+def test_the_device_reaches_the_one_loop(monkeypatch, device):
+    """device is the loop's: the fold models of a CV estimator train as one
+    batch on it (no other loop for another device), and its refit too."""
+    import skgate._batched as batched
+    from skgate import GatedAttentionClassifierCV
+
+    devices = []
+
+    class Spy(batched.BatchedTrainer):
+        def fit(self, datasets, *args, **kwargs):
+            devices.append(
+                (len(datasets), self.device, self.params["embed.weight"].device)
+            )
+            return super().fit(datasets, *args, **kwargs)
+
+    monkeypatch.setattr(batched, "BatchedTrainer", Spy)
+    monkeypatch.setattr("skgate._together.BatchedTrainer", Spy)
+    X, y = make_curved_task(120, random_state=0)
+    GatedAttentionClassifierCV(
+        (0.0, 1.0), cv=2, max_epochs=1, d_model=8, device=device, random_state=0
+    ).fit(X, y)
+    cpu = torch.device("cpu")
+    assert devices == [(4, cpu, cpu), (1, cpu, cpu)]
 
 
 def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch):
@@ -411,8 +437,8 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
     sizes = []
 
     class Spy(batched._Pool):
-        def __init__(self, datasets):
-            super().__init__(datasets)
+        def __init__(self, datasets, device):
+            super().__init__(datasets, device)
             sizes.append(len(self.sizes))
 
     monkeypatch.setattr(batched, "_Pool", Spy)
@@ -423,7 +449,8 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
         for s, a in enumerate((0.0, 0.5, 1.0, 1.5, 2.0))
     ]
     got, want = _pairs(estimators, [(X, y, None)] * 5)
-    assert sizes == [2, 2, 1]
+    # The five fits alone (the same loop, one model each), then the batch.
+    assert sizes == [1] * 5 + [2, 2, 1]
     for a, b in zip(got, want, strict=True):
         _assert_same_model(a, b, X)
 

@@ -481,43 +481,60 @@ class TestBadInput:
             fitted.predict_proba(np.array([[0.0, np.nan]]))
 
 
-class TestBatchIterator:
-    def test_every_row_once_per_epoch_in_slices(self):
-        from skgate._training import BatchIterator, WeightedData
+class _Batches(Callback):
+    """Records the training batches callbacks are shown, by epoch."""
 
-        X = torch.arange(10, dtype=torch.float32).reshape(10, 1)
-        y = torch.arange(10)
-        w = torch.arange(10, dtype=torch.float32) / 10
-        plain = list(BatchIterator(WeightedData(X, y, None), batch_size=4))
-        assert [len(b[0]) for b in plain] == [4, 4, 2]
-        assert torch.equal(torch.cat([b[1] for b in plain]), y)
-        # Unweighted: plain (X, y) batches, as skorch's own.
-        assert all(isinstance(b[0], torch.Tensor) for b in plain)
-        shuffled = BatchIterator(
-            WeightedData(X, y, w),
-            batch_size=4,
-            shuffle=True,
-            generator=torch.Generator().manual_seed(0),
-        )
-        assert len(shuffled) == 3
-        batches = list(shuffled)
-        first = torch.cat([b[1] for b in batches])
-        assert sorted(first.tolist()) == list(range(10))
-        assert not torch.equal(first, y)
-        # Weighted: ({"X": rows, "sample_weight": weights}, y), skorch's recipe.
-        rows = torch.cat([b[0]["X"] for b in batches]).flatten().long()
-        weights = torch.cat([b[0]["sample_weight"] for b in batches])
-        assert torch.equal(rows, first)  # X, y and w stay paired
-        assert torch.equal(weights, first / 10)
-        shuffled.generator = torch.Generator().manual_seed(0)
-        again = torch.cat([b[1] for b in shuffled])
-        assert torch.equal(first, again)
+    def initialize(self):
+        self.epochs_ = []
+        return self
 
-    def test_fit_uses_it(self, fitted):
-        from skgate._training import BatchIterator
+    def on_epoch_begin(self, net, **kwargs):
+        self.epochs_.append([])
 
-        assert fitted.net_.iterator_train is BatchIterator
-        assert "valid_acc" not in dict(fitted.net_.callbacks_)
+    def on_batch_end(self, net, batch=None, training=False, **kwargs):
+        if training:
+            self.epochs_[-1].append(batch)
+
+
+class TestBatchesShownToCallbacks:
+    """The loop's batches, as skorch's callbacks see them: every training
+    row once an epoch in batch_size slices, a fresh order each epoch, and
+    weighted rows as skorch's recipe, ({"X": rows, "sample_weight": w}, y),
+    X, y and w paired."""
+
+    def _batches(self, sample_weight):
+        X = np.arange(10, dtype=float).reshape(10, 1)
+        y = np.arange(10) % 2
+        clf = GatedAttentionClassifier(
+            batch_size=4, max_epochs=2, random_state=0, callbacks=[("b", _Batches())]
+        ).fit(X, y, sample_weight=sample_weight)
+        return dict(clf.net_.callbacks_)["b"].epochs_
+
+    def test_unweighted(self):
+        epochs = self._batches(None)
+        orders = []
+        for batches in epochs:
+            assert [len(b[1]) for b in batches] == [4, 4, 2]
+            assert all(isinstance(b[0], torch.Tensor) for b in batches)
+            rows = torch.cat([b[0] for b in batches]).flatten()
+            assert sorted(rows.tolist()) == list(range(10))
+            assert torch.equal(torch.cat([b[1] for b in batches]), rows.long() % 2)
+            orders.append(rows)
+        assert not torch.equal(orders[0], orders[1])
+
+    def test_weighted(self):
+        w = np.arange(1, 11, dtype=float)
+        for batches in self._batches(w):
+            rows = torch.cat([b[0]["X"] for b in batches]).flatten()
+            weights = torch.cat([b[0]["sample_weight"] for b in batches])
+            # Weights scaled to mean 1, paired with their rows.
+            expected = torch.tensor((rows.numpy() + 1) / w.mean(), dtype=torch.float32)
+            torch.testing.assert_close(weights, expected)
+
+    def test_the_loop_records_the_losses_skorch_would(self, fitted):
+        callbacks = dict(fitted.net_.callbacks_)
+        assert "valid_acc" not in callbacks and "train_loss" not in callbacks
+        assert list(fitted.history_[:, "train_loss"]) == fitted.loss_curve_
 
 
 class _StopAfter(Callback):
@@ -1422,6 +1439,101 @@ class TestSkorchCallbacks:
         model.partial_fit(X, y, sample_weight=w)
         assert model.n_iter_ == 7
         assert "train_acc" in model.history_[-1]
+
+
+class TestCallbacksInTheOneLoop:
+    """skorch's callbacks run in skgate's one training loop: those that do
+    not change training leave its bits alone, those that do change it as
+    they say."""
+
+    def _fit(self, X, y, callbacks=None, **params):
+        params = {"max_epochs": 3, "d_model": 8, "random_state": 0, **params}
+        return GatedAttentionClassifier(callbacks=callbacks, **params).fit(X, y)
+
+    def _weights(self, model):
+        return [p.detach().clone() for p in model.net_.module_.parameters()]
+
+    def _same(self, a, b):
+        return all(
+            torch.equal(p, q)
+            for p, q in zip(self._weights(a), self._weights(b), strict=True)
+        )
+
+    def test_observers_change_no_bit(self, moons, tmp_path):
+        from skorch.callbacks import (
+            Checkpoint,
+            EpochScoring,
+            GradientNormClipping,
+            PrintLog,
+            ProgressBar,
+        )
+
+        X, y = moons
+        plain = self._fit(X, y, early_stopping=True)
+        observed = self._fit(
+            X,
+            y,
+            [
+                EpochScoring("accuracy", on_train=True, name="train_acc"),
+                EpochScoring("accuracy", name="held_out_acc"),
+                GradientNormClipping(gradient_clip_value=1e30),
+                ProgressBar(),
+                Checkpoint(dirname=str(tmp_path)),
+                ("log", PrintLog()),
+            ],
+            early_stopping=True,
+        )
+        assert self._same(plain, observed)
+        assert plain.loss_curve_ == observed.loss_curve_
+        assert plain.validation_scores_ == observed.validation_scores_
+        assert len(observed.history_[:, "held_out_acc"]) == 3
+
+    def test_a_zero_learning_rate_from_a_scheduler_stops_the_weights(self, moons):
+        X, y = moons
+        scheduler = LRScheduler(policy="StepLR", step_size=1, gamma=0.0)
+        scheduled = self._fit(X, y, [scheduler])
+        one_epoch = self._fit(X, y, max_epochs=1)
+        assert self._same(scheduled, one_epoch)  # epochs 2 and 3 at lr 0
+        assert scheduled.n_iter_ == 3
+
+    def test_clipped_gradients_are_the_ones_applied(self, moons):
+        from skorch.callbacks import GradientNormClipping
+
+        X, y = moons
+        start = self._fit(X, y, max_epochs=0)
+        plain = self._fit(X, y)
+        clipped = self._fit(X, y, [GradientNormClipping(gradient_clip_value=1e-12)])
+
+        def moved(model):
+            return sum(
+                float((a - b).abs().sum())
+                for a, b in zip(self._weights(model), self._weights(start), strict=True)
+            )
+
+        # AdamW's step is scale-free until the gradient nears eps (1e-8):
+        # gradients clipped to a norm of 1e-12 barely move the weights.
+        assert moved(clipped) < 0.01 * moved(plain)
+
+    def test_a_frozen_weight_does_not_move(self, moons):
+        from skorch.callbacks import Freezer
+
+        X, y = moons
+        start = self._fit(X, y, max_epochs=0)
+        frozen = self._fit(X, y, [Freezer("embed.*")])
+        before = dict(start.net_.module_.named_parameters())
+        after = dict(frozen.net_.module_.named_parameters())
+        assert torch.equal(after["embed.weight"], before["embed.weight"])
+        assert not torch.equal(after["head.0.weight"], before["head.0.weight"])
+
+    def test_early_stopping_on_the_training_loss_ends_the_fit(self, moons):
+        from skorch.callbacks import EarlyStopping
+
+        X, y = moons
+        # A threshold no epoch can meet: stops after patience + 1 epochs.
+        stop = EarlyStopping(monitor="train_loss", patience=2, threshold=10.0)
+        model = self._fit(X, y, [stop], max_epochs=10)
+        assert model.n_iter_ == 3
+        assert model.loss_curve_ == self._fit(X, y, max_epochs=3).loss_curve_
 
 
 class TestUserGates:

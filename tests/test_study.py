@@ -1048,6 +1048,8 @@ class TestRealData:
 
         monkeypatch.setattr(cli, "_run_sweeps", stop)
         monkeypatch.setattr(cli, "_run_primary", lambda *args: None)
+        # The second confirmatory part, unseen here (it would train for minutes).
+        monkeypatch.setattr(cli, "_run_sequences", lambda *args: {"seconds": 0.0})
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
         with pytest.raises(KeyboardInterrupt):
             cli.reproduce(tmp_path, design=StudyDesign.quick())
