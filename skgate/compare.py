@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _paired
 from ._docstrings import fill_docstring
-from ._together import fit_together
+from ._training import fit_together
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import make_curvature_scorer, representation_curvature
 from .nn import GATES

@@ -12,7 +12,6 @@ import inspect
 import textwrap
 import weakref
 from abc import ABCMeta, abstractmethod
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,11 +21,8 @@ from sklearn.base import (
     ClassifierMixin,
     RegressorMixin,
     _fit_context,
-    is_classifier,
 )
 from sklearn.metrics import r2_score
-from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import (
     Interval,
     StrOptions,
@@ -35,19 +31,13 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
-from skorch.callbacks import BatchScoring, Callback, EpochScoring
 
-from . import geometry
+from . import _training, geometry
 from ._docstrings import fill_docstring
-from ._together import fit_batch
-from ._training import (
-    NetState,
-    Rows,
-    ValidationScore,
+from ._skorch import (
     WeightedNeuralNetClassifier,
     WeightedNeuralNetRegressor,
     same_tensors,
@@ -73,220 +63,13 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: entry goes with its network.
 _FLOAT64_COPIES = weakref.WeakKeyDictionary()
 
-# The network's architecture keywords; the estimator passes its parameters of
-# the same names through, so each is declared once, in the estimator's signature.
-# The gate's initialisation gain is not a hyper-parameter of the estimators:
-# it is a class attribute (``_gate_gain``), which the study's sensitivity check
-# overrides in a subclass.
-_NET_PARAMETERS = tuple(
-    name
-    for name, parameter in inspect.signature(GatedAttentionNet).parameters.items()
-    if parameter.kind is inspect.Parameter.KEYWORD_ONLY and name != "gate_gain"
-)
-
-#: Every parameter the training engine implements besides the architecture
-#: (each read by _prepare_fit, the FitPlan, the batched trainer or skorch's
-#: loop driving it). A parameter outside these and _NET_PARAMETERS (a
-#: subclass's, or one added without teaching the engine) fails at fit.
-_TRAINING_PARAMETERS = (
-    "max_epochs",  # both loops' epochs
-    "lr",  # the AdamW learning rate (per model in a batch)
-    "batch_size",  # rows per step (computed on padded_rows of them)
-    "weight_decay",  # AdamW's
-    "class_weight",  # row weights in the FitPlan
-    "early_stopping",  # the FitPlan's ValidationScore
-    "validation_fraction",
-    "n_iter_no_change",
-    "tol",
-    "warm_start",  # skorch's loop from the fitted network
-    "callbacks",  # skorch's loop
-    "device",  # skorch's loop (the batched trainer runs on the CPU)
-    "random_state",  # the FitPlan's generator: weights, shuffles, split
-    "verbose",  # skorch's loop prints
-)
-
 # Rows per forward pass at prediction time: large enough to amortise the
 # per-call overhead, small enough to keep memory bounded on huge inputs.
 _PREDICT_CHUNK = 8192
 
 
-def _is_callback(obj):
-    return isinstance(obj, Callback) or (
-        isinstance(obj, type) and issubclass(obj, Callback)
-    )
-
-
-def _instance(item):
-    """A callback given as a class, made with no arguments (as skorch would
-    make it), or a TypeError naming it; anything else as given."""
-    named = isinstance(item, tuple) and len(item) == 2
-    callback = item[1] if named else item
-    if not (isinstance(callback, type) and issubclass(callback, Callback)):
-        return item
-    try:
-        made = callback()
-    except TypeError as exc:
-        raise TypeError(
-            f"callbacks: {callback.__name__} is a class, and making it without "
-            f"arguments failed ({exc}); pass an instance, e.g. "
-            f"{callback.__name__}(...)."
-        ) from None
-    return (item[0], made) if named else made
-
-
-def _check_callbacks(callbacks, *, validation, incremental):
-    """A private copy of the ``callbacks`` parameter (a list or tuple, or None).
-
-    ``validation``: whether a validation split is scored (early stopping).
-    Without one, a callback monitoring or computing a validation score is
-    refused in ``fit``; ``partial_fit`` (``incremental``), which never scores
-    one (as MLPClassifier's), leaves such callbacks out of its epoch. A
-    callback class is made with no arguments, as skorch would make it.
-    """
-    if callbacks is None:
-        return []
-    if not isinstance(callbacks, list | tuple):
-        raise TypeError(
-            f"callbacks must be None or a list of skorch callbacks; got "
-            f"{type(callbacks).__name__}."
-        )
-    callbacks = [_instance(item) for item in callbacks]
-    for item in callbacks:
-        if isinstance(item, tuple):
-            valid = (
-                len(item) == 2 and isinstance(item[0], str) and _is_callback(item[1])
-            )
-        else:
-            valid = _is_callback(item)
-        if not valid:
-            raise TypeError(
-                f"callbacks must be None or a list of skorch callbacks (Callback "
-                f"instances or (name, Callback) pairs); got the item {item!r}."
-            )
-    for item in callbacks:
-        callback = item[1] if isinstance(item, tuple) else item
-        if _monitors_validation(callback) and not validation and not incremental:
-            if _scores_validation(callback):
-                what = (
-                    f"scores {callback.name or callback.scoring!r} on the "
-                    f"validation split (on_train=False)"
-                )
-                remedy = "or score the training data with on_train=True"
-            else:
-                what = f"monitors {callback.monitor!r}, a validation score"
-                remedy = "or use monitor='train_loss'"
-            raise ValueError(
-                f"callbacks: {type(callback).__name__} {what}, but without early "
-                f"stopping skgate trains on all of X and holds out no validation "
-                f"split. Set early_stopping=True (a validation_fraction of X is "
-                f"held out and scored every epoch), {remedy}."
-            )
-    # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
-    return [
-        item
-        for item in copy.deepcopy(list(callbacks))
-        if not (incremental and _monitors_validation(item))
-    ]
-
-
-def _scores_validation(callback):
-    """Whether a skorch callback computes a score on the validation split."""
-    return isinstance(callback, EpochScoring | BatchScoring) and not callback.on_train
-
-
-def _monitors_validation(callback):
-    """Whether a skorch callback reads (or computes) a validation score
-    every epoch."""
-    if isinstance(callback, tuple):
-        callback = callback[1]
-    monitor = getattr(callback, "monitor", None)
-    return _scores_validation(callback) or (
-        isinstance(monitor, str) and monitor.startswith("valid")
-    )
-
-
-def _given(callbacks):
-    """The callbacks parameter's objects (names and callbacks, flat), to tell
-    later whether it changed: by identity (set_params, or a list edited in
-    place), since callbacks do not compare by value."""
-    return tuple(
-        x
-        for item in callbacks or ()
-        for x in (item if isinstance(item, tuple) else (item,))
-    )
-
-
-def _same_items(a, b):
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-
-
-def _check_device(device):
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"device must be a torch device string such as 'cpu' or 'cuda:0'; "
-            f"got {device!r}."
-        ) from exc
-    if parsed.type == "meta":
-        raise ValueError(
-            "device='meta' holds shapes but no numbers, so nothing can be trained "
-            "on it; use device='cpu' or a 'cuda' device."
-        )
-    if parsed.type not in ("cpu", "cuda"):
-        raise ValueError(
-            f"device={device!r}: skgate trains on 'cpu' or a 'cuda' device; "
-            f"{parsed.type!r} is not supported (use device='cpu')."
-        )
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"device={device!r} but torch.cuda.is_available() is False; "
-            f"use device='cpu'."
-        )
-    return device
-
-
 #: Targets beyond this magnitude are standardised through y / max|y|.
 _HUGE_TARGET = 1e100
-
-#: Above this gate strength the gate's range (1 - alpha, 1 + alpha) is wide
-#: enough to blow up activations; a divergence then names alpha first.
-_LARGE_ALPHA = 100.0
-
-
-def _with_parameters(base_init, *, after, **extra):
-    """An ``__init__`` with ``base_init``'s signature plus the keyword-only
-    ``extra`` parameters (name=default) after ``after``: a subclass adds its
-    own parameters without restating the shared ones."""
-    signature = inspect.signature(base_init)
-    parameters = list(signature.parameters.values())
-    at = [p.name for p in parameters].index(after) + 1
-    added = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
-        for name, default in extra.items()
-    ]
-    signature = signature.replace(parameters=parameters[:at] + added + parameters[at:])
-    return init_storing(signature)
-
-
-def init_storing(signature):
-    """An ``__init__`` with ``signature`` (self first) that stores every
-    argument under its name, as scikit-learn estimators do."""
-
-    def __init__(self, *args, **kwargs):
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as exc:  # named after the class the user called
-            allowed = ", ".join(list(signature.parameters)[1:])
-            raise TypeError(
-                f"{type(self).__name__}(): {exc}; allowed parameters: {allowed}."
-            ) from None
-        bound.apply_defaults()
-        for name, value in list(bound.arguments.items())[1:]:
-            setattr(self, name, value)
-
-    __init__.__signature__ = signature
-    return __init__
 
 
 def _check_labels(y):
@@ -306,43 +89,6 @@ def _check_labels(y):
         ) from exc
 
 
-def _rows(X, y_net, weight, rows=None):
-    """The rows (all, or the chosen ones) as float32 tensors for the net;
-    weights None: unweighted."""
-    if rows is None:  # no fancy-indexed copy of X when every row trains
-        rows = slice(None)
-    return Rows(
-        torch.from_numpy(X[rows].astype(np.float32)),
-        torch.from_numpy(y_net[rows]),
-        None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
-    )
-
-
-@dataclass(frozen=True)
-class FitPlan:
-    """What a fit settles before training (:meth:`_prepare_fit`)."""
-
-    #: The validated rows (float64, C-contiguous), all of them.
-    X: np.ndarray
-    #: Width of the network's output: classes, or regression targets.
-    n_outputs: int
-    #: The fit's own random stream (weights, then shuffling).
-    generator: torch.Generator
-    #: The rows that train (weight > 0, less the held-out ones), as tensors.
-    train: Rows
-    #: With early stopping, the held-out rows' ValidationScore; else None.
-    valid: ValidationScore
-    #: Rows per step: batch_size, clipped to the training rows (as
-    #: MLPClassifier clips it), so a large batch_size costs no padding.
-    batch_size: int
-    #: A new network; else the fitted one trains on.
-    fresh: bool
-    #: partial_fit: one epoch, from the fitted optimizer's state.
-    incremental: bool
-    #: The checked callbacks (copies of the parameter's).
-    callbacks: list
-
-
 def _check_class_weight_value(label, value):
     """A class weight must be a finite number >= 0, as a sample weight."""
     if isinstance(value, bool) or not isinstance(value, Real):
@@ -356,38 +102,6 @@ def _check_class_weight_value(label, value):
             f">= 0 (a class of weight 0 takes no part in training, as a row of "
             f"sample_weight 0)."
         )
-
-
-def _check_converged(net, X, estimator):
-    """Raise if training left non-finite weights, instead of predicting NaN later."""
-    if all(torch.isfinite(p).all() for p in net.module_.parameters()):
-        return
-    losses = net.history[:, "train_loss"] if len(net.history) else []
-    causes = [
-        f"X has values of magnitude up to {np.abs(X).max():.3g} (scale X first, "
-        f"e.g. with StandardScaler)",
-        f"lr={estimator.lr:g} (lower it)",
-    ]
-    if estimator.gate not in _BUILT_IN_GATES:
-        causes.insert(
-            0,
-            f"the user gate {estimator.gate!r} (check that its activation and "
-            f"derivatives stay finite and moderate where training takes them)",
-        )
-    if GATES[estimator.gate].strength and estimator.alpha > _LARGE_ALPHA:
-        causes.insert(
-            0,
-            f"alpha={estimator.alpha:g} scales the gate's activation: the "
-            f"attention output is multiplied by up to 1 + alpha times its "
-            f"largest value (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the "
-            f"useful range)",
-        )
-    raise ValueError(
-        f"Training diverged: the weights became non-finite (train_loss per "
-        f"epoch: {[float(loss) for loss in losses]}). Likely causes: "
-        + "; ".join(causes)
-        + "."
-    )
 
 
 class _CarriesGate:
@@ -458,40 +172,6 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         "verbose": ["verbose"],
     }
 
-    def __init__(
-        self,
-        gate="multiplicative",
-        *,
-        alpha=1.0,
-        depth=1,
-        d_model=64,
-        n_tokens=8,
-        token_dim=None,
-        head="mlp",
-        n_heads=1,
-        residual=False,
-        norm=None,
-        attention="softmax",
-        max_epochs=20,
-        lr=2e-3,
-        batch_size=64,
-        weight_decay=1e-2,
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=10,
-        tol=1e-4,
-        warm_start=False,
-        callbacks=None,
-        device="cpu",
-        random_state=None,
-        verbose=0,
-    ):
-        # The signature is the one declaration of every hyper-parameter; the
-        # body stores them (and only them) under the same names.
-        parameters = locals()
-        for name in inspect.signature(_GatedAttentionBase).parameters:
-            setattr(self, name, parameters[name])
-
     # -- validation ---------------------------------------------------------
 
     def _validate_X(self, X, y="no_validation", *, reset):
@@ -552,60 +232,26 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         weights as a construction under ``torch.manual_seed``, without touching
         torch's process-wide generator or its default dtype.
         """
-        architecture = {name: getattr(self, name) for name in _NET_PARAMETERS}
-        architecture["gate_gain"] = self._gate_gain
         with torch.device("meta"):
-            module = GatedAttentionNet(n_features, n_outputs, **architecture)
+            module = GatedAttentionNet(
+                n_features,
+                n_outputs,
+                gate=self.gate,
+                alpha=self.alpha,
+                depth=self.depth,
+                d_model=self.d_model,
+                n_tokens=self.n_tokens,
+                token_dim=self.token_dim,
+                head=self.head,
+                n_heads=self.n_heads,
+                residual=self.residual,
+                norm=self.norm,
+                attention=self.attention,
+                gate_gain=self._gate_gain,
+            )
         module = module.to_empty(device=self.device).to(torch.float32)
         module.reset_parameters(generator)
         return module
-
-    def _build_net(self, module, plan):
-        """A skorch net around ``module``, initialised: the fitted container
-        (module, AdamW optimiser, history) and the callbacks' interface."""
-        # The loop records train_loss and the validation rows itself.
-        unused = self._unused_callbacks + ("train_loss", "valid_loss")
-        # A classifier's net predicts the encoded labels 0, 1, ...
-        labels = {"classes": list(range(plan.n_outputs))} if is_classifier(self) else {}
-        net = self._net_class(
-            **labels,
-            module=module,
-            criterion=self._criterion,
-            optimizer=torch.optim.AdamW,
-            lr=self.lr,
-            optimizer__weight_decay=self.weight_decay,
-            max_epochs=self.max_epochs,
-            batch_size=plan.batch_size,
-            # The shuffling: a fresh permutation each epoch, from the fit's
-            # generator (partial_fit continues it).
-            iterator_train__shuffle=True,
-            iterator_train__generator=plan.generator,
-            **{f"callbacks__{name}": None for name in unused},
-            train_split=None,
-            callbacks=plan.callbacks,
-            device=self.device,
-            verbose=self.verbose,
-        )
-        return net.initialize()
-
-    def _atomic(self, **fit):
-        """Train (``_train(**fit)``); if that fails, restore the estimator as
-        it was: fitted with its old network (its weights, optimizer state and
-        history too), labels and scales, or unfitted."""
-        before = dict(vars(self))
-        net = before.get("net_")
-        # Only a fit that continues the network (partial_fit, a warm start)
-        # changes it in place; a fresh fit leaves the old one untouched.
-        continues = fit["incremental"] or self.warm_start
-        saved = NetState(net) if net is not None and continues else None
-        try:
-            return self._train(**fit)
-        except BaseException:
-            vars(self).clear()
-            vars(self).update(before)
-            if saved is not None:
-                saved.restore(net)
-            raise
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -628,201 +274,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
-        return self._atomic(
-            X=X, y=y, sample_weight=sample_weight, incremental=False, classes=None
-        )
-
-    def _partial_fit(self, X, y, sample_weight, classes):
-        return self._atomic(
-            X=X, y=y, sample_weight=sample_weight, incremental=True, classes=classes
-        )
-
-    def _train(self, *, X, y, sample_weight, incremental, classes):
-        fresh = not hasattr(self, "net_") or not (incremental or self.warm_start)
-        plan = self._prepare_fit(
-            X,
-            y,
-            sample_weight=sample_weight,
-            fresh=fresh,
-            incremental=incremental,
-            classes=classes,
-        )
-        fit_batch([(self, plan)])  # the one loop, a batch of one
-        return self
-
-    def _prepare_fit(self, X, y, *, sample_weight, fresh, incremental, classes):
-        """Everything a fit settles before training, as a :class:`FitPlan`."""
-        unknown = set(self.get_params(deep=False)).difference(
-            _NET_PARAMETERS, _TRAINING_PARAMETERS
-        )
-        if unknown:
-            raise NotImplementedError(
-                f"{type(self).__name__} has the parameters {sorted(unknown)}, "
-                f"which skgate's training engine does not implement (it would "
-                f"ignore them); implemented: the network's "
-                f"{list(_NET_PARAMETERS)} and {list(_TRAINING_PARAMETERS)}."
-            )
-        _check_device(self.device)
-        validating = self.early_stopping and not incremental
-        callbacks = _check_callbacks(
-            self.callbacks, validation=validating, incremental=incremental
-        )
-        X, y = self._validate_X(X, y, reset=fresh)
-        if fresh:
-            self._check_token_dim(X.shape[1])
-        elif not incremental:
-            self._check_same_targets(y)
-        y_net, n_outputs = self._prepare_targets(y, reset=fresh, classes=classes)
-        weight = self._sample_weights(X, y_net, sample_weight)
-        seeds = check_random_state(self.random_state).randint(2**31 - 1, size=2)
-        # The fit's own random stream: weights and shuffling depend on
-        # random_state alone, whatever other threads draw, and torch's
-        # process-wide generator is never used.
-        generator = torch.Generator().manual_seed(int(seeds[0]))
-        train, valid = self._split(X, y_net, weight, int(seeds[1]), validating)
-        batch_size = min(self.batch_size, len(train.X))
-        return FitPlan(
-            X,
-            n_outputs,
-            generator,
-            train,
-            valid,
-            batch_size,
-            fresh,
-            incremental,
-            callbacks,
-        )
-
-    def _net_for(self, plan):
-        """The skorch net to train: new, the fitted one (partial_fit), or a new
-        one around the fitted network (warm_start: a fresh optimizer)."""
-        if plan.fresh:
-            module = self._build_module(plan.X.shape[1], plan.n_outputs, plan.generator)
-            return self._build_net(module, plan)
-        if not plan.incremental:
-            return self._build_net(self.net_.module_, plan)
-        net = self.net_
-        trained = getattr(self, "_callbacks_trained_", _given(self.callbacks))
-        if not _same_items(_given(self.callbacks), trained):
-            # The callbacks parameter changed since the last fit: the
-            # epochs from now on run with the new ones.
-            net.callbacks = plan.callbacks
-            net.initialize_callbacks()
-        # partial_fit scores no validation split (as MLPClassifier's): the
-        # callbacks that read one sit out (restored by _atomic if it fails).
-        net.callbacks_ = [
-            (name, callback)
-            for name, callback in net.callbacks_
-            if not _monitors_validation(callback)
-        ]
-        net.batch_size = plan.batch_size
-        return net
-
-    def _sample_weights(self, X, y_net, sample_weight):
-        """Row weights (float64), sample_weight times class_weight, or None."""
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
-            )
-        classes = self._class_weights(y_net)
-        if classes is not None:
-            sample_weight = (
-                classes if sample_weight is None else sample_weight * classes
-            )
-        if sample_weight is None:
-            return None
-        if not sample_weight.sum() > 0:
-            raise ValueError(
-                "sample_weight (times class_weight) is 0 for every row: nothing "
-                "to train on; allowed: non-negative weights, at least one > 0."
-            )
-        return sample_weight
-
-    def _split(self, X, y_net, weight, seed, validating):
-        """Training data and, with early stopping, the held-out ValidationScore.
-
-        Rows of weight 0 are dropped first: they take no part in anything.
-        """
-        if weight is not None:
-            keep = weight > 0
-            X, y_net, weight = X[keep], y_net[keep], weight[keep]
-            # Scaled to mean 1 (so that 3 w trains the model w does), and none
-            # at all when equal: exactly the unweighted fit.
-            same = np.all(weight == weight[0])
-            weight = None if same else weight / weight.mean()
-        if not validating:
-            return _rows(X, y_net, weight), None
-        train, held_out = self._validation_rows(y_net, seed)
-        data = _rows(X, y_net, weight, held_out)
-        valid = ValidationScore(
-            data,
-            self._validation_score,
-            self.n_iter_no_change,
-            self.tol,
-            regression=not is_classifier(self),
-        )
-        return _rows(X, y_net, weight, train), valid
-
-    def _validation_rows(self, y_net, seed):
-        """Indices (train, held out): ``validation_fraction`` of the rows,
-        stratified by class for a classifier, as MLPClassifier holds them out."""
-        n = len(y_net)
-        stratify = y_net if is_classifier(self) else None
-        n_held = int(np.ceil(self.validation_fraction * n))
-        if stratify is not None:
-            counts = np.bincount(y_net)
-            present = np.flatnonzero(counts)
-            if counts[present].min() < 2:
-                lonely = self.classes_[present[counts[present] < 2]].tolist()
-                raise ValueError(
-                    f"early_stopping=True holds out a stratified "
-                    f"validation_fraction={self.validation_fraction} of the rows, "
-                    f"which needs at least 2 rows of every class (one held out, "
-                    f"one to train on); the classes {lonely!r} have 1 row (of "
-                    f"weight > 0). Set early_stopping=False, or give every class "
-                    f"at least 2 rows."
-                )
-            least, what = len(present), "one per class"
-        else:
-            # R^2 is undefined on one row: MLPRegressor refuses it too.
-            least, what = 2, "R^2 needs 2"
-        if n_held < least or n - n_held < least:
-            raise ValueError(
-                f"early_stopping=True with validation_fraction="
-                f"{self.validation_fraction} holds out {n_held} of the "
-                f"n_samples={n} rows, but early stopping needs at least {least} "
-                f"rows ({what}) both held out and left to train on (rows of "
-                f"weight 0 are not counted); allowed: a validation_fraction in "
-                f"(0, 1) that leaves both, more rows, or early_stopping=False."
-            )
-        return train_test_split(
-            np.arange(n), test_size=n_held, stratify=stratify, random_state=seed
-        )
-
-    def _record(self, net, plan, curve):
-        """Fitted attributes from the trained net; a warm start or partial_fit
-        extends ``loss_curve_`` and ``n_iter_`` as MLPClassifier does."""
-        _check_converged(net, plan.X, self)
-        before = [] if plan.fresh else list(self.loss_curve_)
-        self.loss_curve_ = before + list(curve)
-        self.n_iter_ = len(self.loss_curve_)
-        self.net_ = net
-        self._callbacks_trained_ = _given(self.callbacks)
-        self.history_ = net.history
-        valid = plan.valid
-        if valid is not None:
-            # A warm start extends the scores as loss_curve_, one per epoch
-            # (NaN for the epochs of fits without early stopping); the best
-            # is this fit's, whose weights were restored.
-            earlier = None if plan.fresh else self.validation_scores_
-            if earlier is None:
-                earlier = [float("nan")] * len(before)
-            self.validation_scores_ = list(earlier) + list(valid.scores_)
-            self.best_validation_score_ = valid.best_score_
-            # Done: the held-out rows need not ride along in every pickle.
-            valid.data = None
-        elif plan.fresh:
-            self.validation_scores_ = self.best_validation_score_ = None
+        return _training.fit(self, X, y, sample_weight)
 
     # -- forward passes -----------------------------------------------------
 
@@ -1044,10 +496,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         AdamW learning rate.
     batch_size : int >= 1, default=64
         Rows per optimisation step, clipped to the training rows (as
-        MLPClassifier clips it). A step is computed on a multiple of 64 rows
-        (rows of weight 0 fill it, so that a model trains to the same bits
-        alone, with callbacks and in the CV estimators' batches): values
-        below 64 save no time.
+        MLPClassifier clips it). The last step of an epoch is computed at
+        ``batch_size`` rows (rows of weight 0 fill it, so that a model trains
+        to the same bits alone, with callbacks and in the CV estimators'
+        batches).
     weight_decay : float >= 0, default=1e-2
         AdamW weight decay (decoupled; MLPClassifier's L2 penalty is called
         ``alpha``, a name this estimator uses for the gate).
@@ -1141,9 +593,60 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     _criterion = torch.nn.CrossEntropyLoss
     _unused_callbacks = ("valid_acc",)
 
-    __init__ = _with_parameters(
-        _GatedAttentionBase.__init__, after="weight_decay", class_weight=None
-    )
+    def __init__(
+        self,
+        gate="multiplicative",
+        *,
+        alpha=1.0,
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+        n_heads=1,
+        residual=False,
+        norm=None,
+        attention="softmax",
+        max_epochs=20,
+        lr=2e-3,
+        batch_size=64,
+        weight_decay=1e-2,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        warm_start=False,
+        callbacks=None,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.gate = gate
+        self.alpha = alpha
+        self.depth = depth
+        self.d_model = d_model
+        self.n_tokens = n_tokens
+        self.token_dim = token_dim
+        self.head = head
+        self.n_heads = n_heads
+        self.residual = residual
+        self.norm = norm
+        self.attention = attention
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
 
     _parameter_constraints = {
         **_GatedAttentionBase._parameter_constraints,
@@ -1175,7 +678,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                 "classes must be passed on the first call to partial_fit: every "
                 "label y will ever hold (as for MLPClassifier.partial_fit)."
             )
-        return self._partial_fit(X, y, sample_weight, classes)
+        return _training.fit(
+            self, X, y, sample_weight, incremental=True, classes=classes
+        )
 
     def _prepare_targets(self, y, *, reset, classes=None):
         labels = _check_labels(y)
@@ -1338,7 +843,58 @@ validation_scores_, best_validation_score_
     _criterion = torch.nn.MSELoss
     _y_checks = {"y_numeric": True, "multi_output": True}
 
-    __init__ = init_storing(inspect.signature(_GatedAttentionBase.__init__))
+    def __init__(
+        self,
+        gate="multiplicative",
+        *,
+        alpha=1.0,
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+        n_heads=1,
+        residual=False,
+        norm=None,
+        attention="softmax",
+        max_epochs=20,
+        lr=2e-3,
+        batch_size=64,
+        weight_decay=1e-2,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        warm_start=False,
+        callbacks=None,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.gate = gate
+        self.alpha = alpha
+        self.depth = depth
+        self.d_model = d_model
+        self.n_tokens = n_tokens
+        self.token_dim = token_dim
+        self.head = head
+        self.n_heads = n_heads
+        self.residual = residual
+        self.norm = norm
+        self.attention = attention
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):
@@ -1358,7 +914,7 @@ validation_scores_, best_validation_score_
         -------
         self
         """
-        return self._partial_fit(X, y, sample_weight, None)
+        return _training.fit(self, X, y, sample_weight, incremental=True)
 
     def _check_same_targets(self, y):
         n_outputs = np.asarray(y).reshape(len(y), -1).shape[1]

@@ -12,7 +12,6 @@ alpha is selected like :func:`~skgate.least_curvature_refit` (or by the best
 score), and the chosen alpha is refit on all the data.
 """
 
-import inspect
 import time
 from numbers import Integral, Real
 
@@ -36,45 +35,18 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
-from ._together import fit_together
+from ._training import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,
     _CarriesGate,
-    init_storing,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
 from .nn import GATES
 
 __all__ = ["GatedAttentionClassifierCV", "GatedAttentionRegressorCV"]
 
-#: Parameters of the search itself, before the estimator's own.
-_SEARCH = {
-    "cv": 5,
-    "selection": "least_curvature",
-    "n_std": 1.0,
-    "curvature_params": None,
-}
 _DEFAULT_ALPHAS = (0.0, 0.5, 1.0, 1.5)
-
-
-def _cv_init(estimator_class):
-    """``__init__(alphas=..., *, <search parameters>, <the estimator's but alpha>)``."""
-    own = [
-        p
-        for name, p in inspect.signature(estimator_class).parameters.items()
-        if name != "alpha"
-    ]
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    parameters = [
-        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-        inspect.Parameter(
-            "alphas", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_DEFAULT_ALPHAS
-        ),
-        *(inspect.Parameter(n, keyword, default=d) for n, d in _SEARCH.items()),
-        *(p.replace(kind=keyword) for p in own),
-    ]
-    return init_storing(inspect.Signature(parameters))
 
 
 class _GatedAttentionCV(_CarriesGate, BaseEstimator):
@@ -82,10 +54,6 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
 
     _estimator_class = None
     _score_name = None
-
-    def _estimator_params(self):
-        names = inspect.signature(self._estimator_class).parameters
-        return {name: getattr(self, name) for name in names if name != "alpha"}
 
     def _check_alphas(self):
         if any(
@@ -126,7 +94,7 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         """Every (alpha, fold) model, alpha-major, fitted on its training fold.
 
         Each is ``clone(base)`` with its alpha, as ``GridSearchCV`` makes its
-        candidates, fitted by :func:`~skgate._together.fit_together`: as its
+        candidates, fitted by :func:`~skgate._training.fit_together`: as its
         own ``fit`` would, those of one architecture trained as one batch. A
         fold's rows are one array shared by every alpha.
         """
@@ -237,7 +205,7 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
             raise type(exc)(
                 f"curvature_params={self.curvature_params!r}: {exc}"
             ) from exc
-        base = self._estimator_class(alpha=alphas[0], **self._estimator_params())
+        base = self._estimator(alphas[0])
         if geometry._named(curvature_params.get("metric"), "fisher"):
             base._check_fisher(curvature_params.get("layer"))
         given = X, y  # the refit sees them as given (DataFrame column names too)
@@ -327,15 +295,48 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
 
     # -- the refit model's methods ------------------------------------------
 
-    def __getattr__(self, name):
-        # Fitted attributes of the refit model (classes_, net_, loss_curve_,
-        # y_mean_, ...), once there is one.
+    def _refit_attribute(self, name):
+        """A fitted attribute of the refit model, or the AttributeError of an
+        unfitted search."""
         best = self.__dict__.get("best_estimator_")
-        if best is not None and name.endswith("_") and not name.startswith("__"):
-            return getattr(best, name)
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}"
-        )
+        if best is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}: "
+                f"it is the refit model's, and the search is not fitted yet."
+            )
+        return getattr(best, name)
+
+    @property
+    def net_(self):
+        """The refit model's trained skorch net (``best_estimator_.net_``)."""
+        return self._refit_attribute("net_")
+
+    @property
+    def history_(self):
+        """The refit model's per-epoch training history."""
+        return self._refit_attribute("history_")
+
+    @property
+    def loss_curve_(self):
+        """The refit model's training loss of every epoch."""
+        return self._refit_attribute("loss_curve_")
+
+    @property
+    def n_iter_(self):
+        """Epochs the refit model ran."""
+        return self._refit_attribute("n_iter_")
+
+    @property
+    def validation_scores_(self):
+        """With early stopping: the refit model's held-out score after each
+        epoch (else None)."""
+        return self._refit_attribute("validation_scores_")
+
+    @property
+    def best_validation_score_(self):
+        """With early stopping: the refit model's best held-out score (else
+        None)."""
+        return self._refit_attribute("best_validation_score_")
 
     def predict(self, X):
         """The refit model's predictions (see the base estimator's ``predict``)."""
@@ -409,9 +410,9 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         model, the fold models and the refit, is fitted as that estimator's
         ``fit`` fits it (early stopping included) on a fresh clone, as
         ``GridSearchCV`` does, so ``warm_start`` has no effect. The fold
-        models train as one batched network on the CPU; with ``callbacks``,
-        ``verbose`` output or another ``device`` they train one by one
-        (skorch runs those one net at a time).
+        models train as one batched network on ``device``; with
+        ``callbacks`` or ``verbose`` output they train one by one (the
+        callbacks observe one model's training).
 
     Attributes
     ----------
@@ -453,7 +454,100 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
     _estimator_class = GatedAttentionClassifier
     _score_name = "accuracy"
     _parameter_constraints = _constraints(GatedAttentionClassifier)
-    __init__ = _cv_init(GatedAttentionClassifier)
+
+    def __init__(
+        self,
+        alphas=(0.0, 0.5, 1.0, 1.5),
+        *,
+        cv=5,
+        selection="least_curvature",
+        n_std=1.0,
+        curvature_params=None,
+        gate="multiplicative",
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+        n_heads=1,
+        residual=False,
+        norm=None,
+        attention="softmax",
+        max_epochs=20,
+        lr=2e-3,
+        batch_size=64,
+        weight_decay=1e-2,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        warm_start=False,
+        callbacks=None,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.alphas = alphas
+        self.cv = cv
+        self.selection = selection
+        self.n_std = n_std
+        self.curvature_params = curvature_params
+        self.gate = gate
+        self.depth = depth
+        self.d_model = d_model
+        self.n_tokens = n_tokens
+        self.token_dim = token_dim
+        self.head = head
+        self.n_heads = n_heads
+        self.residual = residual
+        self.norm = norm
+        self.attention = attention
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _estimator(self, alpha):
+        """The GatedAttentionClassifier every model of the search is: this search's
+        parameters, with gate strength ``alpha``."""
+        return GatedAttentionClassifier(
+            gate=self.gate,
+            alpha=alpha,
+            depth=self.depth,
+            d_model=self.d_model,
+            n_tokens=self.n_tokens,
+            token_dim=self.token_dim,
+            head=self.head,
+            n_heads=self.n_heads,
+            residual=self.residual,
+            norm=self.norm,
+            attention=self.attention,
+            max_epochs=self.max_epochs,
+            lr=self.lr,
+            batch_size=self.batch_size,
+            weight_decay=self.weight_decay,
+            class_weight=self.class_weight,
+            early_stopping=self.early_stopping,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+            warm_start=self.warm_start,
+            callbacks=self.callbacks,
+            device=self.device,
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
 
     def _check_fold_targets(self, k, y_fold, y):
         classes, present = np.unique(y), np.unique(y_fold)
@@ -464,6 +558,11 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
                 f"training fold {k}; every fold must hold every class: lower cv "
                 f"(at most the size of the smallest class)."
             )
+
+    @property
+    def classes_(self):
+        """The class labels, sorted (the refit model's)."""
+        return self._refit_attribute("classes_")
 
     def predict_proba(self, X):
         """The refit model's class probabilities."""
@@ -512,7 +611,112 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
     _score_name = "r2"
     _least_test_rows = 2  # R^2 is undefined on one row
     _parameter_constraints = _constraints(GatedAttentionRegressor)
-    __init__ = _cv_init(GatedAttentionRegressor)
+
+    def __init__(
+        self,
+        alphas=(0.0, 0.5, 1.0, 1.5),
+        *,
+        cv=5,
+        selection="least_curvature",
+        n_std=1.0,
+        curvature_params=None,
+        gate="multiplicative",
+        depth=1,
+        d_model=64,
+        n_tokens=8,
+        token_dim=None,
+        head="mlp",
+        n_heads=1,
+        residual=False,
+        norm=None,
+        attention="softmax",
+        max_epochs=20,
+        lr=2e-3,
+        batch_size=64,
+        weight_decay=1e-2,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-4,
+        warm_start=False,
+        callbacks=None,
+        device="cpu",
+        random_state=None,
+        verbose=0,
+    ):
+        self.alphas = alphas
+        self.cv = cv
+        self.selection = selection
+        self.n_std = n_std
+        self.curvature_params = curvature_params
+        self.gate = gate
+        self.depth = depth
+        self.d_model = d_model
+        self.n_tokens = n_tokens
+        self.token_dim = token_dim
+        self.head = head
+        self.n_heads = n_heads
+        self.residual = residual
+        self.norm = norm
+        self.attention = attention
+        self.max_epochs = max_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.weight_decay = weight_decay
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.warm_start = warm_start
+        self.callbacks = callbacks
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _estimator(self, alpha):
+        """The GatedAttentionRegressor every model of the search is: this search's
+        parameters, with gate strength ``alpha``."""
+        return GatedAttentionRegressor(
+            gate=self.gate,
+            alpha=alpha,
+            depth=self.depth,
+            d_model=self.d_model,
+            n_tokens=self.n_tokens,
+            token_dim=self.token_dim,
+            head=self.head,
+            n_heads=self.n_heads,
+            residual=self.residual,
+            norm=self.norm,
+            attention=self.attention,
+            max_epochs=self.max_epochs,
+            lr=self.lr,
+            batch_size=self.batch_size,
+            weight_decay=self.weight_decay,
+            early_stopping=self.early_stopping,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+            warm_start=self.warm_start,
+            callbacks=self.callbacks,
+            device=self.device,
+            random_state=self.random_state,
+            verbose=self.verbose,
+        )
+
+    @property
+    def n_outputs_(self):
+        """Number of regression targets (the refit model's)."""
+        return self._refit_attribute("n_outputs_")
+
+    @property
+    def y_mean_(self):
+        """Mean of the training targets (the refit model's)."""
+        return self._refit_attribute("y_mean_")
+
+    @property
+    def y_scale_(self):
+        """Standard deviation of the training targets, 1 where 0 (the refit model's)."""
+        return self._refit_attribute("y_scale_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

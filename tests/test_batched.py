@@ -22,7 +22,7 @@ from skgate._batched import (
     trained_weights,
     written_losses_and_gradients,
 )
-from skgate._together import fit_together
+from skgate._training import fit_together
 from skgate.nn import GATES, HEADS, GatedAttentionNet
 
 PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
@@ -418,7 +418,7 @@ def test_the_device_reaches_the_one_loop(monkeypatch, device):
             return super().fit(datasets, *args, **kwargs)
 
     monkeypatch.setattr(batched, "BatchedTrainer", Spy)
-    monkeypatch.setattr("skgate._together.BatchedTrainer", Spy)
+    monkeypatch.setattr("skgate._training.BatchedTrainer", Spy)
     X, y = make_curved_task(120, random_state=0)
     GatedAttentionClassifierCV(
         (0.0, 1.0), cv=2, max_epochs=1, d_model=8, device=device, random_state=0
@@ -432,7 +432,7 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
     size (5 models at most 2 per network: 2, 2 and 1), each model still its
     fit alone."""
     import skgate._batched as batched
-    import skgate._together as together
+    import skgate._training as together
 
     sizes = []
 

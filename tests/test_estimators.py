@@ -944,7 +944,10 @@ class TestEarlyStopping:
         best = int(np.argmax(scores))
         assert len(scores) - 1 - best > 3
         # the restored weights are the best epoch's: rescore the held-out rows
-        train, held = clf._validation_rows(
+        from skgate._training import validation_rows
+
+        train, held = validation_rows(
+            clf,
             np.searchsorted(clf.classes_, moons[1]),
             int(np.random.RandomState(0).randint(2**31 - 1, size=2)[1]),
         )
@@ -1222,7 +1225,7 @@ class TestArchitectureOptions:
         )
 
     def test_every_architecture_trains_batched(self):
-        from skgate._together import batchable
+        from skgate._training import batchable
 
         for options in (
             {},
@@ -1381,7 +1384,7 @@ class TestHardeningRoundThree:
     def test_the_regressor_names_itself_for_an_unknown_parameter(self):
         with pytest.raises(
             TypeError,
-            match="GatedAttentionRegressor\\(\\): got an unexpected .*'class_weight'",
+            match="GatedAttentionRegressor.__init__\\(\\) got an unexpected .*'class_w",
         ):
             GatedAttentionRegressor(class_weight="balanced")
 
@@ -1587,7 +1590,8 @@ class TestUserGates:
 
 
 def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
-    from skgate.estimators import _NET_PARAMETERS, _TRAINING_PARAMETERS
+    from skgate._training import NET_PARAMETERS as _NET_PARAMETERS
+    from skgate._training import TRAINING_PARAMETERS as _TRAINING_PARAMETERS
 
     for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
         known = set(_NET_PARAMETERS) | set(_TRAINING_PARAMETERS)

@@ -148,3 +148,41 @@ def test_parameters_after_gate_are_keyword_only():
         assert all(p.kind is p.KEYWORD_ONLY for p in parameters[1:])
         with pytest.raises(TypeError, match="positional"):
             Estimator("none", 0.5)
+
+
+def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
+    """Each public estimator writes its own __init__ (defaults in its source,
+    no generated signature), stores every parameter under its name and
+    passes the architecture to the network, and the CV estimators pass
+    every parameter to their models, by name."""
+    from skgate import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+    from skgate._training import NET_PARAMETERS as _NET_PARAMETERS
+
+    for Estimator in (
+        GatedAttentionClassifier,
+        GatedAttentionRegressor,
+        GatedAttentionClassifierCV,
+        GatedAttentionRegressorCV,
+    ):
+        init = vars(Estimator)["__init__"]
+        assert "__signature__" not in vars(init)
+        source = inspect.getsource(init)
+        for name in inspect.signature(Estimator).parameters:
+            assert f"self.{name} = {name}" in source, (Estimator, name)
+        assert "__getattr__" not in vars(Estimator)
+    net = inspect.signature(GatedAttentionNet).parameters
+    keywords = [p.name for p in net.values() if p.kind is p.KEYWORD_ONLY]
+    assert list(_NET_PARAMETERS) == [n for n in keywords if n != "gate_gain"]
+    build = inspect.getsource(GatedAttentionClassifier._build_module)
+    for name in _NET_PARAMETERS:
+        assert f"{name}=self.{name}," in build
+    for Search, Estimator in (
+        (GatedAttentionClassifierCV, GatedAttentionClassifier),
+        (GatedAttentionRegressorCV, GatedAttentionRegressor),
+    ):
+        # Distinct values, so that a parameter passed under another name shows.
+        search = Search(lr=0.123, tol=0.456, max_epochs=7, d_model=9, n_tokens=3)
+        model = search._estimator(0.75).get_params()
+        own = {k: v for k, v in search.get_params().items() if k in model}
+        assert model == {**own, "alpha": 0.75}
+        assert set(model) == set(Estimator().get_params())

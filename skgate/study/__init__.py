@@ -2,7 +2,7 @@
 
 Everything here exists to rerun the paper's claims and report which hold; it
 uses the library's public API and its batched training
-(``skgate._together``); nothing in the library imports it.
+(``skgate._training``); nothing in the library imports it.
 
 - :mod:`~skgate.study.design`: which settings run (:class:`StudyDesign`) and
   the study's constants;

@@ -1,4 +1,4 @@
-"""Markdown of the study: REPORT.md and TOY.md as strings, from computed results.
+"""Markdown of the study: EXPLORATORY.md and TOY.md as strings, from computed results.
 
 Rendering only: every number is computed elsewhere, the tests and verdicts by
 :mod:`skgate.study.claims` and :mod:`skgate.study.stats`, the means, counts
@@ -1393,7 +1393,7 @@ def _summary_section(claims):
 
 
 def render_report(results, claims, design, figures, machine=None):
-    """REPORT.md as a string.
+    """The exploratory study's report, EXPLORATORY.md, as a string.
 
     Parameters
     ----------
@@ -1556,7 +1556,8 @@ def render_toy_report(toy, seconds):
 
 
 def toy_section(toy_report):
-    """TOY.md as REPORT.md's last section: every heading one level down."""
+    """TOY.md as the exploratory report's last section: every heading one
+    level down."""
     lines = toy_report.splitlines()
     body = ["#" + line if line.startswith("#") else line for line in lines]
     return "\n" + "\n".join(body) + "\n"

@@ -17,7 +17,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._together import equal_parts, fit_together
+from .._training import equal_parts, fit_together
 from ..estimators import GatedAttentionRegressor
 from .design import BATCH_SIZE, RADIUS, SPHERE_GATES, sphere_settings
 from .sweeps import run_groups, torch_threads

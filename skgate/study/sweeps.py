@@ -35,7 +35,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
-from .._together import equal_parts, fit_together
+from .._training import equal_parts, fit_together
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
@@ -332,7 +332,7 @@ def run_batch(settings, measure=None):
     """Fit the settings' classifiers as one batched network and measure each.
 
     Rows as :func:`run_setting` gives them, each the fit alone up to float32
-    rounding (:func:`skgate._together.fit_together`); ``fit_seconds`` is the
+    rounding (:func:`skgate._training.fit_together`); ``fit_seconds`` is the
     batch's time shared evenly. Settings that cannot share a network (other
     architectures) train in batches of their own. ``measure``: what a row
     measures (``measure(clf, X_test, y_test, setting)`` -> dict; default: the

@@ -1,0 +1,396 @@
+"""The skorch side of training: the fitted net, the validation rule, the callbacks.
+
+Private to :mod:`skgate._training`; this module knows skorch and torch.
+Every fit is trained by one loop,
+:class:`skgate._batched.BatchedTrainer`; skorch's ``NeuralNet`` is the
+fitted container (module, optimiser, history) and the callback interface:
+:class:`NetHooks` makes the loop's epochs, batches, gradients and
+validations the net's ``notify`` calls, so skorch's callbacks (EarlyStopping,
+Checkpoint, LRScheduler, EpochScoring, PrintLog, ProgressBar, ...) run in
+it. Rows travel with their sample weights as skorch recommends: a weighted
+batch is ``({"X": X, "sample_weight": weight}, y)``, the module sees ``X``
+alone.
+"""
+
+import copy
+from typing import NamedTuple
+
+import numpy as np
+import torch
+from skorch import NeuralNetClassifier, NeuralNetRegressor
+from skorch.callbacks import BatchScoring, Callback, EpochScoring
+from skorch.dataset import Dataset
+from skorch.utils import TeeGenerator
+
+from ._batched import trained_weights, validation_loss
+
+
+class Rows(NamedTuple):
+    """Rows ``X``, targets ``y`` and weights ``w`` (None: unweighted) as tensors."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    w: torch.Tensor = None
+
+    def dataset(self):
+        """The rows as a skorch ``Dataset``, as skorch's callbacks read them."""
+        if self.w is None:
+            return Dataset(self.X, self.y)
+        return Dataset({"X": self.X, "sample_weight": self.w}, self.y)
+
+    def batch(self):
+        """All the rows as one skorch batch."""
+        if self.w is None:
+            return self.X, self.y
+        return {"X": self.X, "sample_weight": self.w}, self.y
+
+
+class _WeightedNet:
+    """A skorch net whose inputs may carry their sample weights."""
+
+    def infer(self, x, **fit_params):
+        # A weighted batch's weights are for the loss, not the module.
+        if isinstance(x, dict):
+            x = x["X"]
+        return super().infer(x, **fit_params)
+
+
+class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):
+    pass
+
+
+class WeightedNeuralNetRegressor(_WeightedNet, NeuralNetRegressor):
+    pass
+
+
+class ValidationScore:
+    """Score a held-out split after every epoch; stop when it stops improving.
+
+    MLPClassifier's early stopping: an epoch improves when its score exceeds
+    the best so far by more than ``tol``; after more than ``n_iter_no_change``
+    epochs without improvement training stops, and the weights of the best
+    epoch are restored (by the loop, which keeps them). ``data``: the
+    held-out :class:`Rows`; ``score(outputs, data)`` maps the network's
+    outputs on them to a number (higher is better), weighted by their
+    sample weights; ``regression`` chooses the loss (see
+    :func:`~skgate._batched.validation_loss`). Each epoch's history row
+    ("valid_score", "valid_loss", "valid_loss_best") is kept in ``rows_``.
+    """
+
+    def __init__(self, data, score, n_iter_no_change, tol, regression=False):
+        self.data = data
+        self.score = score
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.regression = regression
+
+    def initialize(self):
+        self.scores_, self.best_score_ = [], -np.inf
+        self.no_improvement_ = 0
+        self.rows_, self.best_loss_ = [], np.inf
+        return self
+
+    def evaluate(self, outputs):
+        """Score an epoch's outputs on the held-out rows: (is it the best
+        epoch so far, stop now); its history row is kept in ``rows_``."""
+        loss = validation_loss(outputs, self.data.y, self.data.w, self.regression)
+        score = float(self.score(outputs, self.data))
+        self.rows_.append(
+            {
+                "valid_score": score,
+                "valid_loss": loss,
+                "valid_loss_best": bool(loss < self.best_loss_),
+            }
+        )
+        self.best_loss_ = min(self.best_loss_, loss)
+        return self.observe(score)
+
+    def observe(self, score):
+        """Record an epoch's score; returns (is it the best so far, stop now)."""
+        score = float(score)
+        self.scores_.append(score)
+        if score < self.best_score_ + self.tol:
+            self.no_improvement_ += 1
+        else:
+            self.no_improvement_ = 0
+        is_best = score > self.best_score_
+        if is_best:
+            self.best_score_ = score
+        return is_best, self.no_improvement_ > self.n_iter_no_change
+
+
+def record_epoch(history, loss, row=None):
+    """An epoch's training loss and validation row (or None) in a skorch
+    history whose epoch has begun: the keys every fit's history has
+    (``train_loss_best`` as skorch's own train_loss scoring marks it)."""
+    earlier = [row["train_loss"] for row in history[:-1] if "train_loss" in row]
+    history.record("train_loss", loss)
+    history.record("train_loss_best", not earlier or loss < min(earlier))
+    for key, value in (row or {}).items():
+        history.record(key, value)
+
+
+def record_history(history, curve, rows=None):
+    """The epochs of a fit without callbacks, recorded after it: epoch
+    number, training loss and validation row of each."""
+    for epoch, loss in enumerate(curve):
+        history.new_epoch()
+        history.record("epoch", len(history))
+        record_epoch(history, loss, None if rows is None else rows[epoch])
+
+
+def optimizer_entries(net):
+    """The AdamW state of each weight training updates, by weight name: the
+    net's optimiser's own dicts (empty before its first step), which the
+    loop fills and updates in place."""
+    params = dict(net.module_.named_parameters())
+    return {
+        name: net.optimizer_.state[params[name]]
+        for name in trained_weights(net.module_)
+        if params[name].requires_grad
+    }
+
+
+class NetHooks:
+    """skorch's callback interface on the one loop, for a fit with callbacks
+    or verbose output: the loop's epochs, batches, gradients and validations
+    become the net's ``notify`` calls and history rows, as skorch's own loop
+    makes them, and each step's learning rate and weight decay are read
+    from the net's optimiser (so LRScheduler sets them).
+
+    ``train`` and ``valid``: the training rows and the held-out rows (or
+    None), as :class:`Rows`.
+    """
+
+    def __init__(self, net, train, valid=None):
+        self.net = net
+        self.epoch_kwargs = {
+            "dataset_train": train.dataset(),
+            "dataset_valid": None if valid is None else valid.dataset(),
+        }
+        self.batch = None
+
+    def fit_begin(self):
+        self.net.notify("on_train_begin", X=self.epoch_kwargs["dataset_train"], y=None)
+
+    def fit_end(self):
+        for p in self.net.module_.parameters():
+            p.grad = None  # the last step's gradients, views of the loop's
+        self.net.notify("on_train_end", X=self.epoch_kwargs["dataset_train"], y=None)
+
+    def epoch_begin(self):
+        self.net.notify("on_epoch_begin", **self.epoch_kwargs)
+
+    def batch_begin(self, batch):
+        self.batch = batch
+        self.net.notify("on_batch_begin", batch=batch, training=True)
+
+    def gradients(self, gradients):
+        """The step's gradients, by weight name, shown as the weights'
+        ``grad`` (a callback such as GradientNormClipping may change them
+        in place before the update)."""
+        params = dict(self.net.module_.named_parameters())
+        for name, gradient in gradients.items():
+            params[name].grad = gradient
+        self.net.notify(
+            "on_grad_computed",
+            named_parameters=TeeGenerator(self.net.get_all_learnable_params()),
+            batch=self.batch,
+            training=True,
+        )
+
+    def rates(self):
+        """This step's learning rate and weight decay."""
+        group = self.net.optimizer_.param_groups[0]
+        # The optimiser has stepped (torch's schedulers check it).
+        self.net.optimizer_._opt_called = True
+        return group["lr"], group["weight_decay"]
+
+    def frozen(self):
+        """Names of the weights a callback froze (``requires_grad`` False)."""
+        return {
+            name
+            for name, p in self.net.module_.named_parameters()
+            if not p.requires_grad
+        }
+
+    def batch_end(self, batch, loss, y_pred):
+        history = self.net.history
+        history.record_batch("train_loss", loss.item())
+        history.record_batch("train_batch_size", len(batch[1]))
+        self.net.notify(
+            "on_batch_end", batch=batch, training=True, loss=loss, y_pred=y_pred
+        )
+
+    def trained(self, n_batches):
+        self.net.history.record("train_batch_count", n_batches)
+
+    def validated(self, data, outputs, row):
+        """The held-out rows scored as one validation batch."""
+        batch, history = data.batch(), self.net.history
+        self.net.notify("on_batch_begin", batch=batch, training=False)
+        history.record_batch("valid_loss", row["valid_loss"])
+        history.record_batch("valid_batch_size", len(data.y))
+        loss = torch.tensor(row["valid_loss"])
+        self.net.notify(
+            "on_batch_end", batch=batch, training=False, loss=loss, y_pred=outputs
+        )
+        history.record("valid_batch_count", 1)
+
+    def epoch_end(self, loss, row):
+        record_epoch(self.net.history, loss, row)
+        self.net.notify("on_epoch_end", **self.epoch_kwargs)
+
+
+class NetState:
+    """What training changes in place in a fitted skorch net: the module's
+    weights, the optimizer's state, the history, the callbacks and the
+    shuffling generator. Saved before a warm start or a partial_fit and put
+    back if it fails, so that a failed fit leaves the model as it was."""
+
+    def __init__(self, net):
+        self.module = _cloned(net.module_.state_dict())
+        self.optimizer = _cloned(net.optimizer_.state_dict())
+        self.n_epochs = len(net.history)
+        self.callbacks = list(getattr(net, "callbacks_", []))
+        self.given = net.callbacks
+        self.generator = net.iterator_train__generator.get_state()
+
+    def restore(self, net):
+        net.module_.load_state_dict(self.module)
+        net.optimizer_.load_state_dict(self.optimizer)
+        del net.history[self.n_epochs :]
+        net.callbacks_ = self.callbacks
+        net.callbacks = self.given
+        net.iterator_train__generator.set_state(self.generator)
+
+
+def _cloned(state):
+    """A copy of a (module's or optimizer's) state dict: tensors cloned,
+    dicts and lists rebuilt, the rest (numbers, strings) shared. A third of
+    ``copy.deepcopy``'s time, which every partial_fit pays."""
+    if torch.is_tensor(state):
+        return state.clone()
+    if isinstance(state, dict):
+        return {key: _cloned(value) for key, value in state.items()}
+    if isinstance(state, list | tuple):
+        return type(state)(_cloned(value) for value in state)
+    return state
+
+
+def same_tensors(first, second):
+    """Whether two sequences of tensors are equal, shape and value."""
+    return len(first) == len(second) and all(
+        a.shape == b.shape and torch.equal(a, b)
+        for a, b in zip(first, second, strict=True)
+    )
+
+
+def _is_callback(obj):
+    return isinstance(obj, Callback) or (
+        isinstance(obj, type) and issubclass(obj, Callback)
+    )
+
+
+def _instance(item):
+    """A callback given as a class, made with no arguments (as skorch would
+    make it), or a TypeError naming it; anything else as given."""
+    named = isinstance(item, tuple) and len(item) == 2
+    callback = item[1] if named else item
+    if not (isinstance(callback, type) and issubclass(callback, Callback)):
+        return item
+    try:
+        made = callback()
+    except TypeError as exc:
+        raise TypeError(
+            f"callbacks: {callback.__name__} is a class, and making it without "
+            f"arguments failed ({exc}); pass an instance, e.g. "
+            f"{callback.__name__}(...)."
+        ) from None
+    return (item[0], made) if named else made
+
+
+def check_callbacks(callbacks, *, validation, incremental):
+    """A private copy of the ``callbacks`` parameter (a list or tuple, or None).
+
+    ``validation``: whether a validation split is scored (early stopping).
+    Without one, a callback monitoring or computing a validation score is
+    refused in ``fit``; ``partial_fit`` (``incremental``), which never scores
+    one (as MLPClassifier's), leaves such callbacks out of its epoch. A
+    callback class is made with no arguments, as skorch would make it.
+    """
+    if callbacks is None:
+        return []
+    if not isinstance(callbacks, list | tuple):
+        raise TypeError(
+            f"callbacks must be None or a list of skorch callbacks; got "
+            f"{type(callbacks).__name__}."
+        )
+    callbacks = [_instance(item) for item in callbacks]
+    for item in callbacks:
+        if isinstance(item, tuple):
+            valid = (
+                len(item) == 2 and isinstance(item[0], str) and _is_callback(item[1])
+            )
+        else:
+            valid = _is_callback(item)
+        if not valid:
+            raise TypeError(
+                f"callbacks must be None or a list of skorch callbacks (Callback "
+                f"instances or (name, Callback) pairs); got the item {item!r}."
+            )
+    for item in callbacks:
+        callback = item[1] if isinstance(item, tuple) else item
+        if monitors_validation(callback) and not validation and not incremental:
+            if _scores_validation(callback):
+                what = (
+                    f"scores {callback.name or callback.scoring!r} on the "
+                    f"validation split (on_train=False)"
+                )
+                remedy = "or score the training data with on_train=True"
+            else:
+                what = f"monitors {callback.monitor!r}, a validation score"
+                remedy = "or use monitor='train_loss'"
+            raise ValueError(
+                f"callbacks: {type(callback).__name__} {what}, but without early "
+                f"stopping skgate trains on all of X and holds out no validation "
+                f"split. Set early_stopping=True (a validation_fraction of X is "
+                f"held out and scored every epoch), {remedy}."
+            )
+    # skorch initialises callbacks in place; a deep copy keeps the parameter as given.
+    return [
+        item
+        for item in copy.deepcopy(list(callbacks))
+        if not (incremental and monitors_validation(item))
+    ]
+
+
+def _scores_validation(callback):
+    """Whether a skorch callback computes a score on the validation split."""
+    return isinstance(callback, EpochScoring | BatchScoring) and not callback.on_train
+
+
+def monitors_validation(callback):
+    """Whether a skorch callback reads (or computes) a validation score
+    every epoch."""
+    if isinstance(callback, tuple):
+        callback = callback[1]
+    monitor = getattr(callback, "monitor", None)
+    return _scores_validation(callback) or (
+        isinstance(monitor, str) and monitor.startswith("valid")
+    )
+
+
+def given(callbacks):
+    """The callbacks parameter's objects (names and callbacks, flat), to tell
+    later whether it changed: by identity (set_params, or a list edited in
+    place), since callbacks do not compare by value."""
+    return tuple(
+        x
+        for item in callbacks or ()
+        for x in (item if isinstance(item, tuple) else (item,))
+    )
+
+
+def same_items(a, b):
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
