@@ -371,7 +371,7 @@ def bench_search(repeats):
         # What the CV estimator trains as one batch: 4 alphas x 5 folds.
         from sklearn.model_selection import StratifiedKFold
 
-        from skgate._together import fit_together
+        from skgate._training import fit_together
 
         folds = [
             (X[train], y[train], None) for train, _ in StratifiedKFold(5).split(X, y)
@@ -414,7 +414,7 @@ def _one_by_one(models, X, y):
 def _one_batch(models, X, y):
     from sklearn.base import clone
 
-    from skgate._together import fit_together
+    from skgate._training import fit_together
 
     return fit_together([clone(m) for m in models], [(X, y, None)] * len(models))
 
@@ -526,7 +526,15 @@ def bench_backward(repeats, steps=20):
     per_model(weights, x, y, w)  # vmap's first call traces the function
 
     written = partial(
-        losses_and_gradients, nets[0], names, stacked, alphas, x, y, w, False
+        losses_and_gradients,
+        nets[0],
+        names,
+        stacked,
+        alphas,
+        x,
+        y,
+        w,
+        regression=False,
     )
     before = torch.get_num_threads()
     torch.set_num_threads(1)

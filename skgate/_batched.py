@@ -20,19 +20,15 @@ import inspect
 import itertools
 import math
 import threading
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 
-from .nn import _merge_heads, _scores_divisor, _split_heads
+from .nn import HEAD_ACTIVATIONS
+from .nn._jets import _merge_heads, _scores_divisor, _split_heads
 
 #: AdamW's defaults, read from ``torch.optim.AdamW`` (which the estimators use).
-#: The MLP head's activation in the written forward and backward, by its
-#: module class (the heads of :data:`skgate.nn.HEAD_ACTIVATIONS`).
-_HEAD_ACTIVATIONS = {
-    torch.nn.GELU: (F.gelu, torch.ops.aten.gelu_backward),
-    torch.nn.ReLU: (F.relu, lambda d_u, z: torch.where(z > 0, d_u, 0.0)),
-}
 _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
@@ -186,6 +182,15 @@ def trained_weights(net):
     return [n for n, _ in net.named_parameters() if n not in unused]
 
 
+class Rows(NamedTuple):
+    """A model's rows ``X``, targets ``y`` and weights ``w`` (None:
+    unweighted), as tensors."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    w: torch.Tensor = None
+
+
 class _Pool:
     """The rows of every model in one table, each distinct tensor once.
 
@@ -202,17 +207,17 @@ class _Pool:
             if id(X) not in first:
                 first[id(X)] = (total, y, w)
                 ones = torch.ones(len(X), dtype=X.dtype)
-                columns.append((X, y, ones if w is None else w))
+                columns.append(Rows(X, y, ones if w is None else w))
                 total += len(X)
             offset, y0, w0 = first[id(X)]
             if y is not y0 or w is not w0:
                 raise ValueError("models sharing rows X must share y and w too")
             self.offsets.append(offset)
             self.sizes.append(len(X))
-        self.X = torch.cat([c[0] for c in columns]).to(device)
-        self.y = torch.cat([c[1] for c in columns]).to(device)
+        self.X = torch.cat([c.X for c in columns]).to(device)
+        self.y = torch.cat([c.y for c in columns]).to(device)
         # Weights in the rows' precision (the loss is computed in it).
-        self.w = torch.cat([c[2] for c in columns]).to(device, self.X.dtype)
+        self.w = torch.cat([c.w for c in columns]).to(device, self.X.dtype)
 
     def epoch(self, generators, batch_size):
         """This epoch's pool rows per model, (M, steps * batch_size): each
@@ -311,13 +316,13 @@ def validation_logits(net, params, alpha, X):
         return written_forward(net, params, alphas, X.unsqueeze(0))[0][0]
 
 
-def validation_loss(outputs, y, w, regression):
+def validation_loss(outputs, y, w, *, regression):
     """The weighted mean loss of one model's ``outputs`` on its held-out rows
     (targets ``y``, weights ``w`` or None): the training loss's rule."""
-    return float(mean_loss(outputs, y, w, regression))
+    return float(mean_loss(outputs, y, w, regression=regression))
 
 
-def _linear_backward(grads, params, name, x, d_out, need_input=True, into=None):
+def _linear_backward(grads, params, name, x, d_out, *, need_input=True, into=None):
     """Gradients of ``_linear(x, params, name)``, x of shape (M, B, in), given
     ``d_out``: the weight's (d_out^T x, laid out like the weight) and the
     bias's into ``grads``; returns the input's (added to ``into`` in place,
@@ -501,11 +506,11 @@ def written_forward(net, params, alphas, x):
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head"), saved
     z = saved["head z"] = _linear(pooled, params, "head.0")
-    u = saved["head u"] = by_blocks(_HEAD_ACTIVATIONS[type(net.head[1])][0], z)
+    u = saved["head u"] = by_blocks(HEAD_ACTIVATIONS[net.head_name].forward, z)
     return _linear(u, params, "head.2"), saved
 
 
-def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
+def written_losses_and_gradients(net, params, alphas, x, y, w, *, regression):
     """Each model's weighted mean loss and its gradients, by hand.
 
     The network is a stack of affine maps, attention, gates, LayerNorms and
@@ -538,7 +543,7 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
         d_pooled = _linear_backward(grads, params, "head", pooled, d_out)
     else:
         d_u = _linear_backward(grads, params, "head.2", saved["head u"], d_out)
-        backward = _HEAD_ACTIVATIONS[type(net.head[1])][1]
+        backward = HEAD_ACTIVATIONS[net.head_name].backward
         d_z = by_blocks(backward, d_u, saved["head z"])
         d_pooled = _linear_backward(grads, params, "head.0", pooled, d_z)
     if tokens == 1:
@@ -563,7 +568,7 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, regression):
     return per_model, grads, out
 
 
-def mean_loss(outputs, y, w, regression):
+def mean_loss(outputs, y, w, *, regression):
     """The loss of outputs (..., rows, width) against targets ``y``: each
     row's cross-entropy (integer targets) or squared error (mean over the
     outputs), then :func:`weighted_mean` over the rows with weights ``w``
@@ -578,7 +583,7 @@ def mean_loss(outputs, y, w, regression):
     return weighted_mean(losses, w.to(losses))
 
 
-def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
+def losses_and_gradients(net, names, params, alphas, xb, yb, wb, *, regression):
     """The training step's computation for M models shaped like ``net``:
     each model's weighted mean loss on its batch, (M,), the gradients of its
     weights ``names`` (stacked ``params``, (M, *shape) each; laid out in
@@ -586,7 +591,13 @@ def losses_and_gradients(net, names, params, alphas, xb, yb, wb, regression):
     backward pass is written out (:func:`written_losses_and_gradients`)."""
     with torch.no_grad():
         per_model, grads, out = written_losses_and_gradients(
-            net, dict(zip(names, params, strict=True)), alphas, xb, yb, wb, regression
+            net,
+            dict(zip(names, params, strict=True)),
+            alphas,
+            xb,
+            yb,
+            wb,
+            regression=regression,
         )
     return per_model, [grads[name].contiguous() for name in names], out
 
@@ -696,7 +707,14 @@ class BatchedTrainer:
         params = _take([self.params[n] for n in self.names], rows)
         (alphas,) = _take([self.alphas], rows)
         per_model, gradients, logits = losses_and_gradients(
-            self.net, self.names, params, alphas, xb, yb, wb, self.regression
+            self.net,
+            self.names,
+            params,
+            alphas,
+            xb,
+            yb,
+            wb,
+            regression=self.regression,
         )
         lrs, weight_decay, frozen = self.lrs, self.weight_decay, ()
         if hooks is not None:

@@ -13,7 +13,6 @@ alone.
 """
 
 import copy
-from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -25,24 +24,19 @@ from skorch.utils import TeeGenerator
 from ._batched import trained_weights, validation_loss
 
 
-class Rows(NamedTuple):
-    """Rows ``X``, targets ``y`` and weights ``w`` (None: unweighted) as tensors."""
+def _dataset(rows):
+    """:class:`~skgate._batched.Rows` as a skorch ``Dataset``, as skorch's
+    callbacks read them."""
+    if rows.w is None:
+        return Dataset(rows.X, rows.y)
+    return Dataset({"X": rows.X, "sample_weight": rows.w}, rows.y)
 
-    X: torch.Tensor
-    y: torch.Tensor
-    w: torch.Tensor = None
 
-    def dataset(self):
-        """The rows as a skorch ``Dataset``, as skorch's callbacks read them."""
-        if self.w is None:
-            return Dataset(self.X, self.y)
-        return Dataset({"X": self.X, "sample_weight": self.w}, self.y)
-
-    def batch(self):
-        """All the rows as one skorch batch."""
-        if self.w is None:
-            return self.X, self.y
-        return {"X": self.X, "sample_weight": self.w}, self.y
+def _batch(rows):
+    """All of :class:`~skgate._batched.Rows` as one skorch batch."""
+    if rows.w is None:
+        return rows.X, rows.y
+    return {"X": rows.X, "sample_weight": rows.w}, rows.y
 
 
 class _WeightedNet:
@@ -70,14 +64,14 @@ class ValidationScore:
     the best so far by more than ``tol``; after more than ``n_iter_no_change``
     epochs without improvement training stops, and the weights of the best
     epoch are restored (by the loop, which keeps them). ``data``: the
-    held-out :class:`Rows`; ``score(outputs, data)`` maps the network's
+    held-out :class:`~skgate._batched.Rows`; ``score(outputs, data)`` maps the network's
     outputs on them to a number (higher is better), weighted by their
     sample weights; ``regression`` chooses the loss (see
     :func:`~skgate._batched.validation_loss`). Each epoch's history row
     ("valid_score", "valid_loss", "valid_loss_best") is kept in ``rows_``.
     """
 
-    def __init__(self, data, score, n_iter_no_change, tol, regression=False):
+    def __init__(self, data, score, n_iter_no_change, tol, *, regression=False):
         self.data = data
         self.score = score
         self.n_iter_no_change = n_iter_no_change
@@ -93,7 +87,9 @@ class ValidationScore:
     def evaluate(self, outputs):
         """Score an epoch's outputs on the held-out rows: (is it the best
         epoch so far, stop now); its history row is kept in ``rows_``."""
-        loss = validation_loss(outputs, self.data.y, self.data.w, self.regression)
+        loss = validation_loss(
+            outputs, self.data.y, self.data.w, regression=self.regression
+        )
         score = float(self.score(outputs, self.data))
         self.rows_.append(
             {
@@ -159,14 +155,14 @@ class NetHooks:
     from the net's optimiser (so LRScheduler sets them).
 
     ``train`` and ``valid``: the training rows and the held-out rows (or
-    None), as :class:`Rows`.
+    None), as :class:`~skgate._batched.Rows`.
     """
 
     def __init__(self, net, train, valid=None):
         self.net = net
         self.epoch_kwargs = {
-            "dataset_train": train.dataset(),
-            "dataset_valid": None if valid is None else valid.dataset(),
+            "dataset_train": _dataset(train),
+            "dataset_valid": None if valid is None else _dataset(valid),
         }
         self.batch = None
 
@@ -227,7 +223,7 @@ class NetHooks:
 
     def validated(self, data, outputs, row):
         """The held-out rows scored as one validation batch."""
-        batch, history = data.batch(), self.net.history
+        batch, history = _batch(data), self.net.history
         self.net.notify("on_batch_begin", batch=batch, training=False)
         history.record_batch("valid_loss", row["valid_loss"])
         history.record_batch("valid_batch_size", len(data.y))
@@ -296,7 +292,7 @@ def _instance(item):
     """A callback given as a class, made with no arguments (as skorch would
     make it), or a TypeError naming it; anything else as given."""
     named = isinstance(item, tuple) and len(item) == 2
-    callback = item[1] if named else item
+    callback = _callback_of(item) if named else item
     if not (isinstance(callback, type) and issubclass(callback, Callback)):
         return item
     try:
@@ -308,6 +304,15 @@ def _instance(item):
             f"{callback.__name__}(...)."
         ) from None
     return (item[0], made) if named else made
+
+
+def _callback_of(item):
+    """The callback of an item of ``callbacks``: a callback, or a ``(name,
+    callback)`` pair as skorch takes them."""
+    if isinstance(item, tuple):
+        _, callback = item
+        return callback
+    return item
 
 
 def check_callbacks(callbacks, *, validation, incremental):
@@ -340,7 +345,7 @@ def check_callbacks(callbacks, *, validation, incremental):
                 f"instances or (name, Callback) pairs); got the item {item!r}."
             )
     for item in callbacks:
-        callback = item[1] if isinstance(item, tuple) else item
+        callback = _callback_of(item)
         if monitors_validation(callback) and not validation and not incremental:
             if _scores_validation(callback):
                 what = (
@@ -373,8 +378,7 @@ def _scores_validation(callback):
 def monitors_validation(callback):
     """Whether a skorch callback reads (or computes) a validation score
     every epoch."""
-    if isinstance(callback, tuple):
-        callback = callback[1]
+    callback = _callback_of(callback)
     monitor = getattr(callback, "monitor", None)
     return _scores_validation(callback) or (
         isinstance(monitor, str) and monitor.startswith("valid")

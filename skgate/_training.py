@@ -25,11 +25,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
 
-from ._batched import BatchedTrainer
+from ._batched import BatchedTrainer, Rows
 from ._skorch import (
     NetHooks,
     NetState,
-    Rows,
     ValidationScore,
     check_callbacks,
     given,
@@ -200,7 +199,9 @@ def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None)
     continues = incremental or estimator.warm_start
     saved = NetState(net) if net is not None and continues else None
     try:
-        return _train(estimator, X, y, sample_weight, incremental, classes)
+        return _train(
+            estimator, X, y, sample_weight, incremental=incremental, classes=classes
+        )
     except BaseException:
         vars(estimator).clear()
         vars(estimator).update(before)
@@ -209,7 +210,7 @@ def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None)
         raise
 
 
-def _train(estimator, X, y, sample_weight, incremental, classes):
+def _train(estimator, X, y, sample_weight, *, incremental, classes):
     fresh = not hasattr(estimator, "net_") or not (incremental or estimator.warm_start)
     plan = prepare(
         estimator,
@@ -253,7 +254,9 @@ def prepare(estimator, X, y, *, sample_weight, fresh, incremental, classes):
     # random_state alone, whatever other threads draw, and torch's
     # process-wide generator is never used.
     generator = torch.Generator().manual_seed(int(seeds[0]))
-    train, valid = _split(estimator, X, y_net, weight, int(seeds[1]), validating)
+    train, valid = _split(
+        estimator, X, y_net, weight, int(seeds[1]), validating=validating
+    )
     batch_size = min(estimator.batch_size, len(train.X))
     return FitPlan(
         X,
@@ -287,7 +290,7 @@ def _sample_weights(estimator, X, y_net, sample_weight):
     return sample_weight
 
 
-def _split(estimator, X, y_net, weight, seed, validating):
+def _split(estimator, X, y_net, weight, seed, *, validating):
     """Training data and, with early stopping, the held-out ValidationScore.
 
     Rows of weight 0 are dropped first: they take no part in anything.
@@ -501,10 +504,15 @@ def fit_together(estimators, data):
         # Models with as many rows take as many steps: side by side, the
         # models still stepping are a run of the stacks, read as views rather
         # than copies. (The order changes no model's bits.)
-        members = sorted(members, key=lambda m: len(m[1].train.X))
+        members = sorted(members, key=_training_rows)
         for part in equal_parts(members, MAX_MODELS):
             fit_batch(part)
     return estimators
+
+
+def _training_rows(member):
+    _, plan = member
+    return len(plan.train.X)
 
 
 def equal_parts(items, max_size):

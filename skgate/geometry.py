@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import (
 )
 
 from ._docstrings import fill_docstring
-from .nn import _softmax_jet
+from .nn._jets import _softmax_jet
 
 __all__ = [
     "CURVATURE_KEYWORDS",

@@ -281,7 +281,7 @@ def test_written_out_backward_is_autograds(
         x,
         y,
         w,
-        regression,
+        regression=regression,
     )
     assert set(grads) == set(names)
     for m, module in enumerate(modules):

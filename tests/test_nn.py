@@ -537,7 +537,7 @@ class TestGateRegistry:
         their fused jets and backward equal the generic ones built from them."""
         import dataclasses
 
-        from skgate.nn import _check_derivatives
+        from skgate.nn._gates import _check_derivatives
 
         gate = GATES[name]
         _check_derivatives(

@@ -1,0 +1,100 @@
+"""The torch modules of skgate: gated attention (one or several heads), the
+network around it, and the registry of gates.
+
+This module knows PyTorch and nothing about scikit-learn. The equations are those
+of docs/design.md, section "The model"::
+
+    h0  = W_in x + b                                   token embedding
+    a   = softmax(q k^T / sqrt(d)) v,  q, k, v = h W_q, h W_k, h W_v
+    out = a                                            gate="none"
+    out = silu(a)                                      gate="silu"
+    out = a * (1 + alpha * tanh(h W_g + b_g))          gate="multiplicative"
+    out = a * sigmoid(h W_g + b_g)                     gate="sigmoid" (per head:
+                                                       gate="sigmoid_head")
+    h_{l+1} = block_l(h_l),  then mean pooling over tokens and the head.
+
+Each gate is an entry of one registry (:func:`register_gate`): a pointwise
+``phi(a)`` or a projected ``a * psi(h W_g + b_g)``, with its activation and
+the activation's first two derivatives, from which the forward pass, the
+jets and the written-out backward are all built.
+"""
+
+from .. import _options
+from . import _gates, _modules
+from ._gates import (  # noqa: F401  (private names the library reads)
+    _BUILT_IN,
+    GATE_CHECK_RANGE,
+    GATE_FORMS,
+    Gate,
+    _built_in_gate,
+    _restore_gate,
+    register_gate,
+    unregister_gate,
+)
+from ._modules import (
+    GatedAttentionBlock,
+    GatedAttentionNet,
+    HeadActivation,
+    RepresentationMap,
+)
+
+# The public constants, documented here (their values are the modules').
+#: What ``norm`` may be: None (no normalisation) or "layer" (pre-LayerNorm
+#: inside a residual block, ``h + block(LayerNorm(h))``).
+NORMS = _options.NORMS
+#: The gate projection's initialisation: Xavier-uniform with this gain (see
+#: :class:`GatedAttentionBlock`). ``1 / sqrt(3)`` is PyTorch's own ``nn.Linear``
+#: default for a square layer, drawn from the same random numbers.
+GATE_GAIN = _options.GATE_GAIN
+#: What ``head`` may be: "mlp" (one GELU hidden layer of d_model units),
+#: "mlp-relu" (the same with ReLU), "linear" (pooled representation straight
+#: to the outputs).
+HEADS = _options.HEADS
+#: How tokens attend: "softmax", softmax(q k^T / sqrt(d)) (the weights move
+#: with the input); "fixed", softmax of a learned token-mixing matrix per head,
+#: the same for every input (ungated attention is then affine in x);
+#: "fixed-causal", the same with each token mixing only itself and earlier ones.
+ATTENTIONS = _options.ATTENTIONS
+#: Where the representation is read: "attention" (the last block's output at
+#: each token), "pooled" (its mean over tokens), "logits" (the head's output).
+LAYERS = _options.LAYERS
+#: The registered gates by name (a read-only view of the registry, which
+#: :func:`register_gate` extends): the five built-in gates first.
+GATES = _gates.GATES
+#: The MLP heads' activations, by ``head`` name (:class:`HeadActivation`):
+#: the one table the network, its jets and the training engine read.
+HEAD_ACTIVATIONS = _modules.HEAD_ACTIVATIONS
+
+__all__ = [
+    "Gate",
+    "GatedAttentionBlock",
+    "GatedAttentionNet",
+    "HeadActivation",
+    "RepresentationMap",
+    "register_gate",
+    "unregister_gate",
+    "GATES",
+    "GATE_GAIN",
+    "NORMS",
+    "ATTENTIONS",
+    "HEAD_ACTIVATIONS",
+    "HEADS",
+    "LAYERS",
+]
+
+# Public objects are this package's (their pickles and pages name
+# skgate.nn, whichever file holds them); so are the functions a gate's
+# pickle calls.
+for _public in (
+    Gate,
+    GatedAttentionBlock,
+    GatedAttentionNet,
+    HeadActivation,
+    RepresentationMap,
+    register_gate,
+    unregister_gate,
+    _built_in_gate,
+    _restore_gate,
+):
+    _public.__module__ = __name__
+del _public
