@@ -8,18 +8,55 @@ two apart, the curvature measurements (``skgate.geometry``,
 (``curvature_score``, ``least_curvature_refit``).
 """
 
-from .benchmark import benchmark_gates
-from .compare import compare_gates
-from .datasets import make_curved_task, make_linear_task
-from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
-from .model_selection import (
-    curvature_score,
-    least_curvature_refit,
-    make_curvature_scorer,
-    make_joint_scorer,
-    representation_curvature,
-)
-from .search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+import importlib
+from typing import TYPE_CHECKING
+
+#: Where each public name lives: imported on first use, so that ``import
+#: skgate`` (and ``python -m skgate --help``) does not import torch,
+#: scikit-learn and skorch until a name needs them.
+_HOMES = {
+    "GatedAttentionClassifier": "estimators",
+    "GatedAttentionClassifierCV": "search",
+    "GatedAttentionRegressor": "estimators",
+    "GatedAttentionRegressorCV": "search",
+    "benchmark_gates": "benchmark",
+    "compare_gates": "compare",
+    "curvature_score": "model_selection",
+    "least_curvature_refit": "model_selection",
+    "make_curvature_scorer": "model_selection",
+    "make_curved_task": "datasets",
+    "make_joint_scorer": "model_selection",
+    "make_linear_task": "datasets",
+    "representation_curvature": "model_selection",
+}
+
+if TYPE_CHECKING:  # what editors and static analysis read
+    from .benchmark import benchmark_gates
+    from .compare import compare_gates
+    from .datasets import make_curved_task, make_linear_task
+    from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
+    from .model_selection import (
+        curvature_score,
+        least_curvature_refit,
+        make_curvature_scorer,
+        make_joint_scorer,
+        representation_curvature,
+    )
+    from .search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'skgate' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "GatedAttentionClassifier",

@@ -1,8 +1,8 @@
-"""``python -m skgate``: the study's command line (see :mod:`skgate.study.cli`)."""
+"""``python -m skgate``: the command line (see :mod:`skgate._command`)."""
 
 import sys
 
-from skgate.study.cli import main
+from skgate._command import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,9 @@
-"""The options of skgate's network, as names: no torch needed to read them.
+"""skgate's options and defaults that the command line shows: no torch
+needed to read them.
 
-Read by :mod:`skgate.nn` (which re-exports them) and by the command line,
-which must answer ``--help`` without importing torch.
+Read by :mod:`skgate.nn` and :mod:`skgate.compare` (which document and
+export them) and by the command line, which answers ``--help`` and usage
+errors without importing torch.
 """
 
 # Each is documented where skgate.nn exports it.
@@ -10,3 +12,11 @@ GATE_GAIN = 2.0
 HEADS = ("mlp", "mlp-relu", "linear")
 ATTENTIONS = ("softmax", "fixed", "fixed-causal")
 LAYERS = ("attention", "pooled", "logits")
+
+# The estimators' epochs (their signatures state it too; a test holds them
+# equal) and compare_gates' defaults (documented in skgate.compare).
+MAX_EPOCHS = 20
+SCORE_MARGIN = 0.02
+TESTS = ("corrected-t", "sign-flip")
+COMPARE_CV, COMPARE_REPEATS = 10, 10
+MAX_INFERRED_CLASSES = 20

@@ -18,6 +18,8 @@ tests are one implementation:
 import numpy as np
 from scipy import stats
 
+from . import _options
+
 __all__ = [
     "ALPHA_LEVEL",
     "CURVATURE_MARGIN_SHARE",
@@ -43,7 +45,7 @@ __all__ = [
 #: Smallest differences of interest (equivalence margins), shared by the
 #: study's protocol and compare_gates: 0.02 in accuracy (or score), a
 #: quarter of the two arms' mean in curvature.
-SCORE_MARGIN = 0.02
+SCORE_MARGIN = _options.SCORE_MARGIN
 CURVATURE_MARGIN_SHARE = 0.25
 
 #: Significance level of every test (after Holm's correction within a family).

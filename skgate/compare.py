@@ -35,7 +35,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
-from . import _paired
+from . import _options, _paired
 from ._docstrings import fill_docstring
 from ._training import fit_together
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
@@ -66,7 +66,7 @@ CURVATURE_MARGIN_SHARE = _paired.CURVATURE_MARGIN_SHARE
 
 #: The tests of a paired difference: for cross-validation splits (the
 #: default) and for independent replicates.
-TESTS = ("corrected-t", "sign-flip")
+TESTS = _options.TESTS
 
 #: The default design: 10 x 10 cross-validation, the design for which
 #: Bouckaert & Frank (2004) found the corrected resampled t-test most
@@ -76,7 +76,7 @@ TESTS = ("corrected-t", "sign-flip")
 #: at 5 x 1 and 1.4 at 5 x 2, on 99 degrees of freedom instead of 4 or 9.
 #: More repeats cannot manufacture significance: the variance never falls
 #: below tau^2 (benchmarks/bench_compare.py measures the time).
-DEFAULT_CV, DEFAULT_REPEATS = 10, 10
+DEFAULT_CV, DEFAULT_REPEATS = _options.COMPARE_CV, _options.COMPARE_REPEATS
 
 #: The posterior probability at which the recommendation names a gate (or a
 #: set of equivalent gates) as the best.
@@ -84,7 +84,7 @@ DECISION_PROBABILITY = 0.95
 
 #: A numeric target with integer values is read as classes only up to this
 #: many distinct values; beyond, ``task`` must say what it is.
-MAX_INFERRED_CLASSES = 20
+MAX_INFERRED_CLASSES = _options.MAX_INFERRED_CLASSES
 
 _TASKS = ("classification", "regression")
 _CURVATURE_NAMES = {

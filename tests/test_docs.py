@@ -69,7 +69,6 @@ def test_the_head_options_agree_everywhere():
     """The estimators' head options: the constant, the docstrings, the user
     guide's parameter table and the command line."""
     from skgate.nn import HEADS
-    from skgate.study import cli
 
     assert HEADS == ("mlp", "mlp-relu", "linear")
     options = "{" + ", ".join(f'"{h}"' for h in HEADS) + "}"
@@ -80,7 +79,9 @@ def test_the_head_options_agree_everywhere():
     table = (ROOT / "docs/user_guide/estimators.md").read_text()
     row = next(line for line in table.splitlines() if line.startswith("| `head`"))
     assert row.split("|")[3].strip() == ", ".join(f'`"{h}"`' for h in HEADS)
-    parser = cli._parser()
+    from skgate._command import parser as command_parser
+
+    parser = command_parser()
     compare = next(
         action.choices["compare"]
         for action in parser._actions

@@ -61,3 +61,59 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+#: A fresh interpreter running the command line with the given arguments,
+#: then printing which heavy libraries it imported.
+_IMPORTED = """
+import runpy, sys
+sys.argv = ["skgate", *sys.argv[1:]]
+try:
+    runpy.run_module("skgate", run_name="__main__")
+except SystemExit as exit:
+    code = exit.code
+heavy = ("torch", "sklearn", "skorch", "scipy", "pandas", "matplotlib")
+print(code, sorted(name for name in heavy if name in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["reproduce", "--help"], ["compare", "--help"], ["fly"], []],
+)
+def test_help_and_usage_errors_import_no_heavy_library(argv):
+    """--help and usage errors answer from the arguments alone: no torch,
+    scikit-learn, skorch, SciPy or pandas is imported (SPEED.md measures the
+    time)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, imported = result.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert code == ("0" if "--help" in argv else "2")
+    assert imported == "[]"
+
+
+def test_the_command_lines_defaults_are_the_librarys():
+    from skgate import GatedAttentionClassifier, _command, _options
+    from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS
+    from skgate.study.design import StudyDesign
+
+    assert _options.MAX_EPOCHS == GatedAttentionClassifier().max_epochs
+    assert len(StudyDesign.full().seeds) == _command.FULL_SEEDS
+    compare = _command.parser().parse_args(["compare", "data.csv", "--target", "y"])
+    assert (compare.cv, compare.repeats) == (DEFAULT_CV, DEFAULT_REPEATS)
+    assert (compare.margin, compare.test) == (SCORE_MARGIN, TESTS[0])
+    assert compare.max_epochs == GatedAttentionClassifier().max_epochs
+
+
+def test_import_skgate_imports_its_names_on_first_use():
+    import skgate
+
+    assert set(skgate.__all__) <= set(dir(skgate))
+    for name in skgate.__all__:
+        assert getattr(skgate, name).__name__ == name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        skgate.nope  # noqa: B018

@@ -7,7 +7,6 @@ fits ungated, SiLU and gated classifiers on three tasks and prints their
 held-out accuracy.
 """
 
-import argparse
 import math
 import re
 import sys
@@ -20,16 +19,10 @@ import pandas as pd
 from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
-from ..compare import (
-    DEFAULT_CV,
-    DEFAULT_REPEATS,
-    MAX_INFERRED_CLASSES,
-    SCORE_MARGIN,
-    TESTS,
-)
+from .. import _command as command_line
+from .._command import PARTS, QUICK_SEEDS
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
-from ..nn import HEADS
 from ..parallel import on_cluster
 from . import (
     claims,
@@ -50,9 +43,6 @@ from . import (
 from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
-
-_DEFAULT_EPOCHS = GatedAttentionClassifier().max_epochs
-
 
 def _log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -231,10 +221,6 @@ def _without_unreadable_data(design):
     return replace(design, real_tasks=kept, skipped_real_tasks=skipped)
 
 
-#: Seeds per sweep of the quick run (``make demo``): a pilot-sized run, the
-#: fewest with which a test can pass the primary family's Holm level (the
-#: smallest sign-flip p, 1 / 2^8 = 0.0039, is below 0.05 / 12).
-QUICK_SEEDS = 8
 #: Curvature points per fit of the quick run (the confirmatory run: 200).
 QUICK_CURVATURE_POINTS = 60
 #: Epochs of the quick run's first part (the protocol's budget: 300), so
@@ -460,8 +446,6 @@ def _command(quick, seeds, design):
     return " ".join(words)
 
 
-#: What ``reproduce`` runs: every part, or the second confirmatory part alone.
-PARTS = ("all", "sequences")
 _SEQUENCES_SECONDS = "second confirmatory part (sequences)"
 
 
@@ -626,86 +610,6 @@ def run_toy(out, *, quick=False, n_jobs=1):
     return frame
 
 
-def _parser():
-    parser = argparse.ArgumentParser(prog="python -m skgate", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    study = commands.add_parser("reproduce", help="the study of the paper's claims")
-    study.add_argument(
-        "--quick",
-        action="store_true",
-        help="both parts' primary tests on pilot-sized seeds and shortened "
-        "budgets (about 70 s on 2 cores)",
-    )
-    study.add_argument(
-        "--out",
-        default="benchmarks/results",
-        help="output folder (default: benchmarks/results)",
-    )
-    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
-    study.add_argument(
-        "--seeds",
-        type=int,
-        default=None,
-        help=f"seeds: of the quick run's primary sweeps (default {QUICK_SEEDS}), or "
-        f"of the full run's exploratory study (default "
-        f"{len(StudyDesign.full().seeds)}; its primary sweeps take the protocol's)",
-    )
-    study.add_argument(
-        "--scheduler",
-        default=None,
-        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
-    )
-    study.add_argument(
-        "--part",
-        choices=PARTS,
-        default="all",
-        help="all: every part; sequences: the second confirmatory part alone "
-        "(docs/protocol-2.md), into --out beside any run already there",
-    )
-    study.add_argument(
-        "--toy",
-        action="store_true",
-        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
-    )
-    pilot = commands.add_parser(
-        "pilot", help="the pilot the protocol's seeds were planned from"
-    )
-    pilot.add_argument(
-        "--protocol",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="1: copied tokens (docs/protocol.md); 2: softmax attention over "
-        "sequences (docs/protocol-2.md)",
-    )
-    pilot.add_argument(
-        "--out",
-        default=None,
-        help="output folder (default: benchmarks/pilot, or benchmarks/pilot-2 "
-        "for --protocol 2); a second pilot run into the same folder resumes "
-        "at the sweep the first one was in",
-    )
-    pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
-    again = commands.add_parser(
-        "report", help="render REPORT.md again from a run's CSVs (no training)"
-    )
-    again.add_argument("--from", dest="source", required=True, help="the run's folder")
-    again.add_argument("--out", default=None, help="output folder (default: --from)")
-    again.add_argument(
-        "--user-guide",
-        default=None,
-        help="a Markdown file whose findings block is rewritten",
-    )
-    _add_compare(commands)
-    demo_parser = commands.add_parser(
-        "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
-    )
-    demo_parser.add_argument("--n-samples", type=int, default=1000)
-    demo_parser.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
-    demo_parser.add_argument("--random-state", type=int, default=0)
-    return parser
-
-
 def _pilot_command(args, parser):
     if args.n_jobs == 0 or args.n_jobs < -1:
         parser.error(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
@@ -843,56 +747,6 @@ def _text(path):
         return Path(path).read_text()
     except OSError:
         return ""
-
-
-def _add_compare(commands):
-    compare = commands.add_parser(
-        "compare",
-        help="compare the gates on your CSV: tests, a verdict, a recommendation",
-    )
-    compare.add_argument("csv", help="a CSV file with a header row")
-    compare.add_argument("--target", required=True, help="the column to predict")
-    compare.add_argument(
-        "--task",
-        choices=["classification", "regression"],
-        default=None,
-        help=f"default: read from the target (whole numbers with more than "
-        f"{MAX_INFERRED_CLASSES} distinct values must be named)",
-    )
-    compare.add_argument(
-        "--cv", type=int, default=DEFAULT_CV, help=f"folds (default {DEFAULT_CV})"
-    )
-    compare.add_argument(
-        "--repeats",
-        type=int,
-        default=DEFAULT_REPEATS,
-        help=f"k-fold repeats (default {DEFAULT_REPEATS})",
-    )
-    compare.add_argument(
-        "--test",
-        choices=list(TESTS),
-        default=TESTS[0],
-        help="corrected-t (CV splits, default) or sign-flip (independent replicates)",
-    )
-    compare.add_argument(
-        "--margin",
-        type=float,
-        default=SCORE_MARGIN,
-        help=f"smallest score difference of interest (default {SCORE_MARGIN:g})",
-    )
-    compare.add_argument("--head", choices=list(HEADS), default="mlp")
-    compare.add_argument("--max-epochs", type=int, default=_DEFAULT_EPOCHS)
-    compare.add_argument("--random-state", type=int, default=0)
-    compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")
-    compare.add_argument("--out", default="compare", help="output folder")
-    compare.add_argument(
-        "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
-    )
-
-    def one_line(message):  # argparse's own errors too: one line, exit code 2
-        compare.exit(2, f"{compare.prog}: error: {message}\n")
-
-    compare.error = one_line
 
 
 #: A scheduler address: [protocol://]host:port.
@@ -1050,8 +904,12 @@ def _demo_command(args, parser):
 
 def main(argv=None):
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+    return command_line.main(argv)
+
+
+def run(args, parser):
+    """Run the command ``args`` parsed by ``parser``
+    (:func:`skgate._command.parser`); the exit code."""
     if args.command == "reproduce":
         return _reproduce_command(args, parser)
     if args.command == "report":

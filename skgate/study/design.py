@@ -13,6 +13,7 @@ import torch
 from sklearn.model_selection import ParameterGrid
 
 from .._batched import _unused_weights
+from .._command import FULL_SEEDS
 from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
@@ -349,7 +350,7 @@ class StudyDesign:
     fisher_tasks: tuple = tuple(FISHER_TASKS)
 
     @classmethod
-    def full(cls, n_seeds=10, first_seed=0):
+    def full(cls, n_seeds=FULL_SEEDS, first_seed=0):
         """The exploratory study as published in ``benchmarks/results`` (10
         seeds by default; the confirmatory run starts them at its first
         confirmatory seed)."""
