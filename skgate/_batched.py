@@ -17,7 +17,6 @@ alone, with callbacks, or in any batch.
 
 import contextlib
 import inspect
-import itertools
 import math
 import threading
 from typing import NamedTuple
@@ -621,11 +620,12 @@ class BatchedTrainer:
 
     An AdamW step is torch's own fused kernel, the one
     ``AdamW(fused=True)`` runs for a single model (:func:`fused_adamw`),
-    called once per learning rate on every stepping model's weights, each
-    model's weights separate tensors (views of the stacks) as they are
-    alone: the kernel treats a tensor's elements by its length (vector
-    body, scalar tail), so a model's update is bit for bit the one it would
-    get alone.
+    called once per learning rate on every stepping model's weights. The
+    kernel treats a tensor's elements by its length (vector body, scalar
+    tail), so a weight steps as one stacked tensor only where each model's
+    share is whole vector blocks (see :meth:`_update`), else as each
+    model's own tensor (a view of the stack): either way a model's update is
+    bit for bit the one it would get alone.
     """
 
     def __init__(
@@ -651,6 +651,12 @@ class BatchedTrainer:
             for m in range(len(modules))
         ]
         self.alphas = torch.tensor(alphas, dtype=torch.float32, device=self.device)
+        #: Whether a weight's per-model share is whole vector blocks (see
+        #: _update).
+        self.whole_blocks = {
+            name: self.params[name][0].numel() % VECTOR_BLOCK == 0
+            for name in self.names
+        }
         self.regression = regression
         self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
         self.weight_decay, self.batch_size = weight_decay, batch_size
@@ -674,6 +680,7 @@ class BatchedTrainer:
             for key in ("exp_avg", "exp_avg_sq")
         )
         self.steps = [step]
+        self.counts = [int(step)]
 
     def _stacked(self, weights, states):
         """Several models: their weights and AdamW states copied into stacks."""
@@ -699,6 +706,7 @@ class BatchedTrainer:
             else states[m][self.names[0]]["step"].clone()
             for m in range(len(weights))
         ]
+        self.counts = [int(step) for step in self.steps]
         self.states = None
 
     def _step(self, rows, xb, yb, wb, hooks=None):
@@ -725,27 +733,55 @@ class BatchedTrainer:
             )
             (lr, weight_decay), frozen = hooks.rates(), hooks.frozen()
             lrs = [lr]
-        models = range(len(self.views)) if rows is None else rows.tolist()
-        by_rate = {}
         with torch.no_grad():
-            for i, m in enumerate(models):
-                self.steps[m] += 1
-                weights, exp_avg, exp_avg_sq = self.views[m]
-                entries = zip(
-                    weights,
-                    (g[i] for g in gradients),
-                    exp_avg,
-                    exp_avg_sq,
-                    itertools.repeat(self.steps[m]),
-                )
-                by_rate.setdefault(lrs[m], []).extend(
-                    entry
-                    for name, entry in zip(self.names, entries, strict=True)
-                    if name not in frozen
-                )
-            for lr, entries in by_rate.items():
-                fused_adamw(entries, lr=lr, weight_decay=weight_decay)
+            self._update(rows, gradients, lrs, weight_decay, frozen)
         return per_model, logits
+
+    def _update(self, rows, gradients, lrs, weight_decay, frozen):
+        """The AdamW step of the models ``rows`` (None: every model) given
+        their gradients (stacked, one per weight name), in place. When every
+        model steps, at one learning rate and step count, a weight whose
+        per-model share is whole :data:`VECTOR_BLOCK` s steps as one tensor
+        (the kernel then treats each model's elements as it would alone);
+        the rest step as each model's own tensors."""
+        models = range(len(self.views)) if rows is None else rows.tolist()
+        torch._foreach_add_([self.steps[m] for m in models], 1)
+        for m in models:
+            self.counts[m] += 1
+        together = (
+            rows is None
+            and len(models) > 1
+            and len({lrs[m] for m in models}) == 1
+            and len({self.counts[m] for m in models}) == 1
+        )
+        by_rate = {}
+        for index, name in enumerate(self.names):
+            if name in frozen:
+                continue
+            if together and self.whole_blocks[name]:
+                by_rate.setdefault(lrs[0], []).append(
+                    (
+                        self.params[name],
+                        gradients[index],
+                        self.exp_avg[name],
+                        self.exp_avg_sq[name],
+                        self.steps[0],
+                    )
+                )
+                continue
+            for m, gradient in zip(models, gradients[index].unbind(0), strict=True):
+                weights, exp_avg, exp_avg_sq = self.views[m]
+                by_rate.setdefault(lrs[m], []).append(
+                    (
+                        weights[index],
+                        gradient,
+                        exp_avg[index],
+                        exp_avg_sq[index],
+                        self.steps[m],
+                    )
+                )
+        for lr, entries in by_rate.items():
+            fused_adamw(entries, lr=lr, weight_decay=weight_decay)
 
     def fit(self, datasets, generators, epochs, validation=None, hooks=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
