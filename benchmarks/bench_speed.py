@@ -383,25 +383,24 @@ def bench_search(repeats):
         ]
         fit_together(models, folds * len(alphas4))
 
-    times = {
-        "one fit": median_seconds(
-            lambda: GatedAttentionClassifier(random_state=0).fit(X, y), repeats
-        ),
-        "batched training alone, 4 alphas x 5 folds": median_seconds(
-            batched_training, repeats
-        ),
-        "CV estimator, 4 alphas x 5 folds + refit": median_seconds(
-            cv(alphas4, 5), repeats
-        ),
-        "GridSearchCV(n_jobs=2), 4 alphas x 5 folds + refit": median_seconds(
-            grid, max(1, repeats // 2)
-        ),
-        "CV estimator, 16 alphas x 10 folds + refit": median_seconds(
-            cv(alphas16, 10), 1
-        ),
-    }
+    rounds = interleaved(
+        {
+            "GridSearchCV(n_jobs=2), 4 alphas x 5 folds + refit": grid,
+            "CV estimator, 4 alphas x 5 folds + refit": cv(alphas4, 5),
+            "batched training alone, 4 alphas x 5 folds": batched_training,
+            "one fit": lambda: GatedAttentionClassifier(random_state=0).fit(X, y),
+        },
+        repeats,
+    )
+    times = {name: seconds for name, (seconds, _) in rounds.items()}
+    times["CV estimator / GridSearchCV"] = rounds[
+        "CV estimator, 4 alphas x 5 folds + refit"
+    ][1]
+    times["CV estimator, 16 alphas x 10 folds + refit"] = median_seconds(
+        cv(alphas16, 10), 1
+    )
     for name, seconds in times.items():
-        log(f"search: {name}: {seconds:.2f} s")
+        log(f"search: {name}: {seconds:.2f}")
     return times
 
 
@@ -484,6 +483,209 @@ def bench_batches(repeats):
                 f"one batch {batched:.2f} s"
             )
     return times
+
+
+def interleaved(fns, repeats):
+    """Median seconds of each of ``fns`` (name -> callable), timed in
+    interleaved rounds (each round runs every one once), and the median of
+    each one's per-round ratio to the first."""
+    for fn in fns.values():
+        fn()  # warm up
+    seconds = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            seconds[name].append(median_seconds(fn, 1))
+    first = next(iter(fns))
+    return {
+        name: (
+            statistics.median(times),
+            statistics.median(
+                t / b for t, b in zip(times, seconds[first], strict=True)
+            ),
+        )
+        for name, times in seconds.items()
+    }
+
+
+class _Unpadded:
+    """The one loop with an epoch's last batch computed on its real rows
+    alone: what a fit would cost without the padding that makes a model
+    compute alike alone and in a batch."""
+
+    def computed_rows(self, reals):
+        return int(max(max(reals), 2))
+
+
+def bench_padding(repeats, sizes=(16, 32, 64, 128, 256)):
+    """A fit (2000 rows, 20 epochs) at each batch size against the same fit
+    without padding (interleaved): the time the padded rows cost, and their
+    share of the rows computed."""
+    import skgate._training as training
+    from skgate._batched import BatchedTrainer
+
+    unpadded = type("UnpaddedTrainer", (_Unpadded, BatchedTrainer), {})
+    X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
+    results = {}
+    for size in sizes:
+
+        def fit(trainer, size=size):
+            training.BatchedTrainer = trainer
+            try:
+                GatedAttentionClassifier(batch_size=size, random_state=0).fit(X, y)
+            finally:
+                training.BatchedTrainer = BatchedTrainer
+
+        times = interleaved(
+            {
+                "padded": lambda: fit(BatchedTrainer),
+                "unpadded": lambda: fit(unpadded),
+            },
+            repeats,
+        )
+        computed = math.ceil(len(X) / size) * size
+        results[size] = {
+            "seconds": times["padded"][0],
+            "unpadded seconds": times["unpadded"][0],
+            # The padded fit's extra time, as a share of its own.
+            "cost": 1 - times["unpadded"][1] ** -1,
+            "padded rows": (computed - len(X)) / computed,
+        }
+        log(
+            f"padding: batch_size {size}: {times['padded'][0]:.3f} s padded, "
+            f"{times['unpadded'][0]:.3f} s not; rows computed beyond the data "
+            f"{results[size]['padded rows']:.1%}"
+        )
+    return results
+
+
+def bench_command_line(repeats):
+    """``python -m skgate --help`` and a usage error, against importing what
+    the commands need (torch, scikit-learn, skorch: what --help imported
+    before), each a fresh process, interleaved."""
+
+    def run(*args):
+        return lambda: subprocess.run(
+            [sys.executable, *args], capture_output=True, check=False
+        )
+
+    times = interleaved(
+        {
+            "import the study's command line": run("-c", "import skgate.study.cli"),
+            "python -m skgate --help": run("-m", "skgate", "--help"),
+            "python -m skgate compare (usage error)": run("-m", "skgate", "compare"),
+            "python -c pass": run("-c", "pass"),
+        },
+        repeats,
+    )
+    for name, (seconds, _) in times.items():
+        log(f"command line: {name}: {seconds:.2f} s")
+    return times
+
+
+def bench_engine_choices(repeats):
+    """The measurements behind the training engine's constants: a small
+    fit on one torch thread or two (ONE_THREAD_WORK); 20 and 40 fold models
+    as one network or in parts (MAX_MODELS); the classifier's validation
+    score against scikit-learn's accuracy_score; the refit inside the fold
+    batch against after it; the state copy of partial_fit against
+    copy.deepcopy."""
+    import copy
+
+    from sklearn.metrics import accuracy_score
+    from sklearn.model_selection import StratifiedKFold
+
+    import skgate._batched as batched
+    import skgate._training as training
+    from skgate._skorch import _cloned
+    from skgate._training import fit_together
+
+    X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
+    results = {}
+
+    def with_constant(module, name, value, fn):
+        before = getattr(module, name)
+        setattr(module, name, value)
+        try:
+            fn()
+        finally:
+            setattr(module, name, before)
+
+    def fit():
+        GatedAttentionClassifier(random_state=0).fit(X, y)
+
+    results["threads"] = interleaved(
+        {
+            "one thread (the engine's choice)": fit,
+            "the caller's threads": lambda: with_constant(
+                batched, "ONE_THREAD_WORK", 0, fit
+            ),
+        },
+        repeats,
+    )
+    folds = [(X[tr], y[tr], None) for tr, _ in StratifiedKFold(5).split(X, y)]
+
+    def batch(n_alphas, extra=()):
+        models = [
+            GatedAttentionClassifier(alpha=a, random_state=0)
+            for a in np.linspace(0, 1.5, n_alphas)
+            for _ in folds
+        ]
+        more = [GatedAttentionClassifier(alpha=a, random_state=0) for a in extra]
+        return lambda: fit_together(
+            models + more, folds * n_alphas + [(X, y, None)] * len(more)
+        )
+
+    for n_alphas in (4, 8):
+        n = n_alphas * len(folds)
+        results[f"{n} models"] = interleaved(
+            {
+                "one network": lambda n_alphas=n_alphas, n=n: with_constant(
+                    training, "MAX_MODELS", n, batch(n_alphas)
+                ),
+                "two networks": lambda n_alphas=n_alphas, n=n: with_constant(
+                    training, "MAX_MODELS", n // 2, batch(n_alphas)
+                ),
+            },
+            repeats,
+        )
+    alphas = (0.0, 0.5, 1.0, 1.5)
+    results["refit"] = interleaved(
+        {
+            "folds, then one refit": lambda: (batch(4)(), fit()),
+            "folds and every alpha's refit as one batch": batch(4, alphas),
+        },
+        repeats,
+    )
+    held_out = GatedAttentionClassifier(max_epochs=1, random_state=0).fit(X, y)
+    outputs = torch.randn(200, 2)
+    data = batched.Rows(torch.randn(200, 2), torch.randint(0, 2, (200,)))
+    calls = 200
+    results["validation score"] = interleaved(
+        {
+            "the classifier's": lambda: [
+                held_out._validation_score(outputs, data) for _ in range(calls)
+            ],
+            "accuracy_score": lambda: [
+                accuracy_score(data.y.numpy(), outputs.argmax(dim=1).numpy())
+                for _ in range(calls)
+            ],
+        },
+        repeats,
+    )
+    state = held_out.net_.optimizer_.state_dict()
+    results["state copy"] = interleaved(
+        {
+            "_cloned": lambda: [_cloned(state) for _ in range(calls)],
+            "copy.deepcopy": lambda: [copy.deepcopy(state) for _ in range(calls)],
+        },
+        repeats,
+    )
+    for name, times in results.items():
+        log(
+            f"engine: {name}: "
+            + ", ".join(f"{k} {v[0]:.3f} s" for k, v in times.items())
+        )
+    return results
 
 
 def bench_backward(repeats, steps=20):
@@ -637,6 +839,9 @@ def main(argv=None):
     search = bench_search(max(1, repeats // 2))
     batches = bench_batches(max(1, repeats // 2))
     backward = bench_backward(repeats)
+    padding = bench_padding(max(1, repeats // 2))
+    command = bench_command_line(repeats)
+    choices = bench_engine_choices(max(1, repeats // 2))
     n_study, study = bench_study()
     setup_rss, curvature_rss, predict_rss, search_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
@@ -686,8 +891,37 @@ def main(argv=None):
         **{
             f"{name} / one fit": seconds / search["one fit"]
             for name, seconds in search.items()
-            if name != "one fit"
+            if name not in ("one fit", "CV estimator / GridSearchCV")
         },
+        "CV estimator / GridSearchCV(n_jobs=2), 4 alphas x 5 folds + refit": search[
+            "CV estimator / GridSearchCV"
+        ],
+        **{
+            f"fit at batch_size {size} / the same fit without padding": 1
+            / (1 - value["cost"])
+            for size, value in padding.items()
+        },
+        "python -m skgate --help / importing the study's command line": command[
+            "python -m skgate --help"
+        ][1],
+        "small fit on the caller's 2 threads / on one thread": choices["threads"][
+            "the caller's threads"
+        ][1],
+        "20 fold models as two networks of 10 / as one": choices["20 models"][
+            "two networks"
+        ][1],
+        "40 fold models as two networks of 20 / as one": choices["40 models"][
+            "two networks"
+        ][1],
+        "folds and every alpha's refit as one batch / folds, then one refit": choices[
+            "refit"
+        ]["folds and every alpha's refit as one batch"][1],
+        "accuracy_score / the classifier's validation score": choices[
+            "validation score"
+        ]["accuracy_score"][1],
+        "copy.deepcopy / _cloned, an optimizer state": choices["state copy"][
+            "copy.deepcopy"
+        ][1],
     }
     flop_limit = flops / peak
     quick = " --quick" if args.quick else ""
@@ -793,6 +1027,45 @@ def main(argv=None):
         "batching does not change).",
         "",
         *_batch_paragraph(batches),
+        "",
+        "## Padding",
+        "",
+        "A fit (2000 rows, 20 epochs) at each batch size, against the same fit "
+        "with an epoch's last batch computed on its real rows alone (interleaved "
+        "rounds). Only that batch is padded (to batch_size, with rows of weight "
+        "0), so that a model computes alike alone and beside models with more "
+        "rows.",
+        "",
+        "| batch_size | seconds | without padding | padding's share of the time "
+        "| rows computed beyond the data |",
+        "|---|---|---|---|---|",
+        *[
+            f"| {size} | {value['seconds']:.3f} | {value['unpadded seconds']:.3f} "
+            f"| {value['cost']:.1%} | {value['padded rows']:.1%} |"
+            for size, value in padding.items()
+        ],
+        "",
+        "## Command line",
+        "",
+        "Each a fresh process (medians of interleaved rounds): the arguments are "
+        "read before torch, scikit-learn or skorch is imported.",
+        "",
+        "| process | seconds |",
+        "|---|---|",
+        *[f"| {name} | {value[0]:.2f} |" for name, value in command.items()],
+        "",
+        "## The engine's constants",
+        "",
+        "What the training engine's choices were measured against (interleaved "
+        "rounds; 2000 rows, 20 epochs, 5 folds):",
+        "",
+        "| choice | against | seconds |",
+        "|---|---|---|",
+        *[
+            f"| {group} | {name} | {value[0]:.3f} |"
+            for group, times in choices.items()
+            for name, value in times.items()
+        ],
         "",
         "## Parallel fits",
         "",

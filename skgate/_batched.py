@@ -109,12 +109,12 @@ def pad_rows(t, rows, dim=0):
     return torch.cat([t, t.new_zeros(shape)], dim=dim)
 
 
-#: A training step of fewer activations than this (models x padded rows x
-#: tokens x d_model) runs on one torch thread. torch's elementwise kernels
-#: split no work below 32768 elements (its grain size), and a small step's
-#: matrix products lose more to splitting than they gain: a single fit of
-#: 2000 rows for 20 epochs took 0.36 s on two threads, 0.20 s on one. A
-#: model's bits do not depend on the number of threads (tested).
+#: A training step of fewer activations than this (models x rows x tokens x
+#: d_model) runs on one torch thread. torch's elementwise kernels split no
+#: work below 32768 elements (its grain size), and a small step's matrix
+#: products lose more to splitting than they gain (benchmarks/results/
+#: SPEED.md, "The engine's constants": a single fit on one thread and on
+#: two). A model's bits do not depend on the number of threads (tested).
 ONE_THREAD_WORK = 32768
 
 _threads_lock = threading.Lock()
@@ -859,20 +859,21 @@ class BatchedTrainer:
             active = [m for m in range(M) if reals[m][step] and not stopped[m]]
             if not active:  # the models with more steps have stopped
                 break
-            part = slice(step * B, (step + 1) * B)
+            width = self.computed_rows([reals[m][step] for m in active])
+            part = slice(step * B, step * B + width)
             rows = (
                 None if len(active) == M else torch.tensor(active, device=self.device)
             )
             picked = index[:, part] if rows is None else index[rows, part]
             xb, yb, wb = pool.batch(picked)
-            if any(reals[m][step] < B for m in active):  # padding: weight 0
+            if any(reals[m][step] < width for m in active):  # padding: weight 0
                 real = mask[:, part] if rows is None else mask[rows, part]
                 wb = wb * real
             n = int(reals[0][step])
             if hooks is not None:
                 batch = _real_rows(xb, yb, wb, n, weighted[0])
                 hooks.batch_begin(batch)
-            xb, yb, wb = (pad_rows(t, padded_rows(B), dim=1) for t in (xb, yb, wb))
+            xb, yb, wb = (pad_rows(t, padded_rows(width), dim=1) for t in (xb, yb, wb))
             losses, logits = self._step(rows, xb, yb, wb, hooks)
             if rows is None:
                 totals = add_batch_loss(totals, losses, counts[:, step])
@@ -883,6 +884,13 @@ class BatchedTrainer:
         if hooks is not None:
             hooks.trained(n_steps)
         return totals
+
+    def computed_rows(self, reals):
+        """The rows a step computes for models with ``reals`` real rows: the
+        batch size, an epoch's last (shorter) batch filled with rows of
+        weight 0, so that a model computes alike alone and beside models
+        with more rows. (The speed benchmark measures what this costs.)"""
+        return self.batch_size
 
     def _validate(self, validation, stopped, best, hooks):
         """Score the held-out rows of every model still training; mark those

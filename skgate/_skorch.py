@@ -263,8 +263,9 @@ class NetState:
 
 def _cloned(state):
     """A copy of a (module's or optimizer's) state dict: tensors cloned,
-    dicts and lists rebuilt, the rest (numbers, strings) shared. A third of
-    ``copy.deepcopy``'s time, which every partial_fit pays."""
+    dicts and lists rebuilt, the rest (numbers, strings) shared: cheaper
+    than ``copy.deepcopy``, which every partial_fit would pay
+    (benchmarks/results/SPEED.md, "The engine's constants")."""
     if torch.is_tensor(state):
         return state.clone()
     if isinstance(state, dict):

@@ -439,9 +439,8 @@ def _record(estimator, net, plan, curve):
 
 
 #: Models per batched network at most; a larger batch trains as consecutive
-#: parts of about equal size. Measured on the CV estimator (2000 rows, 20
-#: epochs): 20 fold models as one network 1.05 s, as two of 10 1.16 s; 160
-#: fold models as one network 15.7 s, as 16 of 10 12.0 s.
+#: parts of about equal size (benchmarks/results/SPEED.md, "The engine's
+#: constants": 20 and 40 fold models as one network and as two).
 MAX_MODELS = 20
 
 #: Parameters that may differ inside one batch.

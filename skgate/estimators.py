@@ -743,8 +743,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
     def _validation_score(self, outputs, data):
         # accuracy_score's number (the share of rows, or of their weight,
-        # predicted right, in float64), without its input checks: they took
-        # 1.5 ms a call, 40 % of an early-stopped batched fit of 10 models.
+        # predicted right, in float64), without its input checks, which cost
+        # far more than the score every epoch of early stopping needs
+        # (benchmarks/results/SPEED.md, "The engine's constants").
         correct = (outputs.argmax(dim=1) == data.y).to(torch.float64)
         if data.w is None:
             return float(correct.mean())

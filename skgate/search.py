@@ -236,8 +236,8 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         ]
         self.n_splits_ = len(folds)
         # The chosen alpha alone, by the same engine: the model fit() trains.
-        # (Refitting every alpha inside the fold batch was measured to cost
-        # as much as one refit alone.)
+        # (Refitting every alpha inside the fold batch instead is measured in
+        # benchmarks/results/SPEED.md, "The engine's constants".)
         start = time.perf_counter()
         best = clone(base).set_params(alpha=self.alpha_)
         (self.best_estimator_,) = fit_together([best], [(*given, sample_weight)])
