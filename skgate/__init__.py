@@ -55,7 +55,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted({*globals(), *_HOMES})
+    return sorted({*__all__, "__version__"})
 
 
 __all__ = [

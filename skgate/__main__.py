@@ -1,8 +1,14 @@
-"""``python -m skgate``: the command line (see :mod:`skgate._command`)."""
+"""``python -m skgate``: the command line. Its arguments are read first
+(:mod:`skgate._command`, which imports neither torch nor scikit-learn), so
+that ``--help`` and usage errors answer at once; the command then runs in
+:mod:`skgate.study.cli`."""
 
 import sys
 
-from skgate._command import main
+from skgate._command import parse
 
 if __name__ == "__main__":
-    sys.exit(main())
+    args, parser = parse()
+    from skgate.study.cli import run
+
+    sys.exit(run(args, parser))

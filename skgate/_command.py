@@ -30,14 +30,11 @@ FULL_SEEDS = 10
 PARTS = ("all", "sequences")
 
 
-def main(argv=None):
-    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the
-    exit code."""
+def parse(argv=None):
+    """The command line ``argv`` (default: ``sys.argv[1:]``) read: ``(args,
+    parser)``. ``--help`` and usage errors exit here (code 0 and 2)."""
     commands = parser()
-    args = commands.parse_args(argv)
-    from .study import cli  # the work: torch and the rest, once needed
-
-    return cli.run(args, commands)
+    return commands.parse_args(argv), commands
 
 
 def parser():

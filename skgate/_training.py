@@ -361,6 +361,7 @@ def _net_for(estimator, plan):
             plan.X.shape[1], plan.n_outputs, plan.generator
         )
         return _build_net(estimator, module, plan)
+    _continue_with_parameters(estimator)
     if not plan.incremental:
         return _build_net(estimator, estimator.net_.module_, plan)
     net = estimator.net_
@@ -379,6 +380,37 @@ def _net_for(estimator, plan):
     ]
     net.batch_size = plan.batch_size
     return net
+
+
+def _continue_with_parameters(estimator):
+    """Before a warm start or partial_fit: the fitted network trains on with
+    the estimator's current alpha, learning rate and weight decay (changed
+    by set_params since it was built; a rate a scheduler set stays unless
+    the parameter changed), and a changed architecture, which the network
+    cannot take, is refused."""
+    net = estimator.net_
+    built = dict(estimator._architecture_)
+    changed = [
+        f"{name}={getattr(estimator, name)!r} (built with {value!r})"
+        for name, value in built.items()
+        if getattr(estimator, name) != value
+    ]
+    if changed:
+        raise ValueError(
+            f"warm_start=True and partial_fit continue the fitted network, "
+            f"whose architecture cannot change; got {', '.join(changed)}. Set "
+            f"them back, or fit afresh (warm_start=False)."
+        )
+    for block in net.module_.blocks:
+        block.alpha = float(estimator.alpha)
+    if net.lr != estimator.lr:
+        net.lr = estimator.lr
+        for group in net.optimizer_.param_groups:
+            group["lr"] = estimator.lr
+    if net.optimizer__weight_decay != estimator.weight_decay:
+        net.optimizer__weight_decay = estimator.weight_decay
+        for group in net.optimizer_.param_groups:
+            group["weight_decay"] = estimator.weight_decay
 
 
 def _build_net(estimator, module, plan):
@@ -420,6 +452,12 @@ def _record(estimator, net, plan, curve):
     estimator.loss_curve_ = before + list(curve)
     estimator.n_iter_ = len(estimator.loss_curve_)
     estimator.net_ = net
+    if plan.fresh:  # what a warm start or partial_fit cannot change
+        estimator._architecture_ = tuple(
+            (name, getattr(estimator, name))
+            for name in NET_PARAMETERS
+            if name != "alpha"
+        )
     estimator._callbacks_trained_ = given(estimator.callbacks)
     estimator.history_ = net.history
     valid = plan.valid
@@ -553,8 +591,9 @@ def fit_batch(members):
             [net.module_ for net in nets],
             [estimator.alpha for estimator, _ in members],
             regression=is_regressor(proto),
-            lr=[estimator.lr for estimator, _ in members],
-            weight_decay=proto.weight_decay,
+            # A single fit's net may carry a rate a scheduler set.
+            lr=[net.optimizer_.param_groups[0]["lr"] for net in nets],
+            weight_decay=nets[0].optimizer_.param_groups[0]["weight_decay"],
             batch_size=plan.batch_size,
             states=[optimizer_entries(net) for net in nets],
         )

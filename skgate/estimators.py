@@ -290,10 +290,15 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         """
         module = self.net_.module_
         weights = [p.detach() for p in module.parameters()]
+        alphas = [block.alpha for block in module.blocks]
         cached = _FLOAT64_COPIES.get(module)
-        if cached is None or not same_tensors(cached[0], weights):
+        if (
+            cached is None
+            or cached[2] != alphas
+            or not same_tensors(cached[0], weights)
+        ):
             snapshot = [w.clone() for w in weights]
-            cached = snapshot, copy.deepcopy(module).double().eval()
+            cached = snapshot, copy.deepcopy(module).double().eval(), alphas
             _FLOAT64_COPIES[module] = cached
         return cached[1]
 

@@ -1539,6 +1539,54 @@ class TestCallbacksInTheOneLoop:
         assert model.loss_curve_ == self._fit(X, y, max_epochs=3).loss_curve_
 
 
+class TestContinuingWithChangedParameters:
+    """A warm start or partial_fit trains the fitted network on with the
+    estimator's current alpha, learning rate and weight decay, with or
+    without callbacks; an architecture it cannot take is refused."""
+
+    def _model(self, X, y, **params):
+        params = {"max_epochs": 2, "d_model": 8, "random_state": 0, **params}
+        return GatedAttentionClassifier(**params).fit(X, y)
+
+    def test_a_changed_learning_rate_is_used_with_and_without_callbacks(self, moons):
+        X, y = moons
+        plain = self._model(X, y)
+        observed = self._model(X, y, callbacks=[("noop", Callback())])
+        for model in (plain, observed):
+            model.set_params(lr=0.05, weight_decay=0.5).partial_fit(X, y)
+            group = model.net_.optimizer_.param_groups[0]
+            assert (group["lr"], group["weight_decay"]) == (0.05, 0.5)
+        for a, b in zip(
+            plain.net_.module_.parameters(),
+            observed.net_.module_.parameters(),
+            strict=True,
+        ):
+            assert torch.equal(a, b)
+        unchanged = self._model(X, y).partial_fit(X, y)
+        assert plain.loss_curve_[:2] == unchanged.loss_curve_[:2]
+        assert plain.loss_curve_[2] != unchanged.loss_curve_[2]
+
+    def test_a_changed_alpha_is_the_networks(self, moons):
+        X, y = moons
+        model = self._model(X, y, alpha=1.0)
+        assert model.curvature(X[:20]).min() > 1e-6
+        model.set_params(alpha=0.0, warm_start=True, max_epochs=0).fit(X, y)
+        assert {block.alpha for block in model.net_.module_.blocks} == {0.0}
+        # Ungated attention over copied tokens is affine: flat.
+        assert model.curvature(X[:20]).max() < 1e-9
+
+    def test_a_changed_architecture_is_refused_and_changes_nothing(self, moons):
+        X, y = moons
+        model = self._model(X, y)
+        before = model.predict_proba(X)
+        model.set_params(d_model=16, depth=2, warm_start=True)
+        with pytest.raises(ValueError, match="depth=2 \\(built with 1\\), d_model=16"):
+            model.fit(X, y)
+        with pytest.raises(ValueError, match="architecture cannot change"):
+            model.partial_fit(X, y)
+        np.testing.assert_array_equal(model.predict_proba(X), before)
+
+
 class TestUserGates:
     """A gate registered with skgate.nn.register_gate (conftest.USER_GATES)
     works in fit, parameter validation, the CV batches and the curvature."""

@@ -905,7 +905,8 @@ def _demo_command(args, parser):
 
 def main(argv=None):
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
-    return command_line.main(argv)
+    args, parser = command_line.parse(argv)
+    return run(args, parser)
 
 
 def run(args, parser):
