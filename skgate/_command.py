@@ -6,6 +6,9 @@ runs in :mod:`skgate.study.cli`.
 """
 
 import argparse
+import math
+import re
+from pathlib import Path
 
 from . import _options
 
@@ -34,7 +37,102 @@ def parse(argv=None):
     """The command line ``argv`` (default: ``sys.argv[1:]``) read: ``(args,
     parser)``. ``--help`` and usage errors exit here (code 0 and 2)."""
     commands = parser()
-    return commands.parse_args(argv), commands
+    args = commands.parse_args(argv)
+    _CHECKS[args.command](args, commands)
+    return args, commands
+
+
+def _check_jobs(args, fail):
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        fail(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
+
+
+def _check_reproduce(args, commands):
+    fail = commands.error
+    if not args.out.strip():
+        fail("--out must name a folder; got an empty string.")
+    _check_jobs(args, fail)
+    if args.seeds is not None and args.seeds < 2:
+        fail(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    if args.seeds is not None and args.part == "sequences" and not args.quick:
+        fail(
+            "--seeds with --part sequences needs --quick: the confirmatory run "
+            "takes the seeds docs/protocol-2.md fixed."
+        )
+
+
+def _check_pilot(args, commands):
+    _check_jobs(args, commands.error)
+
+
+def _check_demo(args, commands):
+    if args.n_samples < 10:
+        commands.error(f"--n-samples must be >= 10; got {args.n_samples}.")
+    if args.max_epochs < 0:
+        commands.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
+    if not 0 <= args.random_state < 2**32:
+        commands.error(
+            f"--random-state must be an int in [0, 2**32 - 1] (a NumPy seed); "
+            f"got {args.random_state}."
+        )
+
+
+def _check_report(args, commands):
+    source = Path(args.source)
+    if not (source / "run.json").is_file():
+        commands.exit(
+            2,
+            f"{commands.prog} report: error: --from {str(source)!r} holds no "
+            "run.json (the folder of a run of python -m skgate reproduce).\n",
+        )
+
+
+def _check_compare(args, commands):
+    def fail(message):  # every bad input: one line, exit code 2
+        commands.exit(2, f"{commands.prog} compare: error: {message}\n")
+
+    _check_compare_args(args, fail)
+    if not Path(args.csv).is_file():
+        fail(f"{args.csv!r} is not a file (the CSV to compare on).")
+
+
+#: A scheduler address: [protocol://]host:port.
+_ADDRESS = re.compile(r"^([a-z]+://)?[^\s:/]+:\d{1,5}$")
+
+
+def _check_compare_args(args, fail):
+    """Every argument checked before anything is read or written."""
+    for name, value, least in (
+        ("--cv", args.cv, 2),
+        ("--repeats", args.repeats, 1),
+        ("--max-epochs", args.max_epochs, 1),
+    ):
+        if value < least:
+            fail(f"{name} must be >= {least}; got {value}.")
+    if not (args.margin > 0 and math.isfinite(args.margin)):
+        fail(f"--margin must be a finite number > 0; got {args.margin}.")
+    _check_jobs(args, fail)
+    if not 0 <= args.random_state < 2**32:
+        fail(
+            f"--random-state must be an int in [0, 2**32 - 1]; got {args.random_state}."
+        )
+    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
+        fail(
+            f"--scheduler must be an address like tcp://host:8786; got "
+            f"{args.scheduler!r}."
+        )
+    if not args.out.strip():
+        fail("--out must name a folder; got an empty string.")
+
+
+#: Each command's checks of its arguments' values.
+_CHECKS = {
+    "reproduce": _check_reproduce,
+    "pilot": _check_pilot,
+    "demo": _check_demo,
+    "report": _check_report,
+    "compare": _check_compare,
+}
 
 
 def parser():

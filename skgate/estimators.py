@@ -692,8 +692,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         if reset:
             self.classes_ = labels if classes is None else _check_labels(classes)
             if len(self.classes_) < 2:
+                given = "y" if classes is None else f"classes={list(classes)!r}"
                 raise ValueError(
-                    f"y has 1 class ({self.classes_.tolist()[0]!r}); "
+                    f"{given} has 1 class ({self.classes_.tolist()[0]!r}); "
                     f"{type(self).__name__} needs at least 2 classes."
                 )
         elif classes is not None and not np.array_equal(

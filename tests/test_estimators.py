@@ -1587,6 +1587,12 @@ class TestContinuingWithChangedParameters:
         np.testing.assert_array_equal(model.predict_proba(X), before)
 
 
+def test_partial_fit_names_classes_of_one_label(moons):
+    X, y = moons
+    with pytest.raises(ValueError, match=r"classes=\[0\] has 1 class \(0\)"):
+        GatedAttentionClassifier().partial_fit(X, y, classes=[0])
+
+
 class TestUserGates:
     """A gate registered with skgate.nn.register_gate (conftest.USER_GATES)
     works in fit, parameter validation, the CV batches and the curvature."""

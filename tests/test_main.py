@@ -79,12 +79,24 @@ print(code, sorted(name for name in heavy if name in sys.modules))
 
 @pytest.mark.parametrize(
     "argv",
-    [["--help"], ["reproduce", "--help"], ["compare", "--help"], ["fly"], []],
+    [
+        ["--help"],
+        ["reproduce", "--help"],
+        ["compare", "--help"],
+        ["fly"],
+        [],
+        ["compare", "data.csv", "--target", "y", "--cv", "1"],
+        ["compare", "no-such.csv", "--target", "y"],
+        ["reproduce", "--seeds", "1"],
+        ["report", "--from", "no-such-folder"],
+        ["demo", "--n-samples", "3"],
+        ["pilot", "--n-jobs", "0"],
+    ],
 )
 def test_help_and_usage_errors_import_no_heavy_library(argv):
-    """--help and usage errors answer from the arguments alone: no torch,
-    scikit-learn, skorch, SciPy or pandas is imported (SPEED.md measures the
-    time)."""
+    """--help and usage errors (bad values and missing files too) answer
+    from the arguments alone: no torch, scikit-learn, skorch, SciPy or pandas
+    is imported (SPEED.md measures the time)."""
     result = subprocess.run(
         [sys.executable, "-c", _IMPORTED, *argv],
         capture_output=True,
