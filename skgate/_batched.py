@@ -19,6 +19,7 @@ import contextlib
 import inspect
 import math
 import threading
+import time
 from typing import NamedTuple
 
 import torch
@@ -188,6 +189,16 @@ class Rows(NamedTuple):
     X: torch.Tensor
     y: torch.Tensor
     w: torch.Tensor = None
+
+
+class EpochRecord(NamedTuple):
+    """A model's epoch as skorch's history keeps it: its batches' losses and
+    real rows, and its share of the epoch's seconds (the batch's, divided
+    evenly between the models that trained)."""
+
+    losses: list
+    sizes: list
+    seconds: float
 
 
 class _Pool:
@@ -822,6 +833,8 @@ class BatchedTrainer:
         pool = _Pool(datasets, self.device)
         weighted = [w is not None for _, _, w in datasets]
         curves = [[] for _ in datasets]
+        #: Each model's epochs, as :class:`EpochRecord` s.
+        self.epochs_ = [[] for _ in datasets]
         stopped = [False] * M
         best = {}
         for _ in range(epochs):
@@ -830,10 +843,22 @@ class BatchedTrainer:
             try:
                 if hooks is not None:
                     hooks.epoch_begin()
-                totals = self._epoch(pool, generators, stopped, hooks, weighted)
+                start, training = time.perf_counter(), stopped.count(False)
+                totals, losses, counts = self._epoch(
+                    pool, generators, stopped, hooks, weighted
+                )
+                seconds = (time.perf_counter() - start) / training
                 for m, n in enumerate(pool.sizes):
                     if not stopped[m]:
                         curves[m].append(epoch_loss(totals[m], n))
+                        taken = counts[m] > 0
+                        self.epochs_[m].append(
+                            EpochRecord(
+                                losses[m][taken].tolist(),
+                                [int(c) for c in counts[m][taken].tolist()],
+                                seconds,
+                            )
+                        )
                 rows = self._validate(validation, stopped, best, hooks)
                 if hooks is not None:
                     hooks.epoch_end(curves[0][-1], rows[0])
@@ -848,13 +873,16 @@ class BatchedTrainer:
 
     def _epoch(self, pool, generators, stopped, hooks, weighted):
         """One epoch of every model still training; returns each one's sum of
-        batch losses (:func:`add_batch_loss`)."""
+        batch losses (:func:`add_batch_loss`), and per model and step its
+        loss and its real rows (0 where it did not step)."""
         M, B = len(pool.sizes), self.batch_size
         index, mask, n_steps = pool.epoch(generators, B)
         # Real rows per model and step, counted once an epoch.
         counts = mask.view(M, n_steps, B).sum(dim=2)
         reals = counts.tolist()
         totals = torch.zeros(M, dtype=torch.float32, device=self.device)
+        losses_by_step = torch.zeros(M, n_steps, dtype=torch.float32)
+        stepped = torch.zeros(M, n_steps)
         for step in range(n_steps):
             active = [m for m in range(M) if reals[m][step] and not stopped[m]]
             if not active:  # the models with more steps have stopped
@@ -877,13 +905,17 @@ class BatchedTrainer:
             losses, logits = self._step(rows, xb, yb, wb, hooks)
             if rows is None:
                 totals = add_batch_loss(totals, losses, counts[:, step])
+                losses_by_step[:, step] = losses.cpu()
+                stepped[:, step] = counts[:, step].cpu()
             else:
                 totals[rows] = add_batch_loss(totals[rows], losses, counts[rows, step])
+                losses_by_step[rows.cpu(), step] = losses.cpu()
+                stepped[rows.cpu(), step] = counts[rows, step].cpu()
             if hooks is not None:
                 hooks.batch_end(batch, losses[0], logits[0, :n].detach())
         if hooks is not None:
             hooks.trained(n_steps)
-        return totals
+        return totals, losses_by_step, stepped
 
     def computed_rows(self, reals):
         """The rows a step computes for models with ``reals`` real rows: the

@@ -126,13 +126,28 @@ def record_epoch(history, loss, row=None):
         history.record(key, value)
 
 
-def record_history(history, curve, rows=None):
-    """The epochs of a fit without callbacks, recorded after it: epoch
-    number, training loss and validation row of each."""
-    for epoch, loss in enumerate(curve):
+def record_history(history, curve, epochs, rows=None, n_valid=0):
+    """The epochs of a fit without callbacks, recorded after it as a fit
+    with callbacks records them (:class:`NetHooks`): epoch number, batches
+    (loss and rows), the validation batch (``n_valid`` held-out rows),
+    training loss, validation row and duration. ``epochs``: the loop's
+    :class:`~skgate._batched.EpochRecord` s."""
+    for epoch, (loss, record) in enumerate(zip(curve, epochs, strict=True)):
         history.new_epoch()
         history.record("epoch", len(history))
-        record_epoch(history, loss, None if rows is None else rows[epoch])
+        for batch_loss, size in zip(record.losses, record.sizes, strict=True):
+            history.new_batch()
+            history.record_batch("train_loss", batch_loss)
+            history.record_batch("train_batch_size", size)
+        history.record("train_batch_count", len(record.losses))
+        row = None if rows is None else rows[epoch]
+        if row is not None:
+            history.new_batch()
+            history.record_batch("valid_loss", row["valid_loss"])
+            history.record_batch("valid_batch_size", n_valid)
+            history.record("valid_batch_count", 1)
+        record_epoch(history, loss, row)
+        history.record("dur", record.seconds)
 
 
 def optimizer_entries(net):

@@ -609,8 +609,14 @@ def fit_batch(members):
             hooks.fit_end()
     for m, ((estimator, plan), net) in enumerate(zip(members, nets, strict=True)):
         if hooks is None:
-            rows = plan.valid and plan.valid.rows_
-            record_history(net.history, curves[m], rows)
+            valid = plan.valid
+            record_history(
+                net.history,
+                curves[m],
+                trainer.epochs_[m],
+                valid and valid.rows_,
+                0 if valid is None else len(valid.data.y),
+            )
         _install_state(net, trainer.optimizer_state(m))
         _record(estimator, net, plan, curves[m])
 

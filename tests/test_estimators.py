@@ -1491,6 +1491,26 @@ class TestCallbacksInTheOneLoop:
         assert plain.validation_scores_ == observed.validation_scores_
         assert len(observed.history_[:, "held_out_acc"]) == 3
 
+    @pytest.mark.parametrize("early_stopping", [False, True])
+    def test_the_history_is_skorchs_with_or_without_callbacks(
+        self, moons, early_stopping
+    ):
+        """A fit without callbacks records the history a fit with callbacks
+        does (skorch's keys, batches and counts); only durations differ."""
+        X, y = moons
+        plain = self._fit(X, y, early_stopping=early_stopping)
+        observed = self._fit(X, y, [Callback()], early_stopping=early_stopping)
+        assert len(plain.history_) == len(observed.history_) == 3
+        for a, b in zip(plain.history_, observed.history_, strict=True):
+            assert list(a) == list(b)
+            assert {k: v for k, v in a.items() if k not in ("dur", "batches")} == {
+                k: v for k, v in b.items() if k not in ("dur", "batches")
+            }
+            assert a["batches"] == b["batches"] and a["dur"] > 0
+        keys = set(plain.history_[-1])
+        assert {"epoch", "train_loss", "train_loss_best", "train_batch_count"} <= keys
+        assert ("valid_loss_best" in keys) == early_stopping
+
     def test_a_zero_learning_rate_from_a_scheduler_stops_the_weights(self, moons):
         X, y = moons
         scheduler = LRScheduler(policy="StepLR", step_size=1, gamma=0.0)
