@@ -33,7 +33,7 @@ _ADAMW = inspect.signature(torch.optim.AdamW).parameters
 BETAS, EPS = _ADAMW["betas"].default, _ADAMW["eps"].default
 
 
-def fused_adamw(entries, *, lr, weight_decay):
+def fused_adamw(entries, *, lr, weight_decay, betas=BETAS, eps=EPS):
     """One AdamW update, in place, of each weight of ``entries``: tuples
     (weight, gradient, exp_avg, exp_avg_sq, step), the step already counting
     this one. torch's fused kernel with the arguments
@@ -51,10 +51,10 @@ def fused_adamw(entries, *, lr, weight_decay):
         steps,
         amsgrad=False,
         lr=lr,
-        beta1=BETAS[0],
-        beta2=BETAS[1],
+        beta1=betas[0],
+        beta2=betas[1],
         weight_decay=weight_decay,
-        eps=EPS,
+        eps=eps,
         maximize=False,
         grad_scale=None,
         found_inf=None,
@@ -735,20 +735,21 @@ class BatchedTrainer:
             wb,
             regression=self.regression,
         )
-        lrs, weight_decay, frozen = self.lrs, self.weight_decay, ()
+        lrs, weight_decay, frozen, rates = self.lrs, self.weight_decay, (), None
         if hooks is not None:
             # A callback may read or change the gradients and the rates, or
             # freeze weights (as skorch's Freezer: they are not updated).
             hooks.gradients(
                 dict(zip(self.names, (g[0] for g in gradients), strict=True))
             )
-            (lr, weight_decay), frozen = hooks.rates(), hooks.frozen()
+            rates, frozen = hooks.rates(), hooks.frozen()
+            lr, weight_decay = rates["lr"], rates["weight_decay"]
             lrs = [lr]
         with torch.no_grad():
-            self._update(rows, gradients, lrs, weight_decay, frozen)
+            self._update(rows, gradients, lrs, weight_decay, frozen, rates)
         return per_model, logits
 
-    def _update(self, rows, gradients, lrs, weight_decay, frozen):
+    def _update(self, rows, gradients, lrs, weight_decay, frozen, rates=None):
         """The AdamW step of the models ``rows`` (None: every model) given
         their gradients (stacked, one per weight name), in place. When every
         model steps, at one learning rate and step count, a weight whose
@@ -792,7 +793,13 @@ class BatchedTrainer:
                     )
                 )
         for lr, entries in by_rate.items():
-            fused_adamw(entries, lr=lr, weight_decay=weight_decay)
+            fused_adamw(
+                entries,
+                lr=lr,
+                weight_decay=weight_decay,
+                betas=BETAS if rates is None else rates["betas"],
+                eps=EPS if rates is None else rates["eps"],
+            )
 
     def fit(self, datasets, generators, epochs, validation=None, hooks=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.

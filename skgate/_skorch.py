@@ -162,6 +162,10 @@ def optimizer_entries(net):
     }
 
 
+#: AdamW options the loop does not implement (a callback setting one fails).
+_UNIMPLEMENTED_ADAMW = ("amsgrad", "maximize")
+
+
 class NetHooks:
     """skorch's callback interface on the one loop, for a fit with callbacks
     or verbose output: the loop's epochs, batches, gradients and validations
@@ -211,11 +215,21 @@ class NetHooks:
         )
 
     def rates(self):
-        """This step's learning rate and weight decay."""
+        """This step's AdamW settings from the net's optimizer, as a
+        callback may have set them: ``lr``, ``weight_decay``, ``betas`` and
+        ``eps``. AMSGrad and maximisation, which the loop does not
+        implement, are refused."""
         group = self.net.optimizer_.param_groups[0]
+        for flag in _UNIMPLEMENTED_ADAMW:
+            if group.get(flag):
+                raise NotImplementedError(
+                    f"The optimizer's {flag}=True (set by a callback) is not "
+                    f"implemented by skgate's training loop, which runs "
+                    f"AdamW with {flag}=False."
+                )
         # The optimiser has stepped (torch's schedulers check it).
         self.net.optimizer_._opt_called = True
-        return group["lr"], group["weight_decay"]
+        return {key: group[key] for key in ("lr", "weight_decay", "betas", "eps")}
 
     def frozen(self):
         """Names of the weights a callback froze (``requires_grad`` False)."""

@@ -1511,6 +1511,25 @@ class TestCallbacksInTheOneLoop:
         assert {"epoch", "train_loss", "train_loss_best", "train_batch_count"} <= keys
         assert ("valid_loss_best" in keys) == early_stopping
 
+    def test_adamw_settings_a_callback_sets_are_used_or_refused(self, moons):
+        X, y = moons
+
+        class SetAdamW(Callback):
+            def __init__(self, **settings):
+                self.settings = settings
+
+            def on_train_begin(self, net, **kwargs):
+                net.optimizer_.param_groups[0].update(self.settings)
+
+        plain = self._fit(X, y)
+        same = self._fit(X, y, [SetAdamW(betas=(0.9, 0.999), eps=1e-8)])
+        changed = self._fit(X, y, [SetAdamW(betas=(0.5, 0.9), eps=1e-3)])
+        assert self._same(plain, same)
+        assert not self._same(plain, changed)
+        for flag in ("amsgrad", "maximize"):
+            with pytest.raises(NotImplementedError, match=f"{flag}=True"):
+                self._fit(X, y, [SetAdamW(**{flag: True})])
+
     def test_a_zero_learning_rate_from_a_scheduler_stops_the_weights(self, moons):
         X, y = moons
         scheduler = LRScheduler(policy="StepLR", step_size=1, gamma=0.0)
