@@ -203,10 +203,13 @@ class NetHooks:
     def gradients(self, gradients):
         """The step's gradients, by weight name, shown as the weights'
         ``grad`` (a callback such as GradientNormClipping may change them
-        in place before the update)."""
-        params = dict(self.net.module_.named_parameters())
-        for name, gradient in gradients.items():
-            params[name].grad = gradient
+        in place before the update); a weight the output does not depend on
+        shows zeros, as autograd gives it."""
+        for name, p in self.net.module_.named_parameters():
+            if name in gradients:
+                p.grad = gradients[name]
+            elif p.requires_grad and p.grad is None:
+                p.grad = torch.zeros_like(p)
         self.net.notify(
             "on_grad_computed",
             named_parameters=TeeGenerator(self.net.get_all_learnable_params()),

@@ -1530,6 +1530,21 @@ class TestCallbacksInTheOneLoop:
             with pytest.raises(NotImplementedError, match=f"{flag}=True"):
                 self._fit(X, y, [SetAdamW(**{flag: True})])
 
+    def test_every_learnable_weight_shows_a_gradient(self, moons):
+        """Over copied tokens query and key do not shape the output: their
+        gradient is zero, as autograd gives it, not missing."""
+
+        class Norms(Callback):
+            def on_grad_computed(self, net, named_parameters, **kwargs):
+                self.norms_ = {n: float(p.grad.norm()) for n, p in named_parameters}
+
+        X, y = moons
+        model = self._fit(X, y, [("norms", Norms())])
+        norms = dict(model.net_.callbacks_)["norms"].norms_
+        assert norms["blocks.0.query.weight"] == norms["blocks.0.key.weight"] == 0
+        assert norms["blocks.0.value.weight"] > 0
+        assert all(p.grad is None for p in model.net_.module_.parameters())
+
     def test_a_zero_learning_rate_from_a_scheduler_stops_the_weights(self, moons):
         X, y = moons
         scheduler = LRScheduler(policy="StepLR", step_size=1, gamma=0.0)

@@ -4,6 +4,7 @@ map whose curvature the geometry measures."""
 import math
 from collections.abc import Callable
 from numbers import Integral
+from types import MappingProxyType
 from typing import NamedTuple
 
 import torch
@@ -80,10 +81,12 @@ def _relu_backward(d_u, z):
 
 #: The MLP heads' activations, by ``head`` name: the one table the network,
 #: its jets and the training engine read.
-HEAD_ACTIVATIONS = {
-    "mlp": HeadActivation(nn.GELU, _gelu_jet, F.gelu, torch.ops.aten.gelu_backward),
-    "mlp-relu": HeadActivation(nn.ReLU, _relu_jet, F.relu, _relu_backward),
-}
+HEAD_ACTIVATIONS = MappingProxyType(
+    {
+        "mlp": HeadActivation(nn.GELU, _gelu_jet, F.gelu, torch.ops.aten.gelu_backward),
+        "mlp-relu": HeadActivation(nn.ReLU, _relu_jet, F.relu, _relu_backward),
+    }
+)
 
 
 class GatedAttentionBlock(nn.Module):
