@@ -487,13 +487,15 @@ def bench_batches(repeats):
 
 def interleaved(fns, repeats):
     """Median seconds of each of ``fns`` (name -> callable), timed in
-    interleaved rounds (each round runs every one once), and the median of
-    each one's per-round ratio to the first."""
+    interleaved rounds (each round runs every one once, in turn first and
+    last, so that no order is favoured), and the median of each one's
+    per-round ratio to the first."""
     for fn in fns.values():
         fn()  # warm up
     seconds = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
+    for round_ in range(repeats):
+        order = list(fns.items())
+        for name, fn in order if round_ % 2 == 0 else reversed(order):
             seconds[name].append(median_seconds(fn, 1))
     first = next(iter(fns))
     return {
@@ -546,8 +548,9 @@ def bench_padding(repeats, sizes=(16, 32, 64, 128, 256)):
         results[size] = {
             "seconds": times["padded"][0],
             "unpadded seconds": times["unpadded"][0],
-            # The padded fit's extra time, as a share of its own.
-            "cost": 1 - times["unpadded"][1] ** -1,
+            # The padded fit's extra time as a share of its own: 1 - the
+            # median per-round ratio unpadded / padded.
+            "cost": 1 - times["unpadded"][1],
             "padded rows": (computed - len(X)) / computed,
         }
         log(
@@ -839,7 +842,7 @@ def main(argv=None):
     search = bench_search(max(1, repeats // 2))
     batches = bench_batches(max(1, repeats // 2))
     backward = bench_backward(repeats)
-    padding = bench_padding(max(1, repeats // 2))
+    padding = bench_padding(repeats)
     command = bench_command_line(repeats)
     choices = bench_engine_choices(max(1, repeats // 2))
     n_study, study = bench_study()

@@ -112,10 +112,11 @@ def pad_rows(t, rows, dim=0):
 
 #: A training step of fewer activations than this (models x rows x tokens x
 #: d_model) runs on one torch thread. torch's elementwise kernels split no
-#: work below 32768 elements (its grain size), and a small step's matrix
-#: products lose more to splitting than they gain (benchmarks/results/
-#: SPEED.md, "The engine's constants": a single fit on one thread and on
-#: two). A model's bits do not depend on the number of threads (tested).
+#: work below 32768 elements (its grain size), and a small step gains
+#: little or nothing from a second thread (benchmarks/results/SPEED.md,
+#: "The engine's constants": a single fit on one thread and on two), which
+#: is then free for another fit. A model's bits do not depend on the number
+#: of threads (tested).
 ONE_THREAD_WORK = 32768
 
 _threads_lock = threading.Lock()
