@@ -671,7 +671,9 @@ class BatchedTrainer:
         }
         self.regression = regression
         self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
-        self.weight_decay, self.batch_size = weight_decay, batch_size
+        self.batch_size = batch_size
+        #: AdamW's settings but the learning rate (a callback may set them).
+        self.adamw = {"weight_decay": weight_decay, "betas": BETAS, "eps": EPS}
 
     def _live(self, weights, state):
         """One model: the stacks are views of its weights and of ``state``."""
@@ -736,21 +738,20 @@ class BatchedTrainer:
             wb,
             regression=self.regression,
         )
-        lrs, weight_decay, frozen, rates = self.lrs, self.weight_decay, (), None
+        lrs, adamw, frozen = self.lrs, self.adamw, ()
         if hooks is not None:
             # A callback may read or change the gradients and the rates, or
             # freeze weights (as skorch's Freezer: they are not updated).
             hooks.gradients(
                 dict(zip(self.names, (g[0] for g in gradients), strict=True))
             )
-            rates, frozen = hooks.rates(), hooks.frozen()
-            lr, weight_decay = rates["lr"], rates["weight_decay"]
-            lrs = [lr]
+            adamw, frozen = hooks.rates(), hooks.frozen()
+            lrs = [adamw.pop("lr")]
         with torch.no_grad():
-            self._update(rows, gradients, lrs, weight_decay, frozen, rates)
+            self._update(rows, gradients, lrs, adamw, frozen)
         return per_model, logits
 
-    def _update(self, rows, gradients, lrs, weight_decay, frozen, rates=None):
+    def _update(self, rows, gradients, lrs, adamw, frozen):
         """The AdamW step of the models ``rows`` (None: every model) given
         their gradients (stacked, one per weight name), in place. When every
         model steps, at one learning rate and step count, a weight whose
@@ -794,13 +795,7 @@ class BatchedTrainer:
                     )
                 )
         for lr, entries in by_rate.items():
-            fused_adamw(
-                entries,
-                lr=lr,
-                weight_decay=weight_decay,
-                betas=BETAS if rates is None else rates["betas"],
-                eps=EPS if rates is None else rates["eps"],
-            )
+            fused_adamw(entries, lr=lr, **adamw)
 
     def fit(self, datasets, generators, epochs, validation=None, hooks=None):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
@@ -882,7 +877,7 @@ class BatchedTrainer:
     def _epoch(self, pool, generators, stopped, hooks, weighted):
         """One epoch of every model still training; returns each one's sum of
         batch losses (:func:`add_batch_loss`), and per model and step its
-        loss and its real rows (0 where it did not step)."""
+        loss and its real rows (0: no step)."""
         M, B = len(pool.sizes), self.batch_size
         index, mask, n_steps = pool.epoch(generators, B)
         # Real rows per model and step, counted once an epoch.
@@ -890,7 +885,6 @@ class BatchedTrainer:
         reals = counts.tolist()
         totals = torch.zeros(M, dtype=torch.float32, device=self.device)
         losses_by_step = torch.zeros(M, n_steps, dtype=torch.float32)
-        stepped = torch.zeros(M, n_steps)
         for step in range(n_steps):
             active = [m for m in range(M) if reals[m][step] and not stopped[m]]
             if not active:  # the models with more steps have stopped
@@ -914,16 +908,16 @@ class BatchedTrainer:
             if rows is None:
                 totals = add_batch_loss(totals, losses, counts[:, step])
                 losses_by_step[:, step] = losses.cpu()
-                stepped[:, step] = counts[:, step].cpu()
             else:
                 totals[rows] = add_batch_loss(totals[rows], losses, counts[rows, step])
                 losses_by_step[rows.cpu(), step] = losses.cpu()
-                stepped[rows.cpu(), step] = counts[rows, step].cpu()
             if hooks is not None:
                 hooks.batch_end(batch, losses[0], logits[0, :n].detach())
         if hooks is not None:
             hooks.trained(n_steps)
-        return totals, losses_by_step, stepped
+        # A model trains every step it has rows for until it stops, which
+        # happens between epochs: its real rows per step are the steps it took.
+        return totals, losses_by_step, counts.cpu()
 
     def computed_rows(self, reals):
         """The rows a step computes for models with ``reals`` real rows: the

@@ -137,17 +137,21 @@ def record_history(history, curve, epochs, rows=None, n_valid=0):
         history.record("epoch", len(history))
         for batch_loss, size in zip(record.losses, record.sizes, strict=True):
             history.new_batch()
-            history.record_batch("train_loss", batch_loss)
-            history.record_batch("train_batch_size", size)
+            _record_batch(history, "train", batch_loss, size)
         history.record("train_batch_count", len(record.losses))
         row = None if rows is None else rows[epoch]
         if row is not None:
             history.new_batch()
-            history.record_batch("valid_loss", row["valid_loss"])
-            history.record_batch("valid_batch_size", n_valid)
+            _record_batch(history, "valid", row["valid_loss"], n_valid)
             history.record("valid_batch_count", 1)
         record_epoch(history, loss, row)
         history.record("dur", record.seconds)
+
+
+def _record_batch(history, prefix, loss, rows):
+    """A batch's row of a skorch history, as skorch's loop records it."""
+    history.record_batch(f"{prefix}_loss", loss)
+    history.record_batch(f"{prefix}_batch_size", rows)
 
 
 def optimizer_entries(net):
@@ -243,9 +247,7 @@ class NetHooks:
         }
 
     def batch_end(self, batch, loss, y_pred):
-        history = self.net.history
-        history.record_batch("train_loss", loss.item())
-        history.record_batch("train_batch_size", len(batch[1]))
+        _record_batch(self.net.history, "train", loss.item(), len(batch[1]))
         self.net.notify(
             "on_batch_end", batch=batch, training=True, loss=loss, y_pred=y_pred
         )
@@ -257,8 +259,7 @@ class NetHooks:
         """The held-out rows scored as one validation batch."""
         batch, history = _batch(data), self.net.history
         self.net.notify("on_batch_begin", batch=batch, training=False)
-        history.record_batch("valid_loss", row["valid_loss"])
-        history.record_batch("valid_batch_size", len(data.y))
+        _record_batch(history, "valid", row["valid_loss"], len(data.y))
         loss = torch.tensor(row["valid_loss"])
         self.net.notify(
             "on_batch_end", batch=batch, training=False, loss=loss, y_pred=outputs
@@ -272,11 +273,14 @@ class NetHooks:
 
 class NetState:
     """What training changes in place in a fitted skorch net: the module's
-    weights, the optimizer's state, the history, the callbacks and the
-    shuffling generator. Saved before a warm start or a partial_fit and put
-    back if it fails, so that a failed fit leaves the model as it was."""
+    weights and gate strengths, the optimizer's state and rates, the
+    history, the callbacks and the shuffling generator. Saved before a warm
+    start or a partial_fit and put back if it fails, so that a failed fit
+    leaves the model as it was."""
 
     def __init__(self, net):
+        self.alphas = [block.alpha for block in net.module_.blocks]
+        self.rates = (net.lr, net.optimizer__weight_decay)
         self.module = _cloned(net.module_.state_dict())
         self.optimizer = _cloned(net.optimizer_.state_dict())
         self.n_epochs = len(net.history)
@@ -285,6 +289,9 @@ class NetState:
         self.generator = net.iterator_train__generator.get_state()
 
     def restore(self, net):
+        for block, alpha in zip(net.module_.blocks, self.alphas, strict=True):
+            block.alpha = alpha
+        net.lr, net.optimizer__weight_decay = self.rates
         net.module_.load_state_dict(self.module)
         net.optimizer_.load_state_dict(self.optimizer)
         del net.history[self.n_epochs :]

@@ -361,7 +361,7 @@ def _net_for(estimator, plan):
             plan.X.shape[1], plan.n_outputs, plan.generator
         )
         return _build_net(estimator, module, plan)
-    _continue_with_parameters(estimator)
+    _continue_with_parameters(estimator, incremental=plan.incremental)
     if not plan.incremental:
         return _build_net(estimator, estimator.net_.module_, plan)
     net = estimator.net_
@@ -382,12 +382,13 @@ def _net_for(estimator, plan):
     return net
 
 
-def _continue_with_parameters(estimator):
+def _continue_with_parameters(estimator, *, incremental):
     """Before a warm start or partial_fit: the fitted network trains on with
-    the estimator's current alpha, learning rate and weight decay (changed
-    by set_params since it was built; a rate a scheduler set stays unless
-    the parameter changed), and a changed architecture, which the network
-    cannot take, is refused."""
+    the estimator's current alpha, and partial_fit's optimizer with its
+    learning rate and weight decay (changed by set_params since it was
+    built; a rate a scheduler set stays unless the parameter changed; a warm
+    start's new net takes them anyway). A changed architecture, which the
+    network cannot take, is refused."""
     net = estimator.net_
     built = dict(estimator._architecture_)
     changed = [
@@ -403,14 +404,16 @@ def _continue_with_parameters(estimator):
         )
     for block in net.module_.blocks:
         block.alpha = float(estimator.alpha)
-    if net.lr != estimator.lr:
-        net.lr = estimator.lr
-        for group in net.optimizer_.param_groups:
-            group["lr"] = estimator.lr
-    if net.optimizer__weight_decay != estimator.weight_decay:
-        net.optimizer__weight_decay = estimator.weight_decay
-        for group in net.optimizer_.param_groups:
-            group["weight_decay"] = estimator.weight_decay
+    if not incremental:
+        return
+    for attribute, key, value in (
+        ("lr", "lr", estimator.lr),
+        ("optimizer__weight_decay", "weight_decay", estimator.weight_decay),
+    ):
+        if getattr(net, attribute) != value:
+            setattr(net, attribute, value)
+            for group in net.optimizer_.param_groups:
+                group[key] = value
 
 
 def _build_net(estimator, module, plan):

@@ -1629,6 +1629,23 @@ class TestContinuingWithChangedParameters:
         # Ungated attention over copied tokens is affine: flat.
         assert model.curvature(X[:20]).max() < 1e-9
 
+    def test_a_failed_continuation_restores_alpha_and_rates(self, moons):
+        class Fails(Callback):
+            def on_train_begin(self, net, **kwargs):
+                raise RuntimeError("callback failed")
+
+        X, y = moons
+        model = self._model(X, y, alpha=1.0)
+        before = model.predict_proba(X)
+        model.set_params(alpha=0.0, lr=0.5, weight_decay=0.5, callbacks=[Fails()])
+        with pytest.raises(RuntimeError, match="callback failed"):
+            model.partial_fit(X, y)
+        assert {block.alpha for block in model.net_.module_.blocks} == {1.0}
+        assert (model.net_.lr, model.net_.optimizer__weight_decay) == (2e-3, 1e-2)
+        group = model.net_.optimizer_.param_groups[0]
+        assert (group["lr"], group["weight_decay"]) == (2e-3, 1e-2)
+        np.testing.assert_array_equal(model.predict_proba(X), before)
+
     def test_a_changed_architecture_is_refused_and_changes_nothing(self, moons):
         X, y = moons
         model = self._model(X, y)
