@@ -119,33 +119,48 @@ def record_epoch(history, loss, row=None):
     """An epoch's training loss and validation row (or None) in a skorch
     history whose epoch has begun: the keys every fit's history has
     (``train_loss_best`` as skorch's own train_loss scoring marks it)."""
-    earlier = [row["train_loss"] for row in history[:-1] if "train_loss" in row]
+    earlier = _train_losses(history[:-1])
     history.record("train_loss", loss)
     history.record("train_loss_best", not earlier or loss < min(earlier))
     for key, value in (row or {}).items():
         history.record(key, value)
 
 
+def _train_losses(epochs):
+    """The training losses of ``epochs`` (rows of a history)."""
+    return [e["train_loss"] for e in epochs if "train_loss" in e]
+
+
 def record_history(history, curve, epochs, rows=None, n_valid=0):
     """The epochs of a fit without callbacks, recorded after it as a fit
     with callbacks records them (:class:`NetHooks`): epoch number, batches
     (loss and rows), the validation batch (``n_valid`` held-out rows),
-    training loss, validation row and duration. ``epochs``: the loop's
-    :class:`~skgate._batched.EpochRecord` s."""
+    training loss, validation row and duration, in that order of keys.
+    ``epochs``: the loop's :class:`~skgate._batched.EpochRecord` s.
+
+    The rows are appended as plain dicts (a history is a list): the rows
+    skorch's ``record`` calls would write, without a lookup per value.
+    """
+    earlier = _train_losses(list.__iter__(history))
     for epoch, (loss, record) in enumerate(zip(curve, epochs, strict=True)):
-        history.new_epoch()
-        history.record("epoch", len(history))
-        for batch_loss, size in zip(record.losses, record.sizes, strict=True):
-            history.new_batch()
-            _record_batch(history, "train", batch_loss, size)
-        history.record("train_batch_count", len(record.losses))
+        batches = [
+            {"train_loss": batch_loss, "train_batch_size": size}
+            for batch_loss, size in zip(record.losses, record.sizes, strict=True)
+        ]
         row = None if rows is None else rows[epoch]
+        entry = {"batches": batches, "epoch": len(history) + 1}
+        entry["train_batch_count"] = len(batches)
         if row is not None:
-            history.new_batch()
-            _record_batch(history, "valid", row["valid_loss"], n_valid)
-            history.record("valid_batch_count", 1)
-        record_epoch(history, loss, row)
-        history.record("dur", record.seconds)
+            batches.append(
+                {"valid_loss": row["valid_loss"], "valid_batch_size": n_valid}
+            )
+            entry["valid_batch_count"] = 1
+        entry["train_loss"] = loss
+        entry["train_loss_best"] = not earlier or loss < min(earlier)
+        earlier.append(loss)
+        entry.update(row or {})
+        entry["dur"] = record.seconds
+        history.append(entry)
 
 
 def _record_batch(history, prefix, loss, rows):
