@@ -466,12 +466,12 @@ def _record(estimator, net, plan, curve):
     valid = plan.valid
     if valid is not None:
         # A warm start extends the scores as loss_curve_, one per epoch
-        # (NaN for the epochs of fits without early stopping); the best
-        # is this fit's, whose weights were restored.
-        earlier = None if plan.fresh else estimator.validation_scores_
-        if earlier is None:
-            earlier = [float("nan")] * len(before)
-        estimator.validation_scores_ = list(earlier) + list(valid.scores_)
+        # (NaN for the epochs of fits and partial fits without early
+        # stopping, which left them as they were); the best is this fit's,
+        # whose weights were restored.
+        earlier = [] if plan.fresh else list(estimator.validation_scores_ or [])
+        earlier += [float("nan")] * (len(before) - len(earlier))
+        estimator.validation_scores_ = earlier + list(valid.scores_)
         estimator.best_validation_score_ = valid.best_score_
         # Done: the held-out rows need not ride along in every pickle.
         valid.data = None

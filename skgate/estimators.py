@@ -560,9 +560,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         Epochs run (``len(loss_curve_)``).
     validation_scores_ : list of float or None
         With early stopping: the held-out score after each epoch. A warm
-        start extends it, as ``loss_curve_`` (NaN for the epochs of earlier
-        fits without early stopping), as MLPClassifier's; ``partial_fit``
-        scores nothing and leaves it as it is.
+        start with early stopping extends it, one score per epoch of
+        ``loss_curve_`` (NaN for the epochs of earlier fits and partial fits
+        without early stopping); a fit without it and ``partial_fit`` score
+        nothing and leave it as it is, as MLPClassifier's.
     best_validation_score_ : float or None
         With early stopping: the best score of the latest ``fit``, whose
         weights were restored (MLPClassifier keeps the best across warm

@@ -1343,6 +1343,18 @@ class TestHardeningRoundThree:
         assert len(plain.validation_scores_) == plain.n_iter_ == 5
         assert np.isnan(plain.validation_scores_[:2]).all()
         assert np.isfinite(plain.validation_scores_[2:]).all()
+        # A fit without it and a partial fit leave the scores as they are;
+        # the next fit with it fills their epochs with NaN, so the scores
+        # stay one per epoch of loss_curve_.
+        scores = list(plain.validation_scores_)
+        plain.set_params(early_stopping=False, max_epochs=2).fit(X, y)
+        plain.partial_fit(X, y)
+        assert plain.validation_scores_ == scores and plain.n_iter_ == 8
+        plain.set_params(early_stopping=True).fit(X, y)
+        assert len(plain.validation_scores_) == plain.n_iter_ == 10
+        assert plain.validation_scores_[:5] == scores
+        assert np.isnan(plain.validation_scores_[5:8]).all()
+        assert np.isfinite(plain.validation_scores_[8:]).all()
 
     @pytest.mark.parametrize(
         "weight, error, match",
