@@ -700,11 +700,11 @@ def bench_command_line(repeats):
 
 def bench_engine_choices(repeats):
     """The measurements behind the training engine's constants: a small
-    fit on one torch thread or two (ONE_THREAD_WORK); 20 and 40 fold models
-    as one network or in parts (MAX_MODELS); the classifier's validation
-    score against scikit-learn's accuracy_score; the refit inside the fold
-    batch against after it; the state copy of partial_fit against
-    copy.deepcopy."""
+    fit on one torch thread or two (ONE_THREAD_WORK); 20 and 40 fold models,
+    and 40 sequence models, as one network or in parts (MAX_MODELS); the
+    classifier's validation score against scikit-learn's accuracy_score;
+    the refit inside the fold batch against after it; the state copy of
+    partial_fit against copy.deepcopy."""
     import copy
 
     from sklearn.metrics import accuracy_score
@@ -764,6 +764,30 @@ def bench_engine_choices(repeats):
             },
             repeats,
         )
+    # Sequences of 8 tokens (5 epochs): a step's work is 8 times a copied
+    # token's, so the best network size may differ.
+    X_seq = np.hstack([X] * 8)
+    seq_folds = [
+        (X_seq[tr], y[tr], None) for tr, _ in StratifiedKFold(5).split(X_seq, y)
+    ]
+
+    def sequences():
+        models = [
+            GatedAttentionClassifier(alpha=a, token_dim=2, max_epochs=5, random_state=0)
+            for a in np.linspace(0, 1.5, 8)
+            for _ in seq_folds
+        ]
+        fit_together(models, seq_folds * 8)
+
+    results["40 sequence models"] = interleaved(
+        {
+            "one network": lambda: with_constant(training, "MAX_MODELS", 40, sequences),
+            "two networks": lambda: with_constant(
+                training, "MAX_MODELS", 20, sequences
+            ),
+        },
+        repeats,
+    )
     alphas = (0.0, 0.5, 1.0, 1.5)
     results["refit"] = interleaved(
         {
@@ -1030,6 +1054,9 @@ def main(argv=None):
         "40 fold models as two networks of 20 / as one": choices["40 models"][
             "two networks"
         ][1],
+        "40 sequence models as two networks of 20 / as one": choices[
+            "40 sequence models"
+        ]["two networks"][1],
         "folds and every alpha's refit as one batch / folds, then one refit": choices[
             "refit"
         ]["folds and every alpha's refit as one batch"][1],
@@ -1178,7 +1205,8 @@ def main(argv=None):
         "## The engine's constants",
         "",
         "What the training engine's choices were measured against (interleaved "
-        "rounds; 2000 rows, 20 epochs, 5 folds):",
+        "rounds; 2000 rows, 20 epochs, 5 folds; the sequence models 5 epochs of "
+        "8 tokens):",
         "",
         "| choice | against | seconds |",
         "|---|---|---|",
