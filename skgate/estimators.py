@@ -36,6 +36,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _training, geometry
+from ._batched import pad_rows
 from ._docstrings import fill_docstring
 from ._skorch import (
     WeightedNeuralNetClassifier,
@@ -66,6 +67,13 @@ _FLOAT64_COPIES = weakref.WeakKeyDictionary()
 # Rows per forward pass at prediction time: large enough to amortise the
 # per-call overhead, small enough to keep memory bounded on huge inputs.
 _PREDICT_CHUNK = 8192
+
+#: Rows a forward pass at prediction time computes at least: fewer take
+#: other float64 matrix-product kernels, which round differently (one to
+#: three rows did, found by testing: tests/test_estimators.py), so a few
+#: rows are computed beside rows of zeros and keep the bits they have in a
+#: larger batch.
+_LEAST_ROWS = 8
 
 
 #: Targets beyond this magnitude are standardised through y / max|y|.
@@ -309,7 +317,10 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         weights. In float32 a row's output changes in the last bits with the
         size of the batch it is computed in (BLAS picks kernels by shape); in
         float64 those differences are ~1e-16, so a prediction depends on its
-        row alone, and the geometry can reuse the same forward pass.
+        row alone, and the geometry can reuse the same forward pass. A single
+        few rows are computed beside rows of zeros (:data:`_LEAST_ROWS` in
+        all): a matrix product of fewer rows takes another kernel, which
+        rounds differently, so a row's bits are those it has in any batch.
         """
         module = self._float64_module()
         device = self.net_.device
@@ -318,7 +329,10 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             for start in range(0, len(X), _PREDICT_CHUNK):
                 # A copy: validated X may be a read-only view of the caller's data.
                 chunk = torch.tensor(X[start : start + _PREDICT_CHUNK])
-                out = module.representation(chunk.to(device), layer).cpu().numpy()
+                rows = len(chunk)
+                chunk = pad_rows(chunk, _LEAST_ROWS)
+                out = module.representation(chunk.to(device), layer)
+                out = out[:rows].cpu().numpy()
                 if result is None:
                     # One array filled chunk by chunk: memory stays at the
                     # result plus one chunk's work, however many rows.

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 import torch
-from sklearn.base import clone
+from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -236,6 +236,38 @@ class TestReproducibility:
         first = clf.fit(X, y).predict_proba(X)
         np.testing.assert_array_equal(first, clf.fit(X, y).predict_proba(X))
         np.testing.assert_array_equal(first, clone(clf).fit(X, y).predict_proba(X))
+
+    @pytest.mark.parametrize(
+        "estimator, columns",
+        [
+            (GatedAttentionClassifier(max_epochs=1, random_state=0), 2),
+            (GatedAttentionRegressor(max_epochs=1, random_state=0), 2),
+            (
+                GatedAttentionClassifier(
+                    max_epochs=1, token_dim=2, n_heads=2, depth=2, random_state=0
+                ),
+                8,
+            ),
+        ],
+    )
+    def test_a_row_predicts_alike_alone_and_in_any_batch(self, estimator, columns):
+        """A row's prediction and representation have the same bits alone,
+        in a few rows and in a large batch (one to three rows took other
+        float64 kernels, 2e-16 away)."""
+        X, y = make_moons(60, noise=0.25, random_state=0)
+        X = np.hstack([X] * (columns // 2))
+        model = estimator.fit(X, y if is_classifier(estimator) else X[:, 0])
+        predict = getattr(model, "predict_proba", model.predict)
+        whole, representation = predict(X), model.representation(X)
+        for k in (1, 2, 3, 7):
+            parts = [slice(i, i + k) for i in range(0, len(X), k)]
+            np.testing.assert_array_equal(
+                np.concatenate([predict(X[part]) for part in parts]), whole
+            )
+            np.testing.assert_array_equal(
+                np.concatenate([model.representation(X[part]) for part in parts]),
+                representation,
+            )
 
     def test_other_seed_differs(self, moons, fast):
         X, y = moons
