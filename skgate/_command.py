@@ -6,6 +6,7 @@ runs in :mod:`skgate.study.cli`.
 """
 
 import argparse
+import csv
 import math
 import re
 from pathlib import Path
@@ -94,6 +95,49 @@ def _check_compare(args, commands):
     _check_compare_args(args, fail)
     if not Path(args.csv).is_file():
         fail(f"{args.csv!r} is not a file (the CSV to compare on).")
+    try:
+        check_csv_header(args.csv, args.target)
+    except CsvProblem as exc:
+        fail(str(exc))
+
+
+class CsvProblem(ValueError):
+    """The CSV cannot be compared as asked; the message says why, in one line."""
+
+
+def check_csv_header(path, target):
+    """A :class:`CsvProblem` for a CSV file that is empty, has a header
+    without rows, or has no column ``target``, read with Python's csv module
+    (the command line checks it before importing torch). A file this reader
+    cannot judge as pandas would (undecodable, duplicate or empty names) is
+    left to pandas."""
+    try:
+        with open(path, newline="", encoding="utf-8") as file:
+            lines = (row for row in csv.reader(file) if row)  # pandas skips blanks
+            header = next(lines, None)
+            has_rows = next(lines, None) is not None
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return
+    if header is None:
+        raise CsvProblem(f"{str(path)!r} is empty.")
+    if len(set(header)) < len(header) or "" in header:
+        return  # pandas renames such columns
+    if target not in header:
+        raise CsvProblem(_no_column(path, target, header))
+    if not has_rows:
+        raise CsvProblem(f"{str(path)!r} has a header but no rows.")
+
+
+def _no_column(path, target, columns):
+    """The message for a ``target`` that is not one of ``columns``."""
+    columns = [str(c) for c in columns]
+    names = ", ".join(columns[:20])
+    names = names if len(names) <= 200 else names[:200] + "..."
+    more = f" (and {len(columns) - 20} more)" if len(columns) > 20 else ""
+    hint = ""
+    if len(columns) == 1 and any(c in columns[0] for c in ";\t|"):
+        hint = " The file reads as one column: compare needs commas between values."
+    return f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
 
 
 #: A scheduler address: [protocol://]host:port.

@@ -108,6 +108,33 @@ def test_help_and_usage_errors_import_no_heavy_library(argv):
     assert imported == "[]"
 
 
+@pytest.mark.parametrize(
+    "content, target, message",
+    [
+        ("", "y", "is empty"),
+        ("a,y\n", "y", "has a header but no rows"),
+        ("a,b\n1,2\n", "y", "no column 'y'"),
+        ("a;b\n1;2\n", "y", "compare needs commas between values"),
+    ],
+)
+def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
+    tmp_path, content, target, message
+):
+    """An empty file, a header without rows or an unknown target column is
+    a usage error found from the file's header, before torch is imported."""
+    path = tmp_path / "data.csv"
+    path.write_text(content)
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, "compare", str(path), "--target", target],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    code, imported = result.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert (code, imported) == ("2", "[]")
+    assert message in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_the_command_lines_defaults_are_the_librarys():
     from skgate import GatedAttentionClassifier, _command, _options
     from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS

@@ -15,13 +15,10 @@ import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from .._command import CsvProblem, _no_column
 from ..compare import DEFAULT_CV, DEFAULT_REPEATS, compare_gates, infer_task
 
 __all__ = ["CsvProblem", "check_design", "compare_csv", "markdown", "read_table"]
-
-
-class CsvProblem(ValueError):
-    """The CSV cannot be compared as asked; the message says why, in one line."""
 
 
 def read_table(path, target, task=None):
@@ -36,24 +33,15 @@ def read_table(path, target, task=None):
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     if target not in table.columns:
-        names = ", ".join(map(str, table.columns[:20]))
-        names = names if len(names) <= 200 else names[:200] + "..."
-        more = (
-            f" (and {len(table.columns) - 20} more)" if len(table.columns) > 20 else ""
-        )
-        hint = ""
-        if len(table.columns) == 1 and any(c in str(table.columns[0]) for c in ";\t|"):
-            hint = " The file reads as one column: compare needs commas between values."
-        raise CsvProblem(
-            f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
-        )
+        raise CsvProblem(_no_column(path, target, table.columns))
     if len(table) == 0:
         raise CsvProblem(f"{str(path)!r} has a header but no rows.")
     _check_values(table, path)
     y = table.pop(target)
     if y.nunique() < 2:
         raise CsvProblem(
-            f"the target {target!r} has one value ({y.iloc[0]!r}); nothing to predict."
+            f"the target {target!r} has one value ({_label(y.iloc[0])!r}); nothing "
+            "to predict."
         )
     if table.shape[1] == 0:
         raise CsvProblem(f"{str(path)!r} has no column besides the target {target!r}.")
