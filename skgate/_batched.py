@@ -935,9 +935,7 @@ class BatchedTrainer:
         for m, score in enumerate(validation):
             if score is None or stopped[m]:
                 continue
-            params = {n: self.params[n][m : m + 1] for n in self.names}
-            X = score.data.X.to(self.device)
-            outputs = validation_logits(self.net, params, self.alphas[m], X)
+            outputs = self.held_out_outputs(m, score)
             is_best, stop = score.evaluate(outputs.cpu())
             rows[m] = score.rows_[-1]
             if hooks is not None:
@@ -947,6 +945,14 @@ class BatchedTrainer:
             if stop:
                 stopped[m] = True
         return rows
+
+    def held_out_outputs(self, m, score):
+        """Model ``m``'s outputs on the held-out rows of ``score`` (a
+        :class:`~skgate._skorch.ValidationScore`), from its current weights
+        (:func:`validation_logits`)."""
+        params = {n: self.params[n][m : m + 1] for n in self.names}
+        X = score.data.X.to(self.device)
+        return validation_logits(self.net, params, self.alphas[m], X)
 
     def modules(self, templates):
         """The trained networks: ``templates`` (one per model, e.g. the modules

@@ -472,11 +472,16 @@ def _record(estimator, net, plan, curve):
         earlier = [] if plan.fresh else list(estimator.validation_scores_ or [])
         earlier += [float("nan")] * (len(before) - len(earlier))
         estimator.validation_scores_ = earlier + list(valid.scores_)
-        estimator.best_validation_score_ = valid.best_score_
+        # None when no epoch was scored (max_epochs=0).
+        estimator.best_validation_score_ = valid.best_score_ if valid.scores_ else None
         # Done: the held-out rows need not ride along in every pickle.
         valid.data = None
-    elif plan.fresh:
-        estimator.validation_scores_ = estimator.best_validation_score_ = None
+    elif not plan.incremental:
+        # A fit without early stopping: no score describes its weights. (A
+        # warm start keeps the earlier scores, as partial_fit does.)
+        estimator.best_validation_score_ = None
+        if plan.fresh:
+            estimator.validation_scores_ = None
 
 
 #: Models per batched network at most; a larger batch trains as consecutive
@@ -609,7 +614,7 @@ def fit_batch(members):
         )
         trainer.modules([net.module_ for net in nets])
         if hooks is not None:
-            hooks.fit_end()
+            _end_with_callbacks(hooks, trainer, plan.valid)
     for m, ((estimator, plan), net) in enumerate(zip(members, nets, strict=True)):
         if hooks is None:
             valid = plan.valid
@@ -622,6 +627,18 @@ def fit_batch(members):
             )
         _install_state(net, trainer.optimizer_state(m))
         _record(estimator, net, plan, curves[m])
+
+
+def _end_with_callbacks(hooks, trainer, valid):
+    """The callbacks' end of training. One may load other weights than the
+    loop's best (EarlyStopping(load_best=True), a Checkpoint's): the best
+    validation score is then the score of the weights the model holds."""
+    before = [w.detach().clone() for w in hooks.net.module_.parameters()]
+    hooks.fit_end()
+    after = hooks.net.module_.parameters()
+    if valid is not None and not same_tensors(before, list(after)):
+        outputs = trainer.held_out_outputs(0, valid)
+        valid.best_score_ = float(valid.score(outputs.cpu(), valid.data))
 
 
 def _install_state(net, state):

@@ -582,7 +582,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         With early stopping: the best score of the latest ``fit``, whose
         weights were restored (MLPClassifier keeps the best across warm
         starts and may restore an earlier fit's weights; skgate restores
-        only weights the latest fit reached).
+        only weights the latest fit reached). A callback that loads other
+        weights at the end (``EarlyStopping(load_best=True)``, a
+        checkpoint's) makes it the score of the weights loaded. None after
+        a fit without early stopping (a warm start too) or of no epoch.
 
     See Also
     --------

@@ -17,7 +17,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from skorch.callbacks import Callback, LRScheduler
+from skorch.callbacks import Callback, EarlyStopping, LRScheduler
 
 from skgate import GatedAttentionClassifier, GatedAttentionRegressor, make_curved_task
 from skgate.nn import GatedAttentionNet
@@ -1380,6 +1380,7 @@ class TestHardeningRoundThree:
         # stay one per epoch of loss_curve_.
         scores = list(plain.validation_scores_)
         plain.set_params(early_stopping=False, max_epochs=2).fit(X, y)
+        assert plain.best_validation_score_ is None  # no score of these weights
         plain.partial_fit(X, y)
         assert plain.validation_scores_ == scores and plain.n_iter_ == 8
         plain.set_params(early_stopping=True).fit(X, y)
@@ -1387,6 +1388,13 @@ class TestHardeningRoundThree:
         assert plain.validation_scores_[:5] == scores
         assert np.isnan(plain.validation_scores_[5:8]).all()
         assert np.isfinite(plain.validation_scores_[8:]).all()
+        assert plain.best_validation_score_ == max(plain.validation_scores_[8:])
+        # No epoch scored: no best score.
+        none = GatedAttentionClassifier(**fast, early_stopping=True).set_params(
+            max_epochs=0
+        )
+        assert none.fit(X, y).best_validation_score_ is None
+        assert none.validation_scores_ == []
 
     @pytest.mark.parametrize(
         "weight, error, match",
@@ -1554,6 +1562,44 @@ class TestCallbacksInTheOneLoop:
         keys = set(plain.history_[-1])
         assert {"epoch", "train_loss", "train_loss_best", "train_batch_count"} <= keys
         assert ("valid_loss_best" in keys) == early_stopping
+
+    def test_best_validation_score_is_the_held_weights_score(self, moons):
+        """A callback that loads other weights at the end (skorch's
+        EarlyStopping(load_best=True): the least validation loss) leaves the
+        score of the weights the model holds as best_validation_score_."""
+        X, y = make_moons(200, noise=0.25, random_state=0)
+
+        class Snapshots(Callback):
+            def initialize(self):
+                self.weights_ = []
+                return self
+
+            def on_epoch_end(self, net, **kwargs):
+                self.weights_.append(
+                    [w.detach().clone() for w in net.module_.parameters()]
+                )
+
+        model = GatedAttentionClassifier(
+            early_stopping=True,
+            n_iter_no_change=100,
+            max_epochs=40,
+            batch_size=32,
+            random_state=0,
+            callbacks=[Snapshots(), EarlyStopping(patience=3, load_best=True)],
+        ).fit(X, y)
+        snapshots = dict(model.net_.callbacks_)["Snapshots"]
+        held = [w.detach() for w in model.net_.module_.parameters()]
+        epochs = [
+            e
+            for e, weights in enumerate(snapshots.weights_)
+            if all(torch.equal(a, b) for a, b in zip(weights, held, strict=True))
+        ]
+        assert epochs, "the held weights are one epoch's"
+        scores = model.validation_scores_
+        assert model.best_validation_score_ == scores[epochs[0]]
+        # The loop's own best (the highest score) is another epoch here, so
+        # the test would fail if the attribute kept it.
+        assert max(scores) != scores[epochs[0]]
 
     def test_adamw_settings_a_callback_sets_are_used_or_refused(self, moons):
         X, y = moons
