@@ -165,10 +165,11 @@ def epoch_order(n, generator):
 
 
 def add_batch_loss(total, losses, rows):
-    """The running sum of an epoch's training loss (float32): each batch's
-    loss times its number of real rows (skorch's train_loss is that sum over
-    the epoch's rows; see :func:`epoch_loss`)."""
-    return total + losses * rows
+    """The running sum of an epoch's training loss: each batch's loss times
+    its number of real rows (skorch's train_loss is that sum over the
+    epoch's rows; see :func:`epoch_loss`), in float64 as skorch sums it, so
+    that finite float32 batch losses never sum to inf."""
+    return total + losses.double() * rows
 
 
 def epoch_loss(total, n):
@@ -883,7 +884,7 @@ class BatchedTrainer:
         # Real rows per model and step, counted once an epoch.
         counts = mask.view(M, n_steps, B).sum(dim=2)
         reals = counts.tolist()
-        totals = torch.zeros(M, dtype=torch.float32, device=self.device)
+        totals = torch.zeros(M, dtype=torch.float64, device=self.device)
         losses_by_step = torch.zeros(M, n_steps, dtype=torch.float32)
         for step in range(n_steps):
             active = [m for m in range(M) if reals[m][step] and not stopped[m]]

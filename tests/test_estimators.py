@@ -1563,6 +1563,26 @@ class TestCallbacksInTheOneLoop:
         assert {"epoch", "train_loss", "train_loss_best", "train_batch_count"} <= keys
         assert ("valid_loss_best" in keys) == early_stopping
 
+    def test_the_epoch_loss_is_its_batches_mean_and_finite(self, moons):
+        """An epoch's train_loss is the row-weighted mean of its batches'
+        losses, summed in float64 as skorch sums them: finite batch losses
+        near float32's largest (inputs of 1e38) give a finite loss."""
+        X, y = make_moons(200, noise=0.25, random_state=0)
+        for scale in (1.0, 1e38):
+            model = GatedAttentionClassifier(max_epochs=2, batch_size=32)
+            model.set_params(random_state=0).fit(X * scale, y)
+            for epoch, loss in zip(model.history_, model.loss_curve_, strict=True):
+                losses = [b["train_loss"] for b in epoch["batches"]]
+                rows = [b["train_batch_size"] for b in epoch["batches"]]
+                assert np.isfinite(losses).all()
+                if scale > 1:  # the case: their float32 sum overflows
+                    products = np.float32(losses) * np.float32(rows)
+                    with np.errstate(over="ignore"):
+                        assert np.isinf(products.sum(dtype=np.float32))
+                assert np.isfinite(loss) and loss == epoch["train_loss"]
+                expected = np.average(losses, weights=rows)
+                np.testing.assert_allclose(loss, expected, rtol=1e-12)
+
     def test_best_validation_score_is_the_held_weights_score(self, moons):
         """A callback that loads other weights at the end (skorch's
         EarlyStopping(load_best=True): the least validation loss) leaves the
