@@ -567,7 +567,12 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         The trained skorch net; ``net_.module_`` is the
         :class:`skgate.nn.GatedAttentionNet`.
     history_ : skorch.History
-        Per-epoch training history (``history_[:, "train_loss"]``).
+        Per-epoch training history (``history_[:, "train_loss"]``) of the
+        latest ``fit`` and the ``partial_fit`` calls after it. A warm start
+        begins a new one, as its new optimizer does: skorch's callbacks
+        that read the epoch from the history (``LRScheduler``) then start
+        their schedule again, as for the first fit; ``loss_curve_`` and
+        ``n_iter_`` count every epoch.
     loss_curve_ : list of float
         The training loss of every epoch, across warm starts and partial fits.
     n_iter_ : int

@@ -1491,8 +1491,12 @@ class TestSkorchCallbacks:
             assert 0 <= last["valid_acc2"] <= 1
             assert (tmp_path / "params.pt").exists()  # Checkpoint wrote the best
         model.set_params(warm_start=True).fit(X, y, sample_weight=w)
+        # A warm start's new optimizer and history: the schedule starts again.
+        assert len(model.history_) == 3 and model.n_iter_ == 6
+        rates = [group["lr"] for group in model.net_.optimizer_.param_groups]
+        assert rates == [pytest.approx(fast.get("lr", 2e-3) * 0.5**3)]
         model.partial_fit(X, y, sample_weight=w)
-        assert model.n_iter_ == 7
+        assert model.n_iter_ == 7 and len(model.history_) == 4
         assert "train_acc" in model.history_[-1]
 
 
