@@ -38,8 +38,12 @@ def parse(argv=None):
     """The command line ``argv`` (default: ``sys.argv[1:]``) read: ``(args,
     parser)``. ``--help`` and usage errors exit here (code 0 and 2)."""
     commands = parser()
-    args = commands.parse_args(argv)
-    _CHECKS[args.command](args, commands)
+    args, unknown = commands.parse_known_args(argv)
+    # Errors name the command and show its usage, not the program's.
+    command = commands.commands.choices[args.command]
+    if unknown:
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
+    _CHECKS[args.command](args, command)
     return args, commands
 
 
@@ -83,14 +87,14 @@ def _check_report(args, commands):
     if not (source / "run.json").is_file():
         commands.exit(
             2,
-            f"{commands.prog} report: error: --from {str(source)!r} holds no "
+            f"{commands.prog}: error: --from {str(source)!r} holds no "
             "run.json (the folder of a run of python -m skgate reproduce).\n",
         )
 
 
 def _check_compare(args, commands):
     def fail(message):  # every bad input: one line, exit code 2
-        commands.exit(2, f"{commands.prog} compare: error: {message}\n")
+        commands.exit(2, f"{commands.prog}: error: {message}\n")
 
     _check_compare_args(args, fail)
     if not Path(args.csv).is_file():
@@ -181,7 +185,9 @@ _CHECKS = {
 
 def parser():
     parser = argparse.ArgumentParser(prog="python -m skgate", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
+    parser.commands = commands  # each command's parser, by name: .choices
     study = commands.add_parser("reproduce", help="the study of the paper's claims")
     study.add_argument(
         "--quick",
@@ -257,6 +263,16 @@ def parser():
     demo_parser.add_argument("--max-epochs", type=int, default=_options.MAX_EPOCHS)
     demo_parser.add_argument("--random-state", type=int, default=0)
     return parser
+
+
+def _version():
+    """``python -m skgate --version``: skgate's installed version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"skgate {version('skgate')}"
+    except PackageNotFoundError:
+        return "skgate (not installed: no version recorded)"
 
 
 def _add_compare(commands):

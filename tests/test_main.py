@@ -63,6 +63,36 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--n-samples", "3"], "--n-samples must be >= 10"),
+        (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
+        (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
+        (["compare", "x.csv", "--target", "y", "--bogus"], "unrecognized arguments"),
+        (["report", "--from", "no-such-folder"], "--from 'no-such-folder' holds no"),
+    ],
+)
+def test_a_commands_error_names_the_command(argv, message, capsys):
+    """A value error or an unknown option is the command's: its name, and
+    its usage where argparse shows one, not the program's."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert f"python -m skgate {argv[0]}: error: {message}" in error
+    assert "usage: python -m skgate [-h]" not in error
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"skgate {version('skgate')}"
+
+
 #: A fresh interpreter running the command line with the given arguments,
 #: then printing which heavy libraries it imported.
 _IMPORTED = """
