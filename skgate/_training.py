@@ -486,7 +486,9 @@ def _record(estimator, net, plan, curve):
 
 #: Models per batched network at most; a larger batch trains as consecutive
 #: parts of about equal size (benchmarks/results/SPEED.md, "The engine's
-#: constants": 20 and 40 fold models as one network and as two).
+#: constants": 20 and 40 fold models as one network and as two). Models of
+#: copied tokens would gain from larger networks, sequence models lose: 40
+#: sequence models train faster as two networks of 20 than as one.
 MAX_MODELS = 20
 
 #: Parameters that may differ inside one batch.
