@@ -476,12 +476,12 @@ def _record(estimator, net, plan, curve):
         estimator.best_validation_score_ = valid.best_score_ if valid.scores_ else None
         # Done: the held-out rows need not ride along in every pickle.
         valid.data = None
+    elif plan.fresh:
+        estimator.validation_scores_ = estimator.best_validation_score_ = None
     elif not plan.incremental:
-        # A fit without early stopping: no score describes its weights. (A
-        # warm start keeps the earlier scores, as partial_fit does.)
+        # A warm start without early stopping: no score describes its
+        # weights (the earlier scores stay, as partial_fit leaves them).
         estimator.best_validation_score_ = None
-        if plan.fresh:
-            estimator.validation_scores_ = None
 
 
 #: Models per batched network at most; a larger batch trains as consecutive
