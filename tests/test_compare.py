@@ -565,13 +565,27 @@ class TestCompareCommand:
         tests = pd.read_csv(out / "compare_tests.csv")
         assert (tests["margin"][tests["measure"] == "score"] == 0.05).all()
 
+    def test_compare_csv_refuses_what_the_command_refuses(self, table, tmp_path):
+        """From Python, a file the comparison cannot use is a CsvProblem (a
+        ValueError) with the command's message, and nothing is written."""
+        from skgate.compare import CsvProblem, compare_csv
+
+        path, _ = table
+        out = tmp_path / "out"
+        with pytest.raises(CsvProblem, match="no column 'nope' in .*x0, x1"):
+            compare_csv(path, "nope", out=out)
+        with pytest.raises(ValueError, match="--cv 40 stratified folds need"):
+            compare_csv(path, "label", out=out, cv=40)
+        assert not out.exists()
+
     def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
-        from skgate.study import cli, csv_compare
+        from skgate import compare
+        from skgate.study import cli
 
         def interrupted(*args, **kwargs):
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(csv_compare, "compare_csv", interrupted)
+        monkeypatch.setattr(compare, "compare_csv", interrupted)
         path, _ = table
         out = tmp_path / "new"
         assert cli.main(["compare", str(path), "--target", "label", "--out",

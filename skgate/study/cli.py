@@ -18,13 +18,13 @@ from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
 from .. import _command as command_line
+from .. import compare
 from .._command import PARTS, QUICK_SEEDS
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..parallel import on_cluster
 from . import (
     claims,
-    csv_compare,
     plots,
     primary,
     realdata,
@@ -744,7 +744,7 @@ def _compare_command(args, parser):
     try:
         with on_cluster(args.scheduler):
             result = _compare_csv(args)
-    except (csv_compare.CsvProblem, ValueError, OSError) as exc:
+    except (compare.CsvProblem, ValueError, OSError) as exc:
         # A file the comparison cannot use, or an unreachable scheduler.
         parser.exit(2, f"{parser.prog} compare: error: {_one_line(exc)}\n")
     except KeyboardInterrupt:
@@ -765,7 +765,7 @@ def _one_line(exc):
 
 
 def _compare_csv(args):
-    return csv_compare.compare_csv(
+    return compare.compare_csv(
         args.csv,
         args.target,
         out=args.out,
