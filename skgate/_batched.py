@@ -180,7 +180,7 @@ def epoch_loss(total, n):
 def trained_weights(net):
     """Names of ``net``'s weights that training updates, in its order (those
     its output depends on)."""
-    unused = _unused_weights(net)
+    unused = net.unused_weights()
     return [n for n, _ in net.named_parameters() if n not in unused]
 
 
@@ -263,21 +263,6 @@ def _take(tensors, index):
     if int(index[-1]) - first == len(index) - 1:  # sorted and unique: a run
         return [t[first : first + len(index)] for t in tensors]
     return [t.index_select(0, index) for t in tensors]
-
-
-def _unused_weights(net):
-    """Names of the weights ``net``'s output does not depend on: query and key
-    over copied tokens or a sequence of one token (one token attends to
-    itself with weight 1), and with fixed attention; fixed attention's
-    mixing matrix over one token."""
-    one_token = net.token_dim is None or net.n_tokens == 1
-    unused = set()
-    for i, block in enumerate(net.blocks):
-        if one_token or block.mixing is not None:
-            unused |= {f"blocks.{i}.query.weight", f"blocks.{i}.key.weight"}
-        if one_token and block.mixing is not None:
-            unused.add(f"blocks.{i}.mixing")
-    return unused
 
 
 def _matrices(x, weight):

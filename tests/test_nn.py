@@ -797,3 +797,29 @@ def test_a_diverging_fit_with_a_user_gate_names_it():
             clf.fit(X * 1e20, y)
     finally:
         unregister_gate("tanh_named")
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},  # copied tokens
+        {"depth": 2, "residual": True},
+        {"token_dim": 2},  # a sequence of 4 tokens
+        {"token_dim": 8},  # a sequence of one token
+        {"token_dim": 2, "attention": "fixed"},
+        {"token_dim": 8, "attention": "fixed-causal"},
+        {"attention": "fixed"},
+    ],
+)
+def test_unused_weights_are_those_the_output_does_not_depend_on(params):
+    """Autograd's gradient of the output is exactly zero for the weights
+    unused_weights names, and not for any other."""
+    torch.manual_seed(0)
+    net = GatedAttentionNet(8, 3, d_model=16, **params)
+    net(torch.randn(32, 8)).pow(2).sum().backward()
+    zero = {
+        name
+        for name, p in net.named_parameters()
+        if p.grad is None or not p.grad.abs().max() > 0  # None: not reached
+    }
+    assert net.unused_weights() == zero

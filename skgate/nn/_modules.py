@@ -551,6 +551,35 @@ class GatedAttentionNet(nn.Module):
             )
         return int(layer) % self.depth
 
+    def unused_weights(self):
+        """The names of the weights the network's output does not depend on.
+
+        Query and key over copied tokens or a sequence of one token (one
+        token attends to itself with weight 1) and with fixed attention;
+        fixed attention's mixing matrix over one token. Training leaves them
+        as initialised (their gradient is zero), and a count of the weights
+        that shape the output leaves them out.
+
+        Returns
+        -------
+        set of str
+            Names as :meth:`named_parameters` gives them.
+
+        Examples
+        --------
+        >>> from skgate.nn import GatedAttentionNet
+        >>> sorted(GatedAttentionNet(2, 2).unused_weights())
+        ['blocks.0.key.weight', 'blocks.0.query.weight']
+        """
+        one_token = self.token_dim is None or self.n_tokens == 1
+        unused = set()
+        for i, block in enumerate(self.blocks):
+            if one_token or block.mixing is not None:
+                unused |= {f"blocks.{i}.query.weight", f"blocks.{i}.key.weight"}
+            if one_token and block.mixing is not None:
+                unused.add(f"blocks.{i}.mixing")
+        return unused
+
     def representation(self, x, layer="attention", *, token_scale=1.0):
         """The representation of ``x`` at ``layer``.
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 import torch
 from sklearn.model_selection import ParameterGrid
 
-from .._batched import _unused_weights
 from .._command import FULL_SEEDS
 from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
@@ -228,7 +227,7 @@ def effective_weights(gate, head, d_model, n_features=2, n_outputs=2):
         net = GatedAttentionNet(
             n_features, n_outputs, gate=gate, head=head, d_model=d_model
         )
-    unused = _unused_weights(net)
+    unused = net.unused_weights()
     return sum(p.numel() for n, p in net.named_parameters() if n not in unused)
 
 
