@@ -122,14 +122,24 @@ def check_csv_header(path, target):
             has_rows = next(lines, None) is not None
     except (OSError, UnicodeDecodeError, csv.Error):
         return
-    if header is None:
-        raise CsvProblem(f"{str(path)!r} is empty.")
-    if len(set(header)) < len(header) or "" in header:
+    if header is not None and (len(set(header)) < len(header) or "" in header):
         return  # pandas renames such columns
-    if target not in header:
-        raise CsvProblem(_no_column(path, target, header))
+    problem = header_problem(path, target, header, has_rows)
+    if problem is not None:
+        raise CsvProblem(problem)
+
+
+def header_problem(path, target, columns, has_rows):
+    """Why a CSV file with the header ``columns`` (None: an empty file) and
+    rows or none cannot be compared on ``target``, or None: the messages of
+    the command line's check and of :func:`skgate.compare.compare_csv`."""
+    if columns is None:
+        return f"{str(path)!r} is empty."
+    if target not in columns:
+        return _no_column(path, target, columns)
     if not has_rows:
-        raise CsvProblem(f"{str(path)!r} has a header but no rows.")
+        return f"{str(path)!r} has a header but no rows."
+    return None
 
 
 def _no_column(path, target, columns):

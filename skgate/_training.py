@@ -635,12 +635,17 @@ def _end_with_callbacks(hooks, trainer, valid):
     """The callbacks' end of training. One may load other weights than the
     loop's best (EarlyStopping(load_best=True), a Checkpoint's): the best
     validation score is then the score of the weights the model holds."""
-    before = [w.detach().clone() for w in hooks.net.module_.parameters()]
+    net = hooks.net
+    # Without validation no score describes the weights: nothing to compare.
+    before = None if valid is None else [w.clone() for w in _weights(net)]
     hooks.fit_end()
-    after = hooks.net.module_.parameters()
-    if valid is not None and not same_tensors(before, list(after)):
+    if before is not None and not same_tensors(before, _weights(net)):
         outputs = trainer.held_out_outputs(0, valid)
         valid.best_score_ = float(valid.score(outputs.cpu(), valid.data))
+
+
+def _weights(net):
+    return [w.detach() for w in net.module_.parameters()]
 
 
 def _install_state(net, state):

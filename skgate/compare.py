@@ -39,7 +39,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _options, _paired
-from ._command import CsvProblem, _no_column
+from ._command import CsvProblem, header_problem
 from ._docstrings import fill_docstring
 from ._training import fit_together
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
@@ -1325,13 +1325,12 @@ def _read_table(path, target, task=None):
     try:
         table = pd.read_csv(path)
     except pd.errors.EmptyDataError as exc:
-        raise CsvProblem(f"{str(path)!r} is empty.") from exc
+        raise CsvProblem(header_problem(path, target, None, False)) from exc
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
-    if target not in table.columns:
-        raise CsvProblem(_no_column(path, target, table.columns))
-    if len(table) == 0:
-        raise CsvProblem(f"{str(path)!r} has a header but no rows.")
+    problem = header_problem(path, target, table.columns, len(table) > 0)
+    if problem is not None:
+        raise CsvProblem(problem)
     _check_values(table, path)
     y = table.pop(target)
     if y.nunique() < 2:
@@ -1387,8 +1386,7 @@ def _check_design(y, task, cv):
             raise CsvProblem(
                 f"--cv {cv} stratified folds need at least {cv} rows of every "
                 f"class; class {_label(counts.idxmin())!r} has {counts.min()}: lower "
-                "--cv, "
-                "or drop or merge that class."
+                "--cv, or drop or merge that class."
             )
     elif len(y) < cv:
         raise CsvProblem(

@@ -317,8 +317,8 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         weights. In float32 a row's output changes in the last bits with the
         size of the batch it is computed in (BLAS picks kernels by shape); in
         float64 those differences are ~1e-16, so a prediction depends on its
-        row alone, and the geometry can reuse the same forward pass. A single
-        few rows are computed beside rows of zeros (:data:`_LEAST_ROWS` in
+        row alone, and the geometry can reuse the same forward pass. A chunk
+        of few rows is computed beside rows of zeros (:data:`_LEAST_ROWS` in
         all): a matrix product of fewer rows takes another kernel, which
         rounds differently, so a row's bits are those it has in any batch.
         """

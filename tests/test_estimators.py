@@ -1567,7 +1567,7 @@ class TestCallbacksInTheOneLoop:
         assert {"epoch", "train_loss", "train_loss_best", "train_batch_count"} <= keys
         assert ("valid_loss_best" in keys) == early_stopping
 
-    def test_the_epoch_loss_is_its_batches_mean_and_finite(self, moons):
+    def test_the_epoch_loss_is_its_batches_mean_and_finite(self):
         """An epoch's train_loss is the row-weighted mean of its batches'
         losses, summed in float64 as skorch sums them: finite batch losses
         near float32's largest (inputs of 1e38) give a finite loss."""
@@ -1587,7 +1587,7 @@ class TestCallbacksInTheOneLoop:
                 expected = np.average(losses, weights=rows)
                 np.testing.assert_allclose(loss, expected, rtol=1e-12)
 
-    def test_best_validation_score_is_the_held_weights_score(self, moons):
+    def test_best_validation_score_is_the_held_weights_score(self):
         """A callback that loads other weights at the end (skorch's
         EarlyStopping(load_best=True): the least validation loss) leaves the
         score of the weights the model holds as best_validation_score_."""
@@ -1612,11 +1612,11 @@ class TestCallbacksInTheOneLoop:
             callbacks=[Snapshots(), EarlyStopping(patience=3, load_best=True)],
         ).fit(X, y)
         snapshots = dict(model.net_.callbacks_)["Snapshots"]
-        held = [w.detach() for w in model.net_.module_.parameters()]
+        held = _weights(model)
         epochs = [
             e
             for e, weights in enumerate(snapshots.weights_)
-            if all(torch.equal(a, b) for a, b in zip(weights, held, strict=True))
+            if _same_weights(weights, held)
         ]
         assert epochs, "the held weights are one epoch's"
         scores = model.validation_scores_

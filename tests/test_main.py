@@ -127,6 +127,14 @@ def test_help_and_usage_errors_import_no_heavy_library(argv):
     """--help and usage errors (bad values and missing files too) answer
     from the arguments alone: no torch, scikit-learn, skorch, SciPy or pandas
     is imported (SPEED.md measures the time)."""
+    code, imported, _ = _run_command_line(argv)
+    assert code == ("0" if "--help" in argv else "2")
+    assert imported == "[]"
+
+
+def _run_command_line(argv):
+    """``python -m skgate *argv`` in a fresh interpreter: its exit code, the
+    heavy libraries it imported (as printed) and its standard error."""
     result = subprocess.run(
         [sys.executable, "-c", _IMPORTED, *argv],
         capture_output=True,
@@ -134,8 +142,7 @@ def test_help_and_usage_errors_import_no_heavy_library(argv):
         check=True,
     )
     code, imported = result.stdout.strip().splitlines()[-1].split(" ", 1)
-    assert code == ("0" if "--help" in argv else "2")
-    assert imported == "[]"
+    return code, imported, result.stderr
 
 
 @pytest.mark.parametrize(
@@ -154,15 +161,11 @@ def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
     a usage error found from the file's header, before torch is imported."""
     path = tmp_path / "data.csv"
     path.write_text(content)
-    result = subprocess.run(
-        [sys.executable, "-c", _IMPORTED, "compare", str(path), "--target", target],
-        capture_output=True,
-        text=True,
-        check=True,
+    code, imported, error = _run_command_line(
+        ["compare", str(path), "--target", target]
     )
-    code, imported = result.stdout.strip().splitlines()[-1].split(" ", 1)
     assert (code, imported) == ("2", "[]")
-    assert message in result.stderr and result.stderr.count("\n") == 1
+    assert message in error and error.count("\n") == 1
 
 
 def test_the_command_lines_defaults_are_the_librarys():
