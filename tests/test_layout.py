@@ -186,3 +186,84 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
         own = {k: v for k, v in search.get_params().items() if k in model}
         assert model == {**own, "alpha": 0.75}
         assert set(model) == set(Estimator().get_params())
+
+
+STUDY = sorted((PACKAGE / "study").glob("*.py"))
+#: The kinds of fact the study shares, by name: gate and arm labels and
+#: colours, claim statements, seeds, conditions (task settings, condition
+#: numbers), margins and smallest effects, alpha grids, learning rates.
+FACT_NAMES = re.compile(
+    r"LABELS|COLORS|CLAIMS|SEEDS?$|_SEED$|^(COPIED_|SEQUENCE_)?CONDITIONS?$|CANDIDATES|"
+    r"CONDITION_NUMBERS?|MARGIN|SESOI|HEADROOM|ALPHAS|LEARNING_RATES|^LINEAR$"
+)
+
+
+def _literal(node):
+    """Whether ``node`` is a value written out (not computed from others)."""
+    if isinstance(node, ast.Call):  # tuple(range(500, 520)), not f(SEEDS)
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in ("tuple", "range")
+            and all(_literal(arg) for arg in node.args)
+        )
+    return all(
+        isinstance(child, ast.Constant | ast.Tuple | ast.List | ast.Dict | ast.Load)
+        or isinstance(child, ast.operator | ast.UnaryOp | ast.BinOp | ast.unaryop)
+        for child in ast.walk(node)
+    )
+
+
+def _top_level_assignments(path):
+    """(name, value node) of every module-level assignment in ``path``."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        yield name.id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            yield node.target.id, node.value
+
+
+def test_every_study_fact_is_defined_once():
+    """No public name is assigned in two of the study's modules; every gate
+    label, claim statement, seed, condition, margin and grid written out is
+    written in facts.py; no other module holds a table keyed by the gates
+    whose values are words (a second set of labels)."""
+    where = {}
+    for path in STUDY:
+        for name, _ in _top_level_assignments(path):
+            if not name.startswith("_"):
+                where.setdefault(name, set()).add(path.name)
+    twice = {name: files for name, files in where.items() if len(files) > 1}
+    assert twice == {}
+    outside = [
+        f"{path.name}: {name}"
+        for path in STUDY
+        if path.name != "facts.py"
+        for name, value in _top_level_assignments(path)
+        if FACT_NAMES.search(name) and _literal(value)
+    ]
+    assert outside == []
+    gates = {"multiplicative", "silu", "none"}
+    tables = [
+        f"{path.name}:{node.lineno}"
+        for path in STUDY
+        if path.name != "facts.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Dict)
+        and gates <= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+    ]
+    assert tables == []
+
+
+def test_the_fact_check_finds_a_second_definition(tmp_path):
+    """The check above can fail: a module that writes a seed or a label
+    table again is found."""
+    copy = tmp_path / "copy.py"
+    copy.write_text(
+        'PILOT_SEEDS = tuple(range(500, 520))\nX = {"multiplicative": "g", '
+        '"silu": "s", "none": "u"}\n'
+    )
+    (name, value), _ = list(_top_level_assignments(copy))
+    assert FACT_NAMES.search(name) and _literal(value)

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from skgate.study.cli import demo, main
-from skgate.study.design import GATE_LABELS
+from skgate.study.facts import GATE_LABELS
 
 
 def test_demo_table_has_every_task_and_gate():

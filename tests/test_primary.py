@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import primary, report
+from skgate.study import facts, primary, report
 from skgate.study.stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 CONDITION = {"shape": "checkerboard", "noise": 0.2}
@@ -257,7 +257,7 @@ class TestCommittedRun:
         assert all(re.search(r"\[-?[0-9.e-]+, -?[0-9.e-]+\]", n) for n in numbered[:6])
         verdicts = first.split("### Verdicts\n", 1)[1].split("\n### ", 1)[0]
         rows = [r for r in verdicts.splitlines() if r.startswith("| C")]
-        assert len(rows) == len(primary.CLAIMS)
+        assert len(rows) == len(facts.CLAIMS)
         assert all(len(r.split(" | ")[-1]) <= 250 for r in rows)
 
     def test_first_part_says_what_its_numbers_need_said(self):

@@ -30,7 +30,8 @@ from skgate.study import (
     toy,
 )
 from skgate.study import stats as study_stats
-from skgate.study.design import COARSE_ALPHAS, CONDITION_NUMBERS, StudyDesign
+from skgate.study.design import StudyDesign
+from skgate.study.facts import COARSE_ALPHAS, CONDITION_NUMBERS
 from skgate.study.sweeps import grid, run_setting, run_sweep
 
 TINY = {"n_samples": [90], "max_epochs": [1], "d_model": [8], "n_curvature": [20]}

@@ -260,13 +260,13 @@ def test_unknown_task_names_are_refused():
 
 
 def test_a_damaged_part_is_named(tmp_path):
-    for file in theorem.FILES.values():
+    for file in theorem.THEOREM_FILES.values():
         pd.DataFrame({"task": []}).to_csv(tmp_path / file, index=False)
     with pytest.raises(
         ValueError, match="theorem_sequences.csv has a header but no rows"
     ):
         theorem.load(tmp_path)
-    (tmp_path / theorem.FILES["fisher"]).unlink()
+    (tmp_path / theorem.THEOREM_FILES["fisher"]).unlink()
     assert theorem.load(tmp_path) is None  # no theorem part: nothing to render
 
 

@@ -16,12 +16,15 @@ from scipy import stats as distributions
 from ..datasets import bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from . import stats
-from .design import (
+from .design import DEFAULTS, PRODUCTION_MODELS, RADIUS
+from .facts import (
+    ACCURACY_MARGIN,
+    CEILING_MARGIN,
     CONDITION_NUMBERS,
-    DEFAULTS,
+    CURVATURE_MARGIN,
     GATE_ORDER,
-    PRODUCTION_MODELS,
-    RADIUS,
+    TREND_MARGIN,
+    statements,
 )
 from .realdata import BOUNDARIES, bayes_accuracy_estimate
 from .stats import (
@@ -41,9 +44,6 @@ from .stats import (
 KNOWN_BAYES = ["twonorm", "ringnorm"]
 
 __all__ = [
-    "ACCURACY_MARGIN",
-    "CLAIMS",
-    "CURVATURE_MARGIN",
     "METRIC_FAMILIES",
     "RULES",
     "C1_MEASURES",
@@ -67,7 +67,6 @@ __all__ = [
     "production_verdicts",
     "claim_linear",
     "claim_measures",
-    "CEILING_MARGIN",
     "accuracy_headroom",
     "bayes_ceilings",
     "curvature_agreement",
@@ -79,16 +78,6 @@ __all__ = [
     "toy_gated_vs_ungated",
     "verdicts",
 ]
-
-#: Equivalence margins of "no difference" (TOST) of the exploratory study,
-#: set after a 5-seed run had been seen (git history; not pre-registered:
-#: the confirmatory study's margins are docs/protocol.md's): an accuracy
-#: difference within 0.02 is no difference ...
-ACCURACY_MARGIN = 0.02
-#: ... and a curvature difference within 10 % of the lower arm's mean.
-CURVATURE_MARGIN = 0.10
-#: Equivalence margin of "no trend": a Spearman correlation within +-0.1.
-TREND_MARGIN = 0.1
 
 RULES = {
     "ordering": (
@@ -785,23 +774,6 @@ def claim_regime(frame):
     return pd.concat(tables, ignore_index=True)
 
 
-#: Each claim's one-line statement, as the verdict table names it.
-CLAIMS = {
-    "C1": "C1 gate ordering (curvature and accuracy)",
-    "C2": "C2 alpha raises curvature and accuracy on curved tasks",
-    "C3": "C3 linear control: accuracy flat, curvature rises",
-    "C4": "C4 ordering survives anisotropic metrics",
-    "C5": "C5 curvature accumulates with depth",
-    "C6": "C6 gating reaches positive curvature, ungated attention cannot",
-}
-
-
-#: A condition's accuracy is at the ceiling when every arm's mean is within
-#: this of the task's Bayes accuracy, and near chance when even the best arm's
-#: mean is below 1/2 plus this: either way, "no difference" there says little.
-CEILING_MARGIN = 0.05
-
-
 def accuracy_headroom(frame, bayes, condition=GATE_CONDITION):
     """Per condition: the worst and best arms' mean accuracies, the task's
     Bayes accuracy, and whether the condition is at the ceiling (every arm
@@ -1022,8 +994,8 @@ def control_verdicts(claims):
         control = controls["alpha_budget"]
         for claim in ("C2", "C3"):
             title = (
-                f"{CLAIMS[claim]}, {control['epochs']} epochs, learning rate "
-                "searched per alpha"
+                f"{statements('exploratory')[claim]}, {control['epochs']} epochs, "
+                "learning rate searched per alpha"
             )
             table[title] = control[claim]["verdict"]
     for epochs, claim in controls.get("noise", {}).get("by budget", {}).items():
@@ -1055,14 +1027,14 @@ def real_verdicts(claims):
 
 
 def verdicts(claims):
-    """Claim statement -> verdict, in the order of :data:`CLAIMS` (those
+    """Claim statement -> verdict, in the order of the claims (those
     evaluated), then the controls' (:func:`control_verdicts`) and the real
     data's (:func:`real_verdicts`) and the production rerun's
     (:func:`production_verdicts`)."""
     return {
         **{
             title: claims[key]["verdict"]
-            for key, title in CLAIMS.items()
+            for key, title in statements("exploratory").items()
             if key in claims
         },
         **control_verdicts(claims),

@@ -38,7 +38,8 @@ from . import (
     theorem,
     toy,
 )
-from .design import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, StudyDesign
+from .design import StudyDesign
+from .facts import CONDITION_NUMBERS, GATE_LABELS, GATE_ORDER, QUICK_SEQUENCE_SEEDS
 
 __all__ = ["demo", "main", "reproduce", "run_toy"]
 
@@ -270,7 +271,6 @@ def _run_to_files(settings_by_sweep, out, files, quick, n_jobs, **measure):
 
 #: The quick run's second part (``make demo``): seeds per sweep, epochs at
 #: most and patience; the arms, alpha and depth sweeps only.
-QUICK_SEQUENCE_SEEDS = 3
 QUICK_SEQUENCE_EPOCHS = 30
 
 

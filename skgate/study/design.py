@@ -16,23 +16,26 @@ from .._command import FULL_SEEDS
 from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
+from .facts import (
+    ALPHAS,
+    COARSE_ALPHAS,
+    CONDITION_NUMBERS,
+    GATE_ORDER,
+    INIT_SEED_FACTOR,
+    THEOREM_SEEDS,
+)
+from .facts import CONTROL_LEARNING_RATES as LEARNING_RATES
 from .realdata import REAL_TASKS
 
 __all__ = [
-    "ALPHAS",
     "ARCHITECTURES",
     "BASELINE_MAX_ITER",
     "BASELINE_TASKS",
     "BATCH_FREE_KEYS",
     "BATCH_SIZE",
     "BUDGETS",
-    "COARSE_ALPHAS",
-    "CONDITION_NUMBERS",
     "DEFAULTS",
     "FISHER_TASKS",
-    "GATE_LABELS",
-    "GATE_ORDER",
-    "INIT_SEED_FACTOR",
     "LEARNING_RATES",
     "MODEL_KEYS",
     "NOISES",
@@ -40,7 +43,6 @@ __all__ = [
     "PRODUCTION_MODELS",
     "QUICK_TOY",
     "RADIUS",
-    "REGIME_ALPHAS",
     "REGIME_DEPTH",
     "SEQUENCE_LENGTH",
     "SEQUENCE_TOKEN_DIM",
@@ -52,7 +54,6 @@ __all__ = [
     "THEOREM_ATTENTIONS",
     "THEOREM_GATES",
     "THEOREM_HEADS",
-    "THEOREM_SEEDS",
     "TOY_INNER_FOLDS",
     "TOY_OUTER_FOLDS",
     "TOY_ROWS",
@@ -144,8 +145,7 @@ def grid(**axes):
 
 # -- the depth regime map, the sphere cap, the toy benchmark ------------------
 
-#: The map's axes.
-REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+#: The map's axes (and :data:`~skgate.study.facts.REGIME_ALPHAS`).
 WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
 #: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
 REGIME_DEPTH = 8
@@ -180,31 +180,11 @@ TOY_ROWS = 500
 
 # -- the claims -----------------------------------------------------------------
 
-#: C1's predicted order, most curved first. The gates the study compares, not
-#: the gates the model offers (:data:`skgate.nn.GATES`), though today they agree.
-GATE_ORDER = ("multiplicative", "silu", "none")
-#: How tables and figures name the gates (gated: at the classifier's default alpha).
-GATE_LABELS = {
-    "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
-    "silu": "SiLU",
-    "none": "ungated",
-}
-#: Gate strengths of the full alpha sweep (C2, C3).
-ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-#: The coarse grid: the quick alpha sweep and the toy benchmark's inner search.
-COARSE_ALPHAS = (0.0, 0.5, 1.0, 1.5)
-#: Condition numbers of the anisotropic output metrics (C4); 1 is Euclidean.
-CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
 #: Observations per row in the sequence conditions (each one 2-D token).
 SEQUENCE_LENGTH = 8
-#: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
-INIT_SEED_FACTOR = 2
 #: The controls' training budgets (epochs): the paper's and a long one, at
 #: which every arm has stopped improving on its validation rows.
 BUDGETS = (20, 300)
-#: The controls' learning-rate search: the classifier's default and a factor
-#: of 4 either side; each arm picks its own on its validation rows.
-LEARNING_RATES = (5e-4, 2e-3, 8e-3)
 #: Noise levels of the noise sweep (every other sweep uses the makers' 0.2).
 NOISES = (0.05, 0.1, 0.2, 0.4)
 #: The production rerun (C1, C2): the paper's toy block beside the gated
@@ -257,10 +237,9 @@ BASELINE_TASKS = {
     **{shape: {"task": "curved", "shape": shape} for shape in CURVED_SHAPES},
     **REAL_TASKS,
 }
-#: The theorem's own setting (:mod:`skgate.study.theorem`): seeds per
-#: setting (from the study's first seed), the attention forms compared on
-#: sequences, the heads.
-THEOREM_SEEDS = 20
+#: The theorem's own setting (:mod:`skgate.study.theorem`): the attention
+#: forms compared on sequences, the heads (its seeds:
+#: :data:`~skgate.study.facts.THEOREM_SEEDS`).
 THEOREM_ATTENTIONS = ("softmax", "fixed")
 THEOREM_HEADS = ("mlp", "linear")
 #: The sequence part's gates: C1's three and the per-head sigmoid gate (one

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..datasets import CURVED_SHAPES
 from .claims import with_tokens
-from .design import DEFAULTS, GATE_LABELS, GATE_ORDER
+from .design import DEFAULTS
+from .facts import ARM_LABELS, GATE_COLORS, GATE_LABELS, GATE_ORDER
 from .stats import t_half_width
 
 __all__ = [
@@ -28,8 +29,6 @@ __all__ = [
     "plot_curvature_map",
     "plot_sphere",
 ]
-
-GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
 
 
 def pyplot():
@@ -857,7 +856,7 @@ def plot_sequence_arms(fits, arms):
         ]
     )
     tasks = list(dict.fromkeys(fits["task_label"]))
-    labels = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+    labels = ARM_LABELS
     fig, axes = plt.subplots(
         1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False
     )

@@ -23,10 +23,22 @@ import functools
 import numpy as np
 import pandas as pd
 
-from .._paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from ..model_selection import representation_curvature
 from . import stats
-from .design import DEFAULTS, GATE_ORDER
+from .design import DEFAULTS
+from .facts import ARM_LABELS, GATE_ORDER, HEADROOM, LINEAR, POWER, statements
+from .facts import COPIED_ALPHAS as ALPHAS
+from .facts import COPIED_CANDIDATES as CANDIDATES
+from .facts import COPIED_CONDITION as CONDITION
+from .facts import COPIED_CONDITION_NUMBER as CONDITION_NUMBER
+from .facts import COPIED_DEPTHS as DEPTHS
+from .facts import COPIED_FIRST_SEED as FIRST_CONFIRMATORY_SEED
+from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
+from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
+from .facts import COPIED_PILOT_SEEDS as PILOT_SEEDS
+from .facts import COPIED_SEEDS as SEEDS
+from .facts import COPIED_SESOI as SESOI
+from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 from .sweeps import _gaussian_plane, batches, run_batch, run_groups
 
@@ -63,10 +75,6 @@ __all__ = [
 
 # -- the design the protocol fixes ---------------------------------------------
 
-#: Seeds of the pilot, and the first confirmatory seed: disjoint from each
-#: other and from every seed an earlier run used (0-19).
-PILOT_SEEDS = tuple(range(500, 520))
-FIRST_CONFIRMATORY_SEED = 1000
 #: Training budget (epochs) of every primary fit: early stopping on a held-out
 #: tenth of the training rows that never stops before the budget, keeping the
 #: weights of the epoch with the best validation accuracy.
@@ -82,34 +90,8 @@ PRIMARY_MODEL = {
     "early_stopping": True,
     "n_iter_no_change": BUDGET,
 }
-#: Curved conditions the pilot considers, in the order of preference: the
-#: first with accuracy headroom (:data:`HEADROOM`) is the primary condition.
-CANDIDATES = (
-    {"shape": "checkerboard", "noise": 0.2},
-    {"shape": "checkerboard", "noise": 0.1},
-    {"shape": "rings", "noise": 0.2},
-    {"shape": "rings", "noise": 0.1},
-)
-#: The linear control task (C3).
-LINEAR = {"task": "linear"}
-#: Bayes accuracy minus the best arm's mean, and the best arm's mean minus
-#: chance, at least this in the pilot for a condition to be primary.
-HEADROOM = 0.05
-#: C2/C3's gate strengths and C5's depths (plain blocks, gated at alpha 1).
-ALPHAS = (0.0, 0.5, 1.0, 1.5)
-DEPTHS = (1, 2, 3, 4)
-#: C4's anisotropic output metric: log-spaced eigenvalues 1 .. 1/1000.
-CONDITION_NUMBER = 1000
-#: Power planning: 80 % power at the smallest effect of interest, at the
-#: strictest Holm level of the primary family (0.05 / number of tests).
-POWER = 0.8
-MIN_SEEDS, MAX_SEEDS = 10, 150
-
-#: The primary condition and seeds per sweep, fixed by the protocol from the
-#: pilot (:func:`choose_condition`, :func:`plan_seeds`; a test checks both
-#: against the committed pilot).
-CONDITION = {"shape": "rings", "noise": 0.2}
-SEEDS = {"arms": 129, "alpha": 34, "depth": 20}
+#: The seeds, the conditions, the grids and the margins are the study's
+#: facts (:mod:`skgate.study.facts`), imported above under the protocol's names.
 
 
 def confirmatory_seeds(n):
@@ -118,13 +100,6 @@ def confirmatory_seeds(n):
 
 
 CONFIRMATORY_SEEDS = confirmatory_seeds(max(SEEDS.values()))
-
-#: Smallest effects of interest, by measure: accuracy 0.02; positive share
-#: 0.05; a trend's mean per-seed Spearman rho 0.3; curvature a quarter of the
-#: two arms' mean (relative: curvatures have no common unit across measures;
-#: the exploratory study's 10 % needs 224-318 seeds at the pilot's spread).
-SESOI = {"accuracy": SCORE_MARGIN, "positive_share": 0.05, "rho": 0.3}
-CURVATURE_SESOI_SHARE = CURVATURE_MARGIN_SHARE
 
 
 def _test(claim, quantity, measure, sweep, task, **how):
@@ -163,10 +138,6 @@ def _trend(claim, quantity, measure, sweep, task, axis):
     )
 
 
-#: How the primary tables name the arms.
-ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
-
-
 def _arm(gate):
     return ARM_LABELS[gate]
 
@@ -203,17 +174,6 @@ TESTS = (
 #: gate is off, starts from that 0 (C2's and C3's curvature). Checks of the
 #: implementation, not evidence (protocol 2 has none).
 BY_CONSTRUCTION = (1, 4, 7, 9, 11)
-#: What each claim says, in the words of the verdict table.
-CLAIMS = {
-    "C1": "gated > SiLU > ungated in curvature and accuracy on a curved task",
-    "C2": "curvature and accuracy rise with alpha on a curved task",
-    "C3": "on a linear task gating brings no accuracy; curvature still rises",
-    "C4": "the curvature ordering survives an anisotropic metric",
-    "C5": "curvature accumulates with depth",
-    "C6": "gating reaches positive curvature; ungated attention cannot",
-}
-
-
 # -- the fits ---------------------------------------------------------------------
 
 
@@ -674,7 +634,7 @@ def claim_verdicts(tests):
         rows.append(
             {
                 "claim": claim,
-                "statement": CLAIMS[claim],
+                "statement": statements("copied")[claim],
                 "verdict": _verdict(list(group["outcome"]), labels),
             }
         )

@@ -23,7 +23,8 @@ from joblib import delayed
 from ..datasets import make_curved_task
 from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
-from .design import ARCHITECTURES, REGIME_ALPHAS, REGIME_DEPTH, WEIGHT_SCALES
+from .design import ARCHITECTURES, REGIME_DEPTH, WEIGHT_SCALES
+from .facts import REGIME_ALPHAS
 from .sweeps import _parallel_rows
 
 __all__ = [

@@ -25,10 +25,7 @@ from . import claims as claim_rules
 from . import describe, realdata, stats
 from .design import (
     BASELINE_MAX_ITER,
-    COARSE_ALPHAS,
     DEFAULTS,
-    GATE_LABELS,
-    GATE_ORDER,
     PRODUCTION_MODELS,
     SEQUENCE_LENGTH,
     TEST_SIZE,
@@ -37,6 +34,7 @@ from .design import (
     StudyDesign,
     effective_weights,
 )
+from .facts import ARM_LABELS, COARSE_ALPHAS, GATE_LABELS, GATE_ORDER
 from .toy import TOY_SPECS, toy_call
 
 __all__ = ["render_report", "render_toy_report", "toy_section"]
@@ -1127,7 +1125,7 @@ def _positive_sentence(c6):
     by_tokens = "; ".join(
         f"{tokens}: "
         + ", ".join(
-            f"{GATE_SHORT[gate]} {shares[(tokens, gate)]:.3f}"
+            f"{ARM_LABELS[gate]} {shares[(tokens, gate)]:.3f}"
             for gate in GATE_ORDER
             if (tokens, gate) in shares.index
         )
@@ -1220,12 +1218,11 @@ def _pairwise(tests, measure="accuracy"):
     parts = []
     for comparison, held, n in describe.pairwise_counts(tests, measure):
         better, worse = comparison.split(" > ")
-        parts.append(f"{GATE_SHORT[better]} > {GATE_SHORT[worse]} in {held} of {n}")
+        parts.append(f"{ARM_LABELS[better]} > {ARM_LABELS[worse]} in {held} of {n}")
     return ", ".join(parts)
 
 
 #: Short names of the arms in summary sentences.
-GATE_SHORT = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
 
 
 def _controls_sentences(controls):

@@ -29,6 +29,7 @@ from . import (
     words,
 )
 from .design import StudyDesign
+from .facts import ARM_LABELS, CLAIMS, statements
 from .stats import HOLDS, NO_EFFECT
 
 __all__ = [
@@ -216,7 +217,7 @@ def _claim_sentence(claim, group, verdict, notes=None):
     tests = "; ".join(_test_phrase(row) for _, row in group.iterrows())
     note = (notes or {}).get(claim, "")
     return (
-        f"**{claim}** ({primary.CLAIMS[claim]}): {verdict.split(' (')[0]}. "
+        f"**{claim}** ({statements('copied')[claim]}): {verdict.split(' (')[0]}. "
         f"{tests}.{note}"
     )
 
@@ -294,8 +295,7 @@ def _early_accuracies(frames):
     early = frames["epochs20"]
     means = early[early["task"] == "curved"].groupby("gate", sort=False)["accuracy"]
     return ", ".join(
-        f"{primary.ARM_LABELS[gate]} {value:.3f}"
-        for gate, value in means.mean().items()
+        f"{ARM_LABELS[gate]} {value:.3f}" for gate, value in means.mean().items()
     )
 
 
@@ -908,7 +908,7 @@ def _control_tests(controls):
 
 def _write_exploratory_tests(evaluated, out):
     """Every family of tests of ``evaluated`` claims to its tests_*.csv."""
-    for name in claims.CLAIMS:
+    for name in CLAIMS:
         evaluated[name]["tests"].to_csv(
             out / f"tests_{name}.csv", index=False, float_format="%.10g"
         )

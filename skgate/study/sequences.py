@@ -33,7 +33,27 @@ from sklearn.covariance import LedoitWolf
 
 from ..model_selection import representation_curvature
 from . import primary
-from .design import DEFAULTS, GATE_ORDER
+from .design import DEFAULTS
+from .facts import (
+    ARM_LABELS,
+    EPOCHS20_SEEDS,
+    GATE_ORDER,
+    HEADROOM,
+    LINEAR,
+    LR_GRID_SEEDS,
+    POWER,
+    statements,
+)
+from .facts import SEQUENCE_ALPHAS as ALPHAS
+from .facts import SEQUENCE_CONDITIONS as CONDITIONS
+from .facts import SEQUENCE_DEPTHS as DEPTHS
+from .facts import SEQUENCE_FIRST_SEED as FIRST_CONFIRMATORY_SEED
+from .facts import SEQUENCE_LEARNING_RATES as LEARNING_RATES
+from .facts import SEQUENCE_MIN_SEEDS as MIN_SEEDS
+from .facts import SEQUENCE_NOISES as NOISES
+from .facts import SEQUENCE_PILOT_SEEDS as PILOT_SEEDS
+from .facts import SEQUENCE_SEEDS as SEEDS
+from .facts import SEQUENCE_SHAPES as SHAPES
 from .stats import ALPHA_LEVEL
 
 __all__ = [
@@ -41,7 +61,6 @@ __all__ = [
     "BUDGET_CORE_SECONDS",
     "C2_CURVATURE",
     "CAP",
-    "CLAIMS",
     "CONDITIONS",
     "DEFAULT_LR",
     "DEPTHS",
@@ -103,10 +122,6 @@ _GATED, _SILU, _NONE = GATE_ORDER
 
 #: Noisy observations per row, one per token of width 2.
 N_OBSERVATIONS = 8
-#: Pilot seeds, and the first confirmatory seed: disjoint from each other and
-#: from every earlier run (0-19, 500-519, 1000-1128).
-PILOT_SEEDS = tuple(range(2000, 2008))
-FIRST_CONFIRMATORY_SEED = 3000
 #: Training: at most :data:`CAP` epochs; early stopping on a held-out tenth
 #: of the training rows stops a fit :data:`PATIENCE` epochs after its best
 #: validation accuracy and keeps that epoch's weights.
@@ -125,54 +140,26 @@ MODEL = {
     "early_stopping": True,
     "n_iter_no_change": PATIENCE,
 }
-#: The curved shapes, and each one's candidate noise levels in the order of
-#: preference: the first with accuracy headroom (:data:`HEADROOM`) in the
-#: pilot's first stage (every arm at :data:`DEFAULT_LR`) is the condition.
-SHAPES = ("rings", "checkerboard")
-NOISES = (0.3, 0.5)
-HEADROOM = 0.05
+#: The pilot's first stage trains every arm at DEFAULT_LR (the shapes, noise
+#: levels, seeds, grids and margins: :mod:`skgate.study.facts`).
 DEFAULT_LR = DEFAULTS["lr"]
 #: The learning-rate grid (16x); an arm whose best value is at an edge gets
 #: the grid extended past it by factors of 2 until it is not.
 LR_GRID = (5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
-#: C2/C3's gate strengths (alpha > 0 only: at alpha = 0 the gate is off) and
-#: C5's depths (plain blocks, gated at alpha 1).
-ALPHAS = (0.25, 0.5, 1.0, 1.5)
-DEPTHS = (1, 2, 3, 4)
-#: Power planning: 80 % at the smallest effect of interest at the family's
-#: strictest Holm level; seeds per sweep at least MIN_SEEDS; tests leave the
+#: Power planning (:data:`~skgate.study.facts.POWER` at the smallest effect
+#: of interest at the family's strictest Holm level; seeds per sweep at least
+#: :data:`~skgate.study.facts.SEQUENCE_MIN_SEEDS`): tests leave the
 #: primary family (reported as secondary) while the planned run would take
 #: more than BUDGET_CORE_SECONDS: 55 minutes of 2 cores, the issue's 60 less
 #: a margin for the planning's error (:func:`plan_seeds`).
-POWER = 0.8
-MIN_SEEDS = 10
 BUDGET_CORE_SECONDS = 55 * 60 * 2
 #: Core-seconds a fit's measurements take (measured on the pilot's machine:
 #: 0.31 s for 200 points, and the own-metric turning rate).
 MEASURE_SECONDS = 0.4
-#: Seeds of the secondary sweeps: the learning-rate grid (every arm at every
-#: other rate) and the 20-epoch arms (the first of the arms' seeds).
-LR_GRID_SEEDS = 6
-EPOCHS20_SEEDS = 30
 
 # -- fixed by the protocol from the pilot ------------------------------------------
 
-#: The curved conditions (:func:`choose_noises` on the pilot).
-CONDITIONS = ({"shape": "rings", "noise": 0.3}, {"shape": "checkerboard", "noise": 0.3})
-#: Each arm's learning rate by task label and gate (:func:`choose_learning_rates`).
-LEARNING_RATES = {
-    ("rings, noise 0.3", "multiplicative"): 0.008,
-    ("rings, noise 0.3", "silu"): 0.008,
-    ("rings, noise 0.3", "none"): 0.004,
-    ("checkerboard, noise 0.3", "multiplicative"): 0.004,
-    ("checkerboard, noise 0.3", "silu"): 0.004,
-    ("checkerboard, noise 0.3", "none"): 0.004,
-    ("linear task", "multiplicative"): 0.016,
-    ("linear task", "silu"): 0.008,
-    ("linear task", "none"): 0.002,
-}
-#: Seeds per sweep (:func:`plan_seeds`).
-SEEDS = {"arms": 99, "alpha": 39, "depth": 10}
+#: The conditions, learning rates and seeds: :mod:`skgate.study.facts`.
 #: C2's curvature test: "trend" (rises over alpha > 0) or the alpha of the
 #: pilot's interior peak (the turning rate at the peak above alpha 0.25).
 C2_CURVATURE = "trend"
@@ -184,9 +171,6 @@ LEFT_FAMILY = (("C3", "curvature"), ("C5", "curvature"))
 def confirmatory_seeds(n, first=FIRST_CONFIRMATORY_SEED):
     """The first ``n`` confirmatory seeds."""
     return tuple(range(first, first + n))
-
-
-LINEAR = {"task": "linear"}
 
 
 def _curved(condition):
@@ -311,7 +295,7 @@ def choose_learning_rates(frame):
         rows.append(
             {
                 "task": task,
-                "arm": primary.ARM_LABELS[gate],
+                "arm": ARM_LABELS[gate],
                 "gate": gate,
                 "lr": float(best),
                 "validation accuracy": float(means.loc[best, "validation_score"]),
@@ -589,19 +573,6 @@ def per_condition(conditions):
     ]
 
 
-#: What each claim says here, in the words of the verdict table.
-CLAIMS = {
-    "C1": "gated > SiLU and gated > ungated in accuracy and curvature (softmax "
-    "attention over sequences)",
-    "C2": "curvature and accuracy rise with alpha (alpha > 0)",
-    "C3": "on a linear task gating brings no accuracy (its curvature trend left "
-    "the family for the budget)",
-    "C4": "the curvature ordering survives each model's own (Mahalanobis) metric",
-    "C5": "curvature accumulates with depth",
-    "C6": "gating reaches positive curvature more often than SiLU",
-}
-
-
 def _family(family, frames):
     rows = []
     for test in family:
@@ -760,7 +731,7 @@ def convergence(frame, cap=CAP):
         rows.append(
             {
                 "task": task,
-                "arm": primary.ARM_LABELS[gate],
+                "arm": ARM_LABELS[gate],
                 "lr": lr,
                 "fits": len(fits),
                 "median best epoch": float(fits["best_epoch"].median()),
@@ -967,7 +938,7 @@ def lr_table(frames):
         rows.append(
             {
                 "task": task,
-                "arm": primary.ARM_LABELS[gate],
+                "arm": ARM_LABELS[gate],
                 "lr": lr,
                 "own rate": bool(fits["own"].any()),
                 "accuracy": fits["accuracy"].mean(),
@@ -994,7 +965,7 @@ def metric_agreement(arms):
         rows.append(
             {
                 "task": task,
-                "arm": primary.ARM_LABELS[gate],
+                "arm": ARM_LABELS[gate],
                 "turning": fits["turning"].mean(),
                 "turning, own metric": fits["turning_mahalanobis"].mean(),
                 "ratio": fits["turning_mahalanobis"].mean() / fits["turning"].mean(),
@@ -1035,7 +1006,7 @@ def arm_summary(arms, bayes=None):
         rows.append(
             {
                 "task": task,
-                "arm": primary.ARM_LABELS[gate],
+                "arm": ARM_LABELS[gate],
                 "lr": fits["lr"].iloc[0],
                 "accuracy": fits["accuracy"].mean(),
                 "accuracy sd": fits["accuracy"].std(),
@@ -1061,7 +1032,7 @@ def claim_verdicts(results):
         rows.append(
             {
                 "claim": claim,
-                "statement": CLAIMS[claim],
+                "statement": statements("sequences")[claim],
                 "verdict": primary._verdict(list(group["outcome"]), labels),
             }
         )

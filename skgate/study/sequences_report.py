@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import plots, primary, render, runfiles, sequences, words
+from .facts import ARM_LABELS
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
@@ -398,7 +399,7 @@ def secondary_lines(parts, record):
         f"{_short(task)} " + "/".join(f"{r.lr:g}" for r in group.itertuples())
         for task, group in rates.groupby("task", sort=False)
     )
-    arms = "/".join(primary.ARM_LABELS[g] for g in dict.fromkeys(rates["gate"]))
+    arms = "/".join(ARM_LABELS[g] for g in dict.fromkeys(rates["gate"]))
     lines.append(f"**Learning rates** ({arms}, from the pilot): {chosen}.")
     left = parts["secondary"]
     left = left[left["analysis"].str.startswith("left the primary family")]
@@ -530,7 +531,7 @@ def _primary_part(parts, record):
         ["claim", *_SHOWN, "p equivalence holm", "margin", "n", "outcome"]
     ]
     rates = pd.DataFrame(record["learning_rates"])
-    rates = rates.assign(arm=rates["gate"].map(primary.ARM_LABELS))
+    rates = rates.assign(arm=rates["gate"].map(ARM_LABELS))
     return [
         "",
         "### Verdicts",

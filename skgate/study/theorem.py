@@ -45,18 +45,19 @@ from . import runfiles, stats
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
-    GATE_ORDER,
     SEQUENCE_LENGTH,
     THEOREM_ATTENTIONS,
     THEOREM_GATES,
     THEOREM_HEADS,
     grid,
 )
-from .primary import ALPHAS, ARM_LABELS, _statistics, measure_primary
+from .facts import COPIED_ALPHAS as ALPHAS
+from .facts import GATE_ORDER, THEOREM_ARM_LABELS
+from .primary import _statistics, measure_primary
 from .sweeps import _gaussian_plane, make_task, run_sweep
 
 __all__ = [
-    "FILES",
+    "THEOREM_FILES",
     "FISHER_RADIUS",
     "FISHER_TASKS",
     "claim_statuses",
@@ -253,7 +254,7 @@ def fit_fisher_examples(
 
 
 #: The part's files in a run's folder, by part.
-FILES = {
+THEOREM_FILES = {
     "sequences": "theorem_sequences.csv",
     "fisher": "fisher.csv",
     "bayes": "fisher_bayes.csv",
@@ -264,7 +265,7 @@ def run_parts(design, *, n_jobs=1, log=None, write=None):
     """Both parts of ``design`` (a :class:`~skgate.study.StudyDesign`: its
     ``theorem_seed_list``, ``theorem_shapes``, ``fisher_tasks``,
     ``n_samples``, ``fixed`` keys and ``bayes_sizes``), and the curved tasks'
-    Bayes accuracies; frames by part (:data:`FILES`). ``write(frame, name)``
+    Bayes accuracies; frames by part (:data:`THEOREM_FILES`). ``write(frame, name)``
     is called as each part ends; ``log`` takes one line per part."""
     fixed = {"n_samples": design.n_samples, **design.fixed}
     seeds = design.theorem_seed_list
@@ -283,10 +284,10 @@ def run_parts(design, *, n_jobs=1, log=None, write=None):
             settings, n_jobs=n_jobs, description=f"theorem {name}", measure=measure
         )
         if write is not None:
-            write(frames[name], FILES[name])
+            write(frames[name], THEOREM_FILES[name])
     frames["bayes"] = fisher_bayes(design.fisher_tasks, design.bayes_sizes)
     if write is not None:
-        write(frames["bayes"], FILES["bayes"])
+        write(frames["bayes"], THEOREM_FILES["bayes"])
     return frames
 
 
@@ -324,7 +325,6 @@ def fisher_bayes(tasks=None, sizes=(20_000, 1_000)):
 
 #: C1's comparisons (better, worse) and C6's, as the primary study makes them.
 _ORDER = (("multiplicative", "silu"), ("silu", "none"))
-_LABELS = {**ARM_LABELS, "sigmoid_head": "per-head gated"}
 
 
 def _comparisons(claim, measure, quantity):
@@ -336,7 +336,7 @@ def _comparisons(claim, measure, quantity):
             "kind": "superiority",
             "better": better,
             "worse": worse,
-            "comparison": f"{_LABELS[better]} > {_LABELS[worse]}",
+            "comparison": f"{THEOREM_ARM_LABELS[better]} > {THEOREM_ARM_LABELS[worse]}",
         }
         for better, worse in _ORDER
     ]
@@ -350,7 +350,7 @@ def _against_ungated(claim, measure, quantity, gate):
         "kind": "superiority",
         "better": gate,
         "worse": "none",
-        "comparison": f"{_LABELS[gate]} > ungated",
+        "comparison": f"{THEOREM_ARM_LABELS[gate]} > ungated",
     }
 
 
@@ -666,10 +666,10 @@ _REQUIRED = {
 
 
 def load(folder):
-    """The part's frames from a run's folder (by :data:`FILES` key), or None
+    """The part's frames from a run's folder (by :data:`THEOREM_FILES` key), or None
     where the run has none; a ValueError naming the file when one has no
     rows or lacks a column the report reads."""
-    paths = {name: Path(folder) / file for name, file in FILES.items()}
+    paths = {name: Path(folder) / file for name, file in THEOREM_FILES.items()}
     if not all(path.exists() for path in paths.values()):
         return None
     frames = {name: runfiles.read_csv(path) for name, path in paths.items()}
@@ -677,8 +677,8 @@ def load(folder):
         missing = [c for c in _REQUIRED[name] if c not in frame.columns]
         if frame.empty or missing:
             raise ValueError(
-                f"{FILES[name]} in {folder} has {len(frame)} rows and lacks the "
-                f"columns {missing}: not a complete theorem part."
+                f"{THEOREM_FILES[name]} in {folder} has {len(frame)} rows and "
+                f"lacks the columns {missing}: not a complete theorem part."
             )
     return frames
 
@@ -709,7 +709,7 @@ def _arm_table(fisher, bayes):
     table = arms.pivot_table(
         index=["task_name", "head"], columns="gate", values="accuracy", sort=False
     )
-    table = table[list(GATE_ORDER)].rename(columns=_LABELS).reset_index()
+    table = table[list(GATE_ORDER)].rename(columns=THEOREM_ARM_LABELS).reset_index()
     ceilings = bayes.set_index("task")
     table.insert(1, "classes", ceilings.loc[table["task_name"], "n_classes"].to_numpy())
     table["Bayes"] = ceilings.loc[table["task_name"], "bayes accuracy"].to_numpy()

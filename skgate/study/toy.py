@@ -37,12 +37,12 @@ from ..search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 from .claims import GATED, UNGATED
 from .design import (
     BASELINE_MAX_ITER,
-    COARSE_ALPHAS,
     QUICK_TOY,
     TOY_INNER_FOLDS,
     TOY_OUTER_FOLDS,
     TOY_ROWS,
 )
+from .facts import COARSE_ALPHAS
 from .sweeps import _parallel_rows, torch_threads
 
 __all__ = ["QUICK_TOY", "TOY_SPECS", "run_toy_benchmark", "toy_call", "toy_datasets"]

@@ -1,0 +1,261 @@
+"""The study's facts, each stated once: how gates are named, what each claim
+says, the seeds, the conditions, the margins and the grids of every part.
+
+Every other module imports these; ``tests/test_layout.py`` finds no second
+definition of a name, and no second table of gate labels. What a part
+alone decides (its model, its training budget, its files) stays in the
+part's module.
+"""
+
+from .._paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
+from ..estimators import GatedAttentionClassifier
+
+__all__ = [
+    "ACCURACY_MARGIN",
+    "ALPHAS",
+    "ARM_LABELS",
+    "CEILING_MARGIN",
+    "CLAIMS",
+    "COARSE_ALPHAS",
+    "CONTROL_LEARNING_RATES",
+    "CONDITION_NUMBERS",
+    "COPIED_ALPHAS",
+    "COPIED_CANDIDATES",
+    "COPIED_CONDITION",
+    "COPIED_CONDITION_NUMBER",
+    "COPIED_DEPTHS",
+    "COPIED_FIRST_SEED",
+    "COPIED_MIN_SEEDS",
+    "COPIED_MAX_SEEDS",
+    "COPIED_PILOT_SEEDS",
+    "COPIED_SEEDS",
+    "COPIED_SESOI",
+    "CURVATURE_MARGIN",
+    "CURVATURE_MARGIN_SHARE",
+    "EPOCHS20_SEEDS",
+    "GATE_COLORS",
+    "GATE_LABELS",
+    "GATE_ORDER",
+    "HEADROOM",
+    "INIT_SEED_FACTOR",
+    "LINEAR",
+    "LR_GRID_SEEDS",
+    "POWER",
+    "QUICK_SEQUENCE_SEEDS",
+    "REGIME_ALPHAS",
+    "SCORE_MARGIN",
+    "SEQUENCE_ALPHAS",
+    "SEQUENCE_CONDITIONS",
+    "SEQUENCE_DEPTHS",
+    "SEQUENCE_FIRST_SEED",
+    "SEQUENCE_LEARNING_RATES",
+    "SEQUENCE_MIN_SEEDS",
+    "SEQUENCE_NOISES",
+    "SEQUENCE_PILOT_SEEDS",
+    "SEQUENCE_SEEDS",
+    "SEQUENCE_SHAPES",
+    "THEOREM_ARM_LABELS",
+    "THEOREM_SEEDS",
+    "TREND_MARGIN",
+    "statements",
+]
+
+# -- gates ------------------------------------------------------------------------
+
+#: C1's predicted order, most curved first. The gates the study compares, not
+#: the gates the model offers (:data:`skgate.nn.GATES`), though today they agree.
+GATE_ORDER = ("multiplicative", "silu", "none")
+#: How the exploratory tables and figures name the gates (gated: at the
+#: classifier's default alpha).
+GATE_LABELS = {
+    "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
+    "silu": "SiLU",
+    "none": "ungated",
+}
+#: How the confirmatory tables, sentences and figures name the arms.
+ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+#: The theorem's setting names its fourth arm, the per-head sigmoid gate.
+THEOREM_ARM_LABELS = {**ARM_LABELS, "sigmoid_head": "per-head gated"}
+#: Each gate's colour in every figure.
+GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
+
+# -- claims -----------------------------------------------------------------------
+
+#: Each claim in the words of each part's verdict table: the exploratory
+#: study's titles, and the two protocols' statements (docs/protocol.md,
+#: docs/protocol-2.md), which each protocol fixed before its run and which
+#: therefore differ where the parts test different things.
+CLAIMS = {
+    "C1": {
+        "exploratory": "C1 gate ordering (curvature and accuracy)",
+        "copied": "gated > SiLU > ungated in curvature and accuracy on a curved task",
+        "sequences": "gated > SiLU and gated > ungated in accuracy and curvature "
+        "(softmax attention over sequences)",
+    },
+    "C2": {
+        "exploratory": "C2 alpha raises curvature and accuracy on curved tasks",
+        "copied": "curvature and accuracy rise with alpha on a curved task",
+        "sequences": "curvature and accuracy rise with alpha (alpha > 0)",
+    },
+    "C3": {
+        "exploratory": "C3 linear control: accuracy flat, curvature rises",
+        "copied": "on a linear task gating brings no accuracy; curvature still rises",
+        "sequences": "on a linear task gating brings no accuracy (its curvature "
+        "trend left the family for the budget)",
+    },
+    "C4": {
+        "exploratory": "C4 ordering survives anisotropic metrics",
+        "copied": "the curvature ordering survives an anisotropic metric",
+        "sequences": "the curvature ordering survives each model's own "
+        "(Mahalanobis) metric",
+    },
+    "C5": {
+        "exploratory": "C5 curvature accumulates with depth",
+        "copied": "curvature accumulates with depth",
+        "sequences": "curvature accumulates with depth",
+    },
+    "C6": {
+        "exploratory": "C6 gating reaches positive curvature, ungated attention cannot",
+        "copied": "gating reaches positive curvature; ungated attention cannot",
+        "sequences": "gating reaches positive curvature more often than SiLU",
+    },
+}
+
+
+def statements(part):
+    """Claim -> statement in ``part``'s words ("exploratory", "copied" or
+    "sequences"), in the claims' order."""
+    known = sorted(CLAIMS["C1"])
+    if part not in known:
+        raise ValueError(f"part must be one of {known}; got {part!r}.")
+    return {claim: words[part] for claim, words in CLAIMS.items()}
+
+
+# -- seeds ------------------------------------------------------------------------
+
+#: The first part (copied tokens): the pilot's seeds and the first
+#: confirmatory seed, disjoint from each other and from every seed an earlier
+#: run used (0-19) ...
+COPIED_PILOT_SEEDS = tuple(range(500, 520))
+COPIED_FIRST_SEED = 1000
+#: ... and its seeds per sweep, fixed by protocol 1 from the pilot
+#: (:func:`skgate.study.primary.plan_seeds`; a test checks them against the
+#: committed pilot), within these bounds.
+COPIED_SEEDS = {"arms": 129, "alpha": 34, "depth": 20}
+COPIED_MIN_SEEDS, COPIED_MAX_SEEDS = 10, 150
+#: The second part (sequences): pilot seeds and the first confirmatory seed,
+#: disjoint from each other and from every earlier run (0-19, 500-519,
+#: 1000-1128) ...
+SEQUENCE_PILOT_SEEDS = tuple(range(2000, 2008))
+SEQUENCE_FIRST_SEED = 3000
+#: ... its seeds per sweep (:func:`skgate.study.sequences.plan_seeds`), at
+#: least SEQUENCE_MIN_SEEDS each ...
+SEQUENCE_SEEDS = {"arms": 99, "alpha": 39, "depth": 10}
+SEQUENCE_MIN_SEEDS = 10
+#: ... and the seeds of its secondary sweeps: the learning-rate grid (every
+#: arm at every other rate) and the 20-epoch arms (the first of the arms').
+LR_GRID_SEEDS = 6
+EPOCHS20_SEEDS = 30
+#: The quick run's second part (``make demo``): seeds per sweep.
+QUICK_SEQUENCE_SEEDS = 3
+#: The theorem's setting: seeds per setting, from the study's first seed.
+THEOREM_SEEDS = 20
+#: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
+INIT_SEED_FACTOR = 2
+
+# -- conditions -------------------------------------------------------------------
+
+#: The first part's curved conditions the pilot considers, in the order of
+#: preference: the first with accuracy headroom (:data:`HEADROOM`) is the
+#: primary condition ...
+COPIED_CANDIDATES = (
+    {"shape": "checkerboard", "noise": 0.2},
+    {"shape": "checkerboard", "noise": 0.1},
+    {"shape": "rings", "noise": 0.2},
+    {"shape": "rings", "noise": 0.1},
+)
+#: ... and the one protocol 1 fixed from the pilot
+#: (:func:`skgate.study.primary.choose_condition`).
+COPIED_CONDITION = {"shape": "rings", "noise": 0.2}
+#: The linear control task (C3), in both parts.
+LINEAR = {"task": "linear"}
+#: The second part's curved shapes, and each one's candidate noise levels in
+#: the order of preference (the first with headroom in the pilot's first
+#: stage is the condition) ...
+SEQUENCE_SHAPES = ("rings", "checkerboard")
+SEQUENCE_NOISES = (0.3, 0.5)
+#: ... and the conditions protocol 2 fixed from the pilot
+#: (:func:`skgate.study.sequences.choose_noises`).
+SEQUENCE_CONDITIONS = (
+    {"shape": "rings", "noise": 0.3},
+    {"shape": "checkerboard", "noise": 0.3},
+)
+#: The first part's anisotropic output metric (C4): log-spaced eigenvalues
+#: 1 .. 1/1000.
+COPIED_CONDITION_NUMBER = 1000
+#: Condition numbers of the exploratory study's anisotropic output metrics
+#: (C4); 1 is Euclidean.
+CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
+
+# -- margins ----------------------------------------------------------------------
+
+#: The confirmatory parts' smallest effects of interest, by measure: accuracy
+#: :data:`SCORE_MARGIN` (0.02, the library's, which compare_gates shares);
+#: positive share 0.05; a trend's mean per-seed Spearman rho 0.3; curvature
+#: :data:`CURVATURE_MARGIN_SHARE` (a quarter) of the two arms' mean (relative:
+#: curvatures have no common unit across measures; the exploratory study's
+#: 10 % needs 224-318 seeds at the pilot's spread).
+COPIED_SESOI = {"accuracy": SCORE_MARGIN, "positive_share": 0.05, "rho": 0.3}
+#: Bayes accuracy minus the best arm's mean, and the best arm's mean minus
+#: chance, at least this in a pilot for a condition to be a confirmatory
+#: part's (both parts).
+HEADROOM = 0.05
+#: Power planning of both parts: 80 % power at the smallest effect of
+#: interest, at the strictest Holm level of the primary family.
+POWER = 0.8
+#: Equivalence margins of "no difference" (TOST) of the exploratory study,
+#: set after a 5-seed run had been seen (git history; not pre-registered:
+#: the confirmatory study's margins are docs/protocol.md's): an accuracy
+#: difference within 0.02 is no difference ...
+ACCURACY_MARGIN = 0.02
+#: ... and a curvature difference within 10 % of the lower arm's mean.
+CURVATURE_MARGIN = 0.10
+#: Equivalence margin of "no trend": a Spearman correlation within +-0.1.
+TREND_MARGIN = 0.1
+#: A condition's accuracy is at the ceiling when every arm's mean is within
+#: this of the task's Bayes accuracy, and near chance when even the best arm's
+#: mean is below 1/2 plus this: either way, "no difference" there says little.
+CEILING_MARGIN = 0.05
+
+# -- grids ------------------------------------------------------------------------
+
+#: Gate strengths of the exploratory study's full alpha sweep (C2, C3).
+ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+#: The coarse grid: the quick alpha sweep and the toy benchmark's inner search.
+COARSE_ALPHAS = (0.0, 0.5, 1.0, 1.5)
+#: The depth regime map's gate strengths.
+REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+#: The first part's C2/C3 gate strengths and C5's depths (plain blocks,
+#: gated at alpha 1).
+COPIED_ALPHAS = (0.0, 0.5, 1.0, 1.5)
+COPIED_DEPTHS = (1, 2, 3, 4)
+#: The second part's (alpha > 0 only: at alpha = 0 the gate is off).
+SEQUENCE_ALPHAS = (0.25, 0.5, 1.0, 1.5)
+SEQUENCE_DEPTHS = (1, 2, 3, 4)
+#: The second part's learning rate of each arm, by task label and gate,
+#: fixed by protocol 2 from the pilot
+#: (:func:`skgate.study.sequences.choose_learning_rates`).
+SEQUENCE_LEARNING_RATES = {
+    ("rings, noise 0.3", "multiplicative"): 0.008,
+    ("rings, noise 0.3", "silu"): 0.008,
+    ("rings, noise 0.3", "none"): 0.004,
+    ("checkerboard, noise 0.3", "multiplicative"): 0.004,
+    ("checkerboard, noise 0.3", "silu"): 0.004,
+    ("checkerboard, noise 0.3", "none"): 0.004,
+    ("linear task", "multiplicative"): 0.016,
+    ("linear task", "silu"): 0.008,
+    ("linear task", "none"): 0.002,
+}
+#: The exploratory controls' learning-rate search: the classifier's default
+#: and a factor of 4 either side; each arm picks its own on its validation rows.
+CONTROL_LEARNING_RATES = (5e-4, 2e-3, 8e-3)
