@@ -26,8 +26,11 @@ uses the library's public API and its batched training
 """
 
 from .claims import evaluate_claims, verdicts
-from .cli import demo, main, reproduce, run_toy
+from .cli import main
+from .demo import demo
 from .design import StudyDesign
+from .parts.toy_datasets import run_toy
+from .pipeline import reproduce
 from .sweeps import grid, make_task, run_setting, run_sweep
 from .toy import run_toy_benchmark, toy_datasets
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 import torch
 from sklearn.model_selection import ParameterGrid
 
-from .._command import FULL_SEEDS
 from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
@@ -20,6 +19,7 @@ from .facts import (
     ALPHAS,
     COARSE_ALPHAS,
     CONDITION_NUMBERS,
+    FULL_SEEDS,
     GATE_ORDER,
     INIT_SEED_FACTOR,
     THEOREM_SEEDS,

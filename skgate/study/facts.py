@@ -7,6 +7,7 @@ alone decides (its model, its training budget, its files) stays in the
 part's module.
 """
 
+from .._command import FULL_SEEDS, QUICK_SEEDS
 from .._paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from ..estimators import GatedAttentionClassifier
 
@@ -33,6 +34,7 @@ __all__ = [
     "CURVATURE_MARGIN",
     "CURVATURE_MARGIN_SHARE",
     "EPOCHS20_SEEDS",
+    "FULL_SEEDS",
     "GATE_COLORS",
     "GATE_LABELS",
     "GATE_ORDER",
@@ -41,6 +43,8 @@ __all__ = [
     "LINEAR",
     "LR_GRID_SEEDS",
     "POWER",
+    "QUICK_CURVATURE_POINTS",
+    "QUICK_SEEDS",
     "QUICK_SEQUENCE_SEEDS",
     "REGIME_ALPHAS",
     "SCORE_MARGIN",
@@ -156,8 +160,12 @@ SEQUENCE_MIN_SEEDS = 10
 #: arm at every other rate) and the 20-epoch arms (the first of the arms').
 LR_GRID_SEEDS = 6
 EPOCHS20_SEEDS = 30
-#: The quick run's second part (``make demo``): seeds per sweep.
+#: The quick run (``make demo``): seeds per sweep of its first part
+#: (:data:`QUICK_SEEDS`, which the command line states) and of its second
+#: part; curvature points per fit of both (the confirmatory run: 200). The
+#: exploratory study's seeds by default: :data:`FULL_SEEDS`.
 QUICK_SEQUENCE_SEEDS = 3
+QUICK_CURVATURE_POINTS = 60
 #: The theorem's setting: seeds per setting, from the study's first seed.
 THEOREM_SEEDS = 20
 #: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.

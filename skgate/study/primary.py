@@ -18,8 +18,6 @@ is written here once, and a test checks the protocol's tables against it.
 - :func:`secondary_tests`, :func:`mediation`: the secondary analyses.
 """
 
-import functools
-
 import numpy as np
 import pandas as pd
 
@@ -40,7 +38,7 @@ from .facts import COPIED_SEEDS as SEEDS
 from .facts import COPIED_SESOI as SESOI
 from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
-from .sweeps import _gaussian_plane, batches, run_batch, run_groups
+from .sweeps import _gaussian_plane, run_sweep
 
 __all__ = [
     "ALPHAS",
@@ -321,19 +319,17 @@ def run_primary(
     :func:`measure_primary`); frames by sweep, each with a "sweep" column.
     ``progress``: a progress bar per sweep (``leave=False``: erased when the
     sweep ends); ``log``: a callable taking one line per sweep."""
-    measure = functools.partial(run_batch, measure=measure)
     frames = {}
     for name, settings in settings_by_sweep.items():
         if log is not None:
             log(f"primary {name}: {len(settings)} fits")
-        frame = run_groups(
+        frame = run_sweep(
             settings,
-            batches(settings),
-            measure,
             n_jobs=n_jobs,
             progress=progress,
             leave=leave,
             description=name,
+            measure=measure,
         )
         frames[name] = frame.assign(sweep=name)
     return frames

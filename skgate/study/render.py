@@ -22,7 +22,7 @@ from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as claim_rules
-from . import describe, realdata, stats
+from . import describe, realdata, stats, words
 from .design import (
     BASELINE_MAX_ITER,
     DEFAULTS,
@@ -38,10 +38,6 @@ from .facts import ARM_LABELS, COARSE_ALPHAS, GATE_LABELS, GATE_ORDER
 from .toy import TOY_SPECS, toy_call
 
 __all__ = ["render_report", "render_toy_report", "toy_section"]
-
-
-def _fmt(frame, digits=4):
-    return frame.to_markdown(index=False, floatfmt=f".{digits}g")
 
 
 def _mean_pm(mean, std):
@@ -217,7 +213,7 @@ _TREND_COLUMNS = [
 def _paired_table(tests, condition=claim_rules.GATE_CONDITION, measure=True):
     """A family of paired tests as the report prints them: the condition,
     the measure (unless the family has one), the comparison and its numbers."""
-    return _fmt(
+    return words.table(
         tests[
             condition
             + (["measure"] if measure else [])
@@ -251,7 +247,7 @@ def _gates_section(gates, c1, figure, bayes):
         "Mean ± std over seeds (accuracy), beside the task's Bayes accuracy "
         "(the best any classifier can do, Monte Carlo from the generator):",
         "",
-        _fmt(
+        words.table(
             _with_bayes(
                 _mean_pm_std(gates, by, "accuracy", "gate"),
                 bayes[bayes["task"] == "curved"],
@@ -261,7 +257,7 @@ def _gates_section(gates, c1, figure, bayes):
         *_tables(
             (
                 "Mean ± std over seeds (curvature, exact):",
-                _fmt(_mean_pm_std(gates, by, "curvature_exact", "gate")),
+                words.table(_mean_pm_std(gates, by, "curvature_exact", "gate")),
             ),
             ("Paired tests per condition:", _paired_table(c1["tests"])),
         ),
@@ -280,7 +276,7 @@ def _alpha_section(alpha, c2, figure, bayes):
         "",
         "Test accuracy by alpha (mean ± std over seeds) and the Bayes accuracy:",
         "",
-        _fmt(
+        words.table(
             _with_bayes(
                 _mean_pm_std(curved, ["shape", "alpha"], "accuracy", "alpha"),
                 bayes[(bayes["task"] == "curved") & (bayes["n_observations"] == 1)],
@@ -290,20 +286,20 @@ def _alpha_section(alpha, c2, figure, bayes):
         *_tables(
             (
                 "Curvature by alpha (mean ± std over seeds):",
-                _fmt(
+                words.table(
                     _mean_pm_std(curved, ["shape", "alpha"], "curvature_exact", "alpha")
                 ),
             ),
             (
                 "Spearman correlations over all fits:",
-                _fmt(c2["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
+                words.table(c2["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
             ),
         ),
         "",
         "Curvature against accuracy, Spearman over all fits of the alpha sweep "
         "(the linear task is C3's control):",
         "",
-        _fmt(c2["coupling"][["task", "shape", "x", "y", *_TREND_COLUMNS]]),
+        words.table(c2["coupling"][["task", "shape", "x", "y", *_TREND_COLUMNS]]),
     ]
 
 
@@ -335,9 +331,9 @@ def _linear_section(alpha, c3, bayes):
         )
         + ".",
         "",
-        _fmt(table),
+        words.table(table),
         "",
-        _fmt(
+        words.table(
             c3["tests"]
             .iloc[1:]
             .reset_index(drop=True)[["comparison", *_PAIRED_COLUMNS]]
@@ -366,12 +362,12 @@ def _anisotropy_section(c4, figure):
         "Mean curvature relative to the Euclidean value, per gate and metric, by "
         "condition number (curvature scales, the ordering is what must survive):",
         "",
-        _fmt(c4["ratios"]),
+        words.table(c4["ratios"]),
         "",
         "Conditions where the full ordering holds (and where it is reversed), "
         "per metric and condition number:",
         "",
-        _fmt(ordering),
+        words.table(ordering),
     ]
 
 
@@ -401,9 +397,9 @@ def _depth_section(results, c5, figure):
         "",
         f"![depth]({figure})",
         "",
-        _fmt(_mean_pm_std(depth, by, "curvature_exact", "depth")),
+        words.table(_mean_pm_std(depth, by, "curvature_exact", "depth")),
         "",
-        _fmt(c5["tests"][["stage", "architecture", "gate", *_TREND_COLUMNS]]),
+        words.table(c5["tests"][["stage", "architecture", "gate", *_TREND_COLUMNS]]),
     ]
 
 
@@ -468,11 +464,11 @@ def _production_section(claim, figure, design):
         *_tables(
             (
                 "Test accuracy (mean ± std over seeds):",
-                _fmt(_mean_pm_std(arms, by, "accuracy", "tokens")),
+                words.table(_mean_pm_std(arms, by, "accuracy", "tokens")),
             ),
             (
                 "Curvature (exact acceleration, mean ± std over seeds):",
-                _fmt(_mean_pm_std(arms, by, "curvature_exact", "tokens")),
+                words.table(_mean_pm_std(arms, by, "curvature_exact", "tokens")),
             ),
             (
                 "C1's paired tests (one Holm family):",
@@ -482,13 +478,13 @@ def _production_section(claim, figure, design):
         "",
         "C2: accuracy by alpha (mean ± std) and Spearman trends (one Holm family):",
         "",
-        _fmt(
+        words.table(
             _mean_pm_std(
                 gated, ["model", "shape", "tokens", "alpha"], "accuracy", "alpha"
             )
         ),
         "",
-        _fmt(
+        words.table(
             claim["C2"]["tests"][
                 [*claim_rules.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]
             ]
@@ -558,7 +554,7 @@ def _budget_part(budget, design, figure):
             f"**{epochs} epochs.** Verdict: **{claim['verdict']}**. By measure: "
             f"{_by_measure(claim)}.",
             "",
-            _fmt(_arm_table(part, by, "accuracy")),
+            words.table(_arm_table(part, by, "accuracy")),
             "",
             "Paired tests per condition:",
             "",
@@ -570,7 +566,7 @@ def _budget_part(budget, design, figure):
         "Learning rates chosen (fits per rate, over shapes, heads and seeds) and "
         "the median epoch whose weights were kept:",
         "",
-        _fmt(
+        words.table(
             chosen.rename(columns=lambda c: f"lr {c:g}" if isinstance(c, float) else c)
         ),
     ]
@@ -597,7 +593,7 @@ def _alpha_budget_part(control, figure):
         "",
         f"![alpha at {epochs} epochs]({figure})",
         "",
-        _fmt(
+        words.table(
             pd.concat(
                 [
                     _mean_pm_std(curved, ["shape", "alpha"], "accuracy", "alpha"),
@@ -612,7 +608,7 @@ def _alpha_budget_part(control, figure):
             )
         ),
         "",
-        _fmt(control["C2"]["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
+        words.table(control["C2"]["tests"][["shape", "x", "y", *_TREND_COLUMNS]]),
     ]
 
 
@@ -642,12 +638,12 @@ def _matched_part(matched_claim, matched):
         + ", ".join(f"{h} head: {n}" for h, n in gated.items())
         + "), then compared with it as in C1 (copied tokens, the paper's budget).",
         "",
-        _fmt(widths),
+        words.table(widths),
         "",
         f"Verdict: **{matched_claim['verdict']}**. By measure: "
         f"{_by_measure(matched_claim)}.",
         "",
-        _fmt(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
+        words.table(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
         "",
         _paired_table(matched_claim["tests"]),
     ]
@@ -667,7 +663,7 @@ def _gate_init_part(claim):
         f"Verdict of C1 with it: **{claim['verdict']}**. By measure: "
         f"{_by_measure(claim)}.",
         "",
-        _fmt(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
+        words.table(_arm_table(frame, claim_rules.GATE_CONDITION[:2], "accuracy")),
         "",
         "Gain 2 against PyTorch's default, gated arm, paired by seed (its own "
         "Holm family; 'holds' means gain 2 is higher):",
@@ -695,7 +691,7 @@ def _noise_part(noise, figure):
             "",
             f"**{epochs} epochs.** Verdict: **{claim['verdict']}**.",
             "",
-            _fmt(claim["headroom"], 3),
+            words.table(claim["headroom"], 3),
             "",
             _paired_table(claim["tests"], claim_rules.NOISE_CONDITION, measure=False),
         ]
@@ -763,18 +759,18 @@ def _positive_section(gates, c6, figures):
         *_tables(
             (
                 "Share of measured points with K > 0 (mean ± std over seeds):",
-                _fmt(_mean_pm_std(gates, by, "positive_share", "gate")),
+                words.table(_mean_pm_std(gates, by, "positive_share", "gate")),
             ),
             (
                 "The gated arm's share with its 95 % t interval over seeds:",
-                _fmt(c6["gated share"]),
+                words.table(c6["gated share"]),
             ),
         ),
         "",
         *_sphere_part(c6, figures["sphere"]),
         "Paired tests (gated > ungated):",
         "",
-        _fmt(c6["tests"][["condition", "measure", *_PAIRED_COLUMNS]]),
+        words.table(c6["tests"][["condition", "measure", *_PAIRED_COLUMNS]]),
     ]
 
 
@@ -794,7 +790,7 @@ def _sphere_part(c6, figure):
         "is positive beyond its noise floor, the output's and the "
         "representation's, the latter tested):",
         "",
-        _fmt(table),
+        words.table(table),
         "",
         "A fit's second derivatives are determined far more loosely than its "
         "values (a value error e over a spacing h moves a second derivative by "
@@ -804,7 +800,7 @@ def _sphere_part(c6, figure):
         "Spearman of minus the error, its own Holm family (holds: the error "
         "falls):",
         "",
-        _fmt(shrinks[["trend", "max_epochs", "n_samples", *_TREND_COLUMNS]]),
+        words.table(shrinks[["trend", "max_epochs", "n_samples", *_TREND_COLUMNS]]),
         "",
     ]
 
@@ -847,7 +843,7 @@ def _regime_section(table, figure):
         "",
         f"![regime]({figure})",
         "",
-        _fmt(table[[c for c in columns if c in table]]),
+        words.table(table[[c for c in columns if c in table]]),
     ]
 
 
@@ -906,7 +902,7 @@ def _real_section(real, figure, bayes):
         "tokens. The Bayes accuracies of twonorm and ringnorm are their "
         "generator's Bayes rule with parameters fitted to all 7400 rows.",
         "",
-        _fmt(datasets),
+        words.table(datasets),
         "",
         *_real_verdict_lines(real),
         "",
@@ -922,11 +918,16 @@ def _real_tables(real):
     curvature = _mean_pm_std(frame, ["task", "gate"], "curvature_exact", "gate")
     return [
         *_tables(
-            ("Test accuracy (mean ± std over seeds):", _fmt(accuracy)),
-            ("Curvature (exact acceleration, mean ± std over seeds):", _fmt(curvature)),
+            ("Test accuracy (mean ± std over seeds):", words.table(accuracy)),
+            (
+                "Curvature (exact acceleration, mean ± std over seeds):",
+                words.table(curvature),
+            ),
             (
                 "Accuracy by alpha:",
-                _fmt(_mean_pm_std(alpha, ["task", "alpha"], "accuracy", "alpha")),
+                words.table(
+                    _mean_pm_std(alpha, ["task", "alpha"], "accuracy", "alpha")
+                ),
             ),
             ("C1's paired tests:", _paired_table(real["C1"]["tests"], ["task"])),
         ),
@@ -936,7 +937,9 @@ def _real_tables(real):
                 (
                     f"Trends with alpha where the boundary is {_KINDS[key]} (one "
                     "family):",
-                    _fmt(real[key]["tests"][["task", "x", "y", *_TREND_COLUMNS]]),
+                    words.table(
+                        real[key]["tests"][["task", "x", "y", *_TREND_COLUMNS]]
+                    ),
                 )
                 for key in ("C2", "unknown")
                 if key in real
@@ -947,7 +950,7 @@ def _real_tables(real):
                 "",
                 "C3 where the boundary is linear, each alpha against alpha = 0 (TOST):",
                 "",
-                _fmt(
+                words.table(
                     real["C3"]["tests"]
                     .iloc[1:]
                     .reset_index(drop=True)[["comparison", *_PAIRED_COLUMNS]]
@@ -1012,13 +1015,13 @@ def _baselines_section(baselines, figure, bayes):
         "before LogisticRegression, SVC and MLPClassifier; MLPClassifier with "
         f"max_iter={BASELINE_MAX_ITER}); the best mean per dataset in bold:",
         "",
-        _fmt(
+        words.table(
             _with_dataset_bayes(_dataset_table(baselines, "accuracy", _mean_pm), bayes)
         ),
         "",
         "Mean fit time in seconds (this run, one thread):",
         "",
-        _fmt(seconds.reset_index()),
+        words.table(seconds.reset_index()),
         "",
         f"![boundaries]({figure})",
     ]
@@ -1364,7 +1367,7 @@ def _measures_section(measures):
         ("C2", "C2's rise of curvature with alpha per shape"),
     ):
         tables += ["", f"{title}, status under each measure:", ""]
-        tables.append(_fmt(measures["disagreements"][claim]))
+        tables.append(words.table(measures["disagreements"][claim]))
     verdicts = [
         f"- {label}: C1 {parts['C1']['verdict']}; C2 {parts['C2']['verdict']}."
         for label, parts in measures["measures"].items()
@@ -1515,7 +1518,7 @@ def _toy_datasets_section(toy):
         }
         for name in describe.distinct(toy, "dataset")
     ]
-    return ["## Datasets", "", _fmt(pd.DataFrame(rows)), ""]
+    return ["## Datasets", "", words.table(pd.DataFrame(rows)), ""]
 
 
 def render_toy_report(toy, seconds):
@@ -1525,14 +1528,14 @@ def render_toy_report(toy, seconds):
     lines = _toy_intro() + _toy_datasets_section(toy)
     for task, frame in describe.split_by(toy, "task"):
         table = _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")
-        lines += [f"## {task.capitalize()}", "", _fmt(table), ""]
+        lines += [f"## {task.capitalize()}", "", words.table(table), ""]
     times = describe.mean_table(toy, "dataset", "model", "fit_seconds")
     lines += [
         "Mean fit time per fold in seconds (this run, one torch thread; the "
         f"gated model's includes its inner {TOY_INNER_FOLDS}-fold search over "
         f"{len(COARSE_ALPHAS)} alphas):",
         "",
-        _fmt(times, digits=3),
+        words.table(times, digits=3),
         "",
         "## Gated against ungated, across datasets",
         "",
@@ -1541,11 +1544,11 @@ def render_toy_report(toy, seconds):
         f"{test['ungated better']}, median difference "
         f"{test['median difference']:+.4f}, p = {test['p']:.3g}.",
         "",
-        _fmt(test["differences"].rename("gated - ungated").reset_index()),
+        words.table(test["differences"].rename("gated - ungated").reset_index()),
         "",
         "## The alpha the least-curvature rule chose",
         "",
-        _fmt(alphas),
+        words.table(alphas),
         "",
         *_toy_plain_words(toy, alphas, test["differences"], seconds),
     ]

@@ -1,5 +1,6 @@
-"""Reading a run's files: a damaged file is a ValueError naming it and what is
-wrong, before any number is computed from it.
+"""A run's files: run.json written part by part, CSVs written without their
+timings, and reading them back, where a damaged file is a ValueError naming
+it and what is wrong, before any number is computed from it.
 
 What "damaged" means here: run.json that is not a JSON object, or whose
 known entries have another type than a run writes; a CSV that does not
@@ -10,13 +11,27 @@ a deleted or duplicated row shows as a seed with fewer or more rows than
 the others).
 """
 
+import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_csv", "read_json", "read_record"]
+__all__ = [
+    "add_part",
+    "add_seconds",
+    "load_info",
+    "plain",
+    "protocol_sha256",
+    "read_csv",
+    "read_json",
+    "read_record",
+    "remove_part",
+    "save_run_info",
+    "tuples",
+    "write_csv",
+]
 
 #: The types of a run record's entries (run.json), where present.
 RECORD_TYPES = {
@@ -32,6 +47,9 @@ RECORD_TYPES = {
     "seeds": dict,
     "sequences": dict,
 }
+#: Columns of wall time, which a run's CSVs leave out (they differ from run
+#: to run; timings.csv holds them).
+TIMINGS = ["fit_seconds"]
 #: Columns the study fills in every row.
 COMPLETE_COLUMNS = ("seed", "accuracy")
 
@@ -147,3 +165,79 @@ def _check_seeds(seeds, path):
 def _line(rows):
     """The file's line of the first True of ``rows`` (line 1 is the header)."""
     return int(rows.nonzero()[0][0]) + 2
+
+
+def protocol_sha256(path):
+    """SHA-256 of the protocol file (hex), or None where it is not found."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def plain(value):
+    """``value`` with its tuples as lists, as JSON holds them."""
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def tuples(value):
+    """``value`` read from JSON, its lists as tuples again."""
+    if isinstance(value, list):
+        return tuple(tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: tuples(v) for k, v in value.items()}
+    return value
+
+
+def save_run_info(folder, info):
+    """Write run.json: ``info``, a dict of plain values."""
+    text = json.dumps(info, indent=1, sort_keys=True)
+    (Path(folder) / "run.json").write_text(text + "\n")
+
+
+def add_part(folder, name, record, machine):
+    """Add (or replace) a part's record in the run's run.json, keeping the
+    other parts'; a folder without run.json gets one holding this part."""
+    path = Path(folder) / "run.json"
+    if path.is_file():
+        info = read_json(path)
+    else:
+        info = {"command": record["command"], "machine": machine, "seconds": {}}
+    info[name] = record
+    path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
+def load_info(folder):
+    """A run's run.json as a dict."""
+    return read_record(Path(folder) / "run.json")
+
+
+def remove_part(folder, name, files):
+    """Remove a part's ``files`` and its record in run.json (if any), before
+    the part runs again."""
+    folder = Path(folder)
+    for file in files:
+        (folder / file).unlink(missing_ok=True)
+    path = folder / "run.json"
+    if path.is_file():
+        info = read_json(path)
+        if name in info:
+            del info[name]
+            path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+
+
+def add_seconds(folder, part, seconds):
+    """Add a part's wall time to a run's run.json."""
+    path = Path(folder) / "run.json"
+    record = read_json(path)
+    record["seconds"][part] = seconds
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def write_csv(frame, path):
+    """The deterministic columns of ``frame`` to ``path`` (timings stay out)."""
+    frame.drop(columns=TIMINGS, errors="ignore").to_csv(
+        path, index=False, float_format="%.10g"
+    )

@@ -53,6 +53,7 @@ from .design import (
     grid,
 )
 from .realdata import LOADED
+from .runfiles import TIMINGS
 
 __all__ = [
     "ARCHITECTURES",
@@ -83,8 +84,8 @@ MEASUREMENTS = [
     "curvature_gaussian",
     "positive_share",
 ]
-#: ... and those that are timings (vary from run to run).
-TIMINGS = ["fit_seconds"]
+#: ... and those that are timings (vary from run to run):
+#: :data:`skgate.study.runfiles.TIMINGS`.
 
 TASKS = ("curved", "linear", "moons", "circles", *LOADED)
 
@@ -389,6 +390,7 @@ def run_sweep(
     description="sweep",
     batched=True,
     measure=None,
+    leave=True,
 ):
     """Run every setting (in parallel with ``n_jobs``); one row per fit.
 
@@ -410,6 +412,8 @@ def run_sweep(
     measure : callable, default=None
         What each row measures, ``measure(clf, X_test, y_test, setting)`` ->
         dict (batched sweeps only); None: the exploratory measurements.
+    leave : bool, default=True
+        Keep the progress bar when the sweep ends (False: erase it).
 
     Returns
     -------
@@ -421,7 +425,11 @@ def run_sweep(
             raise ValueError("measure applies to batched sweeps; pass batched=True.")
         jobs = (delayed(run_setting)(setting) for setting in settings)
         rows = _parallel_rows(
-            jobs, n_jobs=n_jobs, progress=progress, description=description
+            jobs,
+            n_jobs=n_jobs,
+            progress=progress,
+            description=description,
+            leave=leave,
         )
         return pd.DataFrame(rows)
     return run_groups(
@@ -431,6 +439,7 @@ def run_sweep(
         n_jobs=n_jobs,
         progress=progress,
         description=description,
+        leave=leave,
     )
 
 

@@ -41,7 +41,7 @@ from ..datasets import CURVED_SHAPES, bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from ..geometry import DegenerateMetricWarning
 from ..model_selection import representation_curvature
-from . import runfiles, stats
+from . import runfiles, stats, words
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
@@ -53,8 +53,8 @@ from .design import (
 )
 from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import GATE_ORDER, THEOREM_ARM_LABELS
-from .primary import _statistics, measure_primary
-from .sweeps import _gaussian_plane, make_task, run_sweep
+from .primary import _statistics
+from .sweeps import _gaussian_plane, make_task
 
 __all__ = [
     "THEOREM_FILES",
@@ -70,7 +70,6 @@ __all__ = [
     "load",
     "measure_fisher",
     "premise_check",
-    "run_parts",
     "section",
     "sequence_settings",
     "summary",
@@ -259,36 +258,6 @@ THEOREM_FILES = {
     "fisher": "fisher.csv",
     "bayes": "fisher_bayes.csv",
 }
-
-
-def run_parts(design, *, n_jobs=1, log=None, write=None):
-    """Both parts of ``design`` (a :class:`~skgate.study.StudyDesign`: its
-    ``theorem_seed_list``, ``theorem_shapes``, ``fisher_tasks``,
-    ``n_samples``, ``fixed`` keys and ``bayes_sizes``), and the curved tasks'
-    Bayes accuracies; frames by part (:data:`THEOREM_FILES`). ``write(frame, name)``
-    is called as each part ends; ``log`` takes one line per part."""
-    fixed = {"n_samples": design.n_samples, **design.fixed}
-    seeds = design.theorem_seed_list
-    parts = {
-        "sequences": (
-            sequence_settings(seeds, design.theorem_shapes, fixed),
-            measure_primary,
-        ),
-        "fisher": (fisher_settings(seeds, design.fisher_tasks, fixed), measure_fisher),
-    }
-    frames = {}
-    for name, (settings, measure) in parts.items():
-        if log is not None:
-            log(f"theorem {name}: {len(settings)} fits")
-        frames[name] = run_sweep(
-            settings, n_jobs=n_jobs, description=f"theorem {name}", measure=measure
-        )
-        if write is not None:
-            write(frames[name], THEOREM_FILES[name])
-    frames["bayes"] = fisher_bayes(design.fisher_tasks, design.bayes_sizes)
-    if write is not None:
-        write(frames["bayes"], THEOREM_FILES["bayes"])
-    return frames
 
 
 def fisher_bayes(tasks=None, sizes=(20_000, 1_000)):
@@ -751,7 +720,6 @@ def write_tables(parts, out):
 def section(parts, figure=None):
     """REPORT.md's lines on the theorem's own setting, from :func:`evaluate`'s
     parts (and the figure's file name)."""
-    from .render import _fmt
 
     lines = [
         "",
@@ -776,16 +744,16 @@ def section(parts, figure=None):
         "",
         "Ungated fits (the premise):",
         "",
-        _fmt(_words(parts["premise"]), 3),
+        words.table(_words(parts["premise"]), 3),
         "",
         "Conditions in which every test of a claim holds, by family:",
         "",
-        _fmt(parts["statuses"], 3),
+        words.table(parts["statuses"], 3),
         "",
         "Multi-class tasks: mean held-out accuracy per arm (gated at alpha "
         f"{DEFAULTS['alpha']:g}) beside the Bayes accuracy:",
         "",
-        _fmt(parts["arms"], 3),
+        words.table(parts["arms"], 3),
     ]
     if figure is not None:
         lines += [

@@ -2,7 +2,14 @@
 
 from .stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
-__all__ = ["RESULT_WORDS", "interval", "number", "power_wide", "verdict_table"]
+__all__ = [
+    "RESULT_WORDS",
+    "interval",
+    "number",
+    "power_wide",
+    "table",
+    "verdict_table",
+]
 
 #: A test's outcome as the reports write it.
 RESULT_WORDS = {
@@ -24,6 +31,11 @@ def interval(row):
     return (
         f"{number(row['estimate'])} [{number(row['ci low'])}, {number(row['ci high'])}]"
     )
+
+
+def table(frame, digits=4):
+    """``frame`` as a Markdown table, numbers to ``digits`` significant digits."""
+    return frame.to_markdown(index=False, floatfmt=f".{digits}g")
 
 
 def verdict_table(verdicts):

@@ -9,12 +9,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import plots, primary, render, runfiles, sequences, words
-from .facts import ARM_LABELS
-from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
+from .. import plots, primary, runfiles, sequences, words
+from ..facts import ARM_LABELS, QUICK_CURVATURE_POINTS, QUICK_SEQUENCE_SEEDS
+from ..part import Part
+from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
     "FILES",
+    "PART",
+    "PLAN",
+    "PROTOCOL",
+    "SoftmaxSequences",
     "bottom_line",
     "evaluate",
     "findings",
@@ -23,6 +28,10 @@ __all__ = [
     "write_tables",
 ]
 
+#: The part's protocol and seed plan (``python -m skgate pilot --protocol 2``),
+#: beside the package in a checkout.
+PROTOCOL = Path(__file__).resolve().parents[3] / "docs" / "protocol-2.md"
+PLAN = Path(__file__).resolve().parents[3] / "benchmarks" / "pilot-2" / "plan.csv"
 #: The part's sweeps' CSVs, by sweep name.
 FILES = {
     name: f"seq_{name}.csv"
@@ -55,7 +64,7 @@ def write_bayes(folder, sizes=(20_000, 1_000)):
     """seq_bayes.csv: the Bayes accuracy of every task the part's arms ran
     on, from the generator (:func:`skgate.study.claims.bayes_ceilings`;
     ``sizes``: rows and posterior draws per row)."""
-    from .claims import bayes_ceilings
+    from ..claims import bayes_ceilings
 
     folder = Path(folder)
     arms = pd.read_csv(folder / FILES["arms"])
@@ -452,7 +461,7 @@ def secondary_lines(parts, record):
 
 
 def _table(frame, digits=3):
-    return render._fmt(frame, digits)
+    return words.table(frame, digits)
 
 
 #: The columns every table of tests shows.
@@ -649,3 +658,137 @@ def section(parts, record):
         *_power_part(parts["power"]),
         *_secondary_part(parts),
     ]
+
+
+# -- the part -----------------------------------------------------------------------
+
+#: The quick run's second part (``make demo``): epochs at most (patience a
+#: third of them); the arms, alpha and depth sweeps only.
+QUICK_SEQUENCE_EPOCHS = 30
+
+
+def seeds_by_sweep(job):
+    """Seeds per sweep: a given design's (the secondary sweeps on two of
+    them; a shrunken study in the tests), the quick run's
+    (:data:`~skgate.study.facts.QUICK_SEQUENCE_SEEDS`, or ``--seeds``), or
+    the protocol's."""
+    if job.shrunk:
+        seeds = tuple(job.design.seeds)
+        return dict.fromkeys(sequences.SEEDS, seeds) | dict.fromkeys(
+            ("lr_grid", "epochs20"), seeds[:2]
+        )
+    if job.quick:
+        n = QUICK_SEQUENCE_SEEDS if job.seeds is None else job.seeds
+        return dict.fromkeys(sequences.SEEDS, sequences.confirmatory_seeds(n))
+    return {
+        name: sequences.confirmatory_seeds(n) for name, n in sequences.SEEDS.items()
+    }
+
+
+def _plan():
+    return pd.read_csv(PLAN) if PLAN.is_file() else pd.DataFrame()
+
+
+class SoftmaxSequences(Part):
+    """Part 2 (docs/protocol-2.md): softmax attention over sequences; its
+    sweeps are seq_<sweep>.csv, its record run.json's "sequences"."""
+
+    name = "sequences"
+    label = "second confirmatory part (sequences)"
+    files = FILES
+    label_sweeps = True
+    protocol_number = 2
+
+    def _fixed(self, job):
+        fixed = job.fixed
+        if job.quick:
+            fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
+            fixed.setdefault("max_epochs", QUICK_SEQUENCE_EPOCHS)
+            fixed.setdefault("n_iter_no_change", QUICK_SEQUENCE_EPOCHS // 3)
+        return fixed
+
+    def settings(self, job):
+        return sequences.confirmatory_settings(
+            seeds_by_sweep(job), fixed=self._fixed(job), secondary=not job.quick
+        )
+
+    def measure(self, sweep):
+        return sequences.measure_sequence
+
+    def clear(self, out):
+        """Remove an earlier run's files of the part (its sweeps, derived
+        tables and figures): an interrupted run then leaves only its own
+        finished sweeps, never a mix of two runs."""
+        for file in [*FILES.values(), BAYES, *TABLES.values(), *FIGURES.values()]:
+            (out / file).unlink(missing_ok=True)
+
+    def finish(self, job, frames):
+        write_bayes(job.out, (2_000, 200) if job.quick else (20_000, 1_000))
+        seeds = seeds_by_sweep(job)
+        secondary = {
+            name: len({s["seed"] for s in settings})
+            for name, settings in self.settings(job).items()
+            if name in ("lr_grid", "epochs20")
+        }
+        return {
+            "quick": bool(job.quick),
+            "seeds": {name: len(seeds[name]) for name in sequences.SEEDS},
+            "secondary_seeds": secondary,
+            "first_seed": min(min(s) for s in seeds.values()),
+            "fixed": self._fixed(job),
+            "conditions": list(sequences.CONDITIONS),
+            "learning_rates": [
+                {"task": task, "gate": gate, "lr": lr}
+                for (task, gate), lr in sequences.LEARNING_RATES.items()
+            ],
+            "c2_curvature": sequences.C2_CURVATURE,
+            "left_family": [list(pair) for pair in sequences.LEFT_FAMILY],
+            "plan": _plan().to_dict(orient="list"),
+            "protocol_sha256": runfiles.protocol_sha256(PROTOCOL),
+            "command": job.command,
+        }
+
+    def load(self, folder, info):
+        return load(folder) if "sequences" in info else None
+
+    def evaluate(self, frames, info):
+        return evaluate(frames, info["sequences"])
+
+    def write(self, results, folder, out, info):
+        write_tables(results, out)
+
+    def protocol(self, results, info):
+        sha = info["sequences"].get("protocol_sha256") or "unknown"
+        return f"`docs/protocol-2.md` (part 2), SHA-256 `{sha}`"
+
+    def bottom_line(self, results, report):
+        first = report.get("copied")
+        return bottom_line(results, None if first is None else first["tests"])
+
+    def findings(self, results, report, info):
+        conditions = " and ".join(
+            f"{c['shape']} (noise {c['noise']:g})" for c in results["conditions"]
+        )
+        return [
+            f"- **Softmax attention over sequences (part 2)**, {conditions}, "
+            "linear control:",
+            *(f"  - {line}" for line in findings(results)),
+            *(f"- {line}" for line in secondary_lines(results, info["sequences"])),
+        ]
+
+    def notes(self, folder, info, results):
+        orphans = sorted(file for file in FILES.values() if (folder / file).is_file())
+        if results is not None or not orphans:
+            return []
+        return [
+            "",
+            f"**Not rendered**: the second part's sweeps ({', '.join(orphans)}) "
+            "are here without its record in run.json: a run of it that "
+            "did not finish.",
+        ]
+
+    def section(self, results, report, folder, info):
+        return section(results, info["sequences"])
+
+
+PART = SoftmaxSequences()

@@ -1,0 +1,173 @@
+"""The study as one pipeline: ``reproduce`` runs the parts, each the same way.
+
+For each registered part (:data:`skgate.study.parts.PARTS`) the job runs:
+the part's sweeps (settings x seeds) are fitted by the one runner
+(:func:`skgate.study.sweeps.run_sweep`), each written to its CSV as soon as
+it ends (an interrupted run keeps the sweeps it finished); the part then
+finishes (its other tables) and gives its record. run.json holds the
+records, the machine and each part's wall time; REPORT.md is rendered from
+the files alone (:func:`skgate.study.report.render_run`), so ``python -m
+skgate report --from DIR`` reproduces it byte for byte.
+"""
+
+import time
+from pathlib import Path
+
+from . import parts as registry
+from . import plots, render, report, runfiles, sweeps
+from .design import StudyDesign
+from .facts import COPIED_FIRST_SEED
+from .part import Job, log
+
+__all__ = ["PART_CHOICES", "reproduce", "run_part", "run_sweeps"]
+
+#: What ``reproduce`` runs: every part, or the second confirmatory part alone
+#: (beside a run already in the folder).
+PART_CHOICES = ("all", "sequences")
+
+
+def run_sweeps(part, job):
+    """``part``'s sweeps fitted (each fit measured by ``part.measure``), each
+    to its CSV in ``job.out`` as soon as it ends; the frames by sweep. The
+    quick run logs no line per sweep and erases its progress bars."""
+    frames = {}
+    for name, settings in part.settings(job).items():
+        if not job.quick:
+            log(f"{part.name} {name}: {len(settings)} fits")
+        frame = sweeps.run_sweep(
+            settings,
+            n_jobs=job.n_jobs,
+            description=name,
+            measure=part.measure(name),
+            leave=not job.quick,
+        )
+        if part.label_sweeps:
+            frame = frame.assign(sweep=name)
+        runfiles.write_csv(frame, job.out / part.file(name))
+        frames[name] = frame
+    return frames
+
+
+def run_part(part, job):
+    """Run ``part`` for ``job``: its sweeps, then the rest; its record and
+    wall time into the job."""
+    start = time.perf_counter()
+    frames = run_sweeps(part, job)
+    job.records[part.name] = part.finish(job, frames)
+    job.seconds[part.label] = time.perf_counter() - start
+
+
+def _command(quick, seeds, design, part):
+    if design is not None:
+        return f"skgate.study.reproduce(design=...) ({len(design.seeds)} seeds)"
+    words = ["python -m skgate reproduce"]
+    words += [] if part == "all" else [f"--part {part}"]
+    words += ["--quick"] if quick else []
+    words += [f"--seeds {seeds}"] if seeds is not None else []
+    return " ".join(words)
+
+
+def _job(out, quick, seeds, n_jobs, design, part, toy):
+    """The job ``reproduce`` was asked for. The confirmatory run's
+    exploratory study runs on its own design (``seeds`` from the first
+    confirmatory seed); a given design shrinks every part."""
+    job = Job(
+        Path(out),
+        quick=quick,
+        seeds=seeds,
+        n_jobs=n_jobs,
+        design=design,
+        shrunk=design is not None,
+        toy=toy,
+        command=_command(quick, seeds, design, part),
+    )
+    if design is None and not quick and part == "all":
+        job.design = StudyDesign.full(
+            **({} if seeds is None else {"n_seeds": seeds}),
+            first_seed=COPIED_FIRST_SEED,
+        )
+    return job
+
+
+def reproduce(
+    out,
+    *,
+    quick=False,
+    seeds=None,
+    n_jobs=1,
+    design=None,
+    user_guide=None,
+    part="all",
+    toy=False,
+):
+    """Run the study and write CSVs, figures, REPORT.md (and EXPLORATORY.md)
+    into ``out``; the primary verdicts by claim.
+
+    The confirmatory run (default) runs every registered part
+    (:data:`skgate.study.parts.PARTS`): the second confirmatory part
+    (softmax attention over sequences, docs/protocol-2.md) and the first
+    (copied tokens, docs/protocol.md) on their protocols' seeds, then the
+    exploratory study and the theorem's setting (10 seeds from the first
+    confirmatory seed; ``seeds`` sets how many). ``part="sequences"`` runs
+    the second part alone into ``out``, beside a run already there.
+    ``quick``: the confirmatory parts only, on
+    :data:`~skgate.study.facts.QUICK_SEEDS` seeds (the second part on
+    :data:`~skgate.study.facts.QUICK_SEQUENCE_SEEDS`, at most 30 epochs;
+    ``seeds`` overrides both counts), for ``make demo``. ``design`` (a
+    :class:`~skgate.study.StudyDesign`) runs every part on its seeds and
+    fixed keys, and the exploratory study as it says (the tests' shrunken
+    study). ``toy``: the toy datasets too. ``user_guide``: a Markdown file
+    whose findings block is rewritten.
+    """
+    if part not in PART_CHOICES:
+        raise ValueError(f"part must be one of {list(PART_CHOICES)}; got {part!r}.")
+    job = _job(out, quick, seeds, n_jobs, design, part, toy)
+    chosen = [
+        p for p in registry.PARTS if (part == "all" or p.name == part) and p.runs(job)
+    ]
+    plots.pyplot()  # fail now, not after the sweeps, if matplotlib is missing
+    for p in chosen:
+        p.check(job)
+    job.out.mkdir(parents=True, exist_ok=True)
+    if part != "all":
+        return _reproduce_alone(registry.by_name(part), job, user_guide)
+    for p in chosen:
+        p.clear(job.out)
+        run_part(p, job)
+    info = {"command": job.command, "machine": render.machine_text()}
+    info["seconds"] = dict(job.seconds)
+    for p in chosen:
+        p.store(info, job.records[p.name])
+    runfiles.save_run_info(job.out, info)
+    for p in chosen:
+        p.after_saved(job)
+    results = report.render_run(job.out, user_guide=user_guide)
+    if not quick:  # the quick run's console summary names its report
+        log(f"wrote {job.out / 'REPORT.md'}")
+    return report.primary_verdicts(results)
+
+
+def _reproduce_alone(part, job, user_guide):
+    """``part`` alone, into a folder beside whatever run is there: an earlier
+    run of it is removed first (its files and record, and the folder's
+    REPORT.md rendered again without it), so that an interrupted run leaves
+    only its own finished sweeps, never a mix of two runs."""
+    out = job.out
+    had = (out / "run.json").is_file() and part.name in runfiles.load_info(out)
+    part.clear(out)
+    runfiles.remove_part(out, part.name, [])
+    if had and (out / "REPORT.md").is_file():
+        log(
+            f"the folder's earlier run of the {part.name} part removed; the "
+            "report again"
+        )
+        report.render_run(out)
+    run_part(part, job)
+    runfiles.add_part(
+        out, part.name, job.records[part.name], machine=render.machine_text()
+    )
+    runfiles.add_seconds(out, part.label, job.seconds[part.label])
+    part.after_saved(job)
+    results = report.render_run(out, user_guide=user_guide)
+    log(f"wrote {out / 'REPORT.md'}")
+    return report.primary_verdicts(results)
