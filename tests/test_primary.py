@@ -297,11 +297,11 @@ class TestCommittedRun:
         assert not used & set(primary.confirmatory_seeds(max(seeds.values())))
 
     def test_plan_follows_from_the_committed_pilot(self, tmp_path):
-        from skgate.study import cli
+        from skgate.study.parts.copied_tokens import plan_from_pilot
 
         for path in (ROOT / "benchmarks" / "pilot").glob("pilot_*.csv"):
             shutil.copy(path, tmp_path)
-        condition, plan = cli.plan_from_pilot(tmp_path)
+        condition, plan = plan_from_pilot(tmp_path)
         assert condition == primary.CONDITION
         committed = pd.read_csv(ROOT / "benchmarks" / "pilot" / "plan.csv")
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "plan.csv"), committed)
@@ -380,7 +380,5 @@ class TestCommittedTheorem:
 
 def test_the_quick_run_has_the_fewest_seeds_that_can_decide():
     """8 seeds: the smallest sign-flip p, 1/256, is below 0.05 / 12; 7 are not."""
-    from skgate.study import cli
-
-    assert primary.can_decide(cli.QUICK_SEEDS)
-    assert not primary.can_decide(cli.QUICK_SEEDS - 1)
+    assert primary.can_decide(facts.QUICK_SEEDS)
+    assert not primary.can_decide(facts.QUICK_SEEDS - 1)

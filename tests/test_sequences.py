@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import primary, report, sequences, sequences_report
+from skgate.study import facts, primary, report, runfiles, sequences
+from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import run_batch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -276,7 +277,7 @@ class TestCommittedRun:
             if (RESULTS / name).is_file():
                 assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes()
         claims = {test["claim"] for test in sequences.tests()}
-        assert set(parts["second"]["verdicts"]["claim"]) == claims
+        assert set(parts["sequences"]["verdicts"]["claim"]) == claims
 
 
 class TestBudget:
@@ -304,9 +305,7 @@ class TestBudget:
     def test_the_quick_run_of_the_second_part_cannot_decide(self):
         """3 seeds: the smallest sign-flip p, 1/8, is above 0.05 / 10 (the
         console and the report say so); 8 seeds could."""
-        from skgate.study import cli
-
-        assert not sequences.can_decide(cli.QUICK_SEQUENCE_SEEDS)
+        assert not sequences.can_decide(facts.QUICK_SEQUENCE_SEEDS)
         assert sequences.can_decide(8)
 
 
@@ -338,11 +337,8 @@ def test_a_new_run_of_the_part_removes_the_last_ones_files(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"seconds": {}, "sequences": {}}))
     for name in ("seq_arms.csv", "seq_bayes.csv", "primary_arms.csv"):
         (tmp_path / name).write_text("a\n1\n")
-    report.remove_part(
-        tmp_path,
-        "sequences",
-        [*report.SEQUENCE_FILES.values(), sequences_report.BAYES],
-    )
+    sequences_report.PART.clear(tmp_path)
+    runfiles.remove_part(tmp_path, "sequences", [])
     assert not (tmp_path / "seq_arms.csv").exists()
     assert not (tmp_path / "seq_bayes.csv").exists()
     assert (tmp_path / "primary_arms.csv").exists()  # the other part's
@@ -374,6 +370,6 @@ class TestDamagedRuns:
         (tmp_path / "seq_arms.csv").write_bytes((RESULTS / "seq_arms.csv").read_bytes())
         parts = report.render_run(tmp_path)
         text = (tmp_path / "REPORT.md").read_text()
-        assert "second" not in parts
+        assert "sequences" not in parts
         assert "**Not rendered**" in text and "seq_arms.csv" in text
         assert "## Part 2" not in text

@@ -18,12 +18,10 @@ from skgate.study import (
     claims,
     cli,
     plots,
-    primary,
     realdata,
     regime,
     render,
-    report,
-    sequences_report,
+    runfiles,
     sphere,
     sweeps,
     theorem,
@@ -32,6 +30,8 @@ from skgate.study import (
 from skgate.study import stats as study_stats
 from skgate.study.design import StudyDesign
 from skgate.study.facts import COARSE_ALPHAS, CONDITION_NUMBERS
+from skgate.study.parts import exploratory
+from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import grid, run_setting, run_sweep
 
 TINY = {"n_samples": [90], "max_epochs": [1], "d_model": [8], "n_curvature": [20]}
@@ -472,8 +472,8 @@ def tiny_study(tmp_path_factory, request):
 
 def _exploratory_verdicts(out):
     """The exploratory study's verdicts, from a run's files."""
-    _, _, _, results = report.load_run(out)
-    return claims.verdicts(claims.evaluate_claims(results))
+    loaded = exploratory.PART.load(out, runfiles.load_info(out))
+    return claims.verdicts(claims.evaluate_claims(loaded["results"]))
 
 
 def tiny_sphere_fits(max_epochs=1):
@@ -706,7 +706,7 @@ class TestReproduce:
             assert f"{p:.4g}" in text
         # The exploratory verdicts as counts, reversals first, not lists.
         for verdict in _exploratory_verdicts(out).values():
-            assert report._compact(verdict) in text
+            assert exploratory._compact(verdict) in text
 
     def test_report_has_every_section_and_agrees_with_the_csvs(self, tiny_study):
         out, _ = tiny_study
@@ -808,24 +808,23 @@ class TestCommandLine:
 
 
 def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
+    """The first sweep (the first part's first: seq_arms.csv) is written as
+    it ends; the interruption in the second leaves no report."""
     finished = []
-    real = primary.run_primary
+    real = sweeps.run_sweep
 
-    def sweep_then_interrupt(settings_by_sweep, **kwargs):
+    def sweep_then_interrupt(settings, **kwargs):
         if finished:
             raise KeyboardInterrupt
         finished.append(True)
         tiny = {k: v[0] for k, v in TINY.items()}
-        small = {
-            name: [{**s, **tiny} for s in settings[:2]]
-            for name, settings in settings_by_sweep.items()
-        }
-        return real(small, **kwargs)
+        return real([{**s, **tiny} for s in settings[:2]], **kwargs)
 
-    monkeypatch.setattr(primary, "run_primary", sweep_then_interrupt)
+    monkeypatch.setattr(sweeps, "run_sweep", sweep_then_interrupt)
     assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
-    assert (tmp_path / "primary_arms.csv").exists()
-    assert len(pd.read_csv(tmp_path / "primary_arms.csv")) == 2
+    assert (tmp_path / "seq_arms.csv").exists()
+    assert len(pd.read_csv(tmp_path / "seq_arms.csv")) == 2
+    assert not (tmp_path / "seq_alpha.csv").exists()
     assert not (tmp_path / "REPORT.md").exists()
 
 
@@ -1041,16 +1040,19 @@ class TestRealData:
     ):
         import importlib.util
 
+        from skgate.study import pipeline
+
         designs = []
 
-        def stop(design, out, n_jobs):
-            designs.append(design)
-            raise KeyboardInterrupt  # the first sweep: enough to see the design
+        def stop(part, job):
+            # The confirmatory parts, unseen here (they would train for
+            # minutes); the exploratory study's first sweep: enough to see
+            # the design it runs.
+            if part.name == "exploratory":
+                designs.append(job.design)
+                raise KeyboardInterrupt
 
-        monkeypatch.setattr(cli, "_run_sweeps", stop)
-        monkeypatch.setattr(cli, "_run_primary", lambda *args: None)
-        # The second confirmatory part, unseen here (it would train for minutes).
-        monkeypatch.setattr(cli, "_run_sequences", lambda *args: {"seconds": 0.0})
+        monkeypatch.setattr(pipeline, "run_part", stop)
         monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
         with pytest.raises(KeyboardInterrupt):
             cli.reproduce(tmp_path, design=StudyDesign.quick())
