@@ -338,7 +338,7 @@ def test_a_new_run_of_the_part_removes_the_last_ones_files(tmp_path):
     for name in ("seq_arms.csv", "seq_bayes.csv", "primary_arms.csv"):
         (tmp_path / name).write_text("a\n1\n")
     sequences_report.PART.clear(tmp_path)
-    runfiles.remove_part(tmp_path, "sequences", [])
+    assert runfiles.remove_part(tmp_path, "sequences")
     assert not (tmp_path / "seq_arms.csv").exists()
     assert not (tmp_path / "seq_bayes.csv").exists()
     assert (tmp_path / "primary_arms.csv").exists()  # the other part's

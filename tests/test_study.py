@@ -530,8 +530,7 @@ class TestReproduce:
         assert set(seconds) == {
             "primary and secondary fits",
             "second confirmatory part (sequences)",
-            "exploratory sweeps",
-            "sphere, regime, baselines, Bayes",
+            "exploratory sweeps, sphere, regime, baselines, Bayes",
             "exploratory statistics and figures",
             "theorem's setting",
         }

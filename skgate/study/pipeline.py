@@ -19,11 +19,7 @@ from .design import StudyDesign
 from .facts import COPIED_FIRST_SEED
 from .part import Job, log
 
-__all__ = ["PART_CHOICES", "reproduce", "run_part", "run_sweeps"]
-
-#: What ``reproduce`` runs: every part, or the second confirmatory part alone
-#: (beside a run already in the folder).
-PART_CHOICES = ("all", "sequences")
+__all__ = ["reproduce", "run_part", "run_sweeps"]
 
 
 def run_sweeps(part, job):
@@ -81,7 +77,7 @@ def _job(out, quick, seeds, n_jobs, design, part, toy):
         toy=toy,
         command=_command(quick, seeds, design, part),
     )
-    if design is None and not quick and part == "all":
+    if design is None and not quick:
         job.design = StudyDesign.full(
             **({} if seeds is None else {"n_seeds": seeds}),
             first_seed=COPIED_FIRST_SEED,
@@ -108,8 +104,9 @@ def reproduce(
     (softmax attention over sequences, docs/protocol-2.md) and the first
     (copied tokens, docs/protocol.md) on their protocols' seeds, then the
     exploratory study and the theorem's setting (10 seeds from the first
-    confirmatory seed; ``seeds`` sets how many). ``part="sequences"`` runs
-    the second part alone into ``out``, beside a run already there.
+    confirmatory seed; ``seeds`` sets how many). ``part`` (a registered
+    part's name, e.g. "sequences": the second part) runs that part alone
+    into ``out``, beside a run already there.
     ``quick``: the confirmatory parts only, on
     :data:`~skgate.study.facts.QUICK_SEEDS` seeds (the second part on
     :data:`~skgate.study.facts.QUICK_SEQUENCE_SEEDS`, at most 30 epochs;
@@ -119,8 +116,14 @@ def reproduce(
     study). ``toy``: the toy datasets too. ``user_guide``: a Markdown file
     whose findings block is rewritten.
     """
-    if part not in PART_CHOICES:
-        raise ValueError(f"part must be one of {list(PART_CHOICES)}; got {part!r}.")
+    choices = ["all", *(p.name for p in registry.PARTS)]
+    if part not in choices:
+        raise ValueError(f"part must be one of {choices}; got {part!r}.")
+    if toy and part != "all":
+        raise ValueError(
+            f"toy=True runs with part='all' only (the toy datasets join a whole "
+            f"run); got part={part!r}."
+        )
     job = _job(out, quick, seeds, n_jobs, design, part, toy)
     chosen = [
         p for p in registry.PARTS if (part == "all" or p.name == part) and p.runs(job)
@@ -153,20 +156,20 @@ def _reproduce_alone(part, job, user_guide):
     REPORT.md rendered again without it), so that an interrupted run leaves
     only its own finished sweeps, never a mix of two runs."""
     out = job.out
-    had = (out / "run.json").is_file() and part.name in runfiles.load_info(out)
+    if not part.runs(job):
+        raise ValueError(f"the {part.name} part does not run in this job.")
     part.clear(out)
-    runfiles.remove_part(out, part.name, [])
-    if had and (out / "REPORT.md").is_file():
-        log(
-            f"the folder's earlier run of the {part.name} part removed; the "
-            "report again"
-        )
+    if runfiles.remove_part(out, part.name) and (out / "REPORT.md").is_file():
+        log(f"the folder's earlier run of {part.name} removed; the report again")
         report.render_run(out)
     run_part(part, job)
-    runfiles.add_part(
-        out, part.name, job.records[part.name], machine=render.machine_text()
-    )
-    runfiles.add_seconds(out, part.label, job.seconds[part.label])
+    if (out / "run.json").is_file():
+        info = runfiles.load_info(out)
+    else:
+        info = {"command": job.command, "machine": render.machine_text(), "seconds": {}}
+    part.store(info, job.records[part.name])
+    info["seconds"][part.label] = job.seconds[part.label]
+    runfiles.save_run_info(out, info)
     part.after_saved(job)
     results = report.render_run(out, user_guide=user_guide)
     log(f"wrote {out / 'REPORT.md'}")

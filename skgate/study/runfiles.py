@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "add_part",
     "add_seconds",
     "load_info",
     "plain",
@@ -197,35 +196,23 @@ def save_run_info(folder, info):
     (Path(folder) / "run.json").write_text(text + "\n")
 
 
-def add_part(folder, name, record, machine):
-    """Add (or replace) a part's record in the run's run.json, keeping the
-    other parts'; a folder without run.json gets one holding this part."""
-    path = Path(folder) / "run.json"
-    if path.is_file():
-        info = read_json(path)
-    else:
-        info = {"command": record["command"], "machine": machine, "seconds": {}}
-    info[name] = record
-    path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
-
-
 def load_info(folder):
     """A run's run.json as a dict."""
     return read_record(Path(folder) / "run.json")
 
 
-def remove_part(folder, name, files):
-    """Remove a part's ``files`` and its record in run.json (if any), before
-    the part runs again."""
-    folder = Path(folder)
-    for file in files:
-        (folder / file).unlink(missing_ok=True)
-    path = folder / "run.json"
-    if path.is_file():
-        info = read_json(path)
-        if name in info:
-            del info[name]
-            path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+def remove_part(folder, name):
+    """Remove a part's record from the run's run.json, before the part runs
+    again; whether there was one."""
+    path = Path(folder) / "run.json"
+    if not path.is_file():
+        return False
+    info = read_json(path)
+    if name not in info:
+        return False
+    del info[name]
+    path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+    return True
 
 
 def add_seconds(folder, part, seconds):
