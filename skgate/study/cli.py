@@ -12,13 +12,11 @@ from pathlib import Path
 from .. import _command as command_line
 from .. import compare
 from ..parallel import on_cluster
-from . import primary, realdata, report, sequences
+from . import realdata, report, sequences
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
-from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
 from .part import log
 from .parts.copied_tokens import run_pilot
-from .parts.softmax_sequences import QUICK_SEQUENCE_EPOCHS
 from .parts.toy_datasets import run_toy
 from .pipeline import reproduce
 
@@ -86,7 +84,7 @@ def _reproduce_command(args, parser):
     start = time.perf_counter()
     try:
         with on_cluster(args.scheduler):
-            verdicts = reproduce(
+            reproduce(
                 args.out,
                 quick=args.quick,
                 seeds=args.seeds,
@@ -100,43 +98,8 @@ def _reproduce_command(args, parser):
     except OSError as exc:  # e.g. an unreachable --scheduler
         parser.exit(2, f"{parser.prog} reproduce: error: {exc}\n")
     seconds = time.perf_counter() - start
-    print(_console_summary(args, verdicts, seconds))
+    print(report.console_summary(args.out, args.quick, args.seeds, args.part, seconds))
     return 0
-
-
-def _console_summary(args, verdicts, seconds):
-    """What a run prints when it ends: the Findings of its REPORT.md in
-    plain sentences, framed by what kind of run it was and where the rest is."""
-    lines = report.findings_text(Path(args.out) / "REPORT.md")
-    if args.quick:
-        n = args.seeds or QUICK_SEEDS
-        n2 = args.seeds or QUICK_SEQUENCE_SEEDS
-        decides = (
-            "it can decide only large effects (a test holds only if nearly "
-            "every seed agrees)"
-            if primary.can_decide(n)
-            else f"with {n} seeds no test can pass the family's level"
-        )
-        second = (
-            f"softmax sequences' tests on {n2} seeds and at most "
-            f"{QUICK_SEQUENCE_EPOCHS} epochs"
-            + ("" if sequences.can_decide(n2) else " (none can pass its level)")
-        )
-        what = (
-            second[0].upper() + second[1:]
-            if args.part == "sequences"
-            else f"the copied-token tests on {n} seeds ({decides}) and the {second}"
-        )
-        head = f"Quick run ({seconds:.0f} s), a pilot: {what}. Findings:"
-        tail = (
-            "The confirmatory results (protocols docs/protocol.md and "
-            "docs/protocol-2.md): benchmarks/results/REPORT.md. This run: "
-            f"{args.out}/REPORT.md"
-        )
-    else:
-        head = f"Confirmatory run ({seconds:.0f} s). Findings:"
-        tail = f"Report: {args.out}/REPORT.md (exploratory: EXPLORATORY.md)"
-    return "\n".join(["", head, *lines, tail])
 
 
 def _text(path):

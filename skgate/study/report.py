@@ -15,13 +15,16 @@ import tempfile
 from pathlib import Path
 
 from . import parts as registry
-from . import runfiles
+from . import primary, runfiles, sequences
+from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
+from .parts.softmax_sequences import QUICK_SEQUENCE_EPOCHS
 
 __all__ = [
     "MAX_BOTTOM_LINE",
     "MAX_FINDINGS",
     "USER_GUIDE_MARKERS",
     "bottom_line",
+    "console_summary",
     "findings_text",
     "primary_verdicts",
     "render_run",
@@ -214,3 +217,40 @@ def primary_verdicts(report):
         return {}
     verdicts = part["verdicts"]
     return dict(zip(verdicts["claim"], verdicts["verdict"], strict=True))
+
+
+def console_summary(out, quick, seeds, part, seconds):
+    """What a run into ``out`` prints when it ends (``quick``, ``seeds``,
+    ``part``: what it was asked; ``seconds``: its wall time): the Findings of
+    its REPORT.md in plain sentences, framed by what kind of run it was and
+    where the rest is."""
+    lines = findings_text(Path(out) / "REPORT.md")
+    if quick:
+        n = seeds or QUICK_SEEDS
+        n2 = seeds or QUICK_SEQUENCE_SEEDS
+        decides = (
+            "it can decide only large effects (a test holds only if nearly "
+            "every seed agrees)"
+            if primary.can_decide(n)
+            else f"with {n} seeds no test can pass the family's level"
+        )
+        second = (
+            f"softmax sequences' tests on {n2} seeds and at most "
+            f"{QUICK_SEQUENCE_EPOCHS} epochs"
+            + ("" if sequences.can_decide(n2) else " (none can pass its level)")
+        )
+        what = (
+            second[0].upper() + second[1:]
+            if part == "sequences"
+            else f"the copied-token tests on {n} seeds ({decides}) and the {second}"
+        )
+        head = f"Quick run ({seconds:.0f} s), a pilot: {what}. Findings:"
+        tail = (
+            "The confirmatory results (protocols docs/protocol.md and "
+            "docs/protocol-2.md): benchmarks/results/REPORT.md. This run: "
+            f"{out}/REPORT.md"
+        )
+    else:
+        head = f"Confirmatory run ({seconds:.0f} s). Findings:"
+        tail = f"Report: {out}/REPORT.md (exploratory: EXPLORATORY.md)"
+    return "\n".join(["", head, *lines, tail])
