@@ -45,7 +45,7 @@ from .nn import GATES
 #: :class:`~skgate.nn.GatedAttentionNet` under the same names (a test holds
 #: them to the network's keywords). The gate's initialisation gain is not a
 #: hyper-parameter of the estimators: it is a class attribute
-#: (``_gate_gain``), which the study's sensitivity check overrides in a
+#: (``gate_gain``), which the study's sensitivity check overrides in a
 #: subclass.
 NET_PARAMETERS = (
     "gate",

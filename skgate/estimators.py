@@ -148,8 +148,11 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
 
     _unused_callbacks = ()
     _y_checks = {}
-    #: The gate projection's initialisation gain (skgate.nn.GATE_GAIN).
-    _gate_gain = GATE_GAIN
+    #: The gate projection's initialisation gain (:data:`skgate.nn.GATE_GAIN`,
+    #: :class:`~skgate.nn.GatedAttentionNet`'s ``gate_gain``): a class
+    #: attribute, not a parameter; a subclass sets another to start the gate
+    #: elsewhere (``1 / math.sqrt(3)`` is PyTorch's ``nn.Linear`` default).
+    gate_gain = GATE_GAIN
 
     _parameter_constraints = {
         # The registry's live names: a gate registered later is valid too.
@@ -255,7 +258,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                 residual=self.residual,
                 norm=self.norm,
                 attention=self.attention,
-                gate_gain=self._gate_gain,
+                gate_gain=self.gate_gain,
             )
         module = module.to_empty(device=self.device).to(torch.float32)
         module.reset_parameters(generator)
@@ -403,6 +406,39 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
         return geometry.curvature(self._representation_map(layer), X, **kwargs)
+
+    def representation_map(self, layer="attention"):
+        """The map ``x -> representation(x, layer)`` that :meth:`curvature`
+        measures, as a float64 torch function of a batch of rows: for
+        :mod:`skgate.geometry` directly, e.g.
+        :func:`~skgate.geometry.curvature_by_metric` (several output metrics
+        from one evaluation of the derivatives).
+
+        Parameters
+        ----------
+        {layer}
+
+        Returns
+        -------
+        skgate.nn.RepresentationMap
+            Takes a float64 tensor of shape (n, n_features); a copy of the
+            trained weights in float64, so later fits do not change it.
+
+        Examples
+        --------
+        >>> import torch
+        >>> from sklearn.datasets import make_moons
+        >>> from skgate import GatedAttentionClassifier
+        >>> from skgate.geometry import curvature
+        >>> X, y = make_moons(60, random_state=0)
+        >>> clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
+        >>> f = clf.representation_map()
+        >>> bool((curvature(f, X[:5]) == clf.curvature(X[:5])).all())
+        True
+        """
+        check_is_fitted(self)
+        check_layer(layer, "representation_map")
+        return self._representation_map(layer)
 
     def _check_fisher(self, layer):
         """``metric="fisher"`` needs a predicted class distribution: a

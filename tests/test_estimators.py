@@ -1877,3 +1877,32 @@ def test_fixed_attention_keeps_trained_ungated_sequences_flat(attention, residua
         "none", token_dim=2, max_epochs=3, random_state=0
     )
     assert representation_curvature(softmax.fit(X, y), X[:20]).min() > 1e-6
+
+
+@pytest.mark.parametrize(
+    "Estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+)
+def test_representation_map_is_the_map_curvature_measures(Estimator):
+    """geometry.curvature of the public map gives the estimator's curvature,
+    bit for bit, at every layer; a bad layer is refused by name."""
+    from skgate.geometry import curvature
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    model = Estimator(max_epochs=2, d_model=8, random_state=0).fit(X, y)
+    for layer in ("attention", 0):
+        f = model.representation_map(layer)
+        assert np.array_equal(curvature(f, X[:6]), model.curvature(X[:6], layer=layer))
+    with pytest.raises(ValueError, match="layer"):
+        model.representation_map("nowhere")
+
+
+def test_a_subclass_sets_the_gate_gain():
+    """The class attribute reaches the network (PyTorch's nn.Linear gain)."""
+
+    class PyTorchGain(GatedAttentionClassifier):
+        gate_gain = 1 / np.sqrt(3)
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    model = PyTorchGain(max_epochs=1, d_model=8, random_state=0).fit(X, y)
+    assert model.net_.module_.blocks[0].gate_gain == pytest.approx(1 / np.sqrt(3))
+    assert "gate_gain" not in model.get_params()

@@ -135,7 +135,7 @@ def test_the_network_defaults_are_the_estimators():
         assert keywords
         for parameter in keywords:
             if parameter.name == "gate_gain":
-                assert parameter.default == Estimator._gate_gain
+                assert parameter.default == Estimator.gate_gain
                 continue
             assert parameter.default == params[parameter.name], parameter.name
 

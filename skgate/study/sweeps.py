@@ -97,7 +97,7 @@ class PyTorchGateInitClassifier(GatedAttentionClassifier):
     the same random numbers, so it differs from the default classifier in
     that scale alone. The study's sensitivity check of the initialisation."""
 
-    _gate_gain = 1 / math.sqrt(3)
+    gate_gain = 1 / math.sqrt(3)
 
 
 #: The gate initialisations a setting may ask for (``gate_init``), by name.
@@ -245,7 +245,7 @@ def _measure(clf, X_test, y_test, setting):
         ]
     if metrics:
         values = curvature_by_metric(
-            clf._representation_map("attention"), X_curv, metrics
+            clf.representation_map("attention"), X_curv, metrics
         )
         row.update(zip(names, values.mean(axis=1), strict=True))
     return row
