@@ -1,28 +1,28 @@
-"""The reproduction study of "Gating Enables Curvature": sweeps, claims, report, plots.
+"""The reproduction study of "Gating Enables Curvature": one pipeline of parts.
 
 Everything here exists to rerun the paper's claims and report which hold; it
-uses the library's public API and its batched training
-(``skgate._training``); nothing in the library imports it.
+uses the library's public API, and nothing in the library imports it.
 
-- :mod:`~skgate.study.design`: which settings run (:class:`StudyDesign`) and
-  the study's constants;
-- :mod:`~skgate.study.sweeps`: settings x seeds -> one row per fit
-  (:func:`grid`, :func:`run_setting`, :func:`run_sweep`), joblib-parallel,
-  settings that differ in seed, alpha and learning rate trained as one batch;
-- :mod:`~skgate.study.stats`: the general statistics (paired comparisons,
-  trends, Holm, equivalence, outcome words);
-- :mod:`~skgate.study.claims`: the claims' rules and verdicts, as data;
-- :mod:`~skgate.study.primary`: the confirmatory study, the executable form
-  of docs/protocol.md (its design, measurements, primary and secondary
-  tests, power, verdicts);
-- :mod:`~skgate.study.theorem`: the theorem's own setting (fixed attention
-  over sequences, Fisher-Rao curvature of multi-class outputs);
-- :mod:`~skgate.study.report`: REPORT.md of a run, rendered from the files
-  the run wrote (``python -m skgate report --from``);
-- :mod:`~skgate.study.render`: the exploratory report and TOY.md as strings;
-- :mod:`~skgate.study.plots`: the figures (matplotlib);
-- :mod:`~skgate.study.toy`: the toy-dataset benchmark;
-- :mod:`~skgate.study.cli`: ``python -m skgate``, which writes the files.
+- :mod:`~skgate.study.part`: what a part is (:class:`~skgate.study.part.Part`:
+  its settings, measurements, tests and section) and what a run asks of it
+  (:class:`~skgate.study.part.Job`);
+- :mod:`~skgate.study.parts`: the registered parts, in order: the second
+  confirmatory part (softmax attention over sequences), the first (copied
+  tokens), the exploratory study, the theorem's setting, the toy datasets;
+- :mod:`~skgate.study.pipeline`: :func:`reproduce`, which runs every part the
+  same way (settings x seeds -> one CSV per sweep, then the part's record);
+- :mod:`~skgate.study.report`: REPORT.md rendered from a run's files, every
+  part the same way (``python -m skgate report --from``);
+- :mod:`~skgate.study.facts`: every fact the parts share, once;
+- the parts' machinery: :mod:`~skgate.study.design`,
+  :mod:`~skgate.study.sweeps` (the one runner), :mod:`~skgate.study.stats`
+  (the one statistics module), :mod:`~skgate.study.primary` and
+  :mod:`~skgate.study.sequences` (the protocols' settings and tests),
+  :mod:`~skgate.study.claims` (the exploratory rules and verdicts),
+  :mod:`~skgate.study.theorem`, :mod:`~skgate.study.words` (numbers and
+  outcomes in words), :mod:`~skgate.study.render` (the exploratory page),
+  :mod:`~skgate.study.plots`, :mod:`~skgate.study.runfiles`;
+- :mod:`~skgate.study.cli`: ``python -m skgate``'s commands.
 """
 
 from .claims import evaluate_claims, verdicts
