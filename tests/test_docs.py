@@ -26,6 +26,7 @@ PUBLIC_MODULES = (
     "skgate.inspection",
     "skgate.model_selection",
     "skgate.nn",
+    "skgate.paired",
     "skgate.parallel",
     "skgate.search",
     "skgate.study",

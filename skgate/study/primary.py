@@ -23,8 +23,8 @@ import functools
 import numpy as np
 import pandas as pd
 
-from .._paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from ..model_selection import representation_curvature
+from ..paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from . import stats
 from .design import DEFAULTS, GATE_ORDER
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
