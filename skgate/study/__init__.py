@@ -1,8 +1,8 @@
 """The reproduction study of "Gating Enables Curvature": sweeps, claims, report, plots.
 
 Everything here exists to rerun the paper's claims and report which hold; it
-uses the library's public API and its batched training
-(``skgate._training``); nothing in the library imports it.
+uses the library's public API alone (its batched training too:
+:func:`skgate.parallel.fit_together`); nothing in the library imports it.
 
 - :mod:`~skgate.study.design`: which settings run (:class:`StudyDesign`) and
   the study's constants;
