@@ -39,9 +39,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _options, paired
-from ._command import CsvProblem, header_problem
 from ._docstrings import fill_docstring
 from ._training import fit_together
+from .command import CsvProblem, header_problem
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import make_curvature_scorer, representation_curvature
 from .nn import GATES
@@ -1312,7 +1312,7 @@ fill_docstring(compare_gates, parameters=_PARAMETERS_DOC, notes=_NOTES_DOC)
 # and writes COMPARE.md (the verdict, the tests, the scores),
 # compare_scores.csv, compare_tests.csv and fig_compare.png. The command
 # line checks the file's header before torch is imported
-# (skgate._command.check_csv_header); the rest is checked here.
+# (skgate.command.check_csv_header); the rest is checked here.
 
 
 def _read_table(path, target, task=None):

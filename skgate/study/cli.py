@@ -17,9 +17,9 @@ import pandas as pd
 from sklearn.datasets import make_moons
 from sklearn.model_selection import train_test_split
 
-from .. import _command as command_line
+from .. import command as command_line
 from .. import compare
-from .._command import PARTS, QUICK_SEEDS
+from ..command import PARTS, QUICK_SEEDS
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..parallel import on_cluster
@@ -653,7 +653,7 @@ def _check_writable(parser, out, fail=None):
 
 def _reproduce_command(args, parser):
     # Every argument was checked before anything is written
-    # (skgate._command.parse); what the machine holds is checked here.
+    # (skgate.command.parse); what the machine holds is checked here.
     if not args.quick and args.part == "all":
         missing = realdata.unreadable(StudyDesign.full().real_tasks)
         if missing:
@@ -851,7 +851,7 @@ def main(argv=None):
 
 def run(args, parser):
     """Run the command ``args`` parsed by ``parser``
-    (:func:`skgate._command.parser`); the exit code."""
+    (:func:`skgate.command.parser`); the exit code."""
     if args.command == "reproduce":
         return _reproduce_command(args, parser)
     if args.command == "report":

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 import torch
 from sklearn.model_selection import ParameterGrid
 
-from .._command import FULL_SEEDS
+from ..command import FULL_SEEDS
 from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
