@@ -637,7 +637,7 @@ def nemenyi_critical_difference(n_models, n_datasets, alpha=ALPHA_LEVEL):
 def nemenyi_p(rank_difference, n_models, n_datasets):
     """The p-value of Nemenyi's test for one pair whose average ranks differ
     by ``rank_difference``, adjusted for all k (k - 1) / 2 pairs (the
-    studentized range's tail at sqrt(2) |difference| / scale): below alpha
+    studentized range's tail at sqrt(2) abs(difference) / scale): below alpha
     exactly when the difference exceeds :func:`nemenyi_critical_difference`.
 
     Examples
