@@ -8,7 +8,7 @@ dataset is one replicate, summarised by each model's mean held-out score:
 Friedman's test on the average ranks with Nemenyi's post-hoc test and its
 critical-difference diagram (Demsar, 2006), and for each pair of interest the
 Bayesian signed-rank test with the margin as region of practical equivalence
-(Benavoli et al., 2017). The statistics are :mod:`skgate._paired`'s, shared
+(Benavoli et al., 2017). The statistics are :mod:`skgate.paired`'s, shared
 with compare_gates and the reproduction study.
 """
 
@@ -34,7 +34,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.multiclass import type_of_target
 
-from . import _paired, compare
+from . import compare, paired
 from ._docstrings import fill_docstring
 
 __all__ = [
@@ -219,17 +219,17 @@ class GateBenchmark(compare._Verdict):
         table = datasets.pivot(index="dataset", columns="model", values="score")
         table = table.loc[list(dict.fromkeys(scores["dataset"])), models]
         ranks = pd.DataFrame(
-            _paired.average_ranks(table), index=table.index, columns=models
+            paired.average_ranks(table), index=table.index, columns=models
         )
         datasets.insert(
             datasets.columns.get_loc("winner"),
             "rank",
             [ranks.at[row.dataset, row.model] for row in datasets.itertuples()],
         )
-        friedman = _paired.friedman_test(table)
+        friedman = paired.friedman_test(table)
         average = pd.Series(friedman.pop("average ranks"), index=models)
         average = average.sort_values(kind="stable")
-        friedman["critical difference"] = _paired.nemenyi_critical_difference(
+        friedman["critical difference"] = paired.nemenyi_critical_difference(
             len(models), len(table)
         )
         tests = _pair_tests(scores, table, average, margin, random_state)
@@ -348,7 +348,7 @@ def _dataset_table(scores):
         if np.ptp(values) == 0:
             low = high = float(values[0])
         else:
-            low, high = _paired.corrected_t_bounds(
+            low, high = paired.corrected_t_bounds(
                 values, test_fraction=fraction, alpha_low=0.025, alpha_high=0.025
             )
         rows.append({
@@ -390,9 +390,9 @@ def _per_dataset_outcomes(scores, pairs, margin):
         rows = []
         for better, worse in pairs:
             d = (table[better] - table[worse]).to_numpy()
-            result = _paired.corrected_t_comparison(d, margin, test_fraction=fraction)
+            result = paired.corrected_t_comparison(d, margin, test_fraction=fraction)
             rows.append({**result, "kind": "superiority"})
-        family = _paired.family_outcomes(pd.DataFrame(rows))
+        family = paired.family_outcomes(pd.DataFrame(rows))
         for pair, outcome in zip(pairs, family["outcome"], strict=True):
             outcomes[pair].append(outcome)
     return outcomes
@@ -417,8 +417,8 @@ def _pair_tests(scores, table, average, margin, random_state):
             "datasets worse": int((d < -margin).sum()),
             **{f"datasets {o}": int((outcomes == o).sum()) for o in _OUTCOMES},
             "rank difference": rank_difference,
-            "p nemenyi": _paired.nemenyi_p(rank_difference, n_models, n_datasets),
-            **_paired.signed_rank_bayes(d, margin, random_state=random_state),
+            "p nemenyi": paired.nemenyi_p(rank_difference, n_models, n_datasets),
+            **paired.signed_rank_bayes(d, margin, random_state=random_state),
             "margin": margin,
             "n datasets": n_datasets,
         })  # fmt: skip
@@ -427,7 +427,7 @@ def _pair_tests(scores, table, average, margin, random_state):
     return tests
 
 
-_OUTCOMES = (_paired.HOLDS, _paired.REVERSED, _paired.NO_EFFECT, _paired.INCONCLUSIVE)
+_OUTCOMES = (paired.HOLDS, paired.REVERSED, paired.NO_EFFECT, paired.INCONCLUSIVE)
 
 
 def _decision(row):
@@ -435,18 +435,18 @@ def _decision(row):
     the words of every other test (holds, reversed, no effect,
     inconclusive)."""
     if row["probability better"] >= DECISION_PROBABILITY:
-        return _paired.HOLDS
+        return paired.HOLDS
     if row["probability worse"] >= DECISION_PROBABILITY:
-        return _paired.REVERSED
+        return paired.REVERSED
     if row["probability equivalent"] >= DECISION_PROBABILITY:
-        return _paired.NO_EFFECT
-    return _paired.INCONCLUSIVE
+        return paired.NO_EFFECT
+    return paired.INCONCLUSIVE
 
 
 def _verdict(tests, friedman, average, table, margin):
     n = table.shape[0]
     ranks = ", ".join(f"{m} {r:.2f}" for m, r in average.items())
-    differ = friedman["p"] < _paired.ALPHA_LEVEL
+    differ = friedman["p"] < paired.ALPHA_LEVEL
     opening = (
         f"Across {n} datasets, Friedman's test says the models' ranks "
         f"{'differ' if differ else 'do not differ detectably'} (F = "
@@ -472,10 +472,10 @@ def _pair_phrase(row, margin):
         f"{compare._probability(row['probability worse'])}"
     )
     outcome = {
-        _paired.HOLDS: f"{better} is better than {worse}",
-        _paired.REVERSED: f"{worse} is better than {better}",
-        _paired.NO_EFFECT: f"{better} and {worse} are equivalent within {margin:g}",
-        _paired.INCONCLUSIVE: f"{better} against {worse} is undecided",
+        paired.HOLDS: f"{better} is better than {worse}",
+        paired.REVERSED: f"{worse} is better than {better}",
+        paired.NO_EFFECT: f"{better} and {worse} are equivalent within {margin:g}",
+        paired.INCONCLUSIVE: f"{better} against {worse} is undecided",
     }[row["outcome"]]
     return f"{outcome}: {counts}; {probabilities}."
 

@@ -4,7 +4,7 @@ Every gate (and alpha) is trained on the same cross-validation splits, scored
 on held-out accuracy or R^2 (or ``scoring``) and on the curvature of its
 representation (the scale-free turning rate by default), and every pair of
 arms is tested with statistics right for splits that share training rows
-(:mod:`skgate._paired`, shared with the reproduction study): the corrected
+(:mod:`skgate.paired`, shared with the reproduction study): the corrected
 resampled t-test with Holm over the table, and beside it the Bayesian
 correlated t-test, whose joint posterior also picks the gate to use.
 """
@@ -38,10 +38,10 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
-from . import _options, _paired
-from ._command import CsvProblem, header_problem
+from . import _options, paired
 from ._docstrings import fill_docstring
 from ._training import fit_together
+from .command import CsvProblem, header_problem
 from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from .model_selection import make_curvature_scorer, representation_curvature
 from .nn import GATES
@@ -66,9 +66,9 @@ __all__ = [
 #: Equivalence margins ("no effect" within them), the reproduction study's
 #: smallest differences of interest: a score difference of 0.02, a curvature
 #: difference of this share of the two arms' mean.
-SCORE_MARGIN = _paired.SCORE_MARGIN
+SCORE_MARGIN = paired.SCORE_MARGIN
 #: The curvature margin as a share of the two arms' mean curvature.
-CURVATURE_MARGIN_SHARE = _paired.CURVATURE_MARGIN_SHARE
+CURVATURE_MARGIN_SHARE = paired.CURVATURE_MARGIN_SHARE
 
 #: The tests of a paired difference: for cross-validation splits (the
 #: default) and for independent replicates.
@@ -835,15 +835,15 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
         # Two exactly flat arms have margin 0: their equal zeros are equivalent.
         margin = max(CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair))), 1e-12)
     if test == "corrected-t":
-        result = _paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
+        result = paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
     else:
-        result = _paired.permutation_comparison(d, margin)
+        result = paired.permutation_comparison(d, margin)
     return {
         "comparison": f"{better} > {worse}",
         "measure": measure,
         "mean difference": result.pop("estimate"),
         **result,
-        **_paired.correlated_bayes(d, margin, test_fraction=test_fraction),
+        **paired.correlated_bayes(d, margin, test_fraction=test_fraction),
         "margin": margin,
         "kind": "superiority",
     }
@@ -911,29 +911,27 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
                    test_fraction)
         for d, (better, worse, measure) in zip(differences, pairs, strict=True)
     ]  # fmt: skip
-    tests = _paired.family_outcomes(pd.DataFrame(rows))
+    tests = paired.family_outcomes(pd.DataFrame(rows))
     return _holm_bounds(tests, differences, test, test_fraction)
 
 
 def _holm_bounds(tests, differences, test, test_fraction):
     """Each difference's interval with its bounds at Holm's step levels
-    (:func:`skgate._paired.holm_levels`): the lower bound from the family
+    (:func:`skgate.paired.holm_levels`): the lower bound from the family
     of "p", the upper from that of "p reverse". A bound excludes 0 exactly
     when its test holds (is reversed) after Holm, so the verdict's words
     cannot contradict its intervals (both tests' bounds invert the test)."""
-    tests["ci low level"] = 1 - _paired.holm_levels(tests["p"])
-    tests["ci high level"] = 1 - _paired.holm_levels(tests["p reverse"])
+    tests["ci low level"] = 1 - paired.holm_levels(tests["p"])
+    tests["ci high level"] = 1 - paired.holm_levels(tests["p reverse"])
     for i, d in enumerate(differences):
         levels = {
             "alpha_low": 1 - tests.at[i, "ci low level"],
             "alpha_high": 1 - tests.at[i, "ci high level"],
         }
         if test == "corrected-t":
-            bounds = _paired.corrected_t_bounds(
-                d, test_fraction=test_fraction, **levels
-            )
+            bounds = paired.corrected_t_bounds(d, test_fraction=test_fraction, **levels)
         else:
-            bounds = _paired.sign_flip_bounds(d, **levels)
+            bounds = paired.sign_flip_bounds(d, **levels)
         tests.loc[i, ["ci low", "ci high"]] = bounds
     tests["test"] = test
     return tests
@@ -963,7 +961,7 @@ def _recommendation(scores, margin, test_fraction, random_state):
     when it alone reaches DECISION_PROBABILITY, the set when several do and
     jointly reach it (least curved first), else the likeliest arm."""
     arms, table = _paired_table(scores)
-    draws = _paired.posterior_means(
+    draws = paired.posterior_means(
         table["score"][arms].to_numpy(),
         test_fraction=test_fraction,
         random_state=0 if random_state is None else random_state,
@@ -993,17 +991,17 @@ def _phrase(row, words):
     better, worse = row["comparison"].split(" > ")
     beats, alike = words
     outcome = row["outcome"]
-    if outcome == _paired.HOLDS:
+    if outcome == paired.HOLDS:
         small = row["ci high"] < row["margin"]
         return f"{better} {beats} {worse} by {_interval(row)}" + (
             ", less than the margin" if small else ""
         )
-    if outcome == _paired.REVERSED:
+    if outcome == paired.REVERSED:
         small = -row["ci low"] < row["margin"]
         return f"{worse} {beats} {better} by {_interval(row, -1)}" + (
             ", less than the margin" if small else ""
         )
-    if outcome == _paired.NO_EFFECT:
+    if outcome == paired.NO_EFFECT:
         return (
             f"{better} and {worse} {alike} within +-{row['margin']:.3g} "
             f"({_interval(row)})"
@@ -1063,13 +1061,13 @@ def _estimators(task, arms, params):
 
 def _warn_if_undecidable(test, splits, n_tests, cv):
     n_splits, n_repeats = len(splits), splits[-1].repeat + 1
-    floor = _paired.smallest_p(test, n_splits)
-    if n_tests * floor >= _paired.ALPHA_LEVEL:
+    floor = paired.smallest_p(test, n_splits)
+    if n_tests * floor >= paired.ALPHA_LEVEL:
         warnings.warn(
             f"test={test!r} on cv={cv!r} x n_repeats={n_repeats} ({n_splits} "
             f"splits) cannot reach the Holm level: its smallest p is {floor:.3g}, "
             f"{min(1.0, n_tests * floor):.3g} after Holm over {n_tests} tests "
-            f"(level {_paired.ALPHA_LEVEL:g}). Use more splits (cv, n_repeats) or "
+            f"(level {paired.ALPHA_LEVEL:g}). Use more splits (cv, n_repeats) or "
             "test='corrected-t'.",
             UserWarning,
             stacklevel=3,
@@ -1314,7 +1312,7 @@ fill_docstring(compare_gates, parameters=_PARAMETERS_DOC, notes=_NOTES_DOC)
 # and writes COMPARE.md (the verdict, the tests, the scores),
 # compare_scores.csv, compare_tests.csv and fig_compare.png. The command
 # line checks the file's header before torch is imported
-# (skgate._command.check_csv_header); the rest is checked here.
+# (skgate.command.check_csv_header); the rest is checked here.
 
 
 def _read_table(path, target, task=None):

@@ -1,14 +1,22 @@
-"""Scale-out: a joblib backend on Dask that survives the loss of a worker.
+"""Scale-out: many models as one network, and a joblib backend on Dask.
 
-Grid searches and sweeps parallelise with joblib, so they run on a Dask
-cluster through joblib's Dask backend. Nothing here runs on import: call
-:func:`register_dask_resilient_backend` once, then use
+On one machine, :func:`fit_together` trains estimators that differ only in
+``alpha``, ``random_state`` and ``lr`` as one batched network, each to the
+bits of its own fit. Across machines, grid searches and sweeps parallelise
+with joblib, so they run on a Dask cluster through joblib's Dask backend.
+Nothing here runs on import (and importing this module imports neither
+torch nor Dask): call :func:`register_dask_resilient_backend` once, then use
 ``parallel_config(backend="dask-resilient")``.
 """
 
 from contextlib import contextmanager
 
-__all__ = ["BACKEND_NAME", "on_cluster", "register_dask_resilient_backend"]
+__all__ = [
+    "BACKEND_NAME",
+    "fit_together",
+    "on_cluster",
+    "register_dask_resilient_backend",
+]
 
 #: The name the backend is registered under.
 BACKEND_NAME = "dask-resilient"
@@ -103,3 +111,118 @@ def on_cluster(address):
     name = register_dask_resilient_backend()
     with Client(address) as client, parallel_config(backend=name):
         yield client
+
+
+def fit_together(estimators, data):
+    """Fit ``estimators[i]`` on ``data[i]``, alike estimators as one network.
+
+    Estimators of one class whose parameters differ only in ``alpha``,
+    ``random_state`` and ``lr``, and whose data has as many columns and
+    classes (or targets), train side by side as one batched network (a large
+    group as a few networks of about equal size), each to the same bits as
+    its own ``fit``: the same loss curve, epochs, weights and predictions,
+    only sooner than one fit after another (benchmarks/results/SPEED.md:
+    "10 models in one batch / one by one").
+    An estimator with callbacks, verbose output or a warm start to continue
+    is fitted alone by its own ``fit``.
+
+    Parameters
+    ----------
+    estimators : list or tuple of GatedAttentionClassifier or GatedAttentionRegressor
+        The estimators to fit (in place), each a distinct object; subclasses
+        are accepted.
+    data : list or tuple of tuples
+        One item per estimator: ``(X, y)`` or ``(X, y, sample_weight)``, as
+        its ``fit`` takes them. Estimators given the same item share its
+        tensors in the network.
+
+    Returns
+    -------
+    list
+        The estimators, fitted, in the order given.
+
+    Raises
+    ------
+    TypeError
+        When ``estimators`` (or ``data``) is not a list or tuple, or an
+        estimator is not a skgate estimator.
+    ValueError
+        When ``data`` is not as long as ``estimators``, an item of ``data``
+        is not a tuple of 2 or 3, or an estimator is listed twice.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.base import clone
+    >>> from skgate import GatedAttentionClassifier, make_curved_task
+    >>> from skgate.parallel import fit_together
+    >>> X, y = make_curved_task(100, random_state=0)
+    >>> models = [GatedAttentionClassifier(max_epochs=3, random_state=seed)
+    ...           for seed in (0, 1)]
+    >>> fitted = fit_together([clone(m) for m in models], [(X, y), (X, y)])
+    >>> [np.array_equal(f.predict_proba(X), m.fit(X, y).predict_proba(X))
+    ...  for f, m in zip(fitted, models)]
+    [True, True]
+    """
+    from . import _training  # here, so that importing this module stays light
+
+    estimators, data = _checked_fit_data(estimators, data)
+    return list(_training.fit_together(estimators, data))
+
+
+def _checked_fit_data(estimators, data):
+    """:func:`fit_together`'s arguments checked; ``data``'s items as
+    ``(X, y, sample_weight or None)``, one tuple for items given as one."""
+    from .estimators import GatedAttentionClassifier, GatedAttentionRegressor
+
+    allowed = "a list or tuple of GatedAttentionClassifier or GatedAttentionRegressor"
+    if not isinstance(estimators, list | tuple):
+        raise TypeError(
+            f"estimators must be {allowed} (or subclasses); got "
+            f"{type(estimators).__name__}."
+        )
+    seen = {}
+    for i, estimator in enumerate(estimators):
+        if not isinstance(
+            estimator, GatedAttentionClassifier | GatedAttentionRegressor
+        ):
+            raise TypeError(
+                f"estimators must be {allowed} (or subclasses); estimators[{i}] "
+                f"is {type(estimator).__name__}."
+            )
+        first = seen.setdefault(id(estimator), i)
+        if first != i:
+            raise ValueError(
+                f"estimators[{i}] is estimators[{first}]: each estimator can be "
+                "fitted once; pass a clone (sklearn.base.clone)."
+            )
+    if not isinstance(data, list | tuple):
+        raise TypeError(
+            f"data must be a list or tuple of (X, y) or (X, y, sample_weight) "
+            f"tuples, one per estimator; got {type(data).__name__}."
+        )
+    if len(data) != len(estimators):
+        raise ValueError(
+            f"data must hold one item per estimator: got {len(data)} items for "
+            f"{len(estimators)} estimators."
+        )
+    return list(estimators), _full_items(data)
+
+
+def _full_items(data):
+    """Each item of ``data`` as ``(X, y, sample_weight)``; an item given
+    twice stays one object (fit_together shares its tensors by identity)."""
+    full = {}
+    for i, item in enumerate(data):
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            given = (
+                f"a tuple of {len(item)}"
+                if isinstance(item, tuple)
+                else type(item).__name__
+            )
+            raise ValueError(
+                f"data[{i}] must be a tuple (X, y) or (X, y, sample_weight); got "
+                f"{given}."
+            )
+        full.setdefault(id(item), item if len(item) == 3 else (*item, None))
+    return [full[id(item)] for item in data]

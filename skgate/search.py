@@ -94,7 +94,7 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         """Every (alpha, fold) model, alpha-major, fitted on its training fold.
 
         Each is ``clone(base)`` with its alpha, as ``GridSearchCV`` makes its
-        candidates, fitted by :func:`~skgate._training.fit_together`: as its
+        candidates, fitted by :func:`~skgate.parallel.fit_together`: as its
         own ``fit`` would, those of one architecture trained as one batch. A
         fold's rows are one array shared by every alpha.
         """

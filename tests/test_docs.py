@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PUBLIC_MODULES = (
     "skgate",
     "skgate.benchmark",
+    "skgate.command",
     "skgate.compare",
     "skgate.datasets",
     "skgate.estimators",
@@ -26,6 +27,7 @@ PUBLIC_MODULES = (
     "skgate.inspection",
     "skgate.model_selection",
     "skgate.nn",
+    "skgate.paired",
     "skgate.parallel",
     "skgate.search",
     "skgate.study",
@@ -79,7 +81,7 @@ def test_the_head_options_agree_everywhere():
     table = (ROOT / "docs/user_guide/estimators.md").read_text()
     row = next(line for line in table.splitlines() if line.startswith("| `head`"))
     assert row.split("|")[3].strip() == ", ".join(f'`"{h}"`' for h in HEADS)
-    from skgate._command import parser as command_parser
+    from skgate.command import parser as command_parser
 
     parser = command_parser()
     compare = next(

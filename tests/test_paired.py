@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skgate import _paired
+from skgate import paired
 
 
 def _equicorrelated(rng, n_sim, n_splits, rho):
@@ -23,12 +23,10 @@ def test_corrected_test_keeps_its_level_where_the_naive_one_does_not(folds, repe
     rng = np.random.default_rng(0)
     d = _equicorrelated(rng, 2000, folds * repeats, 1 / folds)
     corrected = [
-        _paired.corrected_t_comparison(row, 0.1, test_fraction=1 / folds)["p"]
+        paired.corrected_t_comparison(row, 0.1, test_fraction=1 / folds)["p"]
         for row in d
     ]
-    naive = [
-        _paired.corrected_t_comparison(row, 0.1, test_fraction=0)["p"] for row in d
-    ]
+    naive = [paired.corrected_t_comparison(row, 0.1, test_fraction=0)["p"] for row in d]
     assert np.mean(np.array(corrected) < 0.05) <= 0.07
     assert np.mean(np.array(naive) < 0.05) >= 0.12
 
@@ -41,14 +39,14 @@ def test_repeats_cannot_manufacture_significance():
     for repeats in (1, 10):
         d = 0.3 + _equicorrelated(rng, 400, 10 * repeats, 0.1)
         p[repeats] = np.median(
-            [_paired.corrected_t_comparison(r, 0.1, test_fraction=0.1)["p"] for r in d]
+            [paired.corrected_t_comparison(r, 0.1, test_fraction=0.1)["p"] for r in d]
         )
     assert p[10] > p[1] / 10
 
 
 def test_uncorrected_is_the_one_sample_t_test():
     d = np.random.default_rng(2).normal(0.1, 1, size=12)
-    ours = _paired.corrected_t_comparison(d, 0.05, test_fraction=0, level=0.9)
+    ours = paired.corrected_t_comparison(d, 0.05, test_fraction=0, level=0.9)
     reference = stats.ttest_1samp(d, 0, alternative="greater")
     assert ours["p"] == pytest.approx(reference.pvalue, rel=1e-10)
     interval = stats.ttest_1samp(d, 0).confidence_interval(0.9)
@@ -65,16 +63,16 @@ def test_posterior_is_baycomps(seed, runs, folds, rope):
     y = x + rng.normal(0.01, 0.02, size=runs * folds)
     # baycomp's probabilities are of y - x: (x better, rope, y better).
     left, middle, right = baycomp.CorrelatedTTest.probs(x, y, rope=rope, runs=runs)
-    ours = _paired.correlated_bayes(y - x, rope, test_fraction=1 / folds)
+    ours = paired.correlated_bayes(y - x, rope, test_fraction=1 / folds)
     assert ours["probability better"] == pytest.approx(right, abs=1e-6)
     assert ours["probability equivalent"] == pytest.approx(middle, abs=1e-6)
     assert ours["probability worse"] == pytest.approx(left, abs=1e-6)
 
 
 def test_no_spread_decides_without_error():
-    ours = _paired.corrected_t_comparison([1.0] * 10, 0.02, test_fraction=0.1)
+    ours = paired.corrected_t_comparison([1.0] * 10, 0.02, test_fraction=0.1)
     assert (ours["p"], ours["p reverse"], ours["ci low"]) == (0.0, 1.0, 1.0)
-    bayes = _paired.correlated_bayes([0.0] * 10, 0.02, test_fraction=0.1)
+    bayes = paired.correlated_bayes([0.0] * 10, 0.02, test_fraction=0.1)
     assert bayes["probability equivalent"] == 1.0
 
 
@@ -82,9 +80,9 @@ def test_joint_posterior_agrees_with_each_pair():
     """A contrast of the joint draws has the pairwise posterior."""
     rng = np.random.default_rng(3)
     scores = 0.8 + rng.normal(0, 0.02, size=(30, 3)) + [0.0, 0.01, -0.02]
-    draws = _paired.posterior_means(scores, test_fraction=0.1, n_samples=200_000)
+    draws = paired.posterior_means(scores, test_fraction=0.1, n_samples=200_000)
     for a, b in [(1, 0), (2, 0), (1, 2)]:
-        pair = _paired.correlated_bayes(
+        pair = paired.correlated_bayes(
             scores[:, a] - scores[:, b], 0.01, test_fraction=0.1
         )
         assert np.mean(draws[:, a] - draws[:, b] > 0.01) == pytest.approx(
@@ -95,26 +93,26 @@ def test_joint_posterior_agrees_with_each_pair():
 @pytest.mark.parametrize("bad", [[1.0], [1.0, np.nan], np.ones((2, 2))])
 def test_bad_differences(bad):
     with pytest.raises(ValueError, match="differences must be a 1-D sequence"):
-        _paired.corrected_t_comparison(bad, 0.1, test_fraction=0.1)
+        paired.corrected_t_comparison(bad, 0.1, test_fraction=0.1)
 
 
 def test_bad_test_fraction():
     with pytest.raises(ValueError, match="test_fraction must be in"):
-        _paired.correlated_bayes([1.0, 2.0], 0.1, test_fraction=1.0)
+        paired.correlated_bayes([1.0, 2.0], 0.1, test_fraction=1.0)
 
 
 def test_smallest_p():
-    assert _paired.smallest_p("sign-flip", 5) == pytest.approx(1 / 32)
-    assert _paired.smallest_p("sign-flip", 100) == pytest.approx(1e-4)
-    assert _paired.smallest_p("corrected-t", 5) == 0.0
+    assert paired.smallest_p("sign-flip", 5) == pytest.approx(1 / 32)
+    assert paired.smallest_p("sign-flip", 100) == pytest.approx(1e-4)
+    assert paired.smallest_p("corrected-t", 5) == 0.0
 
 
 def test_holm_levels_reject_exactly_where_holm_does():
     rng = np.random.default_rng(4)
     for _ in range(500):
         p = rng.uniform(0, 0.1, size=rng.integers(1, 9)) ** rng.uniform(0.5, 3)
-        rejected = _paired.holm(p) < 0.05
-        assert ((p < _paired.holm_levels(p)) == rejected).all()
+        rejected = paired.holm(p) < 0.05
+        assert ((p < paired.holm_levels(p)) == rejected).all()
 
 
 def test_corrected_bounds_exclude_zero_exactly_below_their_level():
@@ -122,8 +120,8 @@ def test_corrected_bounds_exclude_zero_exactly_below_their_level():
     for _ in range(200):
         d = rng.normal(rng.normal(0, 0.5), 1, size=20)
         alpha = rng.uniform(0.001, 0.05)
-        p = _paired.corrected_t_comparison(d, 0.1, test_fraction=0.1)["p"]
-        low, _ = _paired.corrected_t_bounds(
+        p = paired.corrected_t_comparison(d, 0.1, test_fraction=0.1)["p"]
+        low, _ = paired.corrected_t_bounds(
             d, test_fraction=0.1, alpha_low=alpha, alpha_high=alpha
         )
         assert (low > 0) == (p < alpha)
@@ -150,7 +148,7 @@ def test_friedman_reproduces_demsars_worked_example():
     """Section 3.2.4 of Demsar (2006): average ranks 3.143, 2.000, 2.893,
     1.964; chi2_F = 9.28; F_F = 3.69 on 3 and 39 degrees of freedom, above
     the critical 2.85, so the null is rejected."""
-    result = _paired.friedman_test(DEMSAR)
+    result = paired.friedman_test(DEMSAR)
     assert result["average ranks"] == pytest.approx([3.143, 2.000, 2.893, 1.964],
                                                     abs=5e-4)  # fmt: skip
     assert result["chi2"] == pytest.approx(9.28, abs=5e-3)
@@ -165,27 +163,25 @@ def test_nemenyi_reproduces_demsars_critical_differences():
     datasets, q_0.10 = 2.291 and CD = 1.12; C4.5 (3.143) and C4.5+m+cf
     (1.964) differ by 1.179: not significant at 0.05, significant at 0.10."""
     scale = np.sqrt(4 * 5 / (6 * 14))
-    assert _paired.nemenyi_critical_difference(4, 14) / scale == pytest.approx(
+    assert paired.nemenyi_critical_difference(4, 14) / scale == pytest.approx(
         2.569, abs=5e-4
     )
-    assert _paired.nemenyi_critical_difference(4, 14, 0.10) / scale == pytest.approx(
+    assert paired.nemenyi_critical_difference(4, 14, 0.10) / scale == pytest.approx(
         2.291, abs=5e-4
     )
-    assert _paired.nemenyi_critical_difference(4, 14) == pytest.approx(1.25, abs=5e-3)
-    assert _paired.nemenyi_critical_difference(4, 14, 0.10) == pytest.approx(
+    assert paired.nemenyi_critical_difference(4, 14) == pytest.approx(1.25, abs=5e-3)
+    assert paired.nemenyi_critical_difference(4, 14, 0.10) == pytest.approx(
         1.12, abs=5e-3
     )
     difference = 3.143 - 1.964
-    assert 0.05 < _paired.nemenyi_p(difference, 4, 14) < 0.10
+    assert 0.05 < paired.nemenyi_p(difference, 4, 14) < 0.10
 
 
 @pytest.mark.parametrize("k, n", [(3, 10), (6, 43), (10, 20)])
 def test_nemenyi_p_is_the_level_at_the_critical_difference(k, n):
-    cd = _paired.nemenyi_critical_difference(k, n)
-    assert _paired.nemenyi_p(cd, k, n) == pytest.approx(0.05, abs=1e-6)
-    assert (
-        _paired.nemenyi_p(1.01 * cd, k, n) < 0.05 < _paired.nemenyi_p(0.99 * cd, k, n)
-    )
+    cd = paired.nemenyi_critical_difference(k, n)
+    assert paired.nemenyi_p(cd, k, n) == pytest.approx(0.05, abs=1e-6)
+    assert paired.nemenyi_p(1.01 * cd, k, n) < 0.05 < paired.nemenyi_p(0.99 * cd, k, n)
 
 
 def test_one_model_best_everywhere():
@@ -194,16 +190,16 @@ def test_one_model_best_everywhere():
     ranks, far beyond the critical difference."""
     rng = np.random.default_rng(0)
     table = np.sort(rng.uniform(size=(20, 5)), axis=1)[:, ::-1]
-    result = _paired.friedman_test(table)
+    result = paired.friedman_test(table)
     assert result["average ranks"].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert result["chi2"] == pytest.approx(20 * 4)
     assert (result["F"], result["p"]) == (np.inf, 0.0)
-    assert _paired.nemenyi_p(4.0, 5, 20) < 1e-6
+    assert paired.nemenyi_p(4.0, 5, 20) < 1e-6
 
 
 def test_all_models_equal():
     """Equal scores everywhere: every rank (k + 1) / 2, chi2 and F 0, p 1."""
-    result = _paired.friedman_test(np.full((12, 4), 0.8))
+    result = paired.friedman_test(np.full((12, 4), 0.8))
     assert result["average ranks"].tolist() == [2.5] * 4
     assert (result["chi2"], result["F"], result["p"]) == (0.0, 0.0, 1.0)
     assert result["p chi2"] == 1.0
@@ -211,9 +207,9 @@ def test_all_models_equal():
 
 def test_friedman_refuses_what_it_cannot_rank():
     with pytest.raises(ValueError, match=r"\(datasets, models\)"):
-        _paired.friedman_test([[0.1, 0.2]])
+        paired.friedman_test([[0.1, 0.2]])
     with pytest.raises(ValueError, match="NaN"):
-        _paired.friedman_test([[0.1, np.nan], [0.2, 0.3]])
+        paired.friedman_test([[0.1, np.nan], [0.2, 0.3]])
 
 
 @pytest.mark.parametrize("seed, n, rope", [(0, 10, 0.01), (1, 43, 0.02), (2, 25, 0.05)])
@@ -226,7 +222,7 @@ def test_signed_rank_is_baycomps(seed, n, rope):
     left, middle, right = baycomp.SignedRankTest.probs(
         x, y, rope=rope, nsamples=20_000, random_state=seed
     )
-    ours = _paired.signed_rank_bayes(y - x, rope, n_samples=20_000, random_state=seed)
+    ours = paired.signed_rank_bayes(y - x, rope, n_samples=20_000, random_state=seed)
     assert ours["probability better"] == pytest.approx(right, abs=1e-3)
     assert ours["probability equivalent"] == pytest.approx(middle, abs=1e-3)
     assert ours["probability worse"] == pytest.approx(left, abs=1e-3)
@@ -236,10 +232,32 @@ def test_signed_rank_known_answers():
     """Far beyond the margin on every dataset: better (or worse) with
     probability above 0.99; no difference at all: equivalent."""
     far = np.linspace(0.05, 0.15, 30)
-    assert _paired.signed_rank_bayes(far, 0.02)["probability better"] > 0.99
-    assert _paired.signed_rank_bayes(-far, 0.02)["probability worse"] > 0.99
-    assert _paired.signed_rank_bayes(np.zeros(30), 0.02)["probability equivalent"] == 1
+    assert paired.signed_rank_bayes(far, 0.02)["probability better"] > 0.99
+    assert paired.signed_rank_bayes(-far, 0.02)["probability worse"] > 0.99
+    assert paired.signed_rank_bayes(np.zeros(30), 0.02)["probability equivalent"] == 1
     with pytest.raises(ValueError, match="margin must be > 0"):
-        _paired.signed_rank_bayes(far, 0.0)
+        paired.signed_rank_bayes(far, 0.0)
     with pytest.raises(ValueError, match="at least 2 finite"):
-        _paired.signed_rank_bayes([0.1], 0.02)
+        paired.signed_rank_bayes([0.1], 0.02)
+
+
+def test_sign_flip_summary_is_exact_for_few_replicates():
+    """Three replicates: all 8 sign patterns are enumerated, so the p-value
+    of a positive mean is 1/8 (only the observed pattern reaches it) and of
+    a negative mean 1 (every pattern does); it is permutation_comparison
+    without the equivalence test, and alike values give a point interval."""
+    summary = paired.sign_flip_summary(np.array([1.0, 2.0, 3.0]))
+    assert summary["estimate"] == 2.0 and summary["n"] == 3
+    assert summary["p"] == pytest.approx(1 / 8)
+    assert summary["p reverse"] == pytest.approx(1.0)
+    assert summary["ci low"] <= 2.0 <= summary["ci high"]
+    full = paired.permutation_comparison([1.0, 2.0, 3.0], 0.5)
+    assert {k: v for k, v in full.items() if k != "p equivalence"} == summary
+    alike = paired.sign_flip_summary([0.3, 0.3, 0.3], n_resamples=99)
+    assert alike["ci low"] == alike["ci high"] == 0.3
+
+
+@pytest.mark.parametrize("bad", [[0.1], [[0.1, 0.2]], [0.1, np.nan]])
+def test_sign_flip_summary_names_bad_values(bad):
+    with pytest.raises(ValueError, match="values must be a 1-D sequence of at least"):
+        paired.sign_flip_summary(bad)

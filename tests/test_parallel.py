@@ -40,6 +40,14 @@ def test_import_skgate_loads_neither_the_study_matplotlib_nor_dask():
     assert heavy == set()
 
 
+def test_import_skgate_parallel_loads_neither_torch_nor_dask():
+    """fit_together imports the training engine when called, not before."""
+    loaded = _modules_after("import skgate.parallel")
+    heavy = {"torch", "sklearn", "skorch", "dask", "distributed"}
+    assert {name.split(".")[0] for name in loaded} & heavy == set()
+    assert "skgate._training" not in loaded
+
+
 def test_no_backend_is_registered_on_import():
     code = (
         "import skgate, skgate.parallel, skgate.study, joblib.parallel\n"

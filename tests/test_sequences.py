@@ -317,6 +317,7 @@ class TestCommandLine:
             ["pilot", "--protocol", "2", "--n-jobs", "0"],
             ["reproduce", "--part", "tokens"],
             ["reproduce", "--part", "sequences", "--seeds", "5"],
+            ["reproduce", "--part", "sequences", "--toy"],
         ],
     )
     def test_bad_arguments_exit_2_before_any_work(self, argv, tmp_path, capsys):

@@ -1,7 +1,8 @@
 """The reproduction study of "Gating Enables Curvature": one pipeline of parts.
 
 Everything here exists to rerun the paper's claims and report which hold; it
-uses the library's public API, and nothing in the library imports it.
+uses the library's public API alone (its batched training too:
+:func:`skgate.parallel.fit_together`); nothing in the library imports it.
 
 - :mod:`~skgate.study.part`: what a part is (:class:`~skgate.study.part.Part`:
   its settings, measurements, tests and section) and what a run asks of it

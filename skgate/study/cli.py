@@ -1,5 +1,5 @@
 """Command line: ``python -m skgate`` (reproduce, report, compare, pilot,
-demo), its arguments read by :mod:`skgate._command`: each command checks
+demo), its arguments read by :mod:`skgate.command`: each command checks
 what the machine holds and calls the pipeline (:mod:`skgate.study.pipeline`),
 the report (:mod:`skgate.study.report`), :func:`skgate.compare.compare_csv`,
 a pilot or :func:`skgate.study.demo.demo`.
@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import _command as command_line
+from .. import command as command_line
 from .. import compare
 from ..parallel import on_cluster
 from . import realdata, report, sequences
@@ -67,7 +67,7 @@ def _check_writable(parser, out, fail=None):
 
 def _reproduce_command(args, parser):
     # Every argument was checked before anything is written
-    # (skgate._command.parse); what the machine holds is checked here.
+    # (skgate.command.parse); what the machine holds is checked here.
     if not args.quick and args.part == "all":
         missing = realdata.unreadable(StudyDesign.full().real_tasks)
         if missing:
@@ -224,7 +224,7 @@ def main(argv=None):
 
 def run(args, parser):
     """Run the command ``args`` parsed by ``parser``
-    (:func:`skgate._command.parser`); the exit code."""
+    (:func:`skgate.command.parser`); the exit code."""
     if args.command == "reproduce":
         return _reproduce_command(args, parser)
     if args.command == "report":

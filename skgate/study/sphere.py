@@ -17,10 +17,10 @@ from numbers import Integral
 
 import numpy as np
 
-from .._training import equal_parts, fit_together
 from ..estimators import GatedAttentionRegressor
+from ..parallel import fit_together
 from .design import BATCH_SIZE, RADIUS, SPHERE_GATES, sphere_settings
-from .sweeps import run_groups, torch_threads
+from .sweeps import equal_parts, run_groups, torch_threads
 
 __all__ = [
     "RADIUS",

@@ -2,7 +2,7 @@
 correction, equivalence, and the words of their outcomes (the sign-flip
 tests, the corrected resampled t-test and the Bayesian correlated t-test for
 cross-validation splits, Holm and the outcome words are the library's
-:mod:`skgate._paired`, which compare_gates shares).
+:mod:`skgate.paired`, which compare_gates shares).
 
 Data in, data out; nothing here knows the paper's claims. Their rules (which
 comparisons, which margins, which families) are :mod:`skgate.study.claims`'s.
@@ -12,13 +12,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._paired import (
+from ..paired import (
     ALPHA_LEVEL,
     HOLDS,
     INCONCLUSIVE,
     NO_EFFECT,
     REVERSED,
-    _sign_flip_summary,
     adjust,
     corrected_t_comparison,
     correlated_bayes,
@@ -26,6 +25,7 @@ from .._paired import (
     holm,
     holm_levels,
     permutation_comparison,
+    sign_flip_summary,
     sign_flip_test,
 )
 
@@ -333,5 +333,5 @@ def within_seed_trend(frame, x, y, *, seed="seed", n_resamples=9_999):
             f"within_seed_trend needs at least 2 seeds in column {seed!r}; got "
             f"{len(rhos)}."
         )
-    summary = _sign_flip_summary(rhos, n_resamples)
+    summary = sign_flip_summary(rhos, n_resamples=n_resamples)
     return {"rho": summary.pop("estimate"), **summary}

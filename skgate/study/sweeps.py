@@ -35,11 +35,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
-from .._training import equal_parts, fit_together
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
 from ..model_selection import representation_curvature
+from ..parallel import fit_together
 from . import realdata
 from .design import (
     ARCHITECTURES,
@@ -64,6 +64,7 @@ __all__ = [
     "PyTorchGateInitClassifier",
     "TIMINGS",
     "batches",
+    "equal_parts",
     "grid",
     "make_task",
     "run_baselines",
@@ -333,7 +334,7 @@ def run_batch(settings, measure=None):
     """Fit the settings' classifiers as one batched network and measure each.
 
     Rows as :func:`run_setting` gives them, each the fit alone up to float32
-    rounding (:func:`skgate._training.fit_together`); ``fit_seconds`` is the
+    rounding (:func:`skgate.parallel.fit_together`); ``fit_seconds`` is the
     batch's time shared evenly. Settings that cannot share a network (other
     architectures) train in batches of their own. ``measure``: what a row
     measures (``measure(clf, X_test, y_test, setting)`` -> dict; default: the
@@ -348,6 +349,26 @@ def run_batch(settings, measure=None):
         )
         fit_seconds = (time.perf_counter() - start) / len(prepared)
         return [_row(s, clf, split, fit_seconds, measure) for s, clf, split in prepared]
+
+
+def equal_parts(items, max_size):
+    """``items`` cut into the fewest consecutive parts of at most
+    ``max_size``, as equal in size as can be, the larger first (25 by 10: 9,
+    8, 8): :func:`numpy.array_split` into ceil(len / max_size) sections, as
+    slices of ``items``.
+
+    Examples
+    --------
+    >>> [len(part) for part in equal_parts(list(range(25)), 10)]
+    [9, 8, 8]
+    """
+    if max_size < 1:
+        raise ValueError(f"max_size must be >= 1; got {max_size!r}.")
+    if len(items) == 0:
+        return []
+    n_parts = -(-len(items) // max_size)
+    sections = np.array_split(np.arange(len(items)), n_parts)
+    return [items[section[0] : section[-1] + 1] for section in sections]
 
 
 def batches(settings):

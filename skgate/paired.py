@@ -1,7 +1,8 @@
 """Paired comparisons, and the words of their outcomes.
 
-Private; shared by :func:`skgate.compare.compare_gates` and the reproduction
-study (:mod:`skgate.study`), so that a user's comparison and the study's
+The statistics of :func:`skgate.compare.compare_gates`,
+:func:`skgate.benchmark.benchmark_gates` and the reproduction study
+(:mod:`skgate.study`), public so that a user's comparison and the study's
 tests are one implementation:
 
 - for independent replicates (the study's seeds): sign-flip permutation
@@ -12,7 +13,10 @@ tests are one implementation:
   t-test (Corani & Benavoli, 2015; Benavoli et al., 2017), whose posterior
   has the corrected test's scale;
 - an equivalence test within a margin, Holm's correction over a family, and
-  the outcome of each test (holds, reversed, no effect, inconclusive).
+  the outcome of each test (holds, reversed, no effect, inconclusive);
+- across datasets (each one independent replicate): average ranks,
+  Friedman's and Nemenyi's tests (Demsar, 2006) and the Bayesian signed-rank
+  test (Benavoli et al., 2017).
 """
 
 import numpy as np
@@ -29,35 +33,44 @@ __all__ = [
     "NO_EFFECT",
     "REVERSED",
     "adjust",
+    "average_ranks",
     "corrected_t_bounds",
     "corrected_t_comparison",
     "correlated_bayes",
     "family_outcomes",
+    "friedman_test",
     "holm",
     "holm_levels",
+    "nemenyi_critical_difference",
+    "nemenyi_p",
     "permutation_comparison",
     "posterior_means",
     "sign_flip_bounds",
+    "sign_flip_summary",
     "sign_flip_test",
+    "signed_rank_bayes",
     "smallest_p",
 ]
 
-#: Smallest differences of interest (equivalence margins), shared by the
-#: study's protocol and compare_gates: 0.02 in accuracy (or score), a
-#: quarter of the two arms' mean in curvature.
+# Smallest differences of interest (equivalence margins), shared by the
+# study's protocol and compare_gates.
+#: The score margin: 0.02 in accuracy (or score).
 SCORE_MARGIN = _options.SCORE_MARGIN
+#: The curvature margin, as a share of the two arms' mean curvature.
 CURVATURE_MARGIN_SHARE = 0.25
 
 #: Significance level of every test (after Holm's correction within a family).
 ALPHA_LEVEL = 0.05
 
-#: The outcome of one test, after Holm's correction within its claim.
-HOLDS, REVERSED, NO_EFFECT, INCONCLUSIVE = (
-    "holds",
-    "reversed",
-    "no effect",
-    "inconclusive",
-)
+# The outcome of one test, after Holm's correction within its family.
+#: The claim is shown (of an equivalence test: equivalence within the margin).
+HOLDS = "holds"
+#: The opposite is shown (of an equivalence test: a difference either way).
+REVERSED = "reversed"
+#: A claimed difference is shown to be within the margin.
+NO_EFFECT = "no effect"
+#: Nothing is shown at the family's level.
+INCONCLUSIVE = "inconclusive"
 
 
 def holm(p_values):
@@ -82,6 +95,18 @@ def holm(p_values):
     return adjusted
 
 
+def _finite_values(values, name):
+    """``values`` as a float array, checked: 1-D, at least 2, all finite
+    (``name``: the argument, for the error)."""
+    d = np.asarray(values, dtype=float)
+    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
+        raise ValueError(
+            f"{name} must be a 1-D sequence of at least 2 finite numbers; "
+            f"got shape {d.shape}."
+        )
+    return d
+
+
 def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     """One-sided sign-flip permutation test of paired ``differences``
     (better minus worse): the p-value of their mean being as large as
@@ -95,12 +120,7 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     >>> round(sign_flip_test([1.0, 2.0, 3.0]), 4)  # 1 of the 8 patterns
     0.125
     """
-    d = np.asarray(differences, dtype=float)
-    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
-        raise ValueError(
-            f"differences must be a 1-D sequence of at least 2 finite numbers; "
-            f"got shape {d.shape}."
-        )
+    d = _finite_values(differences, "differences")
     result = stats.permutation_test(
         (d,),
         np.mean,
@@ -149,12 +169,30 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999):
         sign_flip_test(d + margin, n_resamples=n_resamples),
         sign_flip_test(margin - d, n_resamples=n_resamples),
     )
-    return {**_sign_flip_summary(d, n_resamples), "p equivalence": p_equivalence}
+    summary = sign_flip_summary(d, n_resamples=n_resamples)
+    return {**summary, "p equivalence": p_equivalence}
 
 
-def _sign_flip_summary(values, n_resamples):
-    """The mean of ``values``, its bootstrap interval, its one-sided sign-flip
-    p-values both ways, and their number."""
+def sign_flip_summary(values, *, n_resamples=9_999):
+    """The mean of independent replicates ``values`` and its tests against 0,
+    without normal tails.
+
+    Returns a dict: the mean ("estimate"), its 95 % bootstrap percentile
+    interval ("ci low", "ci high"; a point when every value is alike), the
+    one-sided sign-flip p-values of a positive ("p") and a negative ("p
+    reverse") mean (:func:`sign_flip_test`), and their number ("n"). What
+    :func:`permutation_comparison` reports but the equivalence test; the
+    study summarises the seeds' trend correlations with it.
+
+    Examples
+    --------
+    >>> summary = sign_flip_summary([0.1, 0.2, 0.15, 0.12, 0.3])
+    >>> sorted(summary)
+    ['ci high', 'ci low', 'estimate', 'n', 'p', 'p reverse']
+    >>> summary["n"], round(summary["p"], 4), round(summary["p reverse"], 4)
+    (5, 0.0312, 1.0)
+    """
+    values = _finite_values(values, "values")
     low, high = _bootstrap_interval(values, n_resamples)
     return {
         "estimate": float(values.mean()),
@@ -182,12 +220,7 @@ def _correction(test_fraction, n_splits):
 
 
 def _check_split_differences(differences, test_fraction):
-    d = np.asarray(differences, dtype=float)
-    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
-        raise ValueError(
-            f"differences must be a 1-D sequence of at least 2 finite numbers; "
-            f"got shape {d.shape}."
-        )
+    d = _finite_values(differences, "differences")
     if not 0 <= test_fraction < 1:
         raise ValueError(
             f"test_fraction must be in [0, 1) (test rows / all rows of a split); "
@@ -298,6 +331,13 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     first arm's mean back. Any one contrast of the draws has exactly
     :func:`correlated_bayes`'s posterior, so "arm a is within a margin of
     the best" is a probability over the same model. Returns (n_samples, A).
+
+    Examples
+    --------
+    >>> scores = [[0.80, 0.85], [0.78, 0.86], [0.82, 0.84], [0.79, 0.88]]
+    >>> draws = posterior_means(scores, test_fraction=0.25, n_samples=1_000)
+    >>> draws.shape, bool((draws[:, 1] > draws[:, 0]).mean() > 0.9)
+    ((1000, 2), True)
     """
     scores = np.asarray(scores, dtype=float)
     n, arms = scores.shape
@@ -353,7 +393,16 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     one-sided level 1 - ``alpha_low`` and the upper at 1 - ``alpha_high``,
     from the corrected resampled t statistic (:func:`corrected_t_comparison`):
     the lower bound exceeds 0 exactly when the one-sided p is below
-    ``alpha_low``."""
+    ``alpha_low``.
+
+    Examples
+    --------
+    >>> low, high = corrected_t_bounds([0.1, 0.2, 0.15, 0.12, 0.3],
+    ...                                test_fraction=0.2, alpha_low=0.05,
+    ...                                alpha_high=0.05)
+    >>> bool(0 < low < 0.174 < high)  # around the mean, 0.174
+    True
+    """
     _, mean, scale, df = _corrected_t(differences, test_fraction)
     return (
         mean - stats.t.isf(alpha_low, df) * scale,
@@ -448,6 +497,14 @@ def adjust(tests):
     :data:`NO_EFFECT` or :data:`INCONCLUSIVE`: the claimed direction's
     adjusted p below :data:`ALPHA_LEVEL`, else the reverse's, else the
     equivalence's), and "holds" (outcome is :data:`HOLDS`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tests = pd.DataFrame({"p": [0.001, 0.5], "p reverse": [0.99, 0.5],
+    ...                       "p equivalence": [0.9, 0.01]})
+    >>> adjust(tests)["outcome"].tolist()
+    ['holds', 'no effect']
     """
     tests = tests.reset_index(drop=True).copy()
     for column in ("p", "p reverse", "p equivalence"):
@@ -465,7 +522,17 @@ def family_outcomes(tests):
     """:func:`adjust`, then the outcome of equivalence tests (rows whose
     "kind" is "equivalence"): holds when equivalent within the margin,
     reversed when a difference either way is shown, else inconclusive.
-    Superiority and trend tests keep :func:`adjust`'s outcome."""
+    Superiority and trend tests keep :func:`adjust`'s outcome.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tests = pd.DataFrame({"kind": ["superiority", "equivalence"],
+    ...                       "p": [0.001, 0.5], "p reverse": [0.99, 0.5],
+    ...                       "p equivalence": [0.9, 0.01]})
+    >>> family_outcomes(tests)["outcome"].tolist()
+    ['holds', 'holds']
+    """
     tests = adjust(tests)
     equivalence = (tests["kind"] == "equivalence").to_numpy()
     shown = (tests["p holm"] < ALPHA_LEVEL) | (tests["p reverse holm"] < ALPHA_LEVEL)
@@ -570,8 +637,13 @@ def nemenyi_critical_difference(n_models, n_datasets, alpha=ALPHA_LEVEL):
 def nemenyi_p(rank_difference, n_models, n_datasets):
     """The p-value of Nemenyi's test for one pair whose average ranks differ
     by ``rank_difference``, adjusted for all k (k - 1) / 2 pairs (the
-    studentized range's tail at sqrt(2) |difference| / scale): below alpha
+    studentized range's tail at sqrt(2) abs(difference) / scale): below alpha
     exactly when the difference exceeds :func:`nemenyi_critical_difference`.
+
+    Examples
+    --------
+    >>> bool(nemenyi_p(1.5, 4, 14) < 0.05 < nemenyi_p(1.0, 4, 14))  # CD 1.25
+    True
     """
     z = np.abs(rank_difference) / _rank_scale(n_models, n_datasets)
     return float(stats.studentized_range.sf(np.sqrt(2) * z, n_models, np.inf))
@@ -603,12 +675,7 @@ def signed_rank_bayes(
     >>> result["probability better"] > 0.9
     True
     """
-    d = np.asarray(differences, dtype=float)
-    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
-        raise ValueError(
-            f"differences must be a 1-D sequence of at least 2 finite numbers; "
-            f"got shape {d.shape}."
-        )
+    d = _finite_values(differences, "differences")
     if not margin > 0:
         raise ValueError(f"margin must be > 0; got {margin!r}.")
     d = np.concatenate(([0.0], d))  # the prior's pseudo-observation

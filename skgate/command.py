@@ -1,8 +1,11 @@
-"""``python -m skgate``: the study's and compare's command line.
+"""``python -m skgate``'s command line, read without importing torch.
 
-The arguments are read here, without importing torch, scikit-learn or
-skorch: ``--help`` and usage errors answer at once; a valid command then
-runs in :mod:`skgate.study.cli`.
+The commands (``reproduce``, ``pilot``, ``report``, ``compare``, ``demo``)
+and their arguments are read and checked here, without importing torch,
+scikit-learn or skorch: ``--help`` and usage errors (bad values, a missing
+CSV file or column, a run folder without ``run.json``) answer at once; a
+valid command then runs in :mod:`skgate.study.cli` (``compare`` in
+:func:`skgate.compare.compare_csv`).
 """
 
 import argparse
@@ -12,6 +15,17 @@ import re
 from pathlib import Path
 
 from . import _options
+
+__all__ = [
+    "FULL_SEEDS",
+    "PARTS",
+    "QUICK_SEEDS",
+    "CsvProblem",
+    "check_csv_header",
+    "header_problem",
+    "parse",
+    "parser",
+]
 
 #: The command line's description (``--help``).
 _DESCRIPTION = """``python -m skgate``: reproduce, compare, report, pilot, demo.
@@ -35,8 +49,18 @@ PARTS = ("all", "sequences")
 
 
 def parse(argv=None):
-    """The command line ``argv`` (default: ``sys.argv[1:]``) read: ``(args,
-    parser)``. ``--help`` and usage errors exit here (code 0 and 2)."""
+    """The command line ``argv`` (default: ``sys.argv[1:]``) read and checked.
+
+    Returns ``(args, parser)``: the parsed arguments and :func:`parser`'s
+    parser. ``--help`` and usage errors exit here (code 0 and 2), the error
+    naming the command and showing its usage.
+
+    Examples
+    --------
+    >>> args, _ = parse(["demo", "--n-samples", "200"])
+    >>> args.command, args.n_samples
+    ('demo', 200)
+    """
     commands = parser()
     args, unknown = commands.parse_known_args(argv)
     # Errors name the command and show its usage, not the program's.
@@ -63,6 +87,11 @@ def _check_reproduce(args, commands):
         fail(
             "--seeds with --part sequences needs --quick: the confirmatory run "
             "takes the seeds docs/protocol-2.md fixed."
+        )
+    if args.toy and args.part != "all":
+        fail(
+            f"--toy runs with --part all only (the toy datasets join a whole "
+            f"run); got --part {args.part}."
         )
 
 
@@ -110,11 +139,26 @@ class CsvProblem(ValueError):
 
 
 def check_csv_header(path, target):
-    """A :class:`CsvProblem` for a CSV file that is empty, has a header
+    r"""Raise a :class:`CsvProblem` for a CSV file that is empty, has a header
     without rows, or has no column ``target``, read with Python's csv module
     (the command line checks it before importing torch). A file this reader
     cannot judge as pandas would (undecodable, duplicate or empty names) is
-    left to pandas."""
+    left to pandas.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "data.csv"
+    ...     _ = path.write_text("a,b\n1,2\n")
+    ...     check_csv_header(path, "b")  # comparable: nothing raised
+    ...     try:
+    ...         check_csv_header(path, "y")
+    ...     except CsvProblem as problem:
+    ...         print(problem)
+    no column 'y' in '.../data.csv'; its columns: a, b.
+    """
     try:
         with open(path, newline="", encoding="utf-8") as file:
             lines = (row for row in csv.reader(file) if row)  # pandas skips blanks
@@ -132,7 +176,17 @@ def check_csv_header(path, target):
 def header_problem(path, target, columns, has_rows):
     """Why a CSV file with the header ``columns`` (None: an empty file) and
     rows or none cannot be compared on ``target``, or None: the messages of
-    the command line's check and of :func:`skgate.compare.compare_csv`."""
+    the command line's check and of :func:`skgate.compare.compare_csv`.
+
+    Examples
+    --------
+    >>> header_problem("data.csv", "y", ["a", "b"], True)
+    "no column 'y' in 'data.csv'; its columns: a, b."
+    >>> header_problem("data.csv", "b", ["a", "b"], False)
+    "'data.csv' has a header but no rows."
+    >>> header_problem("data.csv", "b", ["a", "b"], True) is None
+    True
+    """
     if columns is None:
         return f"{str(path)!r} is empty."
     if target not in columns:
@@ -194,48 +248,23 @@ _CHECKS = {
 
 
 def parser():
+    """The argument parser of ``python -m skgate`` (its values unchecked:
+    :func:`parse` checks them). Each command's parser is in
+    ``parser().commands.choices``, by name.
+
+    Examples
+    --------
+    >>> commands = parser()
+    >>> sorted(commands.commands.choices)
+    ['compare', 'demo', 'pilot', 'report', 'reproduce']
+    >>> commands.parse_args(["compare", "data.csv", "--target", "y"]).target
+    'y'
+    """
     parser = argparse.ArgumentParser(prog="python -m skgate", description=_DESCRIPTION)
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
     parser.commands = commands  # each command's parser, by name: .choices
-    study = commands.add_parser("reproduce", help="the study of the paper's claims")
-    study.add_argument(
-        "--quick",
-        action="store_true",
-        help="both parts' primary tests on pilot-sized seeds and shortened "
-        "budgets (about 70 s on 2 cores)",
-    )
-    study.add_argument(
-        "--out",
-        default="benchmarks/results",
-        help="output folder (default: benchmarks/results)",
-    )
-    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
-    study.add_argument(
-        "--seeds",
-        type=int,
-        default=None,
-        help=f"seeds: of the quick run's primary sweeps (default {QUICK_SEEDS}), or "
-        f"of the full run's exploratory study (default "
-        f"{FULL_SEEDS}; its primary sweeps take the protocol's)",
-    )
-    study.add_argument(
-        "--scheduler",
-        default=None,
-        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
-    )
-    study.add_argument(
-        "--part",
-        choices=PARTS,
-        default="all",
-        help="all: every part; sequences: the second confirmatory part alone "
-        "(docs/protocol-2.md), into --out beside any run already there",
-    )
-    study.add_argument(
-        "--toy",
-        action="store_true",
-        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
-    )
+    _add_reproduce(commands)
     pilot = commands.add_parser(
         "pilot", help="the pilot the protocol's seeds were planned from"
     )
@@ -283,6 +312,48 @@ def _version():
         return f"skgate {version('skgate')}"
     except PackageNotFoundError:
         return "skgate (not installed: no version recorded)"
+
+
+def _add_reproduce(commands):
+    """The ``reproduce`` command and its arguments."""
+    study = commands.add_parser("reproduce", help="the study of the paper's claims")
+    study.add_argument(
+        "--quick",
+        action="store_true",
+        help="both parts' primary tests on pilot-sized seeds and shortened "
+        "budgets (about 70 s on 2 cores)",
+    )
+    study.add_argument(
+        "--out",
+        default="benchmarks/results",
+        help="output folder (default: benchmarks/results)",
+    )
+    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    study.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help=f"seeds: of the quick run's primary sweeps (default {QUICK_SEEDS}), or "
+        f"of the full run's exploratory study (default "
+        f"{FULL_SEEDS}; its primary sweeps take the protocol's)",
+    )
+    study.add_argument(
+        "--scheduler",
+        default=None,
+        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
+    )
+    study.add_argument(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="all: every part; sequences: the second confirmatory part alone "
+        "(docs/protocol-2.md), into --out beside any run already there",
+    )
+    study.add_argument(
+        "--toy",
+        action="store_true",
+        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
+    )
 
 
 def _add_compare(commands):
