@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .facts import QUICK_CURVATURE_POINTS
+
 __all__ = ["Job", "Part", "log"]
 
 
@@ -51,6 +53,18 @@ class Job:
     def fixed(self):
         """The setting keys a given design fixes for every fit (none without)."""
         return {} if self.design is None else dict(self.design.fixed)
+
+    def confirmatory_fixed(self, epochs, patience):
+        """The setting keys every fit of a confirmatory part takes: the
+        design's, and in the quick run (where the design does not set them)
+        :data:`~skgate.study.facts.QUICK_CURVATURE_POINTS`, at most
+        ``epochs`` epochs and ``patience``."""
+        fixed = self.fixed
+        if self.quick:
+            fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
+            fixed.setdefault("max_epochs", epochs)
+            fixed.setdefault("n_iter_no_change", patience)
+        return fixed
 
 
 class Part:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import claims, plots, primary, runfiles, theorem, words
-from ..facts import ARM_LABELS, QUICK_CURVATURE_POINTS, QUICK_SEEDS, statements
+from ..facts import ARM_LABELS, QUICK_SEEDS, statements
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
 
@@ -511,12 +511,7 @@ class CopiedTokens(Part):
     protocol_number = 1
 
     def _fixed(self, job):
-        fixed = job.fixed
-        if job.quick:
-            fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
-            fixed.setdefault("max_epochs", QUICK_EPOCHS)
-            fixed.setdefault("n_iter_no_change", QUICK_EPOCHS)
-        return fixed
+        return job.confirmatory_fixed(QUICK_EPOCHS, QUICK_EPOCHS)
 
     def settings(self, job):
         # The quick run leaves out the secondary sweeps (ReLU head, 20 epochs).

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import plots, primary, runfiles, sequences, words
-from ..facts import ARM_LABELS, QUICK_CURVATURE_POINTS, QUICK_SEQUENCE_SEEDS
+from ..facts import ARM_LABELS, QUICK_SEQUENCE_SEEDS
 from ..part import Part
 from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
@@ -700,12 +700,7 @@ class SoftmaxSequences(Part):
     protocol_number = 2
 
     def _fixed(self, job):
-        fixed = job.fixed
-        if job.quick:
-            fixed.setdefault("n_curvature", QUICK_CURVATURE_POINTS)
-            fixed.setdefault("max_epochs", QUICK_SEQUENCE_EPOCHS)
-            fixed.setdefault("n_iter_no_change", QUICK_SEQUENCE_EPOCHS // 3)
-        return fixed
+        return job.confirmatory_fixed(QUICK_SEQUENCE_EPOCHS, QUICK_SEQUENCE_EPOCHS // 3)
 
     def settings(self, job):
         return sequences.confirmatory_settings(
