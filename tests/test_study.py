@@ -1074,12 +1074,12 @@ class TestRealData:
         """Gaussian curvature needs a 2-D input plane: the latent centre's for
         2-D tasks, one fixed random orthonormal plane for a loaded dataset."""
         X = np.zeros((3, 5))
-        plane = sweeps._gaussian_plane(X, "phoneme")
+        plane = sweeps.gaussian_plane(X, "phoneme")
         assert plane.shape == (2, 5)
         np.testing.assert_allclose(plane @ plane.T, np.eye(2), atol=1e-12)
-        np.testing.assert_array_equal(plane, sweeps._gaussian_plane(X, "phoneme"))
+        np.testing.assert_array_equal(plane, sweeps.gaussian_plane(X, "phoneme"))
         np.testing.assert_array_equal(
-            sweeps._gaussian_plane(np.zeros((3, 2)), "moons"), np.eye(2)
+            sweeps.gaussian_plane(np.zeros((3, 2)), "moons"), np.eye(2)
         )
 
 

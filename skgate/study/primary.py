@@ -38,7 +38,7 @@ from .facts import COPIED_SEEDS as SEEDS
 from .facts import COPIED_SESOI as SESOI
 from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
 from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
-from .sweeps import _gaussian_plane, run_sweep
+from .sweeps import gaussian_plane, run_sweep
 
 __all__ = [
     "ALPHAS",
@@ -195,7 +195,7 @@ def measure_primary(clf, X_test, y_test, setting):
       counted either way. "gaussian_mean": the mean exact K.
     """
     X_curv = X_test[: setting["n_curvature"]]
-    plane = _gaussian_plane(X_curv, setting["task"])
+    plane = gaussian_plane(X_curv, setting["task"])
     K = {
         method: representation_curvature(
             clf, X_curv, kind="gaussian", directions=plane, method=method

@@ -54,7 +54,7 @@ from .design import (
 from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import GATE_ORDER, THEOREM_ARM_LABELS
 from .primary import _statistics
-from .sweeps import _gaussian_plane, make_task
+from .sweeps import gaussian_plane, make_task
 
 __all__ = [
     "THEOREM_FILES",
@@ -182,7 +182,7 @@ def measure_fisher(clf, X_test, y_test, setting):
     image of the plane is not 2-dimensional have no K and are left out.
     """
     X_curv = X_test[: setting["n_curvature"]]
-    plane = _gaussian_plane(X_curv, setting["task"])
+    plane = gaussian_plane(X_curv, setting["task"])
     output = {"layer": "logits", "metric": "fisher"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateMetricWarning)

@@ -43,7 +43,7 @@ from .design import (
     TOY_ROWS,
 )
 from .facts import COARSE_ALPHAS
-from .sweeps import _parallel_rows, torch_threads
+from .sweeps import parallel_rows, torch_threads
 
 __all__ = ["QUICK_TOY", "TOY_SPECS", "run_toy_benchmark", "toy_call", "toy_datasets"]
 
@@ -223,7 +223,7 @@ def run_toy_benchmark(*, names=None, max_epochs=None, n_jobs=1, progress=True):
                 )
                 for model_name, model in models.items()
             ]
-    rows = _parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
+    rows = parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
     frame = pd.DataFrame(rows)
     frame["task"] = [datasets[name][2] for name in frame["dataset"]]
     return frame
