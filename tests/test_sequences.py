@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import facts, primary, report, runfiles, sequences
+from skgate.study import confirmatory, facts, primary, report, runfiles, sequences
 from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import run_batch
 
@@ -129,8 +129,8 @@ class TestPilotRules:
         assert plan["alpha"].eq(alpha).all()
         needed = int(plan.loc[0, "seeds needed"])
         # The planned number reaches 80 % power; one seed fewer does not.
-        assert primary._power("superiority", 0.02, 0.03, needed, alpha) >= 0.8
-        assert primary._power("superiority", 0.02, 0.03, needed - 1, alpha) < 0.8
+        assert confirmatory.power("superiority", 0.02, 0.03, needed, alpha) >= 0.8
+        assert confirmatory.power("superiority", 0.02, 0.03, needed - 1, alpha) < 0.8
         huge = pilot.assign(sd=1.0)
         assert not sequences.plan_seeds(huge, family)["affordable"].any()
 
@@ -169,7 +169,7 @@ class TestFamily:
             for s in range(4)
             for a, t in ((0.25, 1.0 + s), (0.5, 1.5 + s))
         )
-        assert primary._paired(frame, c2) == pytest.approx([0.5] * 4)
+        assert confirmatory.paired_differences(frame, c2) == pytest.approx([0.5] * 4)
 
     def test_ungated_softmax_attention_over_sequences_is_curved(self):
         """The premise that makes the family able to fail: ungated

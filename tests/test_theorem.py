@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from skgate import GatedAttentionClassifier, make_curved_task, representation_curvature
-from skgate.study import realdata, sweeps, theorem
+from skgate.study import primary, realdata, sweeps, theorem
 from skgate.study.design import DEFAULTS, FISHER_TASKS, StudyDesign
 from skgate.study.stats import HOLDS, REVERSED
 
@@ -48,7 +48,7 @@ class TestMeasurements:
         )
         settings = [s for s in settings if s["gate"] == "none"]
         rows = (
-            sweeps.run_sweep(settings, measure=theorem.measure_primary, progress=False)
+            sweeps.run_sweep(settings, measure=primary.measure_primary, progress=False)
             .set_index(["attention", "head", "seed"])
             .sort_index()
         )
@@ -294,4 +294,4 @@ def test_extrinsic_directions_lie_in_the_measured_plane():
 def test_a_measure_needs_the_batched_sweep():
     settings = theorem.sequence_settings([0], shapes=("rings",), fixed=TINY)[:1]
     with pytest.raises(ValueError, match="measure applies to batched sweeps"):
-        sweeps.run_sweep(settings, batched=False, measure=theorem.measure_primary)
+        sweeps.run_sweep(settings, batched=False, measure=primary.measure_primary)

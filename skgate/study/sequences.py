@@ -18,9 +18,9 @@ written here once:
   copies into :data:`CONDITIONS`, :data:`LEARNING_RATES` and :data:`SEEDS`;
 - the confirmatory fits (:func:`confirmatory_settings`), what each measures
   (:func:`measure_sequence`) and the primary family (:func:`tests`,
-  :func:`primary_tests`), computed with the first part's tests
-  (:mod:`skgate.study.primary`'s paired and trend statistics, Holm over
-  the family);
+  :func:`primary_tests`), computed as the first part's are
+  (:mod:`skgate.study.confirmatory`'s paired and trend statistics, Holm
+  over the family);
 - the secondary analyses (:func:`secondary_tests`, :func:`lr_table`,
   :func:`convergence`, :func:`metric_agreement`).
 """
@@ -32,7 +32,7 @@ import pandas as pd
 from sklearn.covariance import LedoitWolf
 
 from ..model_selection import representation_curvature
-from . import primary
+from . import confirmatory, primary, stats
 from .design import DEFAULTS
 from .facts import (
     ARM_LABELS,
@@ -195,10 +195,10 @@ def _test_rows(frame, test):
     where = test["condition"]
     if isinstance(where, tuple | list):
         return pd.concat(
-            [primary._rows(frame, test, condition) for condition in where],
+            [confirmatory.fits_of(frame, test, condition) for condition in where],
             ignore_index=True,
         )
-    return primary._rows(frame, test, where)
+    return confirmatory.fits_of(frame, test, where)
 
 
 def _settings(task, seeds, **keys):
@@ -471,7 +471,9 @@ def _where(task):
 
 
 def _comparison(claim, quantity, measure, sweep, task, better, worse):
-    test = primary._comparison(claim, quantity, measure, sweep, "curved", better, worse)
+    test = confirmatory.comparison(
+        claim, quantity, measure, sweep, "curved", better, worse
+    )
     return {**test, **_where(task)}
 
 
@@ -492,11 +494,13 @@ def candidates(conditions, c2_curvature="trend"):
         for worse in (_SILU, _NONE)
     ]
     if c2_curvature == "trend":
-        c2 = primary._trend("C2", "curvature", "turning", "alpha", "curved", "alpha")
+        c2 = confirmatory.trend(
+            "C2", "curvature", "turning", "alpha", "curved", "alpha"
+        )
     else:
         peak = float(c2_curvature)
         c2 = {
-            **primary._test(
+            **confirmatory.make_test(
                 "C2",
                 "curvature",
                 "turning",
@@ -512,7 +516,9 @@ def candidates(conditions, c2_curvature="trend"):
     family += [
         {**c2, **_where(first)},
         {
-            **primary._trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
+            **confirmatory.trend(
+                "C2", "accuracy", "accuracy", "alpha", "curved", "alpha"
+            ),
             **_where(first),
         },
         {
@@ -521,7 +527,9 @@ def candidates(conditions, c2_curvature="trend"):
             "comparison": "gated = ungated",
         },
         {
-            **primary._trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
+            **confirmatory.trend(
+                "C3", "curvature", "turning", "alpha", "linear", "alpha"
+            ),
             **_where(LINEAR),
         },
     ]
@@ -533,7 +541,9 @@ def candidates(conditions, c2_curvature="trend"):
     ]
     family += [
         {
-            **primary._trend("C5", "curvature", "turning", "depth", "curved", "depth"),
+            **confirmatory.trend(
+                "C5", "curvature", "turning", "depth", "curved", "depth"
+            ),
             **_where(first),
         },
         _comparison(
@@ -581,11 +591,11 @@ def _family(family, frames):
             {
                 **test,
                 "condition": label(test["condition"]),
-                **primary._statistics(test, data),
+                **confirmatory.statistics(test, data),
             }
         )
-    table = primary.stats.family_outcomes(pd.DataFrame(rows))
-    return table[primary._TEST_COLUMNS]
+    table = stats.family_outcomes(pd.DataFrame(rows))
+    return table[confirmatory.TEST_COLUMNS]
 
 
 def primary_tests(frames, family=None):
@@ -674,7 +684,7 @@ def plan_seeds(pilot_tests, family, costs=None):
         kept = [i for i in range(len(family)) if i not in dropped]
         alpha = ALPHA_LEVEL / max(len(kept), 1)
         needed = {
-            i: primary._seeds_needed(kinds[i], pilot[i].margin, pilot[i].sd, alpha)
+            i: confirmatory.seeds_needed(kinds[i], pilot[i].margin, pilot[i].sd, alpha)
             for i in range(len(family))
         }
         hopeless = [i for i in kept if needed[i] is None]
@@ -1033,7 +1043,7 @@ def claim_verdicts(results):
             {
                 "claim": claim,
                 "statement": statements("sequences")[claim],
-                "verdict": primary._verdict(list(group["outcome"]), labels),
+                "verdict": confirmatory.claim_verdict(list(group["outcome"]), labels),
             }
         )
     return pd.DataFrame(rows)

@@ -41,7 +41,7 @@ from ..datasets import CURVED_SHAPES, bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from ..geometry import DegenerateMetricWarning
 from ..model_selection import representation_curvature
-from . import runfiles, stats, words
+from . import confirmatory, runfiles, stats, words
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
@@ -53,7 +53,6 @@ from .design import (
 )
 from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import GATE_ORDER, THEOREM_ARM_LABELS
-from .primary import _statistics
 from .sweeps import gaussian_plane, make_task
 
 __all__ = [
@@ -377,7 +376,7 @@ def _tests(fits, tests, family, by):
                     **dict(zip(family, key, strict=True)),
                     **dict(zip(by, condition, strict=True)),
                     **test,
-                    **_statistics(test, _arms(test, group)),
+                    **confirmatory.statistics(test, _arms(test, group)),
                 }
                 for condition, group in part.groupby(by, sort=False)
                 for test in tests
