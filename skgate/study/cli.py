@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import _command as command_line
 from .. import compare
 from ..parallel import on_cluster
-from . import primary, realdata, report, sequences
+from . import primary, realdata, report, sequences, sequences_pilot
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
 from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
@@ -33,7 +33,7 @@ def _pilot_command(args, parser):
             condition, plan = run_pilot(out, n_jobs=args.n_jobs)
             print(f"condition: {condition}")
         else:
-            conditions, rates, plan = sequences.run_pilot(
+            conditions, rates, plan = sequences_pilot.run_pilot(
                 out, n_jobs=args.n_jobs, log=log
             )
             print(f"conditions: {conditions}")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import plots, primary, runfiles, sequences, words
+from .. import sequences_secondary as secondary
 from ..facts import ARM_LABELS, QUICK_CURVATURE_POINTS, QUICK_SEQUENCE_SEEDS
 from ..part import Part
 from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
@@ -147,14 +148,14 @@ def evaluate(frames, record):
         "conditions": conditions,
         "tests": tests,
         "verdicts": sequences.claim_verdicts(tests),
-        "secondary": sequences.secondary_tests(
+        "secondary": secondary.secondary_tests(
             frames, conditions, record["c2_curvature"], left
         ),
-        "arms": sequences.arm_summary(frames["arms"], frames.get("bayes")),
-        "metric": sequences.metric_agreement(frames["arms"]),
+        "arms": secondary.arm_summary(frames["arms"], frames.get("bayes")),
+        "metric": secondary.metric_agreement(frames["arms"]),
         "convergence": pd.concat(
             [
-                sequences.convergence(frames[name], cap=_cap(record)).assign(sweep=name)
+                secondary.convergence(frames[name], cap=_cap(record)).assign(sweep=name)
                 for name in ("arms", "alpha", "depth")
             ],
             ignore_index=True,
@@ -162,8 +163,8 @@ def evaluate(frames, record):
         "power": primary.power_table(plan, tests, family)
         if len(plan) == len(family)
         else None,
-        "lr": sequences.lr_table(frames) if "lr_grid" in frames else None,
-        "alpha curve": sequences.alpha_curve(frames["alpha"]),
+        "lr": secondary.lr_table(frames) if "lr_grid" in frames else None,
+        "alpha curve": secondary.alpha_curve(frames["alpha"]),
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
