@@ -11,7 +11,10 @@ uses the library's public API and its batched training
   settings that differ in seed, alpha and learning rate trained as one batch;
 - :mod:`~skgate.study.stats`: the general statistics (paired comparisons,
   trends, Holm, equivalence, outcome words);
-- :mod:`~skgate.study.claims`: the claims' rules and verdicts, as data;
+- :mod:`~skgate.study.claims`: the exploratory claims' rules and verdicts, as
+  data (:mod:`~skgate.study.controls`: C1 under controls;
+  :mod:`~skgate.study.beyond`: production, real data, the depth regime;
+  :mod:`~skgate.study.evaluation`: all of them evaluated);
 - :mod:`~skgate.study.primary`: the confirmatory study, the executable form
   of docs/protocol.md (its design, measurements, primary and secondary
   tests, power, verdicts);
@@ -25,10 +28,10 @@ uses the library's public API and its batched training
 - :mod:`~skgate.study.cli`: ``python -m skgate``, which writes the files.
 """
 
-from .claims import evaluate_claims, verdicts
 from .cli import main
 from .demo import demo
 from .design import StudyDesign
+from .evaluation import evaluate_claims, verdicts
 from .parts.toy_datasets import run_toy
 from .pipeline import reproduce
 from .sweeps import grid, make_task, run_setting, run_sweep

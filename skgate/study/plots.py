@@ -10,6 +10,7 @@ quantity's range (curvature is not negative, accuracy not above 1).
 import numpy as np
 
 from ..datasets import CURVED_SHAPES
+from .beyond import production_arms
 from .claims import with_tokens
 from .design import DEFAULTS
 from .facts import ARM_LABELS, GATE_COLORS, GATE_LABELS, GATE_ORDER
@@ -239,9 +240,7 @@ def plot_production(frame):
     """The production rerun: accuracy and curvature against the token form
     (copied, then sequence lengths), per shape, for each model's gated arm,
     SiLU and ungated (mean, 95 % CI). ``frame``: the sweep with its
-    ``model`` and ``tokens`` columns (:func:`claims.production_frame`)."""
-    from .claims import _production_arms
-
+    ``model`` and ``tokens`` columns (:func:`skgate.study.beyond.production_frame`)."""
     plt = pyplot()
     shapes = _shapes(frame)
     forms = list(
@@ -254,7 +253,7 @@ def plot_production(frame):
     styles = {models[0]: "-", **{m: "--" for m in models[1:]}}
     for col, shape in enumerate(shapes):
         for model in models:
-            arms = _production_arms(frame, model)
+            arms = production_arms(frame, model)
             arms = arms[arms["shape"] == shape].assign(
                 form=lambda f: f["tokens"].map(forms.index)
             )
@@ -386,7 +385,7 @@ def _accuracy_panels(frame, row_key, rows, x, *, xlabel, title, suptitle, extra=
 def plot_budget(selected):
     """Controls: accuracy against the training budget per gate, shape and
     head, each arm at its searched learning rate (``selected``: rows of
-    :func:`~skgate.study.claims.select_learning_rate`)."""
+    :func:`~skgate.study.controls.select_learning_rate`)."""
     return _accuracy_panels(
         selected,
         "head",

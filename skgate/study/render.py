@@ -21,8 +21,8 @@ import torch
 from ..datasets import CURVED_SHAPES
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
+from . import beyond, controls, describe, evaluation, realdata, stats, words
 from . import claims as claim_rules
-from . import describe, realdata, stats, words
 from .design import (
     BASELINE_MAX_ITER,
     DEFAULTS,
@@ -34,8 +34,15 @@ from .design import (
     StudyDesign,
     effective_weights,
 )
-from .facts import ARM_LABELS, COARSE_ALPHAS, GATE_LABELS, GATE_ORDER
-from .toy import TOY_SPECS, toy_call
+from .facts import (
+    ACCURACY_MARGIN,
+    ARM_LABELS,
+    CEILING_MARGIN,
+    COARSE_ALPHAS,
+    GATE_LABELS,
+    GATE_ORDER,
+)
+from .toy import TOY_SPECS, toy_alphas, toy_call, toy_gated_vs_ungated
 
 __all__ = ["render_report", "render_toy_report", "toy_section"]
 
@@ -319,7 +326,7 @@ def _linear_section(alpha, c3, bayes):
         "## C3: on a linear task accuracy does not move with alpha, curvature does",
         "",
         f"Verdict: **{c3['verdict']}**. Rule: accuracy is flat when every alpha's "
-        f"accuracy is equivalent to alpha = 0's within {claim_rules.ACCURACY_MARGIN} "
+        f"accuracy is equivalent to alpha = 0's within {ACCURACY_MARGIN} "
         "(paired TOST, Holm-adjusted), and moved when any differs "
         "significantly; curvature rises by the trend rule.",
         "",
@@ -374,10 +381,10 @@ def _anisotropy_section(c4, figure):
 def _depth_section(results, c5, figure):
     depth = pd.concat(
         [
-            claim_rules._with_architecture(results["depth_init"]).assign(
+            claim_rules.with_architecture(results["depth_init"]).assign(
                 stage="initialisation"
             ),
-            claim_rules._with_architecture(results["depth_trained"]).assign(
+            claim_rules.with_architecture(results["depth_trained"]).assign(
                 stage="trained"
             ),
         ]
@@ -426,7 +433,7 @@ def _production_section(claim, figure, design):
     frame = claim["frame"]
     by_model = claim["by model"]
     arms = pd.concat(
-        [claim_rules._production_arms(frame, model) for model in by_model],
+        [beyond.production_arms(frame, model) for model in by_model],
         ignore_index=True,
     )
     by = ["model", "shape", "tokens", "gate"]
@@ -472,7 +479,7 @@ def _production_section(claim, figure, design):
             ),
             (
                 "C1's paired tests (one Holm family):",
-                _paired_table(claim["C1"]["tests"], claim_rules.PRODUCTION_CONDITION),
+                _paired_table(claim["C1"]["tests"], beyond.PRODUCTION_CONDITION),
             ),
         ),
         "",
@@ -485,9 +492,7 @@ def _production_section(claim, figure, design):
         ),
         "",
         words.table(
-            claim["C2"]["tests"][
-                [*claim_rules.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]
-            ]
+            claim["C2"]["tests"][[*beyond.PRODUCTION_CONDITION, "y", *_TREND_COLUMNS]]
         ),
     ]
 
@@ -498,7 +503,7 @@ def _production_sentence(claim):
 
     def tally(tests, column, value):
         table = stats.statuses(
-            tests[tests[column] == value], claim_rules.PRODUCTION_CONDITION
+            tests[tests[column] == value], beyond.PRODUCTION_CONDITION
         )
         return _tally(table["status"])
 
@@ -682,7 +687,7 @@ def _noise_part(noise, figure):
         "rate, at each budget (the protocol above). Conditions are shape x "
         "noise; the headroom columns say where every arm is at the task's "
         "Bayes accuracy or near chance "
-        f"(margin {claim_rules.CEILING_MARGIN}).",
+        f"(margin {CEILING_MARGIN}).",
         "",
         f"![noise]({figure})",
     ]
@@ -693,7 +698,7 @@ def _noise_part(noise, figure):
             "",
             words.table(claim["headroom"], 3),
             "",
-            _paired_table(claim["tests"], claim_rules.NOISE_CONDITION, measure=False),
+            _paired_table(claim["tests"], controls.NOISE_CONDITION, measure=False),
         ]
     return lines
 
@@ -1331,7 +1336,7 @@ def _headroom_sentence(headroom):
 
     return (
         f"- Accuracy headroom (C1 conditions, against the task's Bayes accuracy, "
-        f"margin {claim_rules.CEILING_MARGIN}): every arm at the ceiling in "
+        f"margin {CEILING_MARGIN}): every arm at the ceiling in "
         f"{describe.count(headroom['at ceiling'])} of {len(headroom)} "
         f"({names(headroom['at ceiling'])}); near chance in "
         f"{describe.count(headroom['near chance'])} "
@@ -1401,7 +1406,7 @@ def render_report(results, claims, design, figures, machine=None):
         The sweeps by name ("gates", "alpha", "depth_init", "depth_trained")
         and "baselines".
     claims : dict
-        :func:`skgate.study.claim_rules.evaluate_claims` of ``results``.
+        :func:`skgate.study.evaluation.evaluate_claims` of ``results``.
     design : StudyDesign
         The design the results were run with.
     figures : dict of str
@@ -1413,7 +1418,7 @@ def render_report(results, claims, design, figures, machine=None):
     """
     lines = [
         *_setup_section(design, machine),
-        *_verdict_table(claim_rules.verdicts(claims)),
+        *_verdict_table(evaluation.verdicts(claims)),
         *_summary_section(claims),
         *_gates_section(
             results["gates"], claims["C1"], figures["gates"], results["bayes"]
@@ -1523,8 +1528,8 @@ def _toy_datasets_section(toy):
 
 def render_toy_report(toy, seconds):
     """TOY.md as a string: tables per task type, the paired test, the chosen alphas."""
-    test = claim_rules.toy_gated_vs_ungated(toy)
-    alphas = claim_rules.toy_alphas(toy)
+    test = toy_gated_vs_ungated(toy)
+    alphas = toy_alphas(toy)
     lines = _toy_intro() + _toy_datasets_section(toy)
     for task, frame in describe.split_by(toy, "task"):
         table = _dataset_table(frame, "score", lambda m, s: f"{m:.3f} ± {s:.3f}")

@@ -4,7 +4,7 @@ confirmatory seeds (not pre-registered).
 Its settings are :class:`~skgate.study.design.StudyDesign`'s sweeps; beside
 them it fits the sphere, the depth regime, the scikit-learn baselines and
 the tasks' Bayes accuracies; its rules and verdicts are
-:mod:`skgate.study.claims`'s. It writes EXPLORATORY.md (rendered by
+:mod:`skgate.study.evaluation`'s. It writes EXPLORATORY.md (rendered by
 :mod:`skgate.study.render`), its tests_*.csv and figures, and a verdict
 table in REPORT.md.
 """
@@ -16,7 +16,17 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .. import claims, plots, realdata, regime, render, runfiles, sphere, sweeps
+from .. import (
+    claims,
+    evaluation,
+    plots,
+    realdata,
+    regime,
+    render,
+    runfiles,
+    sphere,
+    sweeps,
+)
 from ..design import StudyDesign
 from ..facts import CLAIMS, CONDITION_NUMBERS
 from ..part import Part, log
@@ -300,7 +310,7 @@ class Exploratory(Part):
         log("figures")
         info = runfiles.load_info(job.out)
         loaded = self.load(job.out, info)
-        evaluated = claims.evaluate_claims(loaded["results"])
+        evaluated = evaluation.evaluate_claims(loaded["results"])
         _draw_figures(loaded["results"], evaluated, loaded["design"], job.out)
         seconds = time.perf_counter() - start
         runfiles.add_seconds(job.out, "exploratory statistics and figures", seconds)
@@ -325,11 +335,11 @@ class Exploratory(Part):
         return {"design": design, "results": results}
 
     def evaluate(self, frames, info):
-        evaluated = claims.evaluate_claims(frames["results"])
+        evaluated = evaluation.evaluate_claims(frames["results"])
         return {
             **frames,
             "evaluated": evaluated,
-            "verdicts": claims.verdicts(evaluated),
+            "verdicts": evaluation.verdicts(evaluated),
         }
 
     def write(self, results, folder, out, info):
