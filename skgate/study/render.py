@@ -12,7 +12,6 @@ import inspect
 import math
 import platform
 
-import numpy as np
 import pandas as pd
 import sklearn
 import skorch
@@ -47,14 +46,11 @@ from .toy import TOY_SPECS, toy_alphas, toy_call, toy_gated_vs_ungated
 __all__ = ["render_report", "render_toy_report", "toy_section"]
 
 
-def _mean_pm(mean, std):
-    return f"{mean:.3g} ± {std:.2g}" if np.isfinite(std) else f"{mean:.3g}"
-
-
 def _mean_pm_std(frame, by, value, columns):
     summary = stats.mean_std(frame, by, value)
     summary["value"] = [
-        _mean_pm(m, s) for m, s in zip(summary["mean"], summary["std"], strict=True)
+        words.mean_sd(m, s)
+        for m, s in zip(summary["mean"], summary["std"], strict=True)
     ]
     return summary.pivot_table(
         index=[b for b in by if b != columns],
@@ -95,7 +91,7 @@ def _dataset_table(frame, value, cell):
 
 
 def _by_measure(claim):
-    return "; ".join(f"{m}: {v}" for m, v in claim["verdict by measure"].items())
+    return words.labelled(claim["verdict by measure"])
 
 
 def _defaults(function):
@@ -235,9 +231,7 @@ def _tables(*captioned):
 
 
 def _verdict_table(verdicts):
-    return ["", "| claim | verdict |", "|---|---|"] + [
-        f"| {claim} | {verdict} |" for claim, verdict in verdicts.items()
-    ]
+    return ["", *words.pipe_table(["claim", "verdict"], verdicts.items())]
 
 
 def _gates_section(gates, c1, figure, bayes):
@@ -439,7 +433,7 @@ def _production_section(claim, figure, design):
     by = ["model", "shape", "tokens", "gate"]
     gated = frame[frame["gate"] == "multiplicative"]
     production = PRODUCTION_MODELS["production"]
-    alphas = ", ".join(f"{a:g}" for a in design.production_alphas)
+    alphas = words.values(design.production_alphas)
     return [
         "",
         "## C1 and C2 in the architecture production models run",
@@ -538,7 +532,7 @@ def _arm_table(frame, by, value):
 def _budget_part(budget, design, figure):
     frame = budget["frame"]
     by = claim_rules.GATE_CONDITION[:2]
-    rates = ", ".join(f"{lr:g}" for lr in design.learning_rates)
+    rates = words.values(design.learning_rates)
     lines = [
         "",
         "### Training budget and learning rate",
@@ -588,7 +582,7 @@ def _alpha_budget_part(control, figure):
         f"### C2 and C3 at {epochs} epochs",
         "",
         f"The alpha sweep at {epochs} epochs (alphas "
-        f"{', '.join(f'{a:g}' for a in COARSE_ALPHAS)}), each alpha with its "
+        f"{words.values(COARSE_ALPHAS)}), each alpha with its "
         "learning rate chosen by the same search, the same protocol as above.",
         "",
         f"C2: **{control['C2']['verdict']}**. By measure: "
@@ -740,8 +734,7 @@ def _positive_section(gates, c6, figures):
         "## C6: gating reaches positive curvature, ungated attention cannot",
         "",
         f"Verdict: **{c6['verdict']}**. By part: "
-        + "; ".join(f"{k}: {v}" for k, v in c6["verdict by part"].items())
-        + ".",
+        f"{words.labelled(c6['verdict by part'])}.",
         "",
         "The theorem's second half, tested two ways in one Holm family. (a) The "
         "sign of the Gaussian curvature K of the representation (the image of "
@@ -1021,7 +1014,9 @@ def _baselines_section(baselines, figure, bayes):
         f"max_iter={BASELINE_MAX_ITER}); the best mean per dataset in bold:",
         "",
         words.table(
-            _with_dataset_bayes(_dataset_table(baselines, "accuracy", _mean_pm), bayes)
+            _with_dataset_bayes(
+                _dataset_table(baselines, "accuracy", words.mean_sd), bayes
+            )
         ),
         "",
         "Mean fit time in seconds (this run, one thread):",
@@ -1073,9 +1068,7 @@ def _differences_section(agreement):
 
 def _tally(statuses):
     """'k of N' with the rest of the conditions by status."""
-    held, total, others = describe.outcome_counts(statuses)
-    rest = [f"{name} in {k}" for name, k in others]
-    return f"{held} of {total}" + (f" ({', '.join(rest)})" if rest else "")
+    return words.tally(*describe.outcome_counts(statuses))
 
 
 def _trend_phrase(row):
@@ -1132,8 +1125,8 @@ def _positive_sentence(c6):
     shares = c6["shares"].set_index(["tokens", "gate"])["mean"]
     by_tokens = "; ".join(
         f"{tokens}: "
-        + ", ".join(
-            f"{ARM_LABELS[gate]} {shares[(tokens, gate)]:.3f}"
+        + words.arm_values(
+            (gate, shares[(tokens, gate)])
             for gate in GATE_ORDER
             if (tokens, gate) in shares.index
         )
@@ -1226,7 +1219,9 @@ def _pairwise(tests, measure="accuracy"):
     parts = []
     for comparison, held, n in describe.pairwise_counts(tests, measure):
         better, worse = comparison.split(" > ")
-        parts.append(f"{ARM_LABELS[better]} > {ARM_LABELS[worse]} in {held} of {n}")
+        parts.append(
+            f"{ARM_LABELS[better]} > {ARM_LABELS[worse]} in {words.tally(held, n)}"
+        )
     return ", ".join(parts)
 
 
@@ -1246,7 +1241,7 @@ def _controls_sentences(controls):
         ]
         lines.append(
             "- Budget and learning rate (C1 on copied tokens, each arm's rate "
-            f"searched over {', '.join(f'{r:g}' for r in rates)} on validation "
+            f"searched over {words.values(rates)} on validation "
             f"rows): the ordering holds in {'; '.join(parts)} conditions."
         )
     if "alpha_budget" in controls:

@@ -505,18 +505,12 @@ def claim_statuses(tests):
 
 def _counted(row):
     """'holds in 7 of 8 (reversed in 1)': a summary row's outcomes in words."""
-    n = row["conditions"]
     others = [
-        f"{word} in {row[outcome]}"
-        for outcome, word in (
-            (stats.REVERSED, "reversed"),
-            (stats.NO_EFFECT, "no effect"),
-            (stats.INCONCLUSIVE, "inconclusive"),
-        )
+        (words.RESULT_WORDS[outcome], row[outcome])
+        for outcome in _OUTCOMES[1:]
         if row[outcome]
     ]
-    rest = f" ({', '.join(others)})" if others else ""
-    return f"holds in {row[stats.HOLDS]} of {n}{rest}"
+    return f"holds in {words.tally(row[stats.HOLDS], row['conditions'], others)}"
 
 
 def _family_sentence(rows, lead):

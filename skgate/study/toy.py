@@ -38,6 +38,7 @@ from sklearn.svm import SVC, SVR
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..model_selection import representation_curvature
 from ..search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+from . import words
 from .design import (
     BASELINE_MAX_ITER,
     QUICK_TOY,
@@ -272,7 +273,7 @@ def toy_alphas(toy):
     return (
         gated.groupby("dataset", sort=False)
         .agg(
-            alphas=("alpha", lambda a: ", ".join(f"{v:g}" for v in a)),
+            alphas=("alpha", words.values),
             alpha_zero=("alpha", lambda a: int((a == 0).sum())),
             folds=("alpha", "size"),
             curvature=("curvature", "mean"),

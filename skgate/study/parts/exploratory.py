@@ -26,6 +26,7 @@ from .. import (
     runfiles,
     sphere,
     sweeps,
+    words,
 )
 from ..design import StudyDesign
 from ..facts import CLAIMS, CONDITION_NUMBERS
@@ -158,7 +159,6 @@ def _compact(verdict):
 
 
 def _exploratory_section(verdicts):
-    rows = [f"| {claim} | {_compact(v)} |" for claim, v in verdicts.items()]
     return [
         "",
         "## Exploratory: the earlier study, rerun on these seeds",
@@ -169,9 +169,10 @@ def _exploratory_section(verdicts):
         "correction. Per-condition tables, figures and rules: `EXPLORATORY.md` "
         "beside this file; toy datasets: `TOY.md`.",
         "",
-        "| family | verdict (exploratory rule) |",
-        "|---|---|",
-        *rows,
+        *words.pipe_table(
+            ["family", "verdict (exploratory rule)"],
+            ((claim, _compact(v)) for claim, v in verdicts.items()),
+        ),
     ]
 
 

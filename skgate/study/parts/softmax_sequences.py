@@ -300,7 +300,7 @@ def _curvature_sentence(tests):
         if rows.empty:
             return None
         row = rows.iloc[0]
-        return f"{_interval(row)} ({_WORDS[row['outcome']]})"
+        return words.result(row)
 
     parts = [
         ("turning rate", phrase("C1", "gated > SiLU"), phrase("C1", "gated > ungated")),
@@ -368,10 +368,10 @@ def findings(parts):
                 for _, row in rows.iterrows()
             )
             comparisons.append(f"{quantity} {comparison}: {each}")
-        verdict = verdicts[claim].split(" (")[0]
+        verdict = words.verdict_word(verdicts[claim])
         note = _shape_note(parts["alpha curve"]) if claim == "C2" else ""
         lines.append(
-            f"{claim} {verdict} ({held} of {len(group)} hold): "
+            f"{claim} {verdict} ({words.tally(held, len(group))} hold): "
             + "; ".join(comparisons)
             + f".{note}"
         )
@@ -450,8 +450,7 @@ def secondary_lines(parts, record):
     }
     phrases = "; ".join(
         f"{_short(row['task'])} {short.get(row['analysis'], row['analysis'])} "
-        f"{_num(row['accuracy per sd of turning'])} "
-        f"[{_num(row['ci low'])}, {_num(row['ci high'])}]"
+        f"{_interval(row, 'accuracy per sd of turning')}"
         for _, row in association.iterrows()
     )
     lines.append(
@@ -459,10 +458,6 @@ def secondary_lines(parts, record):
         f"accuracy per sd of turning: {phrases}."
     )
     return lines
-
-
-def _table(frame, digits=3):
-    return words.table(frame, digits)
 
 
 #: The columns every table of tests shows.
@@ -552,7 +547,7 @@ def _primary_part(parts, record):
         "",
         f"![primary tests, part 2]({FIGURES['tests']})",
         "",
-        _table(shown, 4),
+        words.table(shown, 4),
         "",
         "### The arms",
         "",
@@ -561,11 +556,11 @@ def _primary_part(parts, record):
         "",
         f"![accuracy of each arm, every seed]({FIGURES['arms']})",
         "",
-        _table(parts["arms"]),
+        words.table(parts["arms"], 3),
         "",
         "Learning rates fixed by the protocol from the pilot:",
         "",
-        _table(rates[["task", "arm", "lr"]]),
+        words.table(rates[["task", "arm", "lr"]], 3),
         "",
         "### Convergence",
         "",
@@ -573,7 +568,7 @@ def _primary_part(parts, record):
         f"their best validation epoch in the last "
         f"{sequences.LATE_FRACTION:.0%} of the cap.",
         "",
-        _table(parts["convergence"]),
+        words.table(parts["convergence"], 3),
     ]
 
 
@@ -588,7 +583,7 @@ def _power_part(power):
         "Planned from the pilot's standard deviations; achieved at this "
         "run's (`power_2.csv`).",
         "",
-        _table(table),
+        words.table(table, 3),
     ]
 
 
@@ -609,12 +604,12 @@ def _secondary_part(parts):
         "",
         "One Holm family of its own (`tests_2_secondary.csv`).",
         "",
-        _table(shown, 4),
+        words.table(shown, 4),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
         "how much the metric can reorder):",
         "",
-        _table(parts["metric"]),
+        words.table(parts["metric"], 3),
     ]
     if parts["lr"] is not None:
         extra = _extra_rates(parts["lr"])
@@ -633,21 +628,21 @@ def _secondary_part(parts):
             "",
             f"![accuracy against learning rate]({FIGURES['lr']})",
             "",
-            _table(_lr_grid_table(parts["lr"])),
+            words.table(_lr_grid_table(parts["lr"]), 3),
         ]
     return lines + [
         "",
         "C2's curve on rings (the gated arm by alpha; the seeds whose "
         "turning rate peaks at each alpha):",
         "",
-        _table(parts["alpha curve"]),
+        words.table(parts["alpha curve"], 3),
         "",
         "Association of curvature with accuracy across fits (not a causal "
         "effect): OLS of test accuracy on the standardised turning rate with "
         "fixed effects for alpha (or the gate) and the seed, 95 % interval "
         "from 2000 bootstrap resamples of seeds:",
         "",
-        _table(parts["association"], 4),
+        words.table(parts["association"], 4),
     ]
 
 
