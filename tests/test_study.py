@@ -24,6 +24,8 @@ from skgate.study import (
     realdata,
     regime,
     render,
+    render_blocks,
+    render_toy,
     runfiles,
     sphere,
     sweeps,
@@ -841,7 +843,7 @@ def test_toy_benchmark_rows_and_report(tmp_path):
     assert gated["alpha"].isin(COARSE_ALPHAS).all()
     assert gated["curvature"].notna().all()
     assert frame.loc[frame["model"] != toy.GATED, "alpha"].isna().all()
-    text = render.render_toy_report(frame, seconds=1.0)
+    text = render_toy.render_toy_report(frame, seconds=1.0)
     for heading in [
         "## Classification",
         "## Regression",
@@ -1418,7 +1420,7 @@ class TestArchitectureClaims:
                 "curvature_exact": [0.0, 0.0, 2.0, 0.0, 0.0, 4.0],
             }
         )
-        (sentence,) = render._layer_norm_sentence(frame)[1:]
+        (sentence,) = render_blocks.layer_norm_sentence(frame)[1:]
         assert "at most 0 without LayerNorm" in sentence
         assert "3 on average with it (range 2-4)" in sentence
 
@@ -1450,7 +1452,7 @@ class TestArchitectureClaims:
 
 # -- render formats, describe computes ---------------------------------------
 
-#: Methods and builtins that aggregate: render.py calls none of them itself.
+#: Methods and builtins that aggregate: the render modules call none of them.
 _AGGREGATIONS = {
     "groupby", "mean", "sum", "std", "var", "min", "max", "median", "agg",
     "aggregate", "idxmax", "idxmin", "count", "value_counts", "nunique",
@@ -1479,10 +1481,14 @@ def _aggregation_calls(source):
 
 def test_render_formats_numbers_it_does_not_compute():
     """Every mean, count and extreme of the report comes from describe,
-    stats or claims; render.py only formats and lays them out."""
+    stats or claims; the render modules (render.py, render_*.py) only
+    format and lay them out."""
     from skgate.study import render
 
-    assert _aggregation_calls(Path(render.__file__).read_text()) == []
+    modules = sorted(Path(render.__file__).parent.glob("render*.py"))
+    assert len(modules) > 1
+    found = {path.name: _aggregation_calls(path.read_text()) for path in modules}
+    assert found == dict.fromkeys(found, [])
     # The scan finds what it looks for.
     found = _aggregation_calls("a = frame.groupby('x')['y'].mean()\nb = max(c)\n")
     assert len(found) == 3

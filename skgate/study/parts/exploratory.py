@@ -23,6 +23,7 @@ from .. import (
     realdata,
     regime,
     render,
+    render_toy,
     runfiles,
     sphere,
     sweeps,
@@ -188,7 +189,7 @@ def _write_exploratory(folder, out, results, evaluated, design, info):
         1,
     )
     if (folder / "TOY.md").exists():
-        text += render.toy_section((folder / "TOY.md").read_text())
+        text += render_toy.toy_section((folder / "TOY.md").read_text())
     (out / "EXPLORATORY.md").write_text(text)
 
 
