@@ -182,7 +182,7 @@ def _write_exploratory(folder, out, results, evaluated, design, info):
     _write_exploratory_tests(evaluated, out)
     text = render.render_report(results, evaluated, design, figures, info["machine"])
     text = text.replace(
-        render.TITLE,
+        render.PAGE_TITLE,
         "# Exploratory: the earlier study of every claim, rerun on the "
         "confirmatory seeds\n\nNot pre-registered (see REPORT.md and "
         "docs/protocol.md for the confirmatory tests).",
