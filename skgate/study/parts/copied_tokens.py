@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import claims, plots, primary, runfiles, theorem, words
+from .. import claims, plots, plots_confirmatory, primary, runfiles, theorem, words
 from ..facts import QUICK_CURVATURE_POINTS, QUICK_SEEDS, statements
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
@@ -568,7 +568,7 @@ class CopiedTokens(Part):
 
     def write(self, results, folder, out, info):
         _write_tables(out, results)
-        drawn = plots.plot_primary(results["tests"])
+        drawn = plots_confirmatory.plot_primary(results["tests"])
         drawn.savefig(out / "fig_primary.png", dpi=110)
         plots.pyplot().close(drawn)
 

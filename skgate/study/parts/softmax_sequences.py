@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import plots, primary, runfiles, sequences, words
+from .. import plots, plots_confirmatory, primary, runfiles, sequences, words
 from .. import sequences_secondary as secondary
 from ..facts import ARM_LABELS, QUICK_CURVATURE_POINTS, QUICK_SEQUENCE_SEEDS
 from ..part import Part
@@ -182,14 +182,14 @@ def write_tables(parts, out):
     for name, file in TABLES.items():
         if parts.get(name) is not None:
             parts[name].to_csv(out / file, index=False, float_format="%.10g")
-    figure = plots.plot_primary(parts["tests"], with_condition=True)
+    figure = plots_confirmatory.plot_primary(parts["tests"], with_condition=True)
     figure.savefig(out / FIGURES["tests"], dpi=110)
     plots.pyplot().close(figure)
-    figure = plots.plot_sequence_arms(parts["fits"], parts["arms"])
+    figure = plots_confirmatory.plot_sequence_arms(parts["fits"], parts["arms"])
     figure.savefig(out / FIGURES["arms"], dpi=110)
     plots.pyplot().close(figure)
     if parts.get("lr") is not None:
-        figure = plots.plot_learning_rates(parts["lr"])
+        figure = plots_confirmatory.plot_learning_rates(parts["lr"])
         figure.savefig(out / FIGURES["lr"], dpi=110)
         plots.pyplot().close(figure)
 
