@@ -18,12 +18,21 @@ uses the library's public API and its batched training
 - :mod:`~skgate.study.primary`: the confirmatory study, the executable form
   of docs/protocol.md (its design, measurements, primary and secondary
   tests, power, verdicts);
+- :mod:`~skgate.study.sequences`: its second part, docs/protocol-2.md
+  (:mod:`~skgate.study.sequences_pilot`: the pilot;
+  :mod:`~skgate.study.sequences_secondary`: the secondary analyses);
+- :mod:`~skgate.study.confirmatory`: the tests both confirmatory parts
+  share (a test's spec, its statistics, a claim's verdict, power);
 - :mod:`~skgate.study.theorem`: the theorem's own setting (fixed attention
   over sequences, Fisher-Rao curvature of multi-class outputs);
 - :mod:`~skgate.study.report`: REPORT.md of a run, rendered from the files
   the run wrote (``python -m skgate report --from``);
-- :mod:`~skgate.study.render`: the exploratory report and TOY.md as strings;
-- :mod:`~skgate.study.plots`: the figures (matplotlib);
+- :mod:`~skgate.study.render`: the exploratory report as a string (its
+  sections: ``render_claims``, ``render_controls``, ``render_beyond``,
+  ``render_summary``; TOY.md: ``render_toy``);
+- :mod:`~skgate.study.words`: the phrases every report's sentences use;
+- :mod:`~skgate.study.plots`: the figures (matplotlib; the confirmatory
+  parts': :mod:`~skgate.study.plots_confirmatory`);
 - :mod:`~skgate.study.toy`: the toy-dataset benchmark;
 - :mod:`~skgate.study.cli`: ``python -m skgate``, which writes the files.
 """
