@@ -169,8 +169,9 @@ def claim_noise(noise, budget, bayes):
 
 def control_verdicts(claims):
     """Control statement -> verdict: C1 under the controls that
-    :func:`evaluate_claims` found sweeps for (budgets with the learning rate
-    searched, parameter-matched arms, PyTorch's gate initialisation, noise)."""
+    :func:`~skgate.study.evaluation.evaluate_claims` found sweeps for
+    (budgets with the learning rate searched, parameter-matched arms,
+    PyTorch's gate initialisation, noise)."""
     controls = claims.get("controls", {})
     table = {}
     for epochs, claim in controls.get("budget", {}).get("by budget", {}).items():

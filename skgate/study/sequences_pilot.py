@@ -234,10 +234,10 @@ def _next_to_leave(family, kept, needed, seeds):
 
 def plan_seeds(pilot_tests, family, costs=None):
     """Seeds per primary test from the pilot's tests: the fewest with
-    :data:`POWER` at the test's smallest effect of interest at the family's
-    strictest Holm level (0.05 / the tests kept), at least
-    :data:`MIN_SEEDS`. With ``costs`` (:func:`sweep_costs`), tests leave the
-    family while the planned run exceeds :data:`BUDGET_CORE_SECONDS`: each
+    :data:`~skgate.study.facts.POWER` at the test's smallest effect of
+    interest at the family's strictest Holm level (0.05 / the tests kept),
+    at least :data:`MIN_SEEDS`. With ``costs`` (:func:`sweep_costs`), tests
+    leave the family while the planned run exceeds :data:`BUDGET_CORE_SECONDS`: each
     time the test of lowest :data:`PRIORITY` that sets its sweep's seeds,
     the level and the seeds needed recomputed for the tests left;
     every sweep runs at least :data:`MIN_SEEDS` seeds. A test no number of

@@ -13,7 +13,8 @@ test the claims where the premise holds; neither is pre-registered.
   learned token mixing, the same for every input: ungated attention is then
   exactly affine in ``x``). C1 (the curvature and accuracy ordering) and C6
   (the share of points whose Gaussian curvature is positive beyond its noise
-  floor), measured as the primary study measures (:func:`measure_primary`).
+  floor), measured as the primary study measures
+  (:func:`~skgate.study.primary.measure_primary`).
 - **Fisher-Rao** (:func:`fisher_settings`): tasks with 3, 5 and 10 classes
   (:data:`FISHER_TASKS`), copied tokens, both heads, SiLU, ungated and the
   multiplicative gate at :data:`~skgate.study.primary.ALPHAS`. The output
