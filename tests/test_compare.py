@@ -10,7 +10,7 @@ from sklearn.model_selection import GroupKFold, KFold
 
 from skgate import compare_gates, make_curved_task, make_linear_task
 from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, gate_tests, infer_task
-from skgate.study import primary
+from skgate.study import confirmatory, primary
 
 FAST = {"max_epochs": 2, "d_model": 8}
 
@@ -174,7 +174,9 @@ class TestCompareGates:
         )
         study_tests = [
             {
-                **primary._comparison("C1", measure, column, "arms", "curved", a, b),
+                **confirmatory.comparison(
+                    "C1", measure, column, "arms", "curved", a, b
+                ),
                 "comparison": f"{a} > {b}",
             }
             for a, b in [

@@ -267,3 +267,160 @@ def test_the_fact_check_finds_a_second_definition(tmp_path):
     )
     (name, value), _ = list(_top_level_assignments(copy))
     assert FACT_NAMES.search(name) and _literal(value)
+
+
+STUDY_FILES = sorted((PACKAGE / "study").rglob("*.py"))
+MAX_STUDY_MODULE_LINES = 900
+
+
+def _too_long(paths, limit=MAX_STUDY_MODULE_LINES):
+    """The modules of ``paths`` with more than ``limit`` lines, counted as
+    ``wc -l`` counts them."""
+    lines = {path: path.read_bytes().count(b"\n") for path in paths}
+    return [f"{path.name} ({n} lines)" for path, n in lines.items() if n > limit]
+
+
+def test_no_study_module_is_longer_than_900_lines():
+    """A module a person can hold in their head: every module of the study
+    (parts included) has at most 900 lines."""
+    assert _too_long(STUDY_FILES) == []
+
+
+def test_the_length_check_finds_a_long_module(tmp_path):
+    long, short = tmp_path / "long.py", tmp_path / "short.py"
+    long.write_text("x = 1\n" * (MAX_STUDY_MODULE_LINES + 1))
+    short.write_text("x = 1\n" * MAX_STUDY_MODULE_LINES)
+    assert _too_long([long, short]) == [f"long.py ({MAX_STUDY_MODULE_LINES + 1} lines)"]
+
+
+def _in_study(dotted):
+    return dotted == "skgate.study" or dotted.startswith("skgate.study.")
+
+
+def _is_study_module(dotted):
+    """Whether ``dotted`` names a module (or package) of the study."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return _in_study(dotted) and (
+        path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    )
+
+
+def _imported_from(node, package):
+    """The module an ``ImportFrom`` in a module of ``package`` imports from."""
+    if not node.level:
+        return node.module or ""
+    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _private(name):
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_uses(source, package):
+    """Private names of the study's modules that ``source`` (a module of
+    ``package``) imports (``from .x import _name``) or reads
+    (``x._name``, where ``x`` is a study module it imported)."""
+    tree = ast.parse(source)
+    modules, found = set(), []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        origin = _imported_from(node, package)
+        for alias in node.names:
+            if _is_study_module(f"{origin}.{alias.name}"):
+                modules.add(alias.asname or alias.name)
+            if _in_study(origin) and _private(alias.name):
+                found.append(f"from {origin} import {alias.name}")
+    found += [
+        f"{node.value.id}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in modules
+        and _private(node.attr)
+    ]
+    return found
+
+
+def test_no_study_module_uses_another_ones_private_names():
+    """A helper two study modules share is public (a name, a docstring, a
+    home); a private one is used where it is defined only."""
+    found = {
+        str(path.relative_to(PACKAGE.parent)): _private_uses(
+            path.read_text(), ".".join(path.relative_to(PACKAGE.parent).parent.parts)
+        )
+        for path in STUDY_FILES
+    }
+    assert {name: uses for name, uses in found.items() if uses} == {}
+
+
+def test_the_private_name_check_finds_a_private_use():
+    """The check above can fail: an import of a study module's private name,
+    and an attribute read through a study module, are found (in a module
+    of the study or of its parts); the library's private modules and the
+    study's public names are not the check's business."""
+    source = (
+        "from .primary import _statistics\n"
+        "from . import sweeps\n"
+        "from . import claims as rules\n"
+        "from .. import _command\n"
+        "from .stats import HOLDS\n"
+        "plane = sweeps._gaussian_plane(X) + rules._with_tokens(f) + rules.RULES\n"
+    )
+    assert _private_uses(source, "skgate.study") == [
+        "from skgate.study.primary import _statistics",
+        "sweeps._gaussian_plane",
+        "rules._with_tokens",
+    ]
+    part = "from ..claims import _production_arms\nfrom .. import words\nwords._x\n"
+    assert _private_uses(part, "skgate.study.parts") == [
+        "from skgate.study.claims import _production_arms",
+        "words._x",
+    ]
+
+
+def _reached_privates(path, package_depth):
+    """Where the study module ``path`` (``package_depth`` dots from the
+    library) reaches a private name: a private module or name imported, or
+    an attribute ``x._name`` of anything but ``self`` and ``cls`` (pandas'
+    positional fields ``_1`` aside), a library object's included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            library = node.level >= package_depth or module.startswith("skgate")
+            private = [part for part in module.split(".") if part.startswith("_")]
+            private += [a.name for a in node.names if a.name.startswith("_")]
+            if private and (library or node.level >= 1):
+                found.append(f"{path.name}:{node.lineno} {module} {private}")
+        elif isinstance(node, ast.Attribute) and re.fullmatch(
+            r"_(?!_)(?!\d+$)\w+", node.attr
+        ):
+            owner = node.value
+            if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                found.append(f"{path.name}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_the_study_uses_the_librarys_public_api_only():
+    """The study imports nothing private of the library (nor of its own
+    other modules), and reaches no estimator's or object's private
+    attribute: what it needs of the library is public and documented."""
+    study = PACKAGE / "study"
+    found = [
+        use
+        for path in sorted(study.rglob("*.py"))
+        for use in _reached_privates(path, len(path.relative_to(study).parts) + 1)
+    ]
+    assert found == []
+
+
+def test_the_public_api_check_finds_each_kind(tmp_path):
+    module = tmp_path / "module.py"
+    module.write_text(
+        "from .._training import fit_together\nfrom ..paired import _helper\n"
+        "from .sweeps import _rows\nx = clf._representation_map('attention')\n"
+        "y = row._4\nz = self._cache\n"
+    )
+    assert len(_reached_privates(module, 2)) == 4

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import facts, primary, report
+from skgate.study import confirmatory, facts, primary, report
 from skgate.study.stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 CONDITION = {"shape": "checkerboard", "noise": 0.2}
@@ -109,17 +109,19 @@ class TestPrimaryFamily:
         assert all(len(v) <= 250 for v in verdicts)
 
     def test_verdict_rule(self):
-        assert primary._verdict([HOLDS, HOLDS], ["a", "b"]).startswith("reproduced")
-        assert primary._verdict([HOLDS, NO_EFFECT], ["a", "b"]).startswith(
+        assert confirmatory.claim_verdict([HOLDS, HOLDS], ["a", "b"]).startswith(
+            "reproduced"
+        )
+        assert confirmatory.claim_verdict([HOLDS, NO_EFFECT], ["a", "b"]).startswith(
             "not reproduced (no effect: b"
         )
-        assert primary._verdict([HOLDS, INCONCLUSIVE], ["a", "b"]).startswith(
+        assert confirmatory.claim_verdict([HOLDS, INCONCLUSIVE], ["a", "b"]).startswith(
             "inconclusive"
         )
         # A reversal outranks everything, however much else holds.
-        assert primary._verdict([HOLDS, HOLDS, REVERSED], list("abc")).startswith(
-            "contradicted (reversed: c; 2 of 3 hold)"
-        )
+        assert confirmatory.claim_verdict(
+            [HOLDS, HOLDS, REVERSED], list("abc")
+        ).startswith("contradicted (reversed: c; 2 of 3 hold)")
 
     def test_an_equivalence_test_is_reversed_by_a_difference_either_way(self):
         frames = _fits()

@@ -10,7 +10,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import facts, primary, report, runfiles, sequences
+from skgate.study import (
+    confirmatory,
+    facts,
+    primary,
+    report,
+    runfiles,
+    sequences,
+    sequences_pilot,
+    sequences_secondary,
+)
 from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import run_batch
 
@@ -56,7 +65,7 @@ class TestPilotRules:
                 ]
             ]
         )
-        conditions, table = sequences.choose_noises(frame, bayes)
+        conditions, table = sequences_pilot.choose_noises(frame, bayes)
         assert conditions == (
             {"shape": "rings", "noise": 0.3},
             {"shape": "checkerboard", "noise": 0.5},
@@ -82,10 +91,10 @@ class TestPilotRules:
                             "accuracy": score,
                         }
                     )
-        choice = sequences.choose_learning_rates(_fits(rows)).set_index("arm")
+        choice = sequences_pilot.choose_learning_rates(_fits(rows)).set_index("arm")
         assert choice.loc["gated", "lr"] == 2e-3 and choice.loc["gated", "edge"] == ""
         assert choice.loc["SiLU", "lr"] == 1e-3 and choice.loc["SiLU", "edge"] == "low"
-        extra = sequences.extension(choice.reset_index())
+        extra = sequences_pilot.extension(choice.reset_index())
         assert extra == [("rings, noise 0.3", "silu", 5e-4)]
 
     def test_ties_take_the_smaller_rate(self):
@@ -94,7 +103,7 @@ class TestPilotRules:
             | {"validation_score": 0.9, "accuracy": 0.9}
             for lr in (1e-3, 2e-3, 4e-3)
         ]
-        choice = sequences.choose_learning_rates(_fits(rows))
+        choice = sequences_pilot.choose_learning_rates(_fits(rows))
         assert choice.loc[0, "lr"] == 1e-3 and choice.loc[0, "edge"] == "low"
 
     def test_convergence_share_counts_best_epochs_in_the_last_fifth(self):
@@ -109,10 +118,10 @@ class TestPilotRules:
             }
             for b in best
         )
-        table = sequences.convergence(frame, cap=300)
+        table = sequences_secondary.convergence(frame, cap=300)
         assert table.loc[0, "share best after epoch 240"] == pytest.approx(2 / 20)
         assert not table.loc[0, "converged"]
-        table = sequences.convergence(frame.iloc[3:], cap=600)
+        table = sequences_secondary.convergence(frame.iloc[3:], cap=600)
         assert table.loc[0, "converged"]
 
     def test_seed_plan_at_the_family_level(self):
@@ -124,15 +133,15 @@ class TestPilotRules:
                 "sd": [0.03] * len(family),
             }
         )
-        plan = sequences.plan_seeds(pilot, family)
+        plan = sequences_pilot.plan_seeds(pilot, family)
         alpha = 0.05 / len(family)
         assert plan["alpha"].eq(alpha).all()
         needed = int(plan.loc[0, "seeds needed"])
         # The planned number reaches 80 % power; one seed fewer does not.
-        assert primary._power("superiority", 0.02, 0.03, needed, alpha) >= 0.8
-        assert primary._power("superiority", 0.02, 0.03, needed - 1, alpha) < 0.8
+        assert confirmatory.power("superiority", 0.02, 0.03, needed, alpha) >= 0.8
+        assert confirmatory.power("superiority", 0.02, 0.03, needed - 1, alpha) < 0.8
         huge = pilot.assign(sd=1.0)
-        assert not sequences.plan_seeds(huge, family)["affordable"].any()
+        assert not sequences_pilot.plan_seeds(huge, family)["affordable"].any()
 
 
 _CONDITIONS = (
@@ -169,7 +178,7 @@ class TestFamily:
             for s in range(4)
             for a, t in ((0.25, 1.0 + s), (0.5, 1.5 + s))
         )
-        assert primary._paired(frame, c2) == pytest.approx([0.5] * 4)
+        assert confirmatory.paired_differences(frame, c2) == pytest.approx([0.5] * 4)
 
     def test_ungated_softmax_attention_over_sequences_is_curved(self):
         """The premise that makes the family able to fail: ungated
@@ -209,7 +218,7 @@ class TestFamily:
                 ("none", 3.0, 1.0),
             ]
         )
-        table = sequences.metric_agreement(arms).set_index("arm")
+        table = sequences_secondary.metric_agreement(arms).set_index("arm")
         assert table.loc["SiLU", "ratio"] == pytest.approx(2.0)
         assert table.loc["SiLU", "per-fit correlation"] == pytest.approx(1.0)
         assert table.loc["ungated", "per-fit correlation"] == pytest.approx(-1.0)
@@ -257,7 +266,7 @@ class TestCommittedRun:
             [pd.read_csv(path) for path in sorted(PILOT.glob("pilot_lr*.csv"))],
             ignore_index=True,
         )
-        choice = sequences.choose_learning_rates(lr)
+        choice = sequences_pilot.choose_learning_rates(lr)
         assert (choice["edge"] == "").all()
         rates = {(r.task, r.gate): r.lr for r in choice.itertuples(index=False)}
         assert rates == pytest.approx(sequences.LEARNING_RATES)
@@ -269,7 +278,7 @@ class TestCommittedRun:
             sequences.LEFT_FAMILY
         )
         assert len(kept) == len(sequences.tests())
-        assert plan["planned core-seconds"].max() <= sequences.BUDGET_CORE_SECONDS
+        assert plan["planned core-seconds"].max() <= sequences_pilot.BUDGET_CORE_SECONDS
 
     def test_part_renders_again_from_its_files(self, tmp_path):
         parts = report.render_run(RESULTS, tmp_path)
@@ -294,13 +303,15 @@ class TestBudget:
             }
         )
         costs = {"arms": 1.0, "alpha": 1.0, "depth": 100.0, "secondary": 0.0}
-        plan = sequences.plan_seeds(pilot, family, costs)
+        plan = sequences_pilot.plan_seeds(pilot, family, costs)
         left = plan[~plan["affordable"]]
         assert list(left["claim"]) == ["C5"]
         assert plan["alpha"].iloc[0] == pytest.approx(0.05 / (len(family) - 1))
-        assert plan["planned core-seconds"].iloc[0] <= sequences.BUDGET_CORE_SECONDS
+        assert (
+            plan["planned core-seconds"].iloc[0] <= sequences_pilot.BUDGET_CORE_SECONDS
+        )
         assert plan.loc[plan["sweep"] == "depth", "n_seeds"].iloc[0] == 10
-        assert sequences.plan_seeds(pilot, family)["affordable"].all()
+        assert sequences_pilot.plan_seeds(pilot, family)["affordable"].all()
 
     def test_the_quick_run_of_the_second_part_cannot_decide(self):
         """3 seeds: the smallest sign-flip p, 1/8, is above 0.05 / 10 (the

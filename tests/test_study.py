@@ -15,12 +15,17 @@ from scipy import stats
 from skgate import make_curved_task
 from skgate.nn import GatedAttentionNet
 from skgate.study import (
+    beyond,
     claims,
     cli,
+    controls,
+    evaluation,
     plots,
     realdata,
     regime,
     render,
+    render_blocks,
+    render_toy,
     runfiles,
     sphere,
     sweeps,
@@ -386,14 +391,14 @@ class TestStatistics:
         frame = pd.DataFrame(
             rows, columns=["gate", "seed", "lr", "validation_score", "accuracy"]
         ).assign(shape="circle", max_epochs=20)
-        chosen = claims.select_learning_rate(frame)
+        chosen = controls.select_learning_rate(frame)
         assert list(zip(chosen["gate"], chosen["seed"], chosen["lr"], strict=True)) == [
             ("none", 0, 1e-2),
             ("none", 1, 1e-3),
             ("silu", 0, 1e-3),
         ]
         with pytest.raises(ValueError, match="needs every row's validation_score"):
-            claims.select_learning_rate(frame.assign(validation_score=np.nan))
+            controls.select_learning_rate(frame.assign(validation_score=np.nan))
 
     def test_accuracy_headroom(self):
         """Every arm within 0.05 of Bayes: the ceiling; the best arm below
@@ -490,7 +495,7 @@ def tiny_study(tmp_path_factory, request):
 def _exploratory_verdicts(out):
     """The exploratory study's verdicts, from a run's files."""
     loaded = exploratory.PART.load(out, runfiles.load_info(out))
-    return claims.verdicts(claims.evaluate_claims(loaded["results"]))
+    return evaluation.verdicts(evaluation.evaluate_claims(loaded["results"]))
 
 
 def tiny_sphere_fits(max_epochs=1):
@@ -850,11 +855,11 @@ def test_toy_benchmark_rows_and_report(tmp_path):
     )
     assert len(frame) == 2 * 5 * 8
     assert set(frame["task"]) == {"classification", "regression"}
-    gated = frame[frame["model"] == claims.GATED]
+    gated = frame[frame["model"] == toy.GATED]
     assert gated["alpha"].isin(COARSE_ALPHAS).all()
     assert gated["curvature"].notna().all()
-    assert frame.loc[frame["model"] != claims.GATED, "alpha"].isna().all()
-    text = render.render_toy_report(frame, seconds=1.0)
+    assert frame.loc[frame["model"] != toy.GATED, "alpha"].isna().all()
+    text = render_toy.render_toy_report(frame, seconds=1.0)
     for heading in [
         "## Classification",
         "## Regression",
@@ -1090,12 +1095,12 @@ class TestRealData:
         """Gaussian curvature needs a 2-D input plane: the latent centre's for
         2-D tasks, one fixed random orthonormal plane for a loaded dataset."""
         X = np.zeros((3, 5))
-        plane = sweeps._gaussian_plane(X, "phoneme")
+        plane = sweeps.gaussian_plane(X, "phoneme")
         assert plane.shape == (2, 5)
         np.testing.assert_allclose(plane @ plane.T, np.eye(2), atol=1e-12)
-        np.testing.assert_array_equal(plane, sweeps._gaussian_plane(X, "phoneme"))
+        np.testing.assert_array_equal(plane, sweeps.gaussian_plane(X, "phoneme"))
         np.testing.assert_array_equal(
-            sweeps._gaussian_plane(np.zeros((3, 2)), "moons"), np.eye(2)
+            sweeps.gaussian_plane(np.zeros((3, 2)), "moons"), np.eye(2)
         )
 
 
@@ -1249,16 +1254,16 @@ class TestPositiveClaim:
             for seed in range(4)
         ]
         frame = pd.DataFrame(rows)
-        real = claims.claim_real(frame[frame["alpha"] == 1.0], frame)
+        real = beyond.claim_real(frame[frame["alpha"] == 1.0], frame)
         assert set(real) >= {"C1", "C2", "C3", "unknown"}
         assert list(real["C2"]["tests"]["task"].unique()) == ["ringnorm"]
         assert list(real["unknown"]["tests"]["task"].unique()) == ["phoneme"]
-        titles = list(claims.real_verdicts({"real": real}))
+        titles = list(beyond.real_verdicts({"real": real}))
         assert titles[2] == "C3 where it is known to be linear (twonorm)"
         # Without a linear dataset there is no C3 line.
         curved = frame[frame["task"] != "twonorm"]
-        real = claims.claim_real(curved[curved["alpha"] == 1.0], curved)
-        assert "C3" not in real and len(claims.real_verdicts({"real": real})) == 2
+        real = beyond.claim_real(curved[curved["alpha"] == 1.0], curved)
+        assert "C3" not in real and len(beyond.real_verdicts({"real": real})) == 2
 
 
 class TestRegime:
@@ -1292,7 +1297,7 @@ class TestRegime:
         np.testing.assert_allclose(
             frame["bending"], frame["extrinsic"] * frame["norm"], rtol=1e-12
         )
-        table = claims.claim_regime(frame)
+        table = beyond.claim_regime(frame)
         flat = table[table["outcome"] == "flat"]
         assert set(flat["architecture"]) == {"plain"}
         assert set(flat["alpha"]) == {0.0}
@@ -1321,12 +1326,12 @@ class TestRegime:
             for seed in range(5)
             for depth in range(1, 9)
         ]
-        table = claims.claim_regime(pd.DataFrame(rows))
-        acceleration = table[table["measure"] == claims.REGIME_MEASURES["curvature"]]
+        table = beyond.claim_regime(pd.DataFrame(rows))
+        acceleration = table[table["measure"] == beyond.REGIME_MEASURES["curvature"]]
         np.testing.assert_allclose(acceleration["growth per block"], [1.5, 0.5])
         assert list(acceleration["outcome"]) == ["holds", "reversed"]
         np.testing.assert_allclose(acceleration["norm growth"], [2.0, 2.0])
-        bending = table[table["measure"] == claims.REGIME_MEASURES["bending"]]
+        bending = table[table["measure"] == beyond.REGIME_MEASURES["bending"]]
         assert list(bending["outcome"]) == ["holds", "holds"]
         np.testing.assert_allclose(
             bending["growth per block"], [2 / 1.5, 4.0], rtol=0.02
@@ -1369,7 +1374,7 @@ def _production_rows(gated_gain, sequence_gain):
 
 class TestArchitectureClaims:
     def test_production_claims_follow_the_data(self):
-        c = claims.claim_production(_production_rows(0.05, 0.0))
+        c = beyond.claim_production(_production_rows(0.05, 0.0))
         by_model = c["by model"]
         assert set(by_model) == {"toy", "production"}
         # Copied tokens: the ordering holds; sequences: no difference at all.
@@ -1384,17 +1389,17 @@ class TestArchitectureClaims:
             "sigmoid > silu",
             "silu > none",
         }
-        toy = claims._production_arms(c["frame"], "toy")
+        toy = beyond.production_arms(c["frame"], "toy")
         assert set(toy.loc[toy["gate"] == "multiplicative", "alpha"]) == {1.0}
         assert len(toy) == 3 * 2 * 6
         # C2 on copied tokens rises with alpha; on sequences too (rank 2a).
         assert (c["C2"]["tests"]["outcome"] == study_stats.HOLDS).sum() >= 4
-        verdicts = claims.production_verdicts({"production": c})
+        verdicts = beyond.production_verdicts({"production": c})
         assert len(verdicts) == 4
         assert all("sequences of 4 tokens" in title for title in verdicts)
 
     def test_production_ordering_reversed(self):
-        c = claims.claim_production(_production_rows(-0.05, -0.05))
+        c = beyond.claim_production(_production_rows(-0.05, -0.05))
         assert c["by model"]["production"]["C1"].startswith("contradicted")
 
     def test_depth_claim_per_architecture(self):
@@ -1431,7 +1436,7 @@ class TestArchitectureClaims:
                 "curvature_exact": [0.0, 0.0, 2.0, 0.0, 0.0, 4.0],
             }
         )
-        (sentence,) = render._layer_norm_sentence(frame)[1:]
+        (sentence,) = render_blocks.layer_norm_sentence(frame)[1:]
         assert "at most 0 without LayerNorm" in sentence
         assert "3 on average with it (range 2-4)" in sentence
 
@@ -1463,7 +1468,7 @@ class TestArchitectureClaims:
 
 # -- render formats, describe computes ---------------------------------------
 
-#: Methods and builtins that aggregate: render.py calls none of them itself.
+#: Methods and builtins that aggregate: the render modules call none of them.
 _AGGREGATIONS = {
     "groupby", "mean", "sum", "std", "var", "min", "max", "median", "agg",
     "aggregate", "idxmax", "idxmin", "count", "value_counts", "nunique",
@@ -1492,10 +1497,14 @@ def _aggregation_calls(source):
 
 def test_render_formats_numbers_it_does_not_compute():
     """Every mean, count and extreme of the report comes from describe,
-    stats or claims; render.py only formats and lays them out."""
+    stats or claims; the render modules (render.py, render_*.py) only
+    format and lay them out."""
     from skgate.study import render
 
-    assert _aggregation_calls(Path(render.__file__).read_text()) == []
+    modules = sorted(Path(render.__file__).parent.glob("render*.py"))
+    assert len(modules) > 1
+    found = {path.name: _aggregation_calls(path.read_text()) for path in modules}
+    assert found == dict.fromkeys(found, [])
     # The scan finds what it looks for.
     found = _aggregation_calls("a = frame.groupby('x')['y'].mean()\nb = max(c)\n")
     assert len(found) == 3

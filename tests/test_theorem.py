@@ -273,19 +273,19 @@ def test_a_damaged_part_is_named(tmp_path):
 def test_extrinsic_directions_lie_in_the_measured_plane():
     """On a 2-D input the in-plane directions are the curvature keywords'
     default ones; on wine's 13 features they lie in its random plane."""
-    from skgate.study.sweeps import _gaussian_plane
+    from skgate.study.sweeps import gaussian_plane
 
     X, y = make_curved_task(120, shape="rings", n_classes=3, random_state=0)
     clf = GatedAttentionClassifier(max_epochs=2, d_model=8, random_state=0).fit(X, y)
     output = {"kind": "extrinsic", "layer": "logits", "metric": "fisher"}
-    plane = _gaussian_plane(X, "curved")
+    plane = gaussian_plane(X, "curved")
     np.testing.assert_array_equal(
         representation_curvature(clf, X[:20], **output),
         representation_curvature(
             clf, X[:20], directions=theorem._in_plane(plane), **output
         ),
     )
-    wine = _gaussian_plane(np.zeros((1, 13)), "wine")
+    wine = gaussian_plane(np.zeros((1, 13)), "wine")
     directions = theorem._in_plane(wine)
     # Each direction is its own projection onto the plane.
     np.testing.assert_allclose(directions @ wine.T @ wine, directions, atol=1e-12)

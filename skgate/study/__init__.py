@@ -15,21 +15,29 @@ uses the library's public API alone (its batched training too:
 - :mod:`~skgate.study.report`: REPORT.md rendered from a run's files, every
   part the same way (``python -m skgate report --from``);
 - :mod:`~skgate.study.facts`: every fact the parts share, once;
-- the parts' machinery: :mod:`~skgate.study.design`,
-  :mod:`~skgate.study.sweeps` (the one runner), :mod:`~skgate.study.stats`
-  (the one statistics module), :mod:`~skgate.study.primary` and
-  :mod:`~skgate.study.sequences` (the protocols' settings and tests),
-  :mod:`~skgate.study.claims` (the exploratory rules and verdicts),
-  :mod:`~skgate.study.theorem`, :mod:`~skgate.study.words` (numbers and
-  outcomes in words), :mod:`~skgate.study.render` (the exploratory page),
-  :mod:`~skgate.study.plots`, :mod:`~skgate.study.runfiles`;
+- the parts' machinery: :mod:`~skgate.study.design` (the exploratory
+  design), :mod:`~skgate.study.sweeps` (the one runner),
+  :mod:`~skgate.study.stats` (the one statistics module),
+  :mod:`~skgate.study.primary` and :mod:`~skgate.study.sequences` (the
+  protocols' settings, measurements and tests; the second's pilot and
+  secondary analyses: :mod:`~skgate.study.sequences_pilot`,
+  :mod:`~skgate.study.sequences_secondary`), :mod:`~skgate.study.confirmatory`
+  (the tests both confirmatory parts share), :mod:`~skgate.study.claims`
+  (the exploratory rules and verdicts; :mod:`~skgate.study.controls`,
+  :mod:`~skgate.study.beyond`, :mod:`~skgate.study.evaluation`),
+  :mod:`~skgate.study.theorem`, :mod:`~skgate.study.words` (the phrases
+  every part's sentences are built from), :mod:`~skgate.study.render` (the
+  exploratory page; its sections ``render_claims``, ``render_controls``,
+  ``render_beyond``, ``render_summary``; TOY.md: ``render_toy``),
+  :mod:`~skgate.study.plots` and :mod:`~skgate.study.plots_confirmatory`,
+  :mod:`~skgate.study.runfiles`;
 - :mod:`~skgate.study.cli`: ``python -m skgate``'s commands.
 """
 
-from .claims import evaluate_claims, verdicts
 from .cli import main
 from .demo import demo
 from .design import StudyDesign
+from .evaluation import evaluate_claims, verdicts
 from .parts.toy_datasets import run_toy
 from .pipeline import reproduce
 from .sweeps import grid, make_task, run_setting, run_sweep

@@ -1,22 +1,24 @@
-"""Statistics and verdicts of the reproduction study: data in, data out.
+"""The exploratory study's claims C1-C6: their rules, tests and verdicts, as data.
 
 Every verdict comes from a rule stated in :data:`RULES` and applied to the
-sweep tables by the functions here; they return tables and verdict strings,
-and :mod:`skgate.study.render` prints them beside their rules, so nothing in
-the report is judged by eye.
+sweep tables by the functions here (an ordering of the gates per condition,
+:func:`ordering_claim`; trends with alpha, :func:`alpha_trends`; the
+verdict over conditions, :func:`verdict_of`); they return tables and
+verdict strings, and the report prints them beside their rules
+(:mod:`skgate.study.render`), so nothing in the report is judged by eye.
+The same rules test C1 under controls (:mod:`skgate.study.controls`) and
+C1-C5 beyond the paper's setting (:mod:`skgate.study.beyond`);
+:mod:`skgate.study.evaluation` evaluates them all.
 """
 
 import functools
-import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as distributions
 
 from ..datasets import bayes_accuracy
-from ..estimators import GatedAttentionClassifier
 from . import stats
-from .design import DEFAULTS, PRODUCTION_MODELS, RADIUS
+from .design import RADIUS
 from .facts import (
     ACCURACY_MARGIN,
     CEILING_MARGIN,
@@ -24,9 +26,8 @@ from .facts import (
     CURVATURE_MARGIN,
     GATE_ORDER,
     TREND_MARGIN,
-    statements,
 )
-from .realdata import BOUNDARIES, bayes_accuracy_estimate
+from .realdata import bayes_accuracy_estimate
 from .stats import (
     ALPHA_LEVEL,
     HOLDS,
@@ -44,39 +45,33 @@ from .stats import (
 KNOWN_BAYES = ["twonorm", "ringnorm"]
 
 __all__ = [
+    "C1_MEASURES",
+    "CURVATURE_MEASURES",
+    "DEPTH_CONDITION",
+    "FLAT_CURVATURE",
+    "GATE_CONDITION",
+    "KNOWN_BAYES",
     "METRIC_FAMILIES",
     "RULES",
-    "C1_MEASURES",
-    "NOISE_CONDITION",
+    "accuracy_headroom",
+    "alpha_trends",
+    "bayes_ceilings",
     "claim_alpha",
-    "claim_alpha_budget",
-    "claim_budget",
-    "claim_gate_init",
-    "claim_matched",
-    "claim_noise",
-    "control_verdicts",
-    "select_learning_rate",
     "claim_anisotropy",
     "claim_depth",
     "claim_gates",
-    "claim_positive",
-    "claim_production",
-    "claim_real",
-    "claim_regime",
-    "real_verdicts",
-    "production_verdicts",
     "claim_linear",
     "claim_measures",
-    "accuracy_headroom",
-    "bayes_ceilings",
+    "claim_positive",
     "curvature_agreement",
-    "evaluate_claims",
+    "equivalence_margin",
     "gate_ordering",
+    "ordering_claim",
     "paired_comparison",
     "spearman_trend",
-    "toy_alphas",
-    "toy_gated_vs_ungated",
-    "verdicts",
+    "verdict_of",
+    "with_architecture",
+    "with_tokens",
 ]
 
 RULES = {
@@ -150,7 +145,7 @@ def with_tokens(frame):
 GATE_CONDITION = ["shape", "head", "tokens"]
 
 
-def _verdict_of(tests, condition):
+def verdict_of(tests, condition):
     table = statuses(tests, condition)
     return verdict(table["status"], _condition_names(table, condition))
 
@@ -173,7 +168,7 @@ def gate_ordering(frame, value, condition=GATE_CONDITION, order=GATE_ORDER):
 C1_MEASURES = ("curvature_exact", "accuracy")
 
 
-def _ordering_claim(frame, measures=C1_MEASURES, condition=GATE_CONDITION):
+def ordering_claim(frame, measures=C1_MEASURES, condition=GATE_CONDITION):
     """C1's ordering in each of ``measures``, Holm-corrected as one family:
     the tests, the verdict over ``condition`` and the verdict per measure."""
     tests = adjust(
@@ -185,9 +180,9 @@ def _ordering_claim(frame, measures=C1_MEASURES, condition=GATE_CONDITION):
         "frame": frame,
         "tests": tests,
         "statuses": statuses(tests, condition),
-        "verdict": _verdict_of(tests, condition),
+        "verdict": verdict_of(tests, condition),
         "verdict by measure": {
-            measure: _verdict_of(tests[tests["measure"] == measure], condition)
+            measure: verdict_of(tests[tests["measure"] == measure], condition)
             for measure in measures
         },
     }
@@ -195,10 +190,10 @@ def _ordering_claim(frame, measures=C1_MEASURES, condition=GATE_CONDITION):
 
 def claim_gates(gates):
     """C1: multiplicative > silu > none in curvature and accuracy, per condition."""
-    return _ordering_claim(with_tokens(gates))
+    return ordering_claim(with_tokens(gates))
 
 
-def _alpha_trends(frame, condition):
+def alpha_trends(frame, condition):
     """Curvature and accuracy against alpha per ``condition`` (one Holm
     family): the tests, the verdict and the verdict per measure."""
     tests = adjust(
@@ -212,16 +207,16 @@ def _alpha_trends(frame, condition):
     )
     return {
         "tests": tests,
-        "verdict": _verdict_of(tests, condition),
+        "verdict": verdict_of(tests, condition),
         "verdict by measure": {
-            y: _verdict_of(t, condition) for y, t in tests.groupby("y", sort=False)
+            y: verdict_of(t, condition) for y, t in tests.groupby("y", sort=False)
         },
     }
 
 
 def claim_alpha(alpha):
     """C2: curvature and accuracy rise with alpha on curved tasks."""
-    claim = _alpha_trends(alpha[alpha["task"] == "curved"], ["shape"])
+    claim = alpha_trends(alpha[alpha["task"] == "curved"], ["shape"])
     # Not a statement of the claim, but what it implies: across fits, more
     # curvature goes with more accuracy on curved tasks (not on the linear one).
     coupling = adjust(
@@ -360,7 +355,7 @@ def claim_anisotropy(gates):
 DEPTH_CONDITION = ["architecture", "gate"]
 
 
-def _with_architecture(frame):
+def with_architecture(frame):
     """``frame`` with an ``architecture`` column (sweeps from before it
     existed ran the paper's plain stack)."""
     return frame if "architecture" in frame else frame.assign(architecture="plain")
@@ -373,7 +368,7 @@ def claim_depth(depth_init, depth_trained):
     tests = []
     for stage, frame in (("initialisation", depth_init), ("trained", depth_trained)):
         table = spearman_trend(
-            _with_architecture(frame), DEPTH_CONDITION, "depth", "curvature_exact"
+            with_architecture(frame), DEPTH_CONDITION, "depth", "curvature_exact"
         )
         table.insert(0, "stage", stage)
         tests.append(table)
@@ -386,107 +381,6 @@ def claim_depth(depth_init, depth_trained):
             [f"{row.stage}, {row.architecture}" for row in gated.itertuples()],
         ),
     }
-
-
-#: The production rerun's conditions: model, shape, token form.
-PRODUCTION_CONDITION = ["model", "shape", "tokens"]
-
-
-def production_frame(production):
-    """The ``production`` sweep with ``model`` (a key of
-    :data:`~skgate.study.design.PRODUCTION_MODELS`, from the architecture)
-    and ``tokens`` ("copied", or "<n> tokens") columns."""
-    frame = production.copy()
-    model_of = {spec["architecture"]: name for name, spec in PRODUCTION_MODELS.items()}
-    frame["model"] = frame["architecture"].map(model_of)
-    frame["tokens"] = [
-        "copied" if n == 1 else f"{n} tokens" for n in frame["n_observations"]
-    ]
-    return frame
-
-
-def _production_arms(frame, model):
-    """C1's three arms of ``model``: its gated arm (the toy's at the
-    classifier's default alpha), SiLU and ungated."""
-    gated = PRODUCTION_MODELS[model]["gated"]
-    part = frame[frame["model"] == model]
-    keep = part["gate"] != "multiplicative"
-    if gated == "multiplicative":
-        keep |= part["alpha"] == GatedAttentionClassifier().alpha
-    return part[keep]
-
-
-def claim_production(production):
-    """C1 and C2 in the production architecture beside the paper's toy block.
-
-    C1: per model, its gated arm > SiLU > ungated in curvature and accuracy
-    (the production model's gated arm is the sigmoid gate), per (model,
-    shape, token form), paired by seed, one Holm family. C2: curvature and
-    accuracy against the multiplicative gate's alpha (inside each model's
-    architecture), per condition, one Holm family. Verdicts overall and by
-    model.
-    """
-    frame = production_frame(production)
-    c1 = adjust(
-        pd.concat(
-            [
-                gate_ordering(
-                    _production_arms(frame, model),
-                    measure,
-                    PRODUCTION_CONDITION,
-                    (spec["gated"], "silu", "none"),
-                )
-                for model, spec in PRODUCTION_MODELS.items()
-                for measure in C1_MEASURES
-            ],
-            ignore_index=True,
-        )
-    )
-    gated = frame[frame["gate"] == "multiplicative"]
-    c2 = _alpha_trends(gated, PRODUCTION_CONDITION)
-    by_model = {}
-    for model in PRODUCTION_MODELS:
-        here = c1[c1["model"] == model]
-        by_model[model] = {
-            "C1": _verdict_of(here, PRODUCTION_CONDITION),
-            "C1 by measure": {
-                m: _verdict_of(here[here["measure"] == m], PRODUCTION_CONDITION)
-                for m in C1_MEASURES
-            },
-            "C2": _verdict_of(
-                c2["tests"][c2["tests"]["model"] == model], PRODUCTION_CONDITION
-            ),
-        }
-    return {
-        "frame": frame,
-        "C1": {"tests": c1, "verdict": _verdict_of(c1, PRODUCTION_CONDITION)},
-        "C2": c2,
-        "by model": by_model,
-    }
-
-
-def production_verdicts(claims):
-    """Statement -> verdict of C1 and C2 per model of the production rerun."""
-    if "production" not in claims:
-        return {}
-    names = {
-        ("C1", "toy"): "the paper's toy block",
-        ("C1", "production"): "the production block (sigmoid gate, 4 heads, "
-        "pre-LN residual)",
-        ("C2", "toy"): "the paper's toy block",
-        ("C2", "production"): "the production architecture (4 heads, pre-LN "
-        "residual; the multiplicative gate's alpha)",
-    }
-    lengths = sorted(
-        n for n in claims["production"]["frame"]["n_observations"].unique() if n > 1
-    )
-    forms = f"copied tokens and sequences of {', '.join(map(str, lengths))} tokens"
-    table = {}
-    for claim in ("C1", "C2"):
-        for model, verdicts_ in claims["production"]["by model"].items():
-            title = f"{claim} in {names.get((claim, model), model)}, {forms}"
-            table[title] = verdicts_[claim]
-    return table
 
 
 def _named_conditions(tests, condition, prefix=""):
@@ -595,30 +489,6 @@ def claim_positive(gates, sphere):
     }
 
 
-def claim_real(real, real_alpha):
-    """C1-C3 on :mod:`skgate.study.realdata`'s datasets, each its own family.
-
-    "C1": the gate ordering per dataset; "C2": the rise with alpha where the
-    Bayes boundary is known to be curved; "C3": the linear control where it
-    is known to be linear (twonorm); "unknown": the alpha trends where the
-    boundary is unknown (real measurements), reported, not a test of C2.
-    """
-    boundary = real_alpha["task"].map(BOUNDARIES)
-    claims = {
-        "frame": real,
-        "alpha frame": real_alpha,
-        "C1": _ordering_claim(real, condition=["task"]),
-    }
-    # Each part where the run has datasets of its kind.
-    for key, kind in (("C2", "curved"), ("unknown", "unknown")):
-        if (boundary == kind).any():
-            claims[key] = _alpha_trends(real_alpha[boundary == kind], ["task"])
-    linear = real_alpha[boundary == "linear"]
-    if len(linear):
-        claims["C3"] = claim_linear(linear, task=linear["task"].iloc[0])
-    return claims
-
-
 def bayes_ceilings(frames, sizes=(20_000, 1_000)):
     """The Bayes accuracy of every task in ``frames``, from its generator.
 
@@ -684,12 +554,12 @@ def claim_measures(gates, alpha, c1_family=None, c2_family=None):
             "C1": {
                 "tests": c1,
                 "statuses": statuses(c1, GATE_CONDITION),
-                "verdict": _verdict_of(c1, GATE_CONDITION),
+                "verdict": verdict_of(c1, GATE_CONDITION),
             },
             "C2": {
                 "tests": c2,
                 "statuses": statuses(c2, ["shape"]),
-                "verdict": _verdict_of(c2, ["shape"]),
+                "verdict": verdict_of(c2, ["shape"]),
             },
         }
     disagreements = {}
@@ -703,75 +573,6 @@ def claim_measures(gates, alpha, c1_family=None, c2_family=None):
         table["disagree"] = held.any(axis=1) & ~held.all(axis=1)
         disagreements[claim] = table
     return {"measures": result, "disagreements": disagreements}
-
-
-#: Below this curvature a network of the regime map counts as flat.
-REGIME_FLAT = 1e-12
-
-
-def _slopes(cell, value="curvature"):
-    """Per seed, the least-squares slope of log ``value`` on depth; None
-    when it is 0 at some depth (a flat network)."""
-    slopes = []
-    for _, run in cell.groupby("seed", sort=True):
-        y = run[value].to_numpy()
-        if (y <= REGIME_FLAT).any():
-            return None
-        slopes.append(np.polyfit(run["depth"], np.log(y), 1)[0])
-    return np.array(slopes)
-
-
-#: The regime map's measures, each its own Holm family: the paper's
-#: acceleration (it grows with the representation's size) and bending,
-#: extrinsic curvature times size (no scaling of the representation changes it).
-REGIME_MEASURES = {
-    "curvature": "acceleration (the paper's)",
-    "bending": "bending (extrinsic x size, scale-free)",
-}
-
-
-def _growth_row(cell, measure):
-    """One cell's growth per block of ``measure`` with its test, or None
-    when the network is flat."""
-    slopes = _slopes(cell, measure)
-    if slopes is None:
-        return None
-    tested = stats.paired_statistics(slopes, np.zeros_like(slopes), margin=0.0)
-    return {
-        "growth per block": math.exp(tested["mean difference"]),
-        "growth ci low": math.exp(tested["ci low"]),
-        "growth ci high": math.exp(tested["ci high"]),
-        "p": tested["p"],
-        "p reverse": tested["p reverse"],
-        "p equivalence": tested["p equivalence"],
-        "n": len(slopes),
-        # What the acceleration scales with: the representation's size.
-        "norm growth": math.exp(_slopes(cell, "norm").mean()),
-    }
-
-
-def claim_regime(frame):
-    """Per measure (:data:`REGIME_MEASURES`) and (architecture, alpha, weight
-    scale): the growth per block, exp(slope of log curvature on depth), with
-    its 95 % interval over seeds, and the outcome of "depth amplifies"
-    (slope > 0; one Holm family per measure; "reversed": it decays), beside
-    the representation's own growth in size. Flat networks (ungated
-    attention without LayerNorm: curvature 0) are "flat", outside the tests."""
-    keys = ["architecture", "alpha", "weight_scale"]
-    tables = []
-    for measure, label in REGIME_MEASURES.items():
-        measured, flat = [], []
-        for key, cell in frame.groupby(keys, sort=False):
-            where = {"measure": label, **dict(zip(keys, key, strict=True))}
-            row = _growth_row(cell, measure)
-            if row is None:
-                flat.append({**where, "n": cell["seed"].nunique(), "outcome": "flat"})
-            else:
-                measured.append({**where, **row})
-        if measured:
-            tables.append(adjust(pd.DataFrame(measured)))
-        tables.append(pd.DataFrame(flat))
-    return pd.concat(tables, ignore_index=True)
 
 
 def accuracy_headroom(frame, bayes, condition=GATE_CONDITION):
@@ -799,248 +600,6 @@ def accuracy_headroom(frame, bayes, condition=GATE_CONDITION):
         condition
         + ["worst arm", "best arm", "bayes accuracy", "at ceiling", "near chance"]
     ]
-
-
-# -- controls: what else could explain C1 ---------------------------------------
-
-#: Setting keys that make an arm: every setting key but the learning rate and
-#: what only says how to measure.
-_ARM_KEYS = tuple(
-    k for k in DEFAULTS if k not in ("lr", "condition_numbers", "n_curvature")
-)
-
-
-def select_learning_rate(frame):
-    """Each arm's learning rate as an inner search picks it: per seed and
-    setting, the row (of the ``lr`` values tried) with the best validation
-    score, the smallest rate on ties. The test split plays no part."""
-    keys = [k for k in _ARM_KEYS if k in frame]
-    if frame["validation_score"].isna().any():
-        raise ValueError(
-            "select_learning_rate needs every row's validation_score: fits with "
-            "early_stopping=True (the study's budgeted sweeps)."
-        )
-    ordered = frame.sort_values("lr", kind="stable")
-    best = ordered.groupby(keys, sort=False, dropna=False)["validation_score"].idxmax()
-    return frame.loc[sorted(best)]
-
-
-def claim_budget(budget):
-    """C1 at each training budget of the ``budget`` sweep, each arm with its
-    learning rate chosen by :func:`select_learning_rate`; with the rates
-    chosen and the epochs the kept weights come from."""
-    frame = with_tokens(select_learning_rate(budget))
-    by_budget = {
-        int(epochs): _ordering_claim(part)
-        for epochs, part in frame.groupby("max_epochs", sort=True)
-    }
-    chosen = (
-        frame.groupby(["max_epochs", "gate", "lr"], sort=False)
-        .size()
-        .unstack("lr", fill_value=0)
-        .reset_index()
-    )
-    epochs = frame.groupby(["max_epochs", "gate"], sort=False)["best_epoch"].median()
-    return {
-        "frame": frame,
-        "by budget": by_budget,
-        "chosen": chosen,
-        "best epoch": epochs.rename("median best epoch").reset_index(),
-    }
-
-
-def claim_alpha_budget(alpha_budget):
-    """C2 and C3 on the ``alpha_budget`` sweep (the longest budget), each
-    alpha with its learning rate chosen by :func:`select_learning_rate`."""
-    frame = select_learning_rate(alpha_budget)
-    return {
-        "frame": frame,
-        "epochs": int(frame["max_epochs"].max()),
-        "C2": claim_alpha(frame),
-        "C3": claim_linear(frame),
-    }
-
-
-def _substituted(gates, control, gate_arms):
-    """C1's copied-token conditions with the arms ``gate_arms`` taken from
-    ``control`` instead of ``gates`` (same tasks, splits and seeds)."""
-    copied = with_tokens(gates)
-    copied = copied[copied["tokens"] == "copied"]
-    control = with_tokens(control)
-    return pd.concat(
-        [
-            copied[~copied["gate"].isin(gate_arms)],
-            control[control["gate"].isin(gate_arms)],
-        ],
-        ignore_index=True,
-    )
-
-
-def claim_matched(gates, matched):
-    """C1 with the SiLU and ungated arms widened to the gated arm's number of
-    effective weights (the ``matched`` sweep), copied tokens."""
-    return _ordering_claim(_substituted(gates, matched, ("silu", "none")))
-
-
-def claim_gate_init(gates, gate_init):
-    """C1 with the gated arm's gate initialised as PyTorch's default (the
-    ``gate_init`` sweep), copied tokens; and the sensitivity itself: skgate's
-    gain 2 against PyTorch's default, paired by seed, per condition (its own
-    Holm family; "holds" means gain 2 is higher)."""
-    claim = _ordering_claim(_substituted(gates, gate_init, ("multiplicative",)))
-    copied = with_tokens(gates)
-    gated = pd.concat(
-        [
-            copied[
-                (copied["tokens"] == "copied") & (copied["gate"] == "multiplicative")
-            ],
-            with_tokens(gate_init),
-        ],
-        ignore_index=True,
-    )
-    claim["sensitivity"] = adjust(
-        pd.concat(
-            [
-                paired_comparison(
-                    gated, GATE_CONDITION, "gate_init", "gain 2", "pytorch", measure
-                )
-                for measure in C1_MEASURES
-            ],
-            ignore_index=True,
-        )
-    )
-    return claim
-
-
-NOISE_CONDITION = ["shape", "noise"]
-
-
-def claim_noise(noise, budget, bayes):
-    """C1's accuracy ordering across noise levels, at each budget: the
-    ``noise`` sweep with the ``budget`` sweep's rows at the default noise
-    (MLP head, the classifier's default learning rate); with the accuracy
-    headroom of each (shape, noise)."""
-    default_lr = GatedAttentionClassifier().lr
-    same = budget[(budget["head"] == "mlp") & (budget["lr"] == default_lr)]
-    frame = pd.concat([noise, same], ignore_index=True)
-    frame = frame.sort_values(["max_epochs", "shape", "noise"], kind="stable")
-    by_budget = {}
-    for epochs, part in frame.groupby("max_epochs", sort=True):
-        claim = _ordering_claim(part, ("accuracy",), NOISE_CONDITION)
-        claim["headroom"] = accuracy_headroom(part, bayes, NOISE_CONDITION)
-        by_budget[int(epochs)] = claim
-    return {"frame": frame, "by budget": by_budget}
-
-
-def evaluate_claims(results):
-    """Every claim's statistics from the sweep tables, by claim id (C1..C5),
-    the three curvature measures, and (when ``results`` has the tasks'
-    Bayes accuracies, "bayes") the accuracy headroom of C1's conditions."""
-    claims = {
-        "C1": claim_gates(results["gates"]),
-        "C2": claim_alpha(results["alpha"]),
-        "C3": claim_linear(results["alpha"]),
-        "C4": claim_anisotropy(results["gates"]),
-        "C5": claim_depth(results["depth_init"], results["depth_trained"]),
-        "measures": None,  # below: it quotes C1's and C2's own tests
-    }
-    claims["measures"] = claim_measures(
-        results["gates"], results["alpha"], claims["C1"]["tests"], claims["C2"]["tests"]
-    )
-    if "sphere" in results:
-        claims["C6"] = claim_positive(results["gates"], results["sphere"])
-    if "regime" in results:
-        claims["regime"] = claim_regime(results["regime"])
-    if "real" in results and "real_alpha" in results:
-        claims["real"] = claim_real(results["real"], results["real_alpha"])
-    if "production" in results:
-        claims["production"] = claim_production(results["production"])
-    if "bayes" in results:
-        claims["headroom"] = accuracy_headroom(results["gates"], results["bayes"])
-    controls = {}
-    if "budget" in results:
-        controls["budget"] = claim_budget(results["budget"])
-    if "matched" in results:
-        controls["matched"] = claim_matched(results["gates"], results["matched"])
-    if "gate_init" in results:
-        controls["gate_init"] = claim_gate_init(results["gates"], results["gate_init"])
-    if "alpha_budget" in results:
-        controls["alpha_budget"] = claim_alpha_budget(results["alpha_budget"])
-    if "noise" in results and "budget" in results and "bayes" in results:
-        controls["noise"] = claim_noise(
-            results["noise"], results["budget"], results["bayes"]
-        )
-    if controls:
-        claims["controls"] = controls
-    return claims
-
-
-def control_verdicts(claims):
-    """Control statement -> verdict: C1 under the controls that
-    :func:`evaluate_claims` found sweeps for (budgets with the learning rate
-    searched, parameter-matched arms, PyTorch's gate initialisation, noise)."""
-    controls = claims.get("controls", {})
-    table = {}
-    for epochs, claim in controls.get("budget", {}).get("by budget", {}).items():
-        title = f"C1 accuracy at {epochs} epochs, learning rate searched per arm"
-        table[title] = claim["verdict by measure"]["accuracy"]
-    if "matched" in controls:
-        title = "C1 with SiLU and ungated arms as large as the gated one"
-        table[title] = controls["matched"]["verdict"]
-    if "gate_init" in controls:
-        title = "C1 with PyTorch's default gate initialisation"
-        table[title] = controls["gate_init"]["verdict"]
-    if "alpha_budget" in controls:
-        control = controls["alpha_budget"]
-        for claim in ("C2", "C3"):
-            title = (
-                f"{statements('exploratory')[claim]}, {control['epochs']} epochs, "
-                "learning rate searched per alpha"
-            )
-            table[title] = control[claim]["verdict"]
-    for epochs, claim in controls.get("noise", {}).get("by budget", {}).items():
-        noises = sorted(claim["statuses"]["noise"].unique())
-        title = (
-            f"C1 accuracy across noise {noises[0]:g}-{noises[-1]:g}, {epochs} epochs"
-        )
-        table[title] = claim["verdict"]
-    return table
-
-
-def real_verdicts(claims):
-    """Statement -> verdict of C1-C3 on the real and benchmark datasets."""
-    if "real" not in claims:
-        return {}
-    real = claims["real"]
-    titles = {
-        "C1": "C1 on data nobody made for this study",
-        "C2": "C2 where the Bayes boundary is known to be curved",
-        "C3": "C3 where it is known to be linear",
-    }
-    return {
-        f"{title} ({', '.join(real[key]['tests']['task'].unique())})": real[key][
-            "verdict"
-        ]
-        for key, title in titles.items()
-        if key in real
-    }
-
-
-def verdicts(claims):
-    """Claim statement -> verdict, in the order of the claims (those
-    evaluated), then the controls' (:func:`control_verdicts`) and the real
-    data's (:func:`real_verdicts`) and the production rerun's
-    (:func:`production_verdicts`)."""
-    return {
-        **{
-            title: claims[key]["verdict"]
-            for key, title in statements("exploratory").items()
-            if key in claims
-        },
-        **control_verdicts(claims),
-        **real_verdicts(claims),
-        **production_verdicts(claims),
-    }
 
 
 #: Below this exact curvature a model counts as flat when comparing methods.
@@ -1072,41 +631,3 @@ def curvature_agreement(results):
         },
         "max on flat models": measured.loc[~curved, "curvature_fd"].max(),
     }
-
-
-# -- the toy-dataset benchmark ---------------------------------------------------
-
-GATED, UNGATED = "gated (alpha tuned)", "ungated"
-
-
-def toy_gated_vs_ungated(toy):
-    """Wilcoxon signed-rank test of gated vs ungated over datasets (mean scores)."""
-    means = toy.groupby(["dataset", "model"], sort=False)["score"].mean().unstack()
-    diff = means[GATED] - means[UNGATED]
-    if len(diff) > 1 and (diff != 0).any():
-        p = distributions.wilcoxon(means[GATED], means[UNGATED]).pvalue
-    else:
-        p = 1.0
-    return {
-        "datasets": int(len(diff)),
-        "gated better": int((diff > 0).sum()),
-        "ungated better": int((diff < 0).sum()),
-        "median difference": float(diff.median()),
-        "p": float(p),
-        "differences": diff,
-    }
-
-
-def toy_alphas(toy):
-    """Per dataset: the alphas the refit rule chose over folds, and their curvature."""
-    gated = toy[toy["model"] == GATED]
-    return (
-        gated.groupby("dataset", sort=False)
-        .agg(
-            alphas=("alpha", lambda a: ", ".join(f"{v:g}" for v in a)),
-            alpha_zero=("alpha", lambda a: int((a == 0).sum())),
-            folds=("alpha", "size"),
-            curvature=("curvature", "mean"),
-        )
-        .reset_index()
-    )

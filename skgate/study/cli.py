@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import command as command_line
 from .. import compare
 from ..parallel import on_cluster
-from . import realdata, report, sequences
+from . import realdata, report, sequences_pilot
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
 from .part import log
@@ -31,7 +31,7 @@ def _pilot_command(args, parser):
             condition, plan = run_pilot(out, n_jobs=args.n_jobs)
             print(f"condition: {condition}")
         else:
-            conditions, rates, plan = sequences.run_pilot(
+            conditions, rates, plan = sequences_pilot.run_pilot(
                 out, n_jobs=args.n_jobs, log=log
             )
             print(f"conditions: {conditions}")

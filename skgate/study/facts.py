@@ -152,7 +152,7 @@ COPIED_MIN_SEEDS, COPIED_MAX_SEEDS = 10, 150
 #: 1000-1128) ...
 SEQUENCE_PILOT_SEEDS = tuple(range(2000, 2008))
 SEQUENCE_FIRST_SEED = 3000
-#: ... its seeds per sweep (:func:`skgate.study.sequences.plan_seeds`), at
+#: ... its seeds per sweep (:func:`skgate.study.sequences_pilot.plan_seeds`), at
 #: least SEQUENCE_MIN_SEEDS each ...
 SEQUENCE_SEEDS = {"arms": 99, "alpha": 39, "depth": 10}
 SEQUENCE_MIN_SEEDS = 10
@@ -193,7 +193,7 @@ LINEAR = {"task": "linear"}
 SEQUENCE_SHAPES = ("rings", "checkerboard")
 SEQUENCE_NOISES = (0.3, 0.5)
 #: ... and the conditions protocol 2 fixed from the pilot
-#: (:func:`skgate.study.sequences.choose_noises`).
+#: (:func:`skgate.study.sequences_pilot.choose_noises`).
 SEQUENCE_CONDITIONS = (
     {"shape": "rings", "noise": 0.3},
     {"shape": "checkerboard", "noise": 0.3},
@@ -252,7 +252,7 @@ SEQUENCE_ALPHAS = (0.25, 0.5, 1.0, 1.5)
 SEQUENCE_DEPTHS = (1, 2, 3, 4)
 #: The second part's learning rate of each arm, by task label and gate,
 #: fixed by protocol 2 from the pilot
-#: (:func:`skgate.study.sequences.choose_learning_rates`).
+#: (:func:`skgate.study.sequences_pilot.choose_learning_rates`).
 SEQUENCE_LEARNING_RATES = {
     ("rings, noise 0.3", "multiplicative"): 0.008,
     ("rings, noise 0.3", "silu"): 0.008,

@@ -1,4 +1,6 @@
-"""Figures of the reproduction study (matplotlib, the ``plot`` extra).
+"""Figures of the exploratory study and the theorem's setting (matplotlib,
+the ``plot`` extra); the confirmatory parts' are
+:mod:`skgate.study.plots_confirmatory`'s.
 
 matplotlib is imported when a figure is drawn, not when this module is.
 
@@ -10,9 +12,10 @@ quantity's range (curvature is not negative, accuracy not above 1).
 import numpy as np
 
 from ..datasets import CURVED_SHAPES
+from .beyond import production_arms
 from .claims import with_tokens
 from .design import DEFAULTS
-from .facts import ARM_LABELS, GATE_COLORS, GATE_LABELS, GATE_ORDER
+from .facts import GATE_COLORS, GATE_LABELS, GATE_ORDER
 from .stats import t_half_width
 
 __all__ = [
@@ -239,9 +242,7 @@ def plot_production(frame):
     """The production rerun: accuracy and curvature against the token form
     (copied, then sequence lengths), per shape, for each model's gated arm,
     SiLU and ungated (mean, 95 % CI). ``frame``: the sweep with its
-    ``model`` and ``tokens`` columns (:func:`claims.production_frame`)."""
-    from .claims import _production_arms
-
+    ``model`` and ``tokens`` columns (:func:`skgate.study.beyond.production_frame`)."""
     plt = pyplot()
     shapes = _shapes(frame)
     forms = list(
@@ -254,7 +255,7 @@ def plot_production(frame):
     styles = {models[0]: "-", **{m: "--" for m in models[1:]}}
     for col, shape in enumerate(shapes):
         for model in models:
-            arms = _production_arms(frame, model)
+            arms = production_arms(frame, model)
             arms = arms[arms["shape"] == shape].assign(
                 form=lambda f: f["tokens"].map(forms.index)
             )
@@ -386,7 +387,7 @@ def _accuracy_panels(frame, row_key, rows, x, *, xlabel, title, suptitle, extra=
 def plot_budget(selected):
     """Controls: accuracy against the training budget per gate, shape and
     head, each arm at its searched learning rate (``selected``: rows of
-    :func:`~skgate.study.claims.select_learning_rate`)."""
+    :func:`~skgate.study.controls.select_learning_rate`)."""
     return _accuracy_panels(
         selected,
         "head",
@@ -657,63 +658,6 @@ def _regime_panel(ax, cells, norm):
     return image
 
 
-#: Marker colours of a test's result in the primary figure.
-_RESULT_COLOURS = {
-    "holds": "tab:green",
-    "reversed": "tab:red",
-    "no effect": "tab:blue",
-    "inconclusive": "tab:gray",
-}
-
-
-def plot_primary(tests, with_condition=False, title="Primary tests"):
-    """The primary tests as a forest plot: each estimate and its 95 %
-    interval in units of the test's smallest effect of interest (its margin),
-    so that every test reads on one axis: beyond +1 a worthwhile effect,
-    within +-1 none worth having; coloured by the test's result
-    (``with_condition``: each label names the test's condition)."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(10, 0.45 * len(tests) + 1.2))
-    y = range(len(tests))[::-1]
-    scale = tests["margin"].to_numpy()
-    for row, (_, test) in zip(y, tests.iterrows(), strict=True):
-        m = test["margin"]
-        ax.errorbar(
-            test["estimate"] / m,
-            row,
-            xerr=[
-                [(test["estimate"] - test["ci low"]) / m],
-                [(test["ci high"] - test["estimate"]) / m],
-            ],
-            fmt="o",
-            color=_RESULT_COLOURS[test["outcome"]],
-            capsize=3,
-        )
-    for x, style in ((0, "-"), (-1, ":"), (1, ":")):
-        ax.axvline(x, color="black", linestyle=style, linewidth=0.8)
-    ax.set_yticks(list(y))
-    ax.set_yticklabels(
-        [
-            f"{t.claim} {t.quantity}: {t.comparison}"
-            + (f" ({t.condition})" if with_condition else "")
-            for t in tests.itertuples(index=False)
-        ],
-        fontsize=8,
-    )
-    ax.set_xscale("symlog", linthresh=2)
-    ticks = [-2, -1, 0, 1, 2, 5, 10, 20, 50]
-    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-    ax.set_xlabel("estimate / smallest effect of interest (95 % bootstrap CI)")
-    handles = [
-        plt.Line2D([], [], marker="o", linestyle="", color=c, label=r)
-        for r, c in _RESULT_COLOURS.items()
-    ]
-    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    ax.set_title(f"{title} ({len(scale)}, one Holm family)")
-    fig.tight_layout()
-    return fig
-
-
 def plot_fisher(fisher, fitted, radius):
     """The theorem's multi-class outputs on the Fisher-Rao sphere.
 
@@ -806,77 +750,3 @@ def _image_grid(ax, clf, bound=2.0, lines=15, points=120):
             line[:, axis], line[:, 1 - axis] = along, tick
             image = 2 * np.sqrt(clf.predict_proba(line))
             ax.plot(*image.T, color=color, linewidth=0.6, alpha=0.7)
-
-
-def plot_learning_rates(table):
-    """Each arm's mean test accuracy (+- one sd over seeds) against the
-    learning rate, one panel per task; the arm's own rate circled."""
-    plt = pyplot()
-    tasks = list(dict.fromkeys(table["task"]))
-    fig, axes = plt.subplots(
-        1, len(tasks), figsize=(5 * len(tasks), 3.6), squeeze=False
-    )
-    for ax, task in zip(axes[0], tasks, strict=True):
-        for arm, rows in table[table["task"] == task].groupby("arm", sort=False):
-            rows = rows.sort_values("lr")
-            line = ax.errorbar(
-                rows["lr"],
-                rows["accuracy"],
-                yerr=rows["accuracy sd"],
-                marker="o",
-                capsize=3,
-                label=arm,
-            )
-            own = rows[rows["own rate"]]
-            ax.scatter(
-                own["lr"],
-                own["accuracy"],
-                s=160,
-                facecolors="none",
-                edgecolors=line[0].get_color(),
-            )
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("learning rate (AdamW)")
-        ax.set_title(task)
-    axes[0][0].set_ylabel("test accuracy")
-    axes[0][-1].legend(title="arm (circled: its own rate)", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def plot_sequence_arms(fits, arms):
-    """Test accuracy of every fit by arm, one panel per task: each seed a
-    dot, the arm's mean a bar, the task's Bayes accuracy (where ``arms``
-    has it) a dashed line and chance a dotted one."""
-    plt = pyplot()
-    fits = fits.assign(
-        task_label=[
-            "linear task" if t == "linear" else f"{s}, noise {n:g}"
-            for t, s, n in zip(fits["task"], fits["shape"], fits["noise"], strict=True)
-        ]
-    )
-    tasks = list(dict.fromkeys(fits["task_label"]))
-    labels = ARM_LABELS
-    fig, axes = plt.subplots(
-        1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False
-    )
-    rng = np.random.default_rng(0)
-    for ax, task in zip(axes[0], tasks, strict=True):
-        rows = fits[fits["task_label"] == task]
-        gates = list(dict.fromkeys(rows["gate"]))
-        for x, gate in enumerate(gates):
-            values = rows.loc[rows["gate"] == gate, "accuracy"].to_numpy()
-            ax.scatter(
-                x + rng.uniform(-0.18, 0.18, len(values)), values, s=8, alpha=0.5
-            )
-            ax.hlines(values.mean(), x - 0.3, x + 0.3, color="black", linewidth=2)
-        ceiling = arms.loc[arms["task"] == task, "Bayes accuracy"]
-        if len(ceiling) and np.isfinite(ceiling.iloc[0]):
-            ax.axhline(ceiling.iloc[0], color="grey", linestyle="--", label="Bayes")
-            ax.legend(fontsize=8, loc="lower right")
-        ax.axhline(0.5, color="grey", linestyle=":")
-        ax.set_xticks(range(len(gates)), [labels.get(g, g) for g in gates])
-        ax.set_title(task)
-    axes[0][0].set_ylabel("test accuracy (each seed; bar: mean)")
-    fig.tight_layout()
-    return fig

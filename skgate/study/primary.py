@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..model_selection import representation_curvature
-from . import stats
+from . import confirmatory, stats
+from .confirmatory import comparison, trend
 from .design import DEFAULTS
 from .facts import ARM_LABELS, GATE_ORDER, HEADROOM, LINEAR, POWER, statements
 from .facts import COPIED_ALPHAS as ALPHAS
@@ -36,9 +37,8 @@ from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_PILOT_SEEDS as PILOT_SEEDS
 from .facts import COPIED_SEEDS as SEEDS
 from .facts import COPIED_SESOI as SESOI
-from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
-from .stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
-from .sweeps import _gaussian_plane, run_sweep
+from .stats import ALPHA_LEVEL
+from .sweeps import gaussian_plane, run_sweep
 
 __all__ = [
     "ALPHAS",
@@ -100,69 +100,29 @@ def confirmatory_seeds(n):
 CONFIRMATORY_SEEDS = confirmatory_seeds(max(SEEDS.values()))
 
 
-def _test(claim, quantity, measure, sweep, task, **how):
-    """One test: what it measures, on which fits, and ``how`` it compares
-    (its kind, comparison and their keys)."""
-    where = {"measure": measure, "sweep": sweep, "task": task}
-    return {"claim": claim, "quantity": quantity, **where, **how}
-
-
-def _comparison(claim, quantity, measure, sweep, task, better, worse):
-    """A paired test: ``better`` > ``worse`` (gates), paired by seed."""
-    return _test(
-        claim,
-        quantity,
-        measure,
-        sweep,
-        task,
-        kind="superiority",
-        better=better,
-        worse=worse,
-        comparison=f"{_arm(better)} > {_arm(worse)}",
-    )
-
-
-def _trend(claim, quantity, measure, sweep, task, axis):
-    """A trend test: the measure rises with ``axis``, seed by seed."""
-    return _test(
-        claim,
-        quantity,
-        measure,
-        sweep,
-        task,
-        kind="trend",
-        axis=axis,
-        comparison=f"rises with {axis}",
-    )
-
-
-def _arm(gate):
-    return ARM_LABELS[gate]
-
-
 _GATED, _SILU, _NONE = GATE_ORDER
 #: The primary family: one entry per test; a claim holds when all its tests do.
 TESTS = (
-    _comparison("C1", "curvature", "turning", "arms", "curved", _GATED, _SILU),
-    _comparison("C1", "curvature", "turning", "arms", "curved", _SILU, _NONE),
-    _comparison("C1", "accuracy", "accuracy", "arms", "curved", _GATED, _SILU),
-    _comparison("C1", "accuracy", "accuracy", "arms", "curved", _SILU, _NONE),
-    _trend("C2", "curvature", "turning", "alpha", "curved", "alpha"),
-    _trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
+    comparison("C1", "curvature", "turning", "arms", "curved", _GATED, _SILU),
+    comparison("C1", "curvature", "turning", "arms", "curved", _SILU, _NONE),
+    comparison("C1", "accuracy", "accuracy", "arms", "curved", _GATED, _SILU),
+    comparison("C1", "accuracy", "accuracy", "arms", "curved", _SILU, _NONE),
+    trend("C2", "curvature", "turning", "alpha", "curved", "alpha"),
+    trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
     {
-        **_comparison("C3", "accuracy", "accuracy", "arms", "linear", _GATED, _NONE),
+        **comparison("C3", "accuracy", "accuracy", "arms", "linear", _GATED, _NONE),
         "kind": "equivalence",
         "comparison": "gated = ungated",
     },
-    _trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
-    _comparison(
+    trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
+    comparison(
         "C4", "curvature", "turning_anisotropic", "arms", "curved", _GATED, _SILU
     ),
-    _comparison(
+    comparison(
         "C4", "curvature", "turning_anisotropic", "arms", "curved", _SILU, _NONE
     ),
-    _trend("C5", "curvature", "turning", "depth", "curved", "depth"),
-    _comparison(
+    trend("C5", "curvature", "turning", "depth", "curved", "depth"),
+    comparison(
         "C6", "positive curvature", "positive_share", "arms", "curved", _GATED, _NONE
     ),
 )
@@ -195,7 +155,7 @@ def measure_primary(clf, X_test, y_test, setting):
       counted either way. "gaussian_mean": the mean exact K.
     """
     X_curv = X_test[: setting["n_curvature"]]
-    plane = _gaussian_plane(X_curv, setting["task"])
+    plane = gaussian_plane(X_curv, setting["task"])
     K = {
         method: representation_curvature(
             clf, X_curv, kind="gaussian", directions=plane, method=method
@@ -338,85 +298,6 @@ def run_primary(
 # -- the tests ----------------------------------------------------------------------
 
 
-def _rows(frame, test, condition):
-    """The fits a test reads: the linear task's, or the curved condition's."""
-    if test["task"] == "linear":
-        return frame[frame["task"] == "linear"]
-    return frame[
-        (frame["task"] == "curved")
-        & (frame["shape"] == condition["shape"])
-        & np.isclose(frame["noise"], condition["noise"])
-    ]
-
-
-def _paired(rows, test):
-    """Differences better - worse of the test's measure, paired by seed:
-    ``better`` and ``worse`` are values of the test's "column" (default: the
-    gate; the second confirmatory part also compares two alphas)."""
-    column = test.get("column", "gate")
-    table = rows.pivot_table(index="seed", columns=column, values=test["measure"])
-    return (table[test["better"]] - table[test["worse"]]).dropna().to_numpy()
-
-
-def _margin(test, rows):
-    """The smallest effect of interest of ``test`` on ``rows``: fixed for
-    accuracy, shares and trends; :data:`CURVATURE_SESOI_SHARE` (a quarter)
-    of the two arms' mean for curvature."""
-    if test["kind"] == "trend":
-        return SESOI["rho"]
-    if test["measure"] in SESOI:
-        return SESOI[test["measure"]]
-    column = test.get("column", "gate")
-    arms = rows[rows[column].isin([test["better"], test["worse"]])]
-    return CURVATURE_SESOI_SHARE * float(arms[test["measure"]].mean())
-
-
-def _statistics(test, rows):
-    """One test's estimate, interval, one-sided and equivalence p-values,
-    the standard deviation of what it averages, and its margin."""
-    margin = _margin(test, rows)
-    if test["kind"] == "trend":
-        values = stats.seed_rhos(rows, test["axis"], test["measure"])
-        method = "within-seed Spearman rho; sign-flip over seeds; bootstrap CI"
-    else:
-        values = _paired(rows, test)
-        method = "paired by seed; sign-flip; bootstrap CI"
-    result = stats.permutation_comparison(values, margin)
-    result["p equivalence"] = (
-        result["p equivalence"] if np.isfinite(margin) and margin > 0 else 1.0
-    )
-    return {
-        **result,
-        "sd": float(np.std(values, ddof=1)),
-        "margin": margin,
-        "method": method,
-    }
-
-
-_TEST_COLUMNS = [
-    "claim",
-    "quantity",
-    "measure",
-    "condition",
-    "comparison",
-    "estimate",
-    "ci low",
-    "ci high",
-    "p",
-    "p holm",
-    "p reverse",
-    "p reverse holm",
-    "p equivalence",
-    "p equivalence holm",
-    "margin",
-    "sd",
-    "n",
-    "method",
-    "kind",
-    "outcome",
-]
-
-
 def _condition_label(test, condition):
     if test["task"] == "linear":
         return "linear task"
@@ -427,15 +308,15 @@ def _family(tests, frames, condition):
     """The tests of one family on ``frames``, with Holm and outcomes."""
     rows = []
     for test in tests:
-        data = _rows(frames[test["sweep"]], test, condition)
+        data = confirmatory.fits_of(frames[test["sweep"]], test, condition)
         rows.append(
             {
                 **test,
                 "condition": _condition_label(test, condition),
-                **_statistics(test, data),
+                **confirmatory.statistics(test, data),
             }
         )
-    return stats.family_outcomes(pd.DataFrame(rows))[_TEST_COLUMNS]
+    return stats.family_outcomes(pd.DataFrame(rows))[confirmatory.TEST_COLUMNS]
 
 
 def primary_tests(frames, condition=None):
@@ -474,14 +355,14 @@ SECONDARY = (
     (
         "SiLU arm of C6",
         "arms",
-        _comparison(
+        comparison(
             "C6", "positive curvature", "positive_share", "arms", "curved", _SILU, _NONE
         ),
     ),
     (
         "SiLU arm of C6",
         "arms",
-        _comparison(
+        comparison(
             "C6",
             "positive curvature",
             "positive_share",
@@ -514,8 +395,12 @@ def head_sensitivity(frames, condition=None):
     condition = CONDITION if condition is None else condition
     rows = []
     for test in TESTS[2:4]:
-        gelu = _paired(_rows(frames["arms"], test, condition), test)
-        relu = _paired(_rows(frames["relu"], test, condition), test)
+        gelu = confirmatory.paired_differences(
+            confirmatory.fits_of(frames["arms"], test, condition), test
+        )
+        relu = confirmatory.paired_differences(
+            confirmatory.fits_of(frames["relu"], test, condition), test
+        )
         result = stats.permutation_comparison(gelu - relu, SESOI["accuracy"])
         rows.append(
             {
@@ -541,7 +426,7 @@ def arm_summary(frames, condition=None, bayes=None):
     condition = CONDITION if condition is None else condition
     rows = []
     for task in ("curved", "linear"):
-        fits = _rows(frames["arms"], {"task": task}, condition)
+        fits = confirmatory.fits_of(frames["arms"], {"task": task}, condition)
         ceiling = np.nan
         if bayes is not None:
             known = bayes[(bayes["task"] == task) & (bayes["n_observations"] == 1)]
@@ -555,7 +440,7 @@ def arm_summary(frames, condition=None, bayes=None):
             rows.append(
                 {
                     "task": _condition_label({"task": task}, condition),
-                    "arm": _arm(gate),
+                    "arm": ARM_LABELS[gate],
                     "accuracy": group["accuracy"].mean(),
                     "accuracy sd": group["accuracy"].std(),
                     "Bayes accuracy": ceiling,
@@ -579,12 +464,12 @@ def convergence(frames, condition=None):
     condition = CONDITION if condition is None else condition
     rows = []
     for task in ("curved", "linear"):
-        fits = _rows(frames["arms"], {"task": task}, condition)
+        fits = confirmatory.fits_of(frames["arms"], {"task": task}, condition)
         for gate, group in fits.groupby("gate", sort=False):
             rows.append(
                 {
                     "task": _condition_label({"task": task}, condition),
-                    "arm": _arm(gate),
+                    "arm": ARM_LABELS[gate],
                     "median best epoch": float(group["best_epoch"].median()),
                     f"share after epoch {LATE_EPOCH}": float(
                         (group["best_epoch"] > LATE_EPOCH).mean()
@@ -598,21 +483,6 @@ def convergence(frames, condition=None):
 # -- verdicts -------------------------------------------------------------------------
 
 
-def _verdict(results, comparisons):
-    """A claim's verdict from its tests' results; reversals are named first."""
-    reversed_ = [c for c, r in zip(comparisons, results, strict=True) if r == REVERSED]
-    absent = [c for c, r in zip(comparisons, results, strict=True) if r == NO_EFFECT]
-    held = sum(r == HOLDS for r in results)
-    n = len(results)
-    if reversed_:
-        return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
-    if held == n:
-        return f"reproduced ({n} of {n} tests hold)"
-    if absent:
-        return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
-    return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
-
-
 def claim_verdicts(tests):
     """One verdict per claim from the primary family: claim, statement,
     verdict. A claim is **contradicted** when any of its tests is reversed
@@ -622,8 +492,8 @@ def claim_verdicts(tests):
     rows = []
     for claim, group in tests.groupby("claim", sort=True):
         labels = [
-            f"{outcome} {comparison}"
-            for outcome, comparison in zip(
+            f"{outcome} {compared}"
+            for outcome, compared in zip(
                 group["quantity"], group["comparison"], strict=True
             )
         ]
@@ -631,33 +501,13 @@ def claim_verdicts(tests):
             {
                 "claim": claim,
                 "statement": statements("copied")[claim],
-                "verdict": _verdict(list(group["outcome"]), labels),
+                "verdict": confirmatory.claim_verdict(list(group["outcome"]), labels),
             }
         )
     return pd.DataFrame(rows)
 
 
 # -- power -------------------------------------------------------------------------
-
-
-def _power(kind, effect, sd, n, alpha):
-    if not (np.isfinite(sd) and sd > 0):
-        return 1.0  # no spread between seeds: any true effect is seen
-    if kind == "equivalence":
-        return stats.tost_power(effect, sd, n, alpha)
-    return stats.paired_power(effect, sd, n, alpha)
-
-
-def _seeds_needed(kind, effect, sd, alpha, limit=10 * MAX_SEEDS):
-    """Fewest seeds for :data:`POWER` (None beyond ``limit``)."""
-    if not (np.isfinite(sd) and sd > 0):
-        return MIN_SEEDS
-    if kind != "equivalence":
-        return stats.seeds_for_power(effect, sd, alpha, POWER, max_seeds=limit)
-    for n in range(2, limit + 1):
-        if stats.tost_power(effect, sd, n, alpha) >= POWER:
-            return n
-    return None
 
 
 def family_level():
@@ -680,7 +530,7 @@ def plan_seeds(pilot_tests):
     alpha = family_level()
     rows = []
     for test, pilot in zip(TESTS, pilot_tests.itertuples(index=False), strict=True):
-        needed = _seeds_needed(test["kind"], pilot.margin, pilot.sd, alpha)
+        needed = confirmatory.seeds_needed(test["kind"], pilot.margin, pilot.sd, alpha)
         affordable = needed is not None and needed <= MAX_SEEDS
         rows.append(
             {
@@ -735,7 +585,9 @@ def power_table(plan, tests, family=TESTS):
                     "sd": sd,
                     "effect": effect,
                     "alpha": planned.alpha,
-                    "power": _power(test["kind"], effect, sd, n, planned.alpha),
+                    "power": confirmatory.power(
+                        test["kind"], effect, sd, n, planned.alpha
+                    ),
                 }
             )
     return pd.DataFrame(rows)
@@ -772,7 +624,7 @@ def choose_condition(pilot_arms, bayes):
     rows = []
     for condition in CANDIDATES:
         test = {"task": "curved"}
-        fits = _rows(pilot_arms, test, condition)
+        fits = confirmatory.fits_of(pilot_arms, test, condition)
         best = fits.groupby("gate")["accuracy"].mean().max()
         ceiling = bayes[
             (bayes["shape"] == condition["shape"])
@@ -851,7 +703,7 @@ def mediation(frames, condition=None, n_resamples=2000):
             ("within the gated arm, across alpha and seeds", "alpha", "alpha"),
             ("across arms, beyond the gate", "arms", "gate"),
         ):
-            fits = _rows(frames[sweep], {"task": task}, condition)
+            fits = confirmatory.fits_of(frames[sweep], {"task": task}, condition)
             slope, low, high = _curvature_slope(fits, control, n_resamples)
             rows.append(
                 {

@@ -25,7 +25,7 @@ from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
 from .design import ARCHITECTURES, REGIME_DEPTH, WEIGHT_SCALES
 from .facts import REGIME_ALPHAS
-from .sweeps import _parallel_rows
+from .sweeps import parallel_rows
 
 __all__ = [
     "ARCHITECTURES",
@@ -68,7 +68,7 @@ def run_regime(seeds, *, n_points=100, axes=None, n_jobs=1, progress=True):
     ``n_jobs`` is."""
     architectures, alphas, scales = _axes(axes)
     cells = list(itertools.product(architectures, alphas))
-    parts = _parallel_rows(
+    parts = parallel_rows(
         (
             delayed(regime_curvatures)(
                 seeds, n_points=n_points, axes=([architecture], [alpha], scales)

@@ -12,30 +12,28 @@ it converge.
 This module is the protocol's executable form; each fact it fixes is
 written here once:
 
-- the pilot (:func:`headroom_settings`, :func:`choose_noises`,
-  :func:`lr_settings`, :func:`choose_learning_rates`,
-  :func:`sweep_settings`, :func:`plan_seeds`), whose outputs the protocol
-  copies into :data:`CONDITIONS`, :data:`LEARNING_RATES` and :data:`SEEDS`;
-- the confirmatory fits (:func:`confirmatory_settings`), what each measures
-  (:func:`measure_sequence`) and the primary family (:func:`tests`,
-  :func:`primary_tests`), computed with the first part's tests
-  (:mod:`skgate.study.primary`'s paired and trend statistics, Holm over
-  the family);
-- the secondary analyses (:func:`secondary_tests`, :func:`lr_table`,
-  :func:`convergence`, :func:`metric_agreement`).
+- the design fixed before the pilot (:data:`MODEL`, :data:`LR_GRID`) and
+  what the pilot fixed (:data:`CONDITIONS`, :data:`LEARNING_RATES`,
+  :data:`SEEDS`, :data:`LEFT_FAMILY`; the pilot itself is
+  :mod:`skgate.study.sequences_pilot`);
+- the confirmatory fits (:func:`confirmatory_settings`) and what each
+  measures (:func:`measure_sequence`);
+- the primary family (:func:`tests`, :func:`primary_tests`,
+  :func:`claim_verdicts`), computed as the first part's is
+  (:mod:`skgate.study.confirmatory`'s paired and trend statistics, Holm
+  over the family), and the secondary family's tests
+  (:func:`secondary_family`; the secondary analyses are
+  :mod:`skgate.study.sequences_secondary`).
 """
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.covariance import LedoitWolf
 
 from ..model_selection import representation_curvature
-from . import primary
+from . import confirmatory, primary, stats
 from .design import DEFAULTS
 from .facts import (
-    ARM_LABELS,
     EPOCHS20_SEEDS,
     GATE_ORDER,
     HEADROOM,
@@ -58,7 +56,6 @@ from .stats import ALPHA_LEVEL
 
 __all__ = [
     "ALPHAS",
-    "BUDGET_CORE_SECONDS",
     "C2_CURVATURE",
     "CAP",
     "CONDITIONS",
@@ -75,7 +72,6 @@ __all__ = [
     "LINEAR",
     "LR_GRID",
     "LR_GRID_SEEDS",
-    "MEASURE_SECONDS",
     "MIN_SEEDS",
     "MODEL",
     "NOISES",
@@ -83,36 +79,26 @@ __all__ = [
     "PATIENCE",
     "PILOT_SEEDS",
     "POWER",
-    "PRIORITY",
     "SEEDS",
     "SHAPES",
-    "alpha_curve",
-    "arm_summary",
     "arms_settings",
     "can_decide",
     "candidates",
-    "choose_learning_rates",
-    "choose_noises",
     "claim_verdicts",
     "confirmatory_seeds",
     "confirmatory_settings",
-    "convergence",
-    "extension",
-    "extension_settings",
+    "curved",
+    "every_task",
     "family_level",
-    "headroom_settings",
+    "family_results",
+    "fit_settings",
     "label",
-    "lr_settings",
-    "lr_table",
     "measure_sequence",
-    "metric_agreement",
     "per_condition",
-    "plan_seeds",
     "primary_tests",
-    "run_pilot",
-    "secondary_tests",
-    "sweep_costs",
+    "secondary_family",
     "sweep_settings",
+    "task_label",
     "tests",
 ]
 
@@ -146,16 +132,6 @@ DEFAULT_LR = DEFAULTS["lr"]
 #: The learning-rate grid (16x); an arm whose best value is at an edge gets
 #: the grid extended past it by factors of 2 until it is not.
 LR_GRID = (5e-4, 1e-3, 2e-3, 4e-3, 8e-3)
-#: Power planning (:data:`~skgate.study.facts.POWER` at the smallest effect
-#: of interest at the family's strictest Holm level; seeds per sweep at least
-#: :data:`~skgate.study.facts.SEQUENCE_MIN_SEEDS`): tests leave the
-#: primary family (reported as secondary) while the planned run would take
-#: more than BUDGET_CORE_SECONDS: 55 minutes of 2 cores, the issue's 60 less
-#: a margin for the planning's error (:func:`plan_seeds`).
-BUDGET_CORE_SECONDS = 55 * 60 * 2
-#: Core-seconds a fit's measurements take (measured on the pilot's machine:
-#: 0.31 s for 200 points, and the own-metric turning rate).
-MEASURE_SECONDS = 0.4
 
 # -- fixed by the protocol from the pilot ------------------------------------------
 
@@ -173,7 +149,8 @@ def confirmatory_seeds(n, first=FIRST_CONFIRMATORY_SEED):
     return tuple(range(first, first + n))
 
 
-def _curved(condition):
+def curved(condition):
+    """A curved ``condition`` (shape, noise) as a task."""
     return {"task": "curved", **condition}
 
 
@@ -195,143 +172,29 @@ def _test_rows(frame, test):
     where = test["condition"]
     if isinstance(where, tuple | list):
         return pd.concat(
-            [primary._rows(frame, test, condition) for condition in where],
+            [confirmatory.fits_of(frame, test, condition) for condition in where],
             ignore_index=True,
         )
-    return primary._rows(frame, test, where)
+    return confirmatory.fits_of(frame, test, where)
 
 
-def _settings(task, seeds, **keys):
+def fit_settings(task, seeds, **keys):
+    """The fits of ``task`` on ``seeds``: the part's :data:`MODEL` over the
+    design's defaults, with ``keys``."""
     return [{**DEFAULTS, **MODEL, **task, **keys, "seed": seed} for seed in seeds]
 
 
-# -- the pilot ------------------------------------------------------------------
+# -- the sweeps -----------------------------------------------------------------
 
 
-def headroom_settings(seeds=PILOT_SEEDS[:6], shapes=SHAPES, noises=NOISES):
-    """The pilot's first stage: every arm at :data:`DEFAULT_LR` on every
-    candidate condition."""
-    return [
-        s
-        for shape in shapes
-        for noise in noises
-        for gate in GATE_ORDER
-        for s in _settings(
-            _curved({"shape": shape, "noise": noise}), seeds, gate=gate, lr=DEFAULT_LR
-        )
-    ]
+def every_task(conditions):
+    """The curved ``conditions`` as tasks, then the linear task."""
+    return [curved(c) for c in conditions] + [LINEAR]
 
 
-def choose_noises(frame, bayes):
-    """Per shape, the first of :data:`NOISES` where the task's Bayes accuracy
-    minus the best arm's mean accuracy, and that mean minus chance (0.5),
-    are both at least :data:`HEADROOM`; where none is, the candidate whose
-    smaller margin is largest. Returns (conditions, a table of every
-    candidate's numbers)."""
-    rows = []
-    for (shape, noise), fits in frame.groupby(["shape", "noise"], sort=False):
-        best = fits.groupby("gate")["accuracy"].mean().max()
-        ceiling = bayes[
-            (bayes["shape"] == shape)
-            & np.isclose(bayes["noise"], noise)
-            & (bayes["n_observations"] == N_OBSERVATIONS)
-        ]["bayes accuracy"].iloc[0]
-        rows.append(({"shape": shape, "noise": noise}, best, ceiling))
-    table = primary.headroom_table(rows, HEADROOM)
-    conditions = []
-    for shape, group in table.groupby("shape", sort=False):
-        eligible = group[group["eligible"]]
-        if eligible.empty:
-            margins = group[["headroom", "above chance"]].min(axis=1)
-            chosen = group.loc[margins.idxmax()]
-        else:
-            chosen = eligible.iloc[0]
-        conditions.append({"shape": shape, "noise": float(chosen["noise"])})
-    table["chosen"] = [
-        {"shape": r.shape, "noise": float(r.noise)} in conditions
-        for r in table.itertuples()
-    ]
-    return tuple(conditions), table
-
-
-def _tasks(conditions):
-    return [_curved(c) for c in conditions] + [LINEAR]
-
-
-def lr_settings(conditions, learning_rates=LR_GRID, seeds=PILOT_SEEDS, gates=None):
-    """Every arm (or ``gates``) at every learning rate on the curved
-    ``conditions`` and the linear task."""
-    return [
-        s
-        for task in _tasks(conditions)
-        for gate in gates or GATE_ORDER
-        for lr in learning_rates
-        for s in _settings(task, seeds, gate=gate, lr=lr)
-    ]
-
-
-def _task_label(row):
+def task_label(row):
+    """The :func:`label` of a fit's (``row``'s) task."""
     return "linear task" if row["task"] == "linear" else label(row)
-
-
-def choose_learning_rates(frame):
-    """Per task and arm, the learning rate with the highest mean best
-    validation accuracy over the pilot's seeds (ties: the smaller rate).
-    Returns a table: task, arm, gate, learning rate, its mean validation and
-    test accuracy, and "edge" ("low"/"high" where the best rate is the
-    grid's smallest/largest tried, else "")."""
-    frame = frame.assign(task_label=frame.apply(_task_label, axis=1))
-    rows = []
-    for (task, gate), fits in frame.groupby(["task_label", "gate"], sort=False):
-        means = fits.groupby("lr")[["validation_score", "accuracy"]].mean()
-        best = means["validation_score"].idxmax()  # the first (smallest) of ties
-        edge = (
-            "low"
-            if best == means.index.min()
-            else "high"
-            if best == means.index.max()
-            else ""
-        )
-        rows.append(
-            {
-                "task": task,
-                "arm": ARM_LABELS[gate],
-                "gate": gate,
-                "lr": float(best),
-                "validation accuracy": float(means.loc[best, "validation_score"]),
-                "test accuracy": float(means.loc[best, "accuracy"]),
-                "rates tried": len(means),
-                "edge": edge,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def extension(choice):
-    """The learning rates to add past each edge choice: (task, gate, lr)."""
-    out = []
-    for row in choice.itertuples(index=False):
-        if row.edge == "low":
-            out.append((row.task, row.gate, row.lr / 2))
-        elif row.edge == "high":
-            out.append((row.task, row.gate, row.lr * 2))
-    return out
-
-
-def _task_of(task_label, conditions):
-    for task in _tasks(conditions):
-        if label(task) == task_label:
-            return task
-    raise ValueError(f"no task labelled {task_label!r}")
-
-
-def extension_settings(extra, conditions, seeds=PILOT_SEEDS):
-    """The fits of :func:`extension`'s (task, gate, lr) triples."""
-    return [
-        s
-        for task_label, gate, lr in extra
-        for s in _settings(_task_of(task_label, conditions), seeds, gate=gate, lr=lr)
-    ]
 
 
 def _lr(rates, task, gate):
@@ -343,14 +206,14 @@ def sweep_settings(conditions, rates, seeds, sweeps=("alpha", "depth")):
     and the linear task) and the depth sweep (gated, :data:`DEPTHS`, on the
     first curved condition), each at the gated arm's learning rate of its
     task; by sweep name."""
-    first = _curved(conditions[0])
+    first = curved(conditions[0])
     out = {}
     if "alpha" in sweeps:
         out["alpha"] = [
             s
             for task in (first, LINEAR)
             for alpha in ALPHAS
-            for s in _settings(
+            for s in fit_settings(
                 task,
                 seeds["alpha"],
                 gate=_GATED,
@@ -362,7 +225,7 @@ def sweep_settings(conditions, rates, seeds, sweeps=("alpha", "depth")):
         out["depth"] = [
             s
             for depth in DEPTHS
-            for s in _settings(
+            for s in fit_settings(
                 first,
                 seeds["depth"],
                 gate=_GATED,
@@ -377,9 +240,9 @@ def arms_settings(conditions, rates, seeds):
     """Every arm at its own learning rate on every task."""
     return [
         s
-        for task in _tasks(conditions)
+        for task in every_task(conditions)
         for gate in GATE_ORDER
-        for s in _settings(task, seeds, gate=gate, lr=_lr(rates, task, gate))
+        for s in fit_settings(task, seeds, gate=gate, lr=_lr(rates, task, gate))
     ]
 
 
@@ -413,15 +276,15 @@ def confirmatory_settings(
             for lr in sorted(
                 set(LR_GRID) | {r for (t, g), r in rates.items() if g == gate}
             )
-            if lr != _lr(rates, _curved(condition), gate)
-            for s in _settings(_curved(condition), grid_seeds, gate=gate, lr=lr)
+            if lr != _lr(rates, curved(condition), gate)
+            for s in fit_settings(curved(condition), grid_seeds, gate=gate, lr=lr)
         ]
         out["epochs20"] = [
             s
             for condition in conditions
             for gate in GATE_ORDER
-            for s in _settings(
-                _curved(condition),
+            for s in fit_settings(
+                curved(condition),
                 seeds.get("epochs20", seeds["arms"][:EPOCHS20_SEEDS]),
                 gate=gate,
                 lr=DEFAULT_LR,
@@ -471,7 +334,9 @@ def _where(task):
 
 
 def _comparison(claim, quantity, measure, sweep, task, better, worse):
-    test = primary._comparison(claim, quantity, measure, sweep, "curved", better, worse)
+    test = confirmatory.comparison(
+        claim, quantity, measure, sweep, "curved", better, worse
+    )
     return {**test, **_where(task)}
 
 
@@ -485,18 +350,20 @@ def candidates(conditions, c2_curvature="trend"):
     condition; C3 on the linear task. One dict per test (claim, quantity,
     measure, sweep, task, condition, kind, comparison and its keys)."""
     conditions = tuple(conditions)
-    first = _curved(conditions[0])
+    first = curved(conditions[0])
     family = [
         _comparison("C1", quantity, measure, "arms", conditions, _GATED, worse)
         for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning"))
         for worse in (_SILU, _NONE)
     ]
     if c2_curvature == "trend":
-        c2 = primary._trend("C2", "curvature", "turning", "alpha", "curved", "alpha")
+        c2 = confirmatory.trend(
+            "C2", "curvature", "turning", "alpha", "curved", "alpha"
+        )
     else:
         peak = float(c2_curvature)
         c2 = {
-            **primary._test(
+            **confirmatory.make_test(
                 "C2",
                 "curvature",
                 "turning",
@@ -512,7 +379,9 @@ def candidates(conditions, c2_curvature="trend"):
     family += [
         {**c2, **_where(first)},
         {
-            **primary._trend("C2", "accuracy", "accuracy", "alpha", "curved", "alpha"),
+            **confirmatory.trend(
+                "C2", "accuracy", "accuracy", "alpha", "curved", "alpha"
+            ),
             **_where(first),
         },
         {
@@ -521,7 +390,9 @@ def candidates(conditions, c2_curvature="trend"):
             "comparison": "gated = ungated",
         },
         {
-            **primary._trend("C3", "curvature", "turning", "alpha", "linear", "alpha"),
+            **confirmatory.trend(
+                "C3", "curvature", "turning", "alpha", "linear", "alpha"
+            ),
             **_where(LINEAR),
         },
     ]
@@ -533,7 +404,9 @@ def candidates(conditions, c2_curvature="trend"):
     ]
     family += [
         {
-            **primary._trend("C5", "curvature", "turning", "depth", "curved", "depth"),
+            **confirmatory.trend(
+                "C5", "curvature", "turning", "depth", "curved", "depth"
+            ),
             **_where(first),
         },
         _comparison(
@@ -566,14 +439,16 @@ def tests(conditions=None, c2_curvature=None, left=None):
 def per_condition(conditions):
     """C1's comparisons on each curved condition alone (secondary)."""
     return [
-        _comparison("C1", quantity, measure, "arms", _curved(c), _GATED, worse)
+        _comparison("C1", quantity, measure, "arms", curved(c), _GATED, worse)
         for c in conditions
         for quantity, measure in (("accuracy", "accuracy"), ("curvature", "turning"))
         for worse in (_SILU, _NONE)
     ]
 
 
-def _family(family, frames):
+def family_results(family, frames):
+    """The tests of ``family`` on ``frames`` (by sweep), Holm over the
+    family, with outcomes; the first part's columns."""
     rows = []
     for test in family:
         data = _test_rows(frames[test["sweep"]], test)
@@ -581,17 +456,17 @@ def _family(family, frames):
             {
                 **test,
                 "condition": label(test["condition"]),
-                **primary._statistics(test, data),
+                **confirmatory.statistics(test, data),
             }
         )
-    table = primary.stats.family_outcomes(pd.DataFrame(rows))
-    return table[primary._TEST_COLUMNS]
+    table = stats.family_outcomes(pd.DataFrame(rows))
+    return table[confirmatory.TEST_COLUMNS]
 
 
 def primary_tests(frames, family=None):
     """The primary family's results (tests_2_primary.csv), with the first
     part's columns; Holm over the whole family."""
-    return _family(tests() if family is None else family, frames)
+    return family_results(tests() if family is None else family, frames)
 
 
 def family_level(family=None):
@@ -605,247 +480,44 @@ def can_decide(n_seeds):
     return 0.5**n_seeds < family_level()
 
 
-# -- power ----------------------------------------------------------------------------
-
-
-def sweep_costs(frames, n_conditions):
-    """What the confirmatory run costs, from the pilot's fits: core-seconds
-    per seed of each primary sweep ("arms", "alpha", "depth": each fit's
-    share of its batch's training time plus :data:`MEASURE_SECONDS`), and
-    of the secondary sweeps in all ("secondary": the grid's
-    :data:`LR_GRID_SEEDS` seeds, the 20-epoch arms' :data:`EPOCHS20_SEEDS`,
-    scaled from the pilot's epochs run to 20)."""
-
-    def per_fit(frame):
-        return frame["fit_seconds"] + MEASURE_SECONDS
-
-    costs = {
-        name: float(per_fit(frames[name]).sum() / frames[name]["seed"].nunique())
-        for name in ("arms", "alpha", "depth")
-    }
-    curved = frames["arms"][frames["arms"]["task"] == "curved"]
-    grid = frames["lr"][frames["lr"]["task"] == "curved"]
-    grid_fits = len(GATE_ORDER) * (len(LR_GRID) - 1) * n_conditions * LR_GRID_SEEDS
-    early = curved["fit_seconds"] * 20 / curved["epochs_run"] + MEASURE_SECONDS
-    early_per_seed = float(early.sum() / curved["seed"].nunique())
-    costs["secondary"] = (
-        float(per_fit(grid).mean()) * grid_fits + early_per_seed * EPOCHS20_SEEDS
-    )
-    return costs
-
-
-#: Which primary tests stay when the budget cannot power them all: by claim
-#: in this order (the paper's central claim first), accuracy before
-#: curvature within a claim.
-PRIORITY = ("C1", "C6", "C4", "C2", "C3", "C5")
-
-
-def _next_to_leave(family, kept, needed, seeds):
-    """The kept test of lowest :data:`PRIORITY` whose leaving lowers its
-    sweep's seeds (a test below its sweep's largest need saves nothing)."""
-
-    def rank(i):
-        test = family[i]
-        return (PRIORITY.index(test["claim"]), test["quantity"] != "accuracy")
-
-    for i in sorted(kept, key=rank, reverse=True):
-        if needed[i] >= seeds[family[i]["sweep"]] > MIN_SEEDS:
-            return i
-    raise RuntimeError("no test's leaving lowers the planned cost")
-
-
-def plan_seeds(pilot_tests, family, costs=None):
-    """Seeds per primary test from the pilot's tests: the fewest with
-    :data:`POWER` at the test's smallest effect of interest at the family's
-    strictest Holm level (0.05 / the tests kept), at least
-    :data:`MIN_SEEDS`. With ``costs`` (:func:`sweep_costs`), tests leave the
-    family while the planned run exceeds :data:`BUDGET_CORE_SECONDS`: each
-    time the test of lowest :data:`PRIORITY` that sets its sweep's seeds,
-    the level and the seeds needed recomputed for the tests left;
-    every sweep runs at least :data:`MIN_SEEDS` seeds. A test no number of
-    seeds can power leaves first. Columns: the test, its pilot sd and
-    effect, the level, "seeds needed", "n_seeds" (its sweep's seeds),
-    "affordable" (kept in the primary family) and "planned core-seconds"
-    (the whole run's, the same on every row)."""
-    kinds = [test["kind"] for test in family]
-    pilot = list(pilot_tests.itertuples(index=False))
-    dropped = set()
-    while True:
-        kept = [i for i in range(len(family)) if i not in dropped]
-        alpha = ALPHA_LEVEL / max(len(kept), 1)
-        needed = {
-            i: primary._seeds_needed(kinds[i], pilot[i].margin, pilot[i].sd, alpha)
-            for i in range(len(family))
-        }
-        hopeless = [i for i in kept if needed[i] is None]
-        if hopeless:
-            dropped.update(hopeless)
-            continue
-        seeds = dict.fromkeys(("arms", "alpha", "depth"), MIN_SEEDS)
-        for i in kept:
-            sweep = family[i]["sweep"]
-            seeds[sweep] = max(seeds[sweep], needed[i])
-        total = (
-            sum(costs[sweep] * n for sweep, n in seeds.items()) + costs["secondary"]
-            if costs is not None
-            else 0.0
-        )
-        if costs is None or total <= BUDGET_CORE_SECONDS or not kept:
-            break
-        dropped.add(_next_to_leave(family, kept, needed, seeds))
+def claim_verdicts(results):
+    """One verdict per claim of the primary family, by the first part's rule
+    (contradicted, reproduced, not reproduced, inconclusive), each test
+    named with its condition."""
     rows = []
-    for i, test in enumerate(family):
+    for claim, group in results.groupby("claim", sort=True):
+        labels = [
+            f"{row.quantity} {row.comparison} ({row.condition})"
+            for row in group.itertuples(index=False)
+        ]
         rows.append(
             {
-                "claim": test["claim"],
-                "condition": pilot[i].condition,
-                "outcome": test["quantity"],
-                "comparison": test["comparison"],
-                "sweep": test["sweep"],
-                "sd": pilot[i].sd,
-                "effect": pilot[i].margin,
-                "alpha": alpha,
-                "seeds needed": needed[i],
-                "n_seeds": seeds[test["sweep"]],
-                "affordable": i not in dropped,
-                "planned core-seconds": total,
+                "claim": claim,
+                "statement": statements("sequences")[claim],
+                "verdict": confirmatory.claim_verdict(list(group["outcome"]), labels),
             }
         )
     return pd.DataFrame(rows)
 
 
-# -- convergence, learning rates, metrics ------------------------------------------
-
-
-def convergence(frame, cap=CAP):
-    """Per task and arm of an early-stopped sweep: fits, median best epoch,
-    median epochs run, and the share whose best validation epoch lies in the
-    last :data:`LATE_FRACTION` of ``cap`` (the rule: below :data:`LATE_SHARE`)."""
-    late = cap * (1 - LATE_FRACTION)
-    frame = frame.assign(task_label=frame.apply(_task_label, axis=1))
-    rows = []
-    for (task, gate, lr), fits in frame.groupby(
-        ["task_label", "gate", "lr"], sort=False
-    ):
-        share = float((fits["best_epoch"] > late).mean())
-        rows.append(
-            {
-                "task": task,
-                "arm": ARM_LABELS[gate],
-                "lr": lr,
-                "fits": len(fits),
-                "median best epoch": float(fits["best_epoch"].median()),
-                "median epochs run": float(fits["epochs_run"].median()),
-                f"share best after epoch {late:g}": share,
-                "converged": share < LATE_SHARE,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-# -- the pilot, run -------------------------------------------------------------------
-
-
-def _run(name, settings, out, n_jobs, log):
-    """One sweep of the pilot, read back from ``out`` when an earlier run
-    finished it (an interrupted pilot resumes at the sweep it was in)."""
-    path = out / f"pilot_{name}.csv"
-    if path.is_file():
-        return pd.read_csv(path)
-    frame = primary.run_primary(
-        {name: settings}, n_jobs=n_jobs, log=log, measure=measure_sequence
-    )[name]
-    frame.to_csv(path, index=False, float_format="%.6g")
-    return frame
-
-
-def run_pilot(out, *, n_jobs=1, log=None, seeds=PILOT_SEEDS, fixed=None):
-    """The pilot protocol 2 was planned from, in three stages, each sweep's
-    fits to ``out``/pilot_<sweep>.csv:
-
-    1. "headroom": every arm at :data:`DEFAULT_LR` on every candidate
-       condition (the first six seeds); :func:`choose_noises` fixes the
-       noise per shape (conditions.csv);
-    2. "lr": every arm at every rate of :data:`LR_GRID` on the chosen
-       conditions and the linear task, extended past an edge choice until
-       none is ("lr_extension_<k>"); :func:`choose_learning_rates`
-       (learning_rates.csv);
-    3. "alpha", "depth": the sweeps at the gated arm's rate.
-
-    Then the primary family on the pilot's fits (the arms at their chosen
-    rates), the seed plan (plan.csv) and the convergence table
-    (convergence.csv). Returns (conditions, rates, plan).
-    """
-    from .claims import bayes_ceilings
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    fixed = fixed or {}
-
-    def fix(settings):
-        return [{**s, **fixed} for s in settings]
-
-    headroom = _run("headroom", fix(headroom_settings(seeds[:6])), out, n_jobs, log)
-    bayes = bayes_ceilings([headroom])
-    conditions, table = choose_noises(headroom, bayes)
-    table.to_csv(out / "conditions.csv", index=False, float_format="%.6g")
-    lr = _run("lr", fix(lr_settings(conditions, seeds=seeds)), out, n_jobs, log)
-    choice = choose_learning_rates(lr)
-    for k in range(1, 6):
-        extra = extension(choice)
-        if not extra:
-            break
-        more = _run(
-            f"lr_extension_{k}",
-            fix(extension_settings(extra, conditions, seeds)),
-            out,
-            n_jobs,
-            log,
-        )
-        lr = pd.concat([lr, more], ignore_index=True)
-        choice = choose_learning_rates(lr)
-    choice.to_csv(out / "learning_rates.csv", index=False, float_format="%.6g")
-    rates = {(r.task, r.gate): r.lr for r in choice.itertuples(index=False)}
-    by_seed = dict.fromkeys(("alpha", "depth"), seeds)
-    frames = {
-        name: _run(name, fix(settings), out, n_jobs, log)
-        for name, settings in sweep_settings(conditions, rates, by_seed).items()
-    }
-    chosen = [(label(task), gate) for task in _tasks(conditions) for gate in GATE_ORDER]
-    lr = lr.assign(task_label=lr.apply(_task_label, axis=1))
-    keep = [
-        (t, g) in chosen and np.isclose(r, rates[(t, g)])
-        for t, g, r in zip(lr["task_label"], lr["gate"], lr["lr"], strict=True)
-    ]
-    frames["arms"] = lr[keep].drop(columns="task_label")
-    convergence(frames["arms"], cap=fixed.get("max_epochs", CAP)).to_csv(
-        out / "convergence.csv", index=False, float_format="%.6g"
-    )
-    family = candidates(conditions, "trend")
-    pilot_results = primary_tests(frames, family)
-    pilot_results.to_csv(out / "tests.csv", index=False, float_format="%.6g")
-    frames["lr"] = lr.drop(columns="task_label")
-    costs = sweep_costs(frames, len(conditions))
-    pd.DataFrame([costs]).to_csv(out / "costs.csv", index=False, float_format="%.6g")
-    plan = plan_seeds(pilot_results, family, costs)
-    plan.to_csv(out / "plan.csv", index=False, float_format="%.6g")
-    return conditions, rates, plan
-
-
-# -- secondary analyses ----------------------------------------------------------------
+# -- the secondary family -------------------------------------------------------------
 
 
 #: The secondary tests' name for every arm's fits at the grid's largest rate.
 LARGEST_RATE = "largest rate"
 
 
-def _secondary_family(conditions, c2_curvature, left):
-    """The secondary tests: (analysis, sweep, test)."""
+def secondary_family(conditions, c2_curvature, left):
+    """The secondary tests, (analysis, sweep, test) each: C1 on each
+    condition alone, C1's accuracy at 20 epochs and at the grid's largest
+    learning rate (sweep :data:`LARGEST_RATE`), SiLU against ungated, C1's
+    curvature in the paper's acceleration, and the candidates ``left`` out
+    of the primary family."""
     family = [
         ("each condition alone", "arms", test) for test in per_condition(conditions)
     ]
     for condition in conditions:
-        task = _curved(condition)
+        task = curved(condition)
         for worse in (_SILU, _NONE):
             test = _comparison(
                 "C1", "accuracy", "accuracy", "arms", task, _GATED, worse
@@ -886,173 +558,3 @@ def _secondary_family(conditions, c2_curvature, left):
         if _left(test, left)
     ]
     return family
-
-
-def secondary_tests(frames, conditions=None, c2_curvature=None, left=None):
-    """The secondary family (tests_2_secondary.csv), Holm over its own tests:
-    C1 on each condition alone, C1's accuracy at 20 epochs and at the grid's
-    largest learning rate (every arm at that rate, the grid's seeds), SiLU
-    against ungated, C1's curvature in the paper's acceleration, and the
-    candidates that left the primary family; the primary tests' columns and
-    "analysis"."""
-    conditions = CONDITIONS if conditions is None else conditions
-    c2_curvature = C2_CURVATURE if c2_curvature is None else c2_curvature
-    left = LEFT_FAMILY if left is None else left
-    frames = dict(frames)
-    if "lr_grid" in frames:
-        frames[LARGEST_RATE] = _at_rate(frames, max(LR_GRID))
-    family = [
-        (analysis, sweep, test)
-        for analysis, sweep, test in _secondary_family(conditions, c2_curvature, left)
-        if sweep in frames
-    ]
-    table = _family([{**test, "sweep": sweep} for _, sweep, test in family], frames)
-    table.insert(0, "analysis", [analysis for analysis, _, _ in family])
-    return table
-
-
-def _at_rate(frames, lr):
-    """Every arm's fits at learning rate ``lr``: the grid sweep's, and the
-    arms sweep's where ``lr`` is the arm's own rate (the grid's seeds only)."""
-    grid = frames["lr_grid"]
-    arms = frames["arms"][frames["arms"]["seed"].isin(set(grid["seed"]))]
-    both = pd.concat([grid, arms], ignore_index=True)
-    return both[np.isclose(both["lr"], lr)]
-
-
-def lr_table(frames):
-    """Each arm's test accuracy across the learning-rate grid (secondary:
-    does gating tolerate larger rates?): per curved condition, arm and
-    rate, the mean and sd over the grid's seeds, and whether it is the
-    arm's own rate."""
-    grid = frames["lr_grid"]
-    arms = frames["arms"][frames["arms"]["seed"].isin(set(grid["seed"]))]
-    both = pd.concat(
-        [grid.assign(own=False), arms[arms["task"] == "curved"].assign(own=True)],
-        ignore_index=True,
-    )
-    both = both.assign(task_label=both.apply(_task_label, axis=1))
-    rows = []
-    keys = ["task_label", "gate", "lr"]
-    for (task, gate, lr), fits in both.groupby(keys, sort=False):
-        rows.append(
-            {
-                "task": task,
-                "arm": ARM_LABELS[gate],
-                "lr": lr,
-                "own rate": bool(fits["own"].any()),
-                "accuracy": fits["accuracy"].mean(),
-                "accuracy sd": fits["accuracy"].std(),
-                "seeds": fits["seed"].nunique(),
-            }
-        )
-    table = pd.DataFrame(rows)
-    return table.sort_values(["task", "arm", "lr"], kind="stable").reset_index(
-        drop=True
-    )
-
-
-def metric_agreement(arms):
-    """C4's metric against the Euclidean one, per task and arm: the mean
-    turning rate under each, their ratio, and the per-fit Pearson
-    correlation across the arm's fits (a correlation near 1 and a ratio near
-    a constant would mean the metric tests nothing the Euclidean one does
-    not)."""
-    curved = arms[arms["task"] == "curved"]
-    curved = curved.assign(task_label=curved.apply(_task_label, axis=1))
-    rows = []
-    for (task, gate), fits in curved.groupby(["task_label", "gate"], sort=False):
-        rows.append(
-            {
-                "task": task,
-                "arm": ARM_LABELS[gate],
-                "turning": fits["turning"].mean(),
-                "turning, own metric": fits["turning_mahalanobis"].mean(),
-                "ratio": fits["turning_mahalanobis"].mean() / fits["turning"].mean(),
-                "per-fit correlation": fits["turning"].corr(
-                    fits["turning_mahalanobis"]
-                ),
-            }
-        )
-    everything = {
-        "task": "every curved fit",
-        "arm": "all",
-        "turning": curved["turning"].mean(),
-        "turning, own metric": curved["turning_mahalanobis"].mean(),
-        "ratio": curved["turning_mahalanobis"].mean() / curved["turning"].mean(),
-        "per-fit correlation": curved["turning"].corr(curved["turning_mahalanobis"]),
-    }
-    return pd.DataFrame([*rows, everything])
-
-
-def arm_summary(arms, bayes=None):
-    """Per task and arm: learning rate, mean and sd of test accuracy, the
-    task's Bayes accuracy (where ``bayes`` has it), mean turning rate,
-    acceleration and positive share."""
-    arms = arms.assign(task_label=arms.apply(_task_label, axis=1))
-    rows = []
-    for (task, gate), fits in arms.groupby(["task_label", "gate"], sort=False):
-        ceiling = np.nan
-        if bayes is not None:
-            first = fits.iloc[0]
-            known = bayes[
-                (bayes["task"] == first["task"])
-                & (bayes["n_observations"] == N_OBSERVATIONS)
-                & np.isclose(bayes["noise"], first["noise"])
-            ]
-            if first["task"] == "curved":
-                known = known[known["shape"] == first["shape"]]
-            ceiling = known["bayes accuracy"].iloc[0] if len(known) else np.nan
-        rows.append(
-            {
-                "task": task,
-                "arm": ARM_LABELS[gate],
-                "lr": fits["lr"].iloc[0],
-                "accuracy": fits["accuracy"].mean(),
-                "accuracy sd": fits["accuracy"].std(),
-                "Bayes accuracy": ceiling,
-                "turning": fits["turning"].mean(),
-                "acceleration": fits["acceleration"].mean(),
-                "positive share": fits["positive_share"].mean(),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def claim_verdicts(results):
-    """One verdict per claim of the primary family, by the first part's rule
-    (contradicted, reproduced, not reproduced, inconclusive), each test
-    named with its condition."""
-    rows = []
-    for claim, group in results.groupby("claim", sort=True):
-        labels = [
-            f"{row.quantity} {row.comparison} ({row.condition})"
-            for row in group.itertuples(index=False)
-        ]
-        rows.append(
-            {
-                "claim": claim,
-                "statement": statements("sequences")[claim],
-                "verdict": primary._verdict(list(group["outcome"]), labels),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def alpha_curve(alpha, task="curved"):
-    """C2's shape on ``task``'s fits of the alpha sweep: per alpha, the mean
-    turning rate and accuracy over seeds, and how many seeds' turning rate
-    peaks there (the protocol tests a monotone trend; this says whether the
-    curve is one)."""
-    fits = alpha[alpha["task"] == task]
-    table = fits.pivot_table(index="seed", columns="alpha", values="turning")
-    peaks = table.idxmax(axis=1).value_counts()
-    means = fits.groupby("alpha")[["turning", "accuracy"]].mean()
-    return pd.DataFrame(
-        {
-            "alpha": means.index,
-            "turning": means["turning"].to_numpy(),
-            "accuracy": means["accuracy"].to_numpy(),
-            "seeds peaking here": [int(peaks.get(a, 0)) for a in means.index],
-        }
-    )

@@ -65,8 +65,10 @@ __all__ = [
     "TIMINGS",
     "batches",
     "equal_parts",
+    "gaussian_plane",
     "grid",
     "make_task",
+    "parallel_rows",
     "run_baselines",
     "run_batch",
     "run_groups",
@@ -185,10 +187,17 @@ def _centre_plane(X):
     return np.kron(np.ones(n_observations), np.eye(2)) / np.sqrt(n_observations)
 
 
-def _gaussian_plane(X, task):
+def gaussian_plane(X, task):
     """The input plane whose image's Gaussian curvature a row reports: the
     latent centre's plane for skgate's and scikit-learn's 2-D tasks; for a
-    loaded dataset (no latent plane), one random plane drawn from seed 0."""
+    loaded dataset (no latent plane), one random plane drawn from seed 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gaussian_plane(np.zeros((5, 4)), "curved").shape  # two 2-D observations
+    (2, 4)
+    """
     if task not in LOADED:
         return _centre_plane(X)
     rng = np.random.default_rng(0)
@@ -203,7 +212,7 @@ def _measure(clf, X_test, y_test, setting):
     # Intrinsic: the Gaussian curvature of the image of the plane that moves
     # the latent centre (every observation together): the plane the label
     # lives on, the whole input for copied tokens.
-    plane = _gaussian_plane(X_curv, setting["task"])
+    plane = gaussian_plane(X_curv, setting["task"])
     gaussian = representation_curvature(clf, X_curv, kind="gaussian", directions=plane)
     # K's noise floor at each point: its disagreement with float64 central
     # differences; a sign smaller than that is not counted (C6).
@@ -386,10 +395,18 @@ def batches(settings):
     ]
 
 
-def _parallel_rows(jobs, *, n_jobs, progress, description, sizes=None, leave=True):
+def parallel_rows(jobs, *, n_jobs, progress, description, sizes=None, leave=True):
     """Run joblib ``jobs`` with a progress bar counting ``sizes`` (the fits
     of each job; default 1 each; ``leave=False``: erased at the end);
-    results in the order of ``jobs``."""
+    results in the order of ``jobs``.
+
+    Examples
+    --------
+    >>> from joblib import delayed
+    >>> jobs = [delayed(pow)(2, k) for k in range(4)]
+    >>> parallel_rows(jobs, n_jobs=1, progress=False, description="powers")
+    [1, 2, 4, 8]
+    """
     jobs = list(jobs)
     sizes = [1] * len(jobs) if sizes is None else sizes
     rows = []
@@ -445,7 +462,7 @@ def run_sweep(
         if measure is not None:
             raise ValueError("measure applies to batched sweeps; pass batched=True.")
         jobs = (delayed(run_setting)(setting) for setting in settings)
-        rows = _parallel_rows(
+        rows = parallel_rows(
             jobs,
             n_jobs=n_jobs,
             progress=progress,
@@ -478,7 +495,7 @@ def run_groups(
     in parallel; a DataFrame with one row per setting, in their order
     (``leave=False``: the progress bar is erased at the end)."""
     jobs = (delayed(run)([settings[i] for i in group]) for group in groups)
-    results = _parallel_rows(
+    results = parallel_rows(
         jobs,
         n_jobs=n_jobs,
         progress=progress,
@@ -543,7 +560,7 @@ def run_baselines(settings, *, n_jobs=1, progress=True):
     the tables); models are fitted on the split :func:`run_setting` uses.
     """
     jobs = (delayed(run_baseline)(setting) for setting in settings)
-    groups = _parallel_rows(
+    groups = parallel_rows(
         jobs, n_jobs=n_jobs, progress=progress, description="baselines"
     )
     return pd.DataFrame(

@@ -13,7 +13,8 @@ test the claims where the premise holds; neither is pre-registered.
   learned token mixing, the same for every input: ungated attention is then
   exactly affine in ``x``). C1 (the curvature and accuracy ordering) and C6
   (the share of points whose Gaussian curvature is positive beyond its noise
-  floor), measured as the primary study measures (:func:`measure_primary`).
+  floor), measured as the primary study measures
+  (:func:`~skgate.study.primary.measure_primary`).
 - **Fisher-Rao** (:func:`fisher_settings`): tasks with 3, 5 and 10 classes
   (:data:`FISHER_TASKS`), copied tokens, both heads, SiLU, ungated and the
   multiplicative gate at :data:`~skgate.study.primary.ALPHAS`. The output
@@ -41,7 +42,7 @@ from ..datasets import CURVED_SHAPES, bayes_accuracy
 from ..estimators import GatedAttentionClassifier
 from ..geometry import DegenerateMetricWarning
 from ..model_selection import representation_curvature
-from . import runfiles, stats, words
+from . import confirmatory, runfiles, stats, words
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
@@ -53,8 +54,7 @@ from .design import (
 )
 from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import GATE_ORDER, THEOREM_ARM_LABELS
-from .primary import _statistics
-from .sweeps import _gaussian_plane, make_task
+from .sweeps import gaussian_plane, make_task
 
 __all__ = [
     "THEOREM_FILES",
@@ -182,7 +182,7 @@ def measure_fisher(clf, X_test, y_test, setting):
     image of the plane is not 2-dimensional have no K and are left out.
     """
     X_curv = X_test[: setting["n_curvature"]]
-    plane = _gaussian_plane(X_curv, setting["task"])
+    plane = gaussian_plane(X_curv, setting["task"])
     output = {"layer": "logits", "metric": "fisher"}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateMetricWarning)
@@ -377,7 +377,7 @@ def _tests(fits, tests, family, by):
                     **dict(zip(family, key, strict=True)),
                     **dict(zip(by, condition, strict=True)),
                     **test,
-                    **_statistics(test, _arms(test, group)),
+                    **confirmatory.statistics(test, _arms(test, group)),
                 }
                 for condition, group in part.groupby(by, sort=False)
                 for test in tests
@@ -506,18 +506,12 @@ def claim_statuses(tests):
 
 def _counted(row):
     """'holds in 7 of 8 (reversed in 1)': a summary row's outcomes in words."""
-    n = row["conditions"]
     others = [
-        f"{word} in {row[outcome]}"
-        for outcome, word in (
-            (stats.REVERSED, "reversed"),
-            (stats.NO_EFFECT, "no effect"),
-            (stats.INCONCLUSIVE, "inconclusive"),
-        )
+        (words.RESULT_WORDS[outcome], row[outcome])
+        for outcome in _OUTCOMES[1:]
         if row[outcome]
     ]
-    rest = f" ({', '.join(others)})" if others else ""
-    return f"holds in {row[stats.HOLDS]} of {n}{rest}"
+    return f"holds in {words.tally(row[stats.HOLDS], row['conditions'], others)}"
 
 
 def _family_sentence(rows, lead):

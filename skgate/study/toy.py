@@ -6,6 +6,9 @@ search (:data:`TOY_INNER_FOLDS` folds) selecting like
 :func:`~skgate.least_curvature_refit`: :class:`~skgate.GatedAttentionClassifierCV`
 (or the regressor's), which trains the search's models as one batch.
 Nothing is downloaded: the data ship with scikit-learn or are generated.
+Across datasets, gated against ungated by a Wilcoxon signed-rank test
+(:func:`toy_gated_vs_ungated`), and the alphas the search chose
+(:func:`toy_alphas`).
 """
 
 import time
@@ -14,6 +17,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from joblib import delayed
+from scipy import stats as distributions
 from sklearn import datasets as sk
 from sklearn.base import clone
 from sklearn.ensemble import (
@@ -34,7 +38,7 @@ from sklearn.svm import SVC, SVR
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..model_selection import representation_curvature
 from ..search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
-from .claims import GATED, UNGATED
+from . import words
 from .design import (
     BASELINE_MAX_ITER,
     QUICK_TOY,
@@ -43,9 +47,22 @@ from .design import (
     TOY_ROWS,
 )
 from .facts import COARSE_ALPHAS
-from .sweeps import _parallel_rows, torch_threads
+from .sweeps import parallel_rows, torch_threads
 
-__all__ = ["QUICK_TOY", "TOY_SPECS", "run_toy_benchmark", "toy_call", "toy_datasets"]
+__all__ = [
+    "GATED",
+    "QUICK_TOY",
+    "TOY_SPECS",
+    "UNGATED",
+    "run_toy_benchmark",
+    "toy_alphas",
+    "toy_call",
+    "toy_datasets",
+    "toy_gated_vs_ungated",
+]
+
+#: The models TOY.md's test compares: the gated model (alpha tuned) and ungated.
+GATED, UNGATED = "gated (alpha tuned)", "ungated"
 
 #: Every toy dataset: name -> (scikit-learn function, keyword arguments, task,
 #: token_dim). TOY.md prints each as the exact call.
@@ -223,7 +240,43 @@ def run_toy_benchmark(*, names=None, max_epochs=None, n_jobs=1, progress=True):
                 )
                 for model_name, model in models.items()
             ]
-    rows = _parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
+    rows = parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
     frame = pd.DataFrame(rows)
     frame["task"] = [datasets[name][2] for name in frame["dataset"]]
     return frame
+
+
+# -- gated against ungated, across datasets -------------------------------------
+
+
+def toy_gated_vs_ungated(toy):
+    """Wilcoxon signed-rank test of gated vs ungated over datasets (mean scores)."""
+    means = toy.groupby(["dataset", "model"], sort=False)["score"].mean().unstack()
+    diff = means[GATED] - means[UNGATED]
+    if len(diff) > 1 and (diff != 0).any():
+        p = distributions.wilcoxon(means[GATED], means[UNGATED]).pvalue
+    else:
+        p = 1.0
+    return {
+        "datasets": int(len(diff)),
+        "gated better": int((diff > 0).sum()),
+        "ungated better": int((diff < 0).sum()),
+        "median difference": float(diff.median()),
+        "p": float(p),
+        "differences": diff,
+    }
+
+
+def toy_alphas(toy):
+    """Per dataset: the alphas the refit rule chose over folds, and their curvature."""
+    gated = toy[toy["model"] == GATED]
+    return (
+        gated.groupby("dataset", sort=False)
+        .agg(
+            alphas=("alpha", words.values),
+            alpha_zero=("alpha", lambda a: int((a == 0).sum())),
+            folds=("alpha", "size"),
+            curvature=("curvature", "mean"),
+        )
+        .reset_index()
+    )

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import claims, plots, primary, runfiles, theorem, words
-from ..facts import ARM_LABELS, QUICK_SEEDS, statements
+from .. import claims, plots, plots_confirmatory, primary, runfiles, theorem, words
+from ..facts import QUICK_SEEDS, statements
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
 
@@ -73,7 +73,7 @@ def _claim_sentence(claim, group, verdict, notes=None):
     tests = "; ".join(_test_phrase(row) for _, row in group.iterrows())
     note = (notes or {}).get(claim, "")
     return (
-        f"**{claim}** ({statements('copied')[claim]}): {verdict.split(' (')[0]}. "
+        f"**{claim}** ({statements('copied')[claim]}): {words.verdict_word(verdict)}. "
         f"{tests}.{note}"
     )
 
@@ -113,10 +113,9 @@ def _mediation_sentence(mediation):
     parts = []
     for _, row in mediation.iterrows():
         excludes = row["ci low"] > 0 or row["ci high"] < 0
-        slope = row["accuracy per sd of turning"]
         parts.append(
-            f"{row['task']}, {row['analysis']}: {_num(slope)} "
-            f"[{_num(row['ci low'])}, {_num(row['ci high'])}]"
+            f"{row['task']}, {row['analysis']}: "
+            f"{_interval(row, 'accuracy per sd of turning')}"
             + ("" if excludes else " (interval includes 0)")
         )
     return (
@@ -139,8 +138,7 @@ def _head_sentence(head):
     parts = [
         f"{row['comparison']} {_num(row['GELU head'])} with GELU, "
         f"{_num(row['ReLU head'])} with ReLU (GELU minus ReLU "
-        f"{_num(row['GELU minus ReLU'])} "
-        f"[{_num(row['ci low'])}, {_num(row['ci high'])}])"
+        f"{_interval(row, 'GELU minus ReLU')})"
         for _, row in head.iterrows()
     ]
     return "**The head's activation** (accuracy, secondary): " + "; ".join(parts) + "."
@@ -150,9 +148,7 @@ def _early_accuracies(frames):
     """The arms' mean accuracy on the curved task after 20 epochs."""
     early = frames["epochs20"]
     means = early[early["task"] == "curved"].groupby("gate", sort=False)["accuracy"]
-    return ", ".join(
-        f"{ARM_LABELS[gate]} {value:.3f}" for gate, value in means.mean().items()
-    )
+    return words.arm_values(means.mean().items())
 
 
 def _budget_sentence(tests, secondary, frames=None):
@@ -160,7 +156,7 @@ def _budget_sentence(tests, secondary, frames=None):
     early = secondary[secondary["analysis"] == "20 epochs (the paper's budget)"]
     late = tests[(tests["quantity"] == "accuracy") & (tests["claim"] == "C1")]
     parts = [
-        f"{a['comparison']}: {_interval(a)} ({_RESULT_WORDS[a['outcome']]}) "
+        f"{a['comparison']}: {words.result(a)} "
         f"against {_interval(b)} at {primary.BUDGET} epochs"
         for (_, a), (_, b) in zip(early.iterrows(), late.iterrows(), strict=True)
     ]
@@ -282,9 +278,9 @@ def _by_construction_sentence(tests):
     return (
         f"So {len(fixed)} of its {len(tests)} primary tests ({named}) were "
         f"decided before any data (ungated curvature is 0; the alpha grid "
-        f"starts at 0, where the gate is off): they hold ({held} of "
-        f"{len(fixed)}) as checks of the implementation and are no evidence "
-        "for their claims."
+        f"starts at 0, where the gate is off): they hold "
+        f"({words.tally(held, len(fixed))}) as checks of the implementation and "
+        "are no evidence for their claims."
     )
 
 
@@ -426,12 +422,12 @@ def _first_lines(parts):
     with what its numbers need said beside it."""
     tests = parts["tests"]
     verdicts = parts["verdicts"].set_index("claim")["verdict"]
-    words = ", ".join(
-        f"{claim} {verdicts[claim].split(' (')[0]}" for claim in verdicts.index
+    said = ", ".join(
+        f"{claim} {words.verdict_word(verdicts[claim])}" for claim in verdicts.index
     )
     fixed = len(primary.BY_CONSTRUCTION)
     lines = [
-        f"**Copied tokens, uniform attention (part 1)**: {words}; {fixed} of "
+        f"**Copied tokens, uniform attention (part 1)**: {said}; {fixed} of "
         f"its {len(tests)} tests could not fail (ungated curvature is exactly "
         "0 there) and are checks, not evidence."
     ]
@@ -567,7 +563,7 @@ class CopiedTokens(Part):
 
     def write(self, results, folder, out, info):
         _write_tables(out, results)
-        drawn = plots.plot_primary(results["tests"])
+        drawn = plots_confirmatory.plot_primary(results["tests"])
         drawn.savefig(out / "fig_primary.png", dpi=110)
         plots.pyplot().close(drawn)
 
@@ -579,8 +575,7 @@ class CopiedTokens(Part):
         tests = results["tests"]
         copied = tests[(tests["claim"] == "C1") & (tests["quantity"] == "accuracy")]
         phrases = [
-            f"{row['comparison']} {_interval(row)} ({_RESULT_WORDS[row['outcome']]})"
-            for _, row in copied.iterrows()
+            f"{row['comparison']} {words.result(row)}" for _, row in copied.iterrows()
         ]
         return [
             "With copied tokens (uniform attention) at convergence, accuracy "

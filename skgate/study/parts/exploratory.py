@@ -4,7 +4,7 @@ confirmatory seeds (not pre-registered).
 Its settings are :class:`~skgate.study.design.StudyDesign`'s sweeps; beside
 them it fits the sphere, the depth regime, the scikit-learn baselines and
 the tasks' Bayes accuracies; its rules and verdicts are
-:mod:`skgate.study.claims`'s. It writes EXPLORATORY.md (rendered by
+:mod:`skgate.study.evaluation`'s. It writes EXPLORATORY.md (rendered by
 :mod:`skgate.study.render`), its tests_*.csv and figures, and a verdict
 table in REPORT.md.
 """
@@ -16,7 +16,19 @@ from dataclasses import replace
 
 import pandas as pd
 
-from .. import claims, plots, realdata, regime, render, runfiles, sphere, sweeps
+from .. import (
+    claims,
+    evaluation,
+    plots,
+    realdata,
+    regime,
+    render,
+    render_toy,
+    runfiles,
+    sphere,
+    sweeps,
+    words,
+)
 from ..design import StudyDesign
 from ..facts import CLAIMS, CONDITION_NUMBERS
 from ..part import Part, log
@@ -148,7 +160,6 @@ def _compact(verdict):
 
 
 def _exploratory_section(verdicts):
-    rows = [f"| {claim} | {_compact(v)} |" for claim, v in verdicts.items()]
     return [
         "",
         "## Exploratory: the earlier study, rerun on these seeds",
@@ -159,9 +170,10 @@ def _exploratory_section(verdicts):
         "correction. Per-condition tables, figures and rules: `EXPLORATORY.md` "
         "beside this file; toy datasets: `TOY.md`.",
         "",
-        "| family | verdict (exploratory rule) |",
-        "|---|---|",
-        *rows,
+        *words.pipe_table(
+            ["family", "verdict (exploratory rule)"],
+            ((claim, _compact(v)) for claim, v in verdicts.items()),
+        ),
     ]
 
 
@@ -170,14 +182,14 @@ def _write_exploratory(folder, out, results, evaluated, design, info):
     _write_exploratory_tests(evaluated, out)
     text = render.render_report(results, evaluated, design, figures, info["machine"])
     text = text.replace(
-        render.TITLE,
+        render.PAGE_TITLE,
         "# Exploratory: the earlier study of every claim, rerun on the "
         "confirmatory seeds\n\nNot pre-registered (see REPORT.md and "
         "docs/protocol.md for the confirmatory tests).",
         1,
     )
     if (folder / "TOY.md").exists():
-        text += render.toy_section((folder / "TOY.md").read_text())
+        text += render_toy.toy_section((folder / "TOY.md").read_text())
     (out / "EXPLORATORY.md").write_text(text)
 
 
@@ -300,7 +312,7 @@ class Exploratory(Part):
         log("figures")
         info = runfiles.load_info(job.out)
         loaded = self.load(job.out, info)
-        evaluated = claims.evaluate_claims(loaded["results"])
+        evaluated = evaluation.evaluate_claims(loaded["results"])
         _draw_figures(loaded["results"], evaluated, loaded["design"], job.out)
         seconds = time.perf_counter() - start
         runfiles.add_seconds(job.out, "exploratory statistics and figures", seconds)
@@ -325,11 +337,11 @@ class Exploratory(Part):
         return {"design": design, "results": results}
 
     def evaluate(self, frames, info):
-        evaluated = claims.evaluate_claims(frames["results"])
+        evaluated = evaluation.evaluate_claims(frames["results"])
         return {
             **frames,
             "evaluated": evaluated,
-            "verdicts": claims.verdicts(evaluated),
+            "verdicts": evaluation.verdicts(evaluated),
         }
 
     def write(self, results, folder, out, info):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import plots, primary, runfiles, sequences, words
+from .. import plots, plots_confirmatory, primary, runfiles, sequences, words
+from .. import sequences_secondary as secondary
 from ..facts import ARM_LABELS, QUICK_SEQUENCE_SEEDS
 from ..part import Part
 from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
@@ -147,14 +148,14 @@ def evaluate(frames, record):
         "conditions": conditions,
         "tests": tests,
         "verdicts": sequences.claim_verdicts(tests),
-        "secondary": sequences.secondary_tests(
+        "secondary": secondary.secondary_tests(
             frames, conditions, record["c2_curvature"], left
         ),
-        "arms": sequences.arm_summary(frames["arms"], frames.get("bayes")),
-        "metric": sequences.metric_agreement(frames["arms"]),
+        "arms": secondary.arm_summary(frames["arms"], frames.get("bayes")),
+        "metric": secondary.metric_agreement(frames["arms"]),
         "convergence": pd.concat(
             [
-                sequences.convergence(frames[name], cap=_cap(record)).assign(sweep=name)
+                secondary.convergence(frames[name], cap=_cap(record)).assign(sweep=name)
                 for name in ("arms", "alpha", "depth")
             ],
             ignore_index=True,
@@ -162,8 +163,8 @@ def evaluate(frames, record):
         "power": primary.power_table(plan, tests, family)
         if len(plan) == len(family)
         else None,
-        "lr": sequences.lr_table(frames) if "lr_grid" in frames else None,
-        "alpha curve": sequences.alpha_curve(frames["alpha"]),
+        "lr": secondary.lr_table(frames) if "lr_grid" in frames else None,
+        "alpha curve": secondary.alpha_curve(frames["alpha"]),
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -181,14 +182,14 @@ def write_tables(parts, out):
     for name, file in TABLES.items():
         if parts.get(name) is not None:
             parts[name].to_csv(out / file, index=False, float_format="%.10g")
-    figure = plots.plot_primary(parts["tests"], with_condition=True)
+    figure = plots_confirmatory.plot_primary(parts["tests"], with_condition=True)
     figure.savefig(out / FIGURES["tests"], dpi=110)
     plots.pyplot().close(figure)
-    figure = plots.plot_sequence_arms(parts["fits"], parts["arms"])
+    figure = plots_confirmatory.plot_sequence_arms(parts["fits"], parts["arms"])
     figure.savefig(out / FIGURES["arms"], dpi=110)
     plots.pyplot().close(figure)
     if parts.get("lr") is not None:
-        figure = plots.plot_learning_rates(parts["lr"])
+        figure = plots_confirmatory.plot_learning_rates(parts["lr"])
         figure.savefig(out / FIGURES["lr"], dpi=110)
         plots.pyplot().close(figure)
 
@@ -299,7 +300,7 @@ def _curvature_sentence(tests):
         if rows.empty:
             return None
         row = rows.iloc[0]
-        return f"{_interval(row)} ({_WORDS[row['outcome']]})"
+        return words.result(row)
 
     parts = [
         ("turning rate", phrase("C1", "gated > SiLU"), phrase("C1", "gated > ungated")),
@@ -367,10 +368,10 @@ def findings(parts):
                 for _, row in rows.iterrows()
             )
             comparisons.append(f"{quantity} {comparison}: {each}")
-        verdict = verdicts[claim].split(" (")[0]
+        verdict = words.verdict_word(verdicts[claim])
         note = _shape_note(parts["alpha curve"]) if claim == "C2" else ""
         lines.append(
-            f"{claim} {verdict} ({held} of {len(group)} hold): "
+            f"{claim} {verdict} ({words.tally(held, len(group))} hold): "
             + "; ".join(comparisons)
             + f".{note}"
         )
@@ -449,8 +450,7 @@ def secondary_lines(parts, record):
     }
     phrases = "; ".join(
         f"{_short(row['task'])} {short.get(row['analysis'], row['analysis'])} "
-        f"{_num(row['accuracy per sd of turning'])} "
-        f"[{_num(row['ci low'])}, {_num(row['ci high'])}]"
+        f"{_interval(row, 'accuracy per sd of turning')}"
         for _, row in association.iterrows()
     )
     lines.append(
@@ -458,10 +458,6 @@ def secondary_lines(parts, record):
         f"accuracy per sd of turning: {phrases}."
     )
     return lines
-
-
-def _table(frame, digits=3):
-    return words.table(frame, digits)
 
 
 #: The columns every table of tests shows.
@@ -551,7 +547,7 @@ def _primary_part(parts, record):
         "",
         f"![primary tests, part 2]({FIGURES['tests']})",
         "",
-        _table(shown, 4),
+        words.table(shown, 4),
         "",
         "### The arms",
         "",
@@ -560,11 +556,11 @@ def _primary_part(parts, record):
         "",
         f"![accuracy of each arm, every seed]({FIGURES['arms']})",
         "",
-        _table(parts["arms"]),
+        words.table(parts["arms"], 3),
         "",
         "Learning rates fixed by the protocol from the pilot:",
         "",
-        _table(rates[["task", "arm", "lr"]]),
+        words.table(rates[["task", "arm", "lr"]], 3),
         "",
         "### Convergence",
         "",
@@ -572,7 +568,7 @@ def _primary_part(parts, record):
         f"their best validation epoch in the last "
         f"{sequences.LATE_FRACTION:.0%} of the cap.",
         "",
-        _table(parts["convergence"]),
+        words.table(parts["convergence"], 3),
     ]
 
 
@@ -587,7 +583,7 @@ def _power_part(power):
         "Planned from the pilot's standard deviations; achieved at this "
         "run's (`power_2.csv`).",
         "",
-        _table(table),
+        words.table(table, 3),
     ]
 
 
@@ -608,12 +604,12 @@ def _secondary_part(parts):
         "",
         "One Holm family of its own (`tests_2_secondary.csv`).",
         "",
-        _table(shown, 4),
+        words.table(shown, 4),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
         "how much the metric can reorder):",
         "",
-        _table(parts["metric"]),
+        words.table(parts["metric"], 3),
     ]
     if parts["lr"] is not None:
         extra = _extra_rates(parts["lr"])
@@ -632,21 +628,21 @@ def _secondary_part(parts):
             "",
             f"![accuracy against learning rate]({FIGURES['lr']})",
             "",
-            _table(_lr_grid_table(parts["lr"])),
+            words.table(_lr_grid_table(parts["lr"]), 3),
         ]
     return lines + [
         "",
         "C2's curve on rings (the gated arm by alpha; the seeds whose "
         "turning rate peaks at each alpha):",
         "",
-        _table(parts["alpha curve"]),
+        words.table(parts["alpha curve"], 3),
         "",
         "Association of curvature with accuracy across fits (not a causal "
         "effect): OLS of test accuracy on the standardised turning rate with "
         "fixed effects for alpha (or the gate) and the seed, 95 % interval "
         "from 2000 bootstrap resamples of seeds:",
         "",
-        _table(parts["association"], 4),
+        words.table(parts["association"], 4),
     ]
 
 

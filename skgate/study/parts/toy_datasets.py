@@ -8,7 +8,7 @@ TOY.md; EXPLORATORY.md ends with TOY.md's summary.
 import time
 from pathlib import Path
 
-from .. import render, runfiles, toy
+from .. import render_toy, runfiles, toy
 from ..part import Part, log
 
 __all__ = ["PART", "ToyDatasets", "run_toy"]
@@ -30,7 +30,7 @@ def run_toy(out, *, quick=False, n_jobs=1):
     frame[["dataset", "model", "fold", "fit_seconds"]].to_csv(
         out / "toy_timings.csv", index=False
     )
-    (out / "TOY.md").write_text(render.render_toy_report(frame, seconds))
+    (out / "TOY.md").write_text(render_toy.render_toy_report(frame, seconds))
     log(f"wrote {out / 'TOY.md'} ({seconds:.0f} s)")
     return frame
 

@@ -1,0 +1,224 @@
+"""The tests of the confirmatory parts, written once for both.
+
+A test is a dict (:func:`make_test`, :func:`comparison`, :func:`trend`):
+what it measures, on which sweep and task, and how it compares. Both
+confirmatory parts (:mod:`skgate.study.primary`, copied tokens, and
+:mod:`skgate.study.sequences`, softmax attention over sequences) write their
+families so; here is what they share: the fits a test reads
+(:func:`fits_of`), its statistics (:func:`statistics`: sign-flip p-values,
+bootstrap intervals, the smallest effect of interest), the columns of a
+family's table (:data:`TEST_COLUMNS`), a claim's verdict from its tests
+(:func:`claim_verdict`) and the power of a test and the seeds it needs
+(:func:`power`, :func:`seeds_needed`). The theorem's own setting
+(:mod:`skgate.study.theorem`) tests its conditions with :func:`statistics` too.
+"""
+
+import numpy as np
+
+from . import stats
+from .facts import ARM_LABELS, POWER
+from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
+from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
+from .facts import COPIED_SESOI as SESOI
+from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
+from .stats import HOLDS, NO_EFFECT, REVERSED
+
+__all__ = [
+    "TEST_COLUMNS",
+    "claim_verdict",
+    "comparison",
+    "fits_of",
+    "make_test",
+    "paired_differences",
+    "power",
+    "seeds_needed",
+    "statistics",
+    "trend",
+]
+
+
+def make_test(claim, quantity, measure, sweep, task, **how):
+    """One test: what it measures, on which fits, and ``how`` it compares
+    (its kind, comparison and their keys)."""
+    where = {"measure": measure, "sweep": sweep, "task": task}
+    return {"claim": claim, "quantity": quantity, **where, **how}
+
+
+def comparison(claim, quantity, measure, sweep, task, better, worse):
+    """A paired test: ``better`` > ``worse`` (gates), paired by seed.
+
+    Examples
+    --------
+    >>> test = comparison("C1", "accuracy", "accuracy", "arms", "curved",
+    ...                   "multiplicative", "silu")
+    >>> test["kind"], test["comparison"]
+    ('superiority', 'gated > SiLU')
+    """
+    return make_test(
+        claim,
+        quantity,
+        measure,
+        sweep,
+        task,
+        kind="superiority",
+        better=better,
+        worse=worse,
+        comparison=f"{ARM_LABELS[better]} > {ARM_LABELS[worse]}",
+    )
+
+
+def trend(claim, quantity, measure, sweep, task, axis):
+    """A trend test: the measure rises with ``axis``, seed by seed.
+
+    Examples
+    --------
+    >>> trend("C5", "curvature", "turning", "depth", "curved", "depth")["comparison"]
+    'rises with depth'
+    """
+    return make_test(
+        claim,
+        quantity,
+        measure,
+        sweep,
+        task,
+        kind="trend",
+        axis=axis,
+        comparison=f"rises with {axis}",
+    )
+
+
+def fits_of(frame, test, condition):
+    """The fits a test reads: the linear task's, or the curved condition's."""
+    if test["task"] == "linear":
+        return frame[frame["task"] == "linear"]
+    return frame[
+        (frame["task"] == "curved")
+        & (frame["shape"] == condition["shape"])
+        & np.isclose(frame["noise"], condition["noise"])
+    ]
+
+
+def paired_differences(rows, test):
+    """Differences better - worse of the test's measure, paired by seed:
+    ``better`` and ``worse`` are values of the test's "column" (default: the
+    gate; the second confirmatory part also compares two alphas)."""
+    column = test.get("column", "gate")
+    table = rows.pivot_table(index="seed", columns=column, values=test["measure"])
+    return (table[test["better"]] - table[test["worse"]]).dropna().to_numpy()
+
+
+def _margin(test, rows):
+    """The smallest effect of interest of ``test`` on ``rows``: fixed for
+    accuracy, shares and trends; :data:`CURVATURE_SESOI_SHARE` (a quarter)
+    of the two arms' mean for curvature."""
+    if test["kind"] == "trend":
+        return SESOI["rho"]
+    if test["measure"] in SESOI:
+        return SESOI[test["measure"]]
+    column = test.get("column", "gate")
+    arms = rows[rows[column].isin([test["better"], test["worse"]])]
+    return CURVATURE_SESOI_SHARE * float(arms[test["measure"]].mean())
+
+
+def statistics(test, rows):
+    """One test's estimate, interval, one-sided and equivalence p-values,
+    the standard deviation of what it averages, and its margin."""
+    margin = _margin(test, rows)
+    if test["kind"] == "trend":
+        values = stats.seed_rhos(rows, test["axis"], test["measure"])
+        method = "within-seed Spearman rho; sign-flip over seeds; bootstrap CI"
+    else:
+        values = paired_differences(rows, test)
+        method = "paired by seed; sign-flip; bootstrap CI"
+    result = stats.permutation_comparison(values, margin)
+    result["p equivalence"] = (
+        result["p equivalence"] if np.isfinite(margin) and margin > 0 else 1.0
+    )
+    return {
+        **result,
+        "sd": float(np.std(values, ddof=1)),
+        "margin": margin,
+        "method": method,
+    }
+
+
+TEST_COLUMNS = [
+    "claim",
+    "quantity",
+    "measure",
+    "condition",
+    "comparison",
+    "estimate",
+    "ci low",
+    "ci high",
+    "p",
+    "p holm",
+    "p reverse",
+    "p reverse holm",
+    "p equivalence",
+    "p equivalence holm",
+    "margin",
+    "sd",
+    "n",
+    "method",
+    "kind",
+    "outcome",
+]
+
+
+def claim_verdict(results, comparisons):
+    """A claim's verdict from its tests' results (outcomes) and their names
+    (``comparisons``); reversals are named first.
+
+    Examples
+    --------
+    >>> claim_verdict(["holds", "reversed"], ["accuracy", "curvature"])
+    'contradicted (reversed: curvature; 1 of 2 hold)'
+    """
+    reversed_ = [c for c, r in zip(comparisons, results, strict=True) if r == REVERSED]
+    absent = [c for c, r in zip(comparisons, results, strict=True) if r == NO_EFFECT]
+    held = sum(r == HOLDS for r in results)
+    n = len(results)
+    if reversed_:
+        return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
+    if held == n:
+        return f"reproduced ({n} of {n} tests hold)"
+    if absent:
+        return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
+    return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+
+
+def power(kind, effect, sd, n, alpha):
+    """The power of a test of ``kind`` ("equivalence", or one-sided) to see
+    ``effect`` with ``n`` seeds whose values spread by ``sd``, at level
+    ``alpha`` (1 when they do not spread).
+
+    Examples
+    --------
+    >>> power("superiority", 0.02, 0.0, 10, 0.05)
+    1.0
+    """
+    if not (np.isfinite(sd) and sd > 0):
+        return 1.0  # no spread between seeds: any true effect is seen
+    if kind == "equivalence":
+        return stats.tost_power(effect, sd, n, alpha)
+    return stats.paired_power(effect, sd, n, alpha)
+
+
+def seeds_needed(kind, effect, sd, alpha, limit=10 * MAX_SEEDS):
+    """Fewest seeds for :data:`POWER` to see ``effect`` (None beyond
+    ``limit``; :data:`MIN_SEEDS` when the values do not spread).
+
+    Examples
+    --------
+    >>> seeds_needed("superiority", 0.02, 0.0, 0.05)
+    10
+    """
+    if not (np.isfinite(sd) and sd > 0):
+        return MIN_SEEDS
+    if kind != "equivalence":
+        return stats.seeds_for_power(effect, sd, alpha, POWER, max_seeds=limit)
+    for n in range(2, limit + 1):
+        if stats.tost_power(effect, sd, n, alpha) >= POWER:
+            return n
+    return None
