@@ -65,6 +65,19 @@ COIN_PART = '''
 
 
     PART = Coin()
+
+
+    class Quiet(Coin):
+        """The same fits, under another name and file, with no bottom line."""
+
+        name = "quiet"
+        files = {"fits": "quiet_fits.csv"}
+
+        def bottom_line(self, results, report):
+            return None
+
+
+    QUIET = Quiet()
 '''
 
 
@@ -147,3 +160,83 @@ def test_reproduce_refuses_what_it_cannot_run(kwargs, message, tmp_path):
     with pytest.raises(ValueError, match=message):
         pipeline.reproduce(tmp_path / "out", **kwargs)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_registry_refuses_a_name_or_a_file_twice(coin, tmp_path, monkeypatch):
+    twice = (*parts.PARTS, coin.PART, coin.PART)
+    with pytest.raises(ValueError, match=r"distinct names; \['coin'\] more than once"):
+        parts.check(twice)
+    clash = type(coin.PART)()
+    clash.name, clash.files = "clash", {"arms": "seq_arms.csv"}
+    with pytest.raises(ValueError, match="'sequences' and 'clash' both write seq_arms"):
+        parts.check((*parts.PARTS, clash))
+    monkeypatch.setattr(parts, "PARTS", twice)
+    with pytest.raises(ValueError, match="distinct names"):
+        pipeline.reproduce(tmp_path / "out", part="coin")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_without_settings_is_refused_before_it_runs(
+    coin, tmp_path, monkeypatch
+):
+    empty = type(coin.PART)()
+    empty.settings = lambda job: {"fits": []}
+    monkeypatch.setattr(parts, "PARTS", (*parts.PARTS, empty))
+    with pytest.raises(ValueError, match=r"sweeps \['fits'\] hold no settings"):
+        pipeline.reproduce(tmp_path, design=StudyDesign.quick(), part="coin")
+    assert not (tmp_path / "coin_fits.csv").exists()
+
+
+def test_a_run_of_an_unregistered_part_is_not_rendered_without_it(
+    coin, tmp_path, monkeypatch
+):
+    """run.json names the parts that ran; a process that does not know one
+    refuses the render (in one line, on the command line) rather than
+    dropping its section; a part without a bottom line leaves it to the
+    others."""
+    from skgate.study import cli
+
+    monkeypatch.setattr(parts, "PARTS", (*parts.PARTS, coin.QUIET))
+    pipeline.reproduce(tmp_path, design=StudyDesign.quick(), part="quiet")
+    text = (tmp_path / "REPORT.md").read_text()
+    assert "No part rendered here gives a bottom line." in text
+    assert json.loads((tmp_path / "run.json").read_text())["parts"] == ["quiet"]
+    monkeypatch.setattr(parts, "PARTS", parts.PARTS[:-1])
+    with pytest.raises(
+        ValueError, match=r"records the parts \['quiet'\], which are not"
+    ):
+        report.render_run(tmp_path, tmp_path / "again")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["report", "--from", str(tmp_path), "--out", str(tmp_path / "cli")])
+    assert stop.value.code == 2
+    assert not (tmp_path / "again").exists() and not (tmp_path / "cli").exists()
+
+
+def test_a_recorded_second_part_without_its_sweeps_is_named(tmp_path):
+    info = json.loads((RESULTS / "run.json").read_text())
+    small = {k: info[k] for k in ("command", "machine", "seconds", "sequences")}
+    (tmp_path / "run.json").write_text(json.dumps(small))
+    with pytest.raises(ValueError, match="seq_arms.csv is missing, but run.json"):
+        report.render_run(tmp_path)
+    assert not (tmp_path / "REPORT.md").exists()
+
+
+@pytest.mark.parametrize("command", ["reproduce", "report", "pilot", "compare"])
+def test_an_out_that_is_a_file_is_named_with_its_command(command, tmp_path, capsys):
+    from skgate.study import cli
+
+    out = tmp_path / "README.md"
+    out.write_text("a file\n")
+    argv = {
+        "reproduce": ["reproduce"],
+        "report": ["report", "--from", str(RESULTS)],
+        "pilot": ["pilot"],
+        "compare": ["compare", str(tmp_path / "d.csv"), "--target", "y"],
+    }[command]
+    (tmp_path / "d.csv").write_text("x,y\n1,0\n2,1\n")
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--out", str(out)])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert f"skgate {command}: error: --out must be a folder" in error
+    assert error.count("\n") == 1

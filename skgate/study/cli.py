@@ -25,7 +25,7 @@ __all__ = ["demo", "main", "reproduce", "run", "run_toy"]
 
 def _pilot_command(args, parser):
     out = args.out or ("benchmarks/pilot" if args.protocol == 1 else PILOT_2)
-    _check_writable(parser, out)
+    _check_writable(parser, out, "pilot")
     try:
         if args.protocol == 1:
             condition, plan = run_pilot(out, n_jobs=args.n_jobs)
@@ -47,10 +47,13 @@ def _pilot_command(args, parser):
 PILOT_2 = "benchmarks/pilot-2"
 
 
-def _check_writable(parser, out, fail=None):
-    """Fail (``fail``, default ``parser.error``) before any work when
-    ``out`` cannot hold the results."""
-    fail = fail or parser.error
+def _check_writable(parser, out, command):
+    """Fail before any work when ``out`` cannot hold the results: one line
+    naming ``command``, exit code 2."""
+
+    def fail(message):
+        parser.exit(2, f"{parser.prog} {command}: error: {message}\n")
+
     out = Path(out)
     if out.exists() and not out.is_dir():
         fail(f"--out must be a folder; {str(out)!r} is a file.")
@@ -80,7 +83,7 @@ def _reproduce_command(args, parser):
                 f"{realdata.INSTALL_KEEL} (or run --quick, which leaves them "
                 f"out).\n",
             )
-    _check_writable(parser, args.out)
+    _check_writable(parser, args.out, "reproduce")
     start = time.perf_counter()
     try:
         with on_cluster(args.scheduler):
@@ -110,10 +113,7 @@ def _text(path):
 
 
 def _compare_command(args, parser):
-    def fail(message):  # every bad input: one line, exit code 2
-        parser.exit(2, f"{parser.prog} compare: error: {message}\n")
-
-    _check_writable(parser, args.out, fail)
+    _check_writable(parser, args.out, "compare")
     try:
         with on_cluster(args.scheduler):
             result = _compare_csv(args)
@@ -159,7 +159,7 @@ def _report_command(args, parser):
     source = Path(args.source)
     out = source if args.out is None else Path(args.out)
     new_out = not out.exists()
-    _check_writable(parser, str(out))
+    _check_writable(parser, str(out), "report")
     try:
         _render_report(args, parser, source, out)
     except SystemExit:

@@ -26,8 +26,15 @@ def run_sweeps(part, job):
     """``part``'s sweeps fitted (each fit measured by ``part.measure``), each
     to its CSV in ``job.out`` as soon as it ends; the frames by sweep. The
     quick run logs no line per sweep and erases its progress bars."""
+    settings_by_sweep = part.settings(job)
+    empty = [name for name, settings in settings_by_sweep.items() if not settings]
+    if empty:
+        raise ValueError(
+            f"the {part.name} part's sweeps {empty} hold no settings; a sweep "
+            "fits at least one."
+        )
     frames = {}
-    for name, settings in part.settings(job).items():
+    for name, settings in settings_by_sweep.items():
         if not job.quick:
             log(f"{part.name} {name}: {len(settings)} fits")
         frame = sweeps.run_sweep(
@@ -124,6 +131,7 @@ def reproduce(
             f"toy=True runs with part='all' only (the toy datasets join a whole "
             f"run); got part={part!r}."
         )
+    registry.check()
     job = _job(out, quick, seeds, n_jobs, design, part, toy)
     chosen = [
         p for p in registry.PARTS if (part == "all" or p.name == part) and p.runs(job)
@@ -139,6 +147,7 @@ def reproduce(
         run_part(p, job)
     info = {"command": job.command, "machine": render.machine_text()}
     info["seconds"] = dict(job.seconds)
+    info["parts"] = [p.name for p in chosen]
     for p in chosen:
         p.store(info, job.records[p.name])
     runfiles.save_run_info(job.out, info)
@@ -169,6 +178,8 @@ def _reproduce_alone(part, job, user_guide):
         info = {"command": job.command, "machine": render.machine_text(), "seconds": {}}
     part.store(info, job.records[part.name])
     info["seconds"][part.label] = job.seconds[part.label]
+    if part.name not in info.setdefault("parts", []):
+        info["parts"].append(part.name)
     runfiles.save_run_info(out, info)
     part.after_saved(job)
     results = report.render_run(out, user_guide=user_guide)

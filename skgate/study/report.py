@@ -99,6 +99,8 @@ def bottom_line(report):
         sentences = part.bottom_line(report[part.name], report)
         if sentences is not None:
             return sentences
+    if report:
+        return ["No part rendered here gives a bottom line."]
     return ["This folder holds no finished part of the study."]
 
 
@@ -127,18 +129,25 @@ def render_run(folder, out=None, user_guide=None):
     checked first, the files are made in a staging folder inside ``out``
     and moved into ``out`` at the end, so a damaged run (a ValueError
     naming its file, see :mod:`~skgate.study.runfiles`) leaves ``out`` as
-    it was. The figures the reports link that rendering does not draw
-    (those ``reproduce`` drew) are copied from ``folder``."""
+    it was (a folder it made is removed). The figures the reports link
+    that rendering does not draw (those ``reproduce`` drew) are copied from
+    ``folder``."""
     folder = Path(folder)
     out = folder if out is None else Path(out)
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out, prefix=".rendering-") as staging:
-        staging = Path(staging)
-        report, info = _render(folder, staging)
-        block = None if user_guide is None else user_guide_block(report, info)
-        _copy_linked_figures(folder, staging)
-        for path in sorted(staging.iterdir()):
-            os.replace(path, out / path.name)
+    try:
+        with tempfile.TemporaryDirectory(dir=out, prefix=".rendering-") as staging:
+            staging = Path(staging)
+            report, info = _render(folder, staging)
+            block = None if user_guide is None else user_guide_block(report, info)
+            _copy_linked_figures(folder, staging)
+            for path in sorted(staging.iterdir()):
+                os.replace(path, out / path.name)
+    except BaseException:
+        if made and not any(out.iterdir()):
+            out.rmdir()  # a refused render leaves no folder it made
+        raise
     if user_guide is not None:
         _replace_block(Path(user_guide), block)
     return report
@@ -160,6 +169,15 @@ def _copy_linked_figures(folder, staging):
 def _render(folder, out):
     """render_run's work: every file into ``out``; (results by part, info)."""
     info = runfiles.load_info(folder)
+    registry.check()
+    known = [part.name for part in registry.PARTS]
+    unknown = [name for name in info.get("parts", ()) if name not in known]
+    if unknown:
+        raise ValueError(
+            f"run.json records the parts {unknown}, which are not registered "
+            f"here (the registered parts: {known}); register them "
+            "(skgate.study.parts.PARTS) to render this run."
+        )
     report = {}
     for part in registry.PARTS:  # every part read and checked first
         frames = part.load(folder, info)

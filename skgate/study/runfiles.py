@@ -45,6 +45,7 @@ RECORD_TYPES = {
     "seconds": dict,
     "seeds": dict,
     "sequences": dict,
+    "parts": list,
 }
 #: Columns of wall time, which a run's CSVs leave out (they differ from run
 #: to run; timings.csv holds them).
@@ -99,7 +100,13 @@ def _of_type(value, kind):
     return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
 
 
-_JSON_NAMES = {str: "string", int: "integer", bool: "true or false", dict: "object"}
+_JSON_NAMES = {
+    str: "string",
+    int: "integer",
+    bool: "true or false",
+    dict: "object",
+    list: "array",
+}
 
 
 def read_csv(path, *, count_seeds=True):

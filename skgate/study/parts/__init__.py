@@ -9,7 +9,7 @@ study, the theorem's setting and the toy datasets.
 
 from importlib import import_module
 
-__all__ = ["PARTS", "by_name"]
+__all__ = ["PARTS", "by_name", "check"]
 
 #: Every part of the study, in order.
 PARTS = tuple(
@@ -22,6 +22,30 @@ PARTS = tuple(
         "toy_datasets",
     )
 )
+
+
+def check(parts=None):
+    """Refuse a registry (default :data:`PARTS`) in which two parts share a
+    name (a part registered twice too) or a file: each part's record and
+    CSVs must be its own."""
+    parts = PARTS if parts is None else parts
+    names = [part.name for part in parts]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(
+            f"the registered parts must have distinct names; {twice} more than "
+            f"once in {names}."
+        )
+    owners = {}
+    for part in parts:
+        for file in part.files.values():
+            if file in owners:
+                raise ValueError(
+                    f"the parts {owners[file]!r} and {part.name!r} both write "
+                    f"{file}; each part's files must be its own."
+                )
+            owners[file] = part.name
+    return parts
 
 
 def by_name(name, parts=None):

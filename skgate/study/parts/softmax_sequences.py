@@ -740,7 +740,14 @@ class SoftmaxSequences(Part):
         }
 
     def load(self, folder, info):
-        return load(folder) if "sequences" in info else None
+        if "sequences" not in info:
+            return None
+        if not (folder / FILES["arms"]).is_file():
+            raise ValueError(
+                f"{folder / FILES['arms']} is missing, but run.json records the "
+                "second part: the run is damaged."
+            )
+        return load(folder)
 
     def evaluate(self, frames, info):
         return evaluate(frames, info["sequences"])
@@ -769,7 +776,7 @@ class SoftmaxSequences(Part):
 
     def notes(self, folder, info, results):
         orphans = sorted(file for file in FILES.values() if (folder / file).is_file())
-        if results is not None or not orphans:
+        if "sequences" in info or not orphans:
             return []
         return [
             "",
