@@ -240,3 +240,23 @@ def test_an_out_that_is_a_file_is_named_with_its_command(command, tmp_path, caps
     error = capsys.readouterr().err
     assert f"skgate {command}: error: --out must be a folder" in error
     assert error.count("\n") == 1
+
+
+def test_an_interrupted_part_leaves_the_folder_as_it_was(coin, tmp_path, monkeypatch):
+    """A part run again into a folder that holds its earlier run: Ctrl-C in
+    the new run puts back the earlier files, run.json and REPORT.md, byte
+    for byte, and leaves nothing of its own behind."""
+    from skgate.study import sweeps
+
+    monkeypatch.setattr(parts, "PARTS", (*parts.PARTS, coin.PART))
+    out = tmp_path / "run"
+    pipeline.reproduce(out, design=StudyDesign.quick(), part="coin")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweeps, "run_sweep", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.reproduce(out, design=StudyDesign.quick(n_seeds=3), part="coin")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -13,6 +13,7 @@ import pytest
 from skgate.study import (
     confirmatory,
     facts,
+    pipeline,
     primary,
     report,
     runfiles,
@@ -349,7 +350,7 @@ def test_a_new_run_of_the_part_removes_the_last_ones_files(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"seconds": {}, "sequences": {}}))
     for name in ("seq_arms.csv", "seq_bayes.csv", "primary_arms.csv"):
         (tmp_path / name).write_text("a\n1\n")
-    sequences_report.PART.clear(tmp_path)
+    pipeline._clear(sequences_report.PART, tmp_path)
     assert runfiles.remove_part(tmp_path, "sequences")
     assert not (tmp_path / "seq_arms.csv").exists()
     assert not (tmp_path / "seq_bayes.csv").exists()

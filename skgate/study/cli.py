@@ -96,7 +96,10 @@ def _reproduce_command(args, parser):
                 toy=args.toy,
             )
     except KeyboardInterrupt:
-        log(f"interrupted; the sweeps finished so far are in {args.out}")
+        if args.part == "all":
+            log(f"interrupted; the sweeps finished so far are in {args.out}")
+        else:  # the part's earlier run, if any, was put back
+            log(f"interrupted; {args.out} is as it was before this run")
         return 130
     except OSError as exc:  # e.g. an unreachable --scheduler
         parser.exit(2, f"{parser.prog} reproduce: error: {exc}\n")

@@ -76,16 +76,17 @@ class Part:
     whether a job runs it; :meth:`check` fails before any work;
     :meth:`settings` gives the sweeps, which the pipeline fits (each fit
     measured by :meth:`measure`) and writes to :attr:`files`;
-    :meth:`finish` does what follows them and returns the part's record
-    for run.json (:meth:`store` puts it there); :meth:`after_saved` draws
-    what reads the saved run back.
+    :meth:`outputs` names every file it writes; :meth:`finish` does what
+    follows the sweeps and returns the part's record for run.json
+    (:meth:`store` puts it there); :meth:`after_saved` draws what reads the
+    saved run back.
 
     Rendering (:func:`skgate.study.report.render_run`): :meth:`load` reads
     the frames (where run.json says the part ran), :meth:`evaluate` gives
     the results; :meth:`write` writes derived tables and figures; the report
-    takes :meth:`protocol`, :meth:`bottom_line`, :meth:`findings` and
-    :meth:`section` of each part, in the registry's order. ``report`` is
-    every rendered part's results, by name.
+    takes :meth:`protocol`, :meth:`bottom_line`, :meth:`findings`,
+    :meth:`notes` and :meth:`section` of each part, in the registry's order.
+    ``report`` is every rendered part's results, by name.
     """
 
     #: The part's key in the registry and in run.json.
@@ -120,9 +121,11 @@ class Part:
         default measurements."""
         return None
 
-    def clear(self, out):
-        """Before the part runs into ``out``: remove what an earlier run of
-        it left there."""
+    def outputs(self):
+        """The files the part writes into a run's folder (its sweeps', and
+        any derived tables and figures of its own), which an earlier run of
+        it left and a new one replaces."""
+        return list(self.files.values())
 
     def finish(self, job, frames):
         """After the sweeps (their frames by name): the rest of the run;

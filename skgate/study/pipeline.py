@@ -10,6 +10,10 @@ the files alone (:func:`skgate.study.report.render_run`), so ``python -m
 skgate report --from DIR`` reproduces it byte for byte.
 """
 
+import contextlib
+import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -143,7 +147,7 @@ def reproduce(
     if part != "all":
         return _reproduce_alone(registry.by_name(part), job, user_guide)
     for p in chosen:
-        p.clear(job.out)
+        _clear(p, job.out)
         run_part(p, job)
     info = {"command": job.command, "machine": render.machine_text()}
     info["seconds"] = dict(job.seconds)
@@ -159,29 +163,65 @@ def reproduce(
     return report.primary_verdicts(results)
 
 
+def _clear(part, out):
+    """Remove what an earlier run of ``part`` left in ``out``."""
+    for file in part.outputs():
+        (out / file).unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _restored_unless_done(part, out):
+    """While ``part`` runs again in ``out``: a copy of its earlier files,
+    run.json and REPORT.md, put back if the run does not finish (Ctrl-C, an
+    error), so that an interrupted run leaves the folder as it was."""
+    files = [*part.outputs(), "run.json", "REPORT.md"]
+    kept = [file for file in files if (out / file).is_file()]
+    aside = Path(tempfile.mkdtemp(dir=out, prefix=f".previous-{part.name}-"))
+    try:
+        for file in kept:
+            shutil.copy2(out / file, aside / file)
+        try:
+            yield
+        except BaseException:
+            _clear(part, out)
+            for file in kept:
+                os.replace(aside / file, out / file)
+            log(f"the {part.name} part did not finish; the folder is as it was")
+            raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
 def _reproduce_alone(part, job, user_guide):
     """``part`` alone, into a folder beside whatever run is there: an earlier
     run of it is removed first (its files and record, and the folder's
-    REPORT.md rendered again without it), so that an interrupted run leaves
-    only its own finished sweeps, never a mix of two runs."""
+    REPORT.md rendered again without it, so that the folder never mixes two
+    runs of it), and put back if this run does not finish."""
     out = job.out
     if not part.runs(job):
         raise ValueError(f"the {part.name} part does not run in this job.")
-    part.clear(out)
-    if runfiles.remove_part(out, part.name) and (out / "REPORT.md").is_file():
-        log(f"the folder's earlier run of {part.name} removed; the report again")
-        report.render_run(out)
-    run_part(part, job)
-    if (out / "run.json").is_file():
-        info = runfiles.load_info(out)
+    with _restored_unless_done(part, out):
+        _clear(part, out)
+        if runfiles.remove_part(out, part.name) and (out / "REPORT.md").is_file():
+            log(f"the folder's earlier run of {part.name} removed; the report again")
+            report.render_run(out)
+        run_part(part, job)
+        _store(part, job)
+        part.after_saved(job)
+        results = report.render_run(out, user_guide=user_guide)
+    log(f"wrote {out / 'REPORT.md'}")
+    return report.primary_verdicts(results)
+
+
+def _store(part, job):
+    """``part``'s record and wall time into the run.json in ``job.out`` (a
+    new one where there is none)."""
+    if (job.out / "run.json").is_file():
+        info = runfiles.load_info(job.out)
     else:
         info = {"command": job.command, "machine": render.machine_text(), "seconds": {}}
     part.store(info, job.records[part.name])
     info["seconds"][part.label] = job.seconds[part.label]
     if part.name not in info.setdefault("parts", []):
         info["parts"].append(part.name)
-    runfiles.save_run_info(out, info)
-    part.after_saved(job)
-    results = report.render_run(out, user_guide=user_guide)
-    log(f"wrote {out / 'REPORT.md'}")
-    return report.primary_verdicts(results)
+    runfiles.save_run_info(job.out, info)

@@ -706,12 +706,8 @@ class SoftmaxSequences(Part):
     def measure(self, sweep):
         return sequences.measure_sequence
 
-    def clear(self, out):
-        """Remove an earlier run's files of the part (its sweeps, derived
-        tables and figures): an interrupted run then leaves only its own
-        finished sweeps, never a mix of two runs."""
-        for file in [*FILES.values(), BAYES, *TABLES.values(), *FIGURES.values()]:
-            (out / file).unlink(missing_ok=True)
+    def outputs(self):
+        return [*FILES.values(), BAYES, *TABLES.values(), *FIGURES.values()]
 
     def finish(self, job, frames):
         write_bayes(job.out, (2_000, 200) if job.quick else (20_000, 1_000))
