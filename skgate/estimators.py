@@ -655,6 +655,16 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     torch.nn.Module : what ``net_.module_`` is (a
         :class:`skgate.nn.GatedAttentionNet`).
 
+    Notes
+    -----
+    The gate projection starts Xavier-uniform with the gain of the class
+    attribute ``gate_gain`` (:data:`skgate.nn.GATE_GAIN`; ``1 / math.sqrt(3)``
+    is PyTorch's ``nn.Linear`` default). It is not a parameter: set it on a
+    subclass, ``class Small(GatedAttentionClassifier): gate_gain = 0.5``.
+    ``clone`` (and so ``GridSearchCV``, ``cross_validate``) keeps an
+    estimator's class and parameters only, so a gain assigned to an instance
+    (``clf.gate_gain = 0.5``) is dropped from its clones; a subclass keeps it.
+
     Examples
     --------
     >>> from sklearn.datasets import make_moons
@@ -910,6 +920,12 @@ validation_scores_, best_validation_score_
     sklearn.neural_network.MLPRegressor : the scikit-learn network it is
         compared with.
     skorch.NeuralNetRegressor : the skorch net that trains the module.
+
+    Notes
+    -----
+    The class attribute ``gate_gain`` sets the gate projection's initial
+    gain, as for :class:`GatedAttentionClassifier`: set it on a subclass,
+    not an instance (``clone`` keeps the class and the parameters only).
 
     Examples
     --------

@@ -1975,3 +1975,27 @@ def test_no_docstring_keeps_an_unfilled_placeholder():
     assert checked > 40
     # The check finds one: the placeholder fill_docstring would fill.
     assert placeholder.search("Parameters\n----------\n    {layer}\n")
+
+
+def test_a_subclass_gate_gain_survives_clone_and_grid_search():
+    """The documented way (a subclass): clone and GridSearchCV keep the
+    class, so its gain; an instance attribute is not a parameter and is
+    dropped by clone, as the class docstring says."""
+    from skgate.nn import GATE_GAIN
+
+    class Small(GatedAttentionClassifier):
+        gate_gain = 0.5
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    model = Small(max_epochs=1, d_model=8, random_state=0)
+    assert type(clone(model)) is Small and clone(model).gate_gain == 0.5
+    search = GridSearchCV(model, {"alpha": [0.5, 1.0]}, cv=2).fit(X, y)
+    best = search.best_estimator_
+    assert type(best) is Small
+    assert best.net_.module_.blocks[0].gate_gain == 0.5
+    alone = clone(model).set_params(**search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(best.predict_proba(X), alone.predict_proba(X))
+
+    instance = GatedAttentionClassifier()
+    instance.gate_gain = 0.5
+    assert clone(instance).gate_gain == GATE_GAIN != 0.5
