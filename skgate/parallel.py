@@ -150,6 +150,12 @@ def fit_together(estimators, data):
         When ``data`` is not as long as ``estimators``, an item of ``data``
         is not a tuple of 2 or 3, or an estimator is listed twice.
 
+    An estimator's own checks raise as its ``fit`` would, prefixed with
+    ``estimators[i]`` (its parameters) or ``estimators[i] / data[i]`` (its
+    fit on its item); no network is trained then (an estimator before it
+    that is fitted alone, with callbacks, verbose output or a warm start,
+    already is).
+
     Examples
     --------
     >>> import numpy as np
@@ -167,7 +173,7 @@ def fit_together(estimators, data):
     from . import _training  # here, so that importing this module stays light
 
     estimators, data = _checked_fit_data(estimators, data)
-    return list(_training.fit_together(estimators, data))
+    return list(_training.fit_together(estimators, data, name_items=True))
 
 
 def _checked_fit_data(estimators, data):
