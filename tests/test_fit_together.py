@@ -118,7 +118,9 @@ def test_it_returns_the_estimators_fitted_in_order(moons, fast):
             [GatedAttentionClassifierCV()],
             [()],
             TypeError,
-            r"estimators\[0\] is GatedAttentionClassifierCV",
+            r"estimators\[0\] is GatedAttentionClassifierCV\. A Gated"
+            r"AttentionClassifierCV trains its fold models together in its own "
+            "fit: call its fit",
         ),
         ([GatedAttentionClassifier()], {}, TypeError, "data must be a list or tuple"),
         ([GatedAttentionClassifier()], [], ValueError, "got 0 items for 1 estimators"),
