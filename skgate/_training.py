@@ -15,6 +15,7 @@ fit with callbacks or verbose output, or a warm start from a fitted model,
 is a batch of its own: the same loop, one model.
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -515,31 +516,40 @@ def _key(estimator, plan):
     return type(estimator), shared, plan.X.shape[1], plan.n_outputs, plan.batch_size
 
 
-def fit_together(estimators, data):
+def fit_together(estimators, data, *, name_items=False):
     """Fit ``estimators[i]`` on ``data[i] = (X, y, sample_weight or None)``.
+
+    ``name_items``: a ValueError or TypeError raised while checking or
+    preparing item ``i`` is raised again, of the same type, prefixed with
+    ``estimators[i]`` (its parameters) or ``estimators[i] / data[i]`` (its
+    fit on its data), for callers whose user passed the lists; the others
+    keep the estimator's own message.
 
     Returns the estimators, fitted (in place), in their order.
     """
     groups = {}
     shared = {}  # id of a data tuple -> the training data it was first made into
-    for estimator, item in zip(estimators, data, strict=True):
+    for i, (estimator, item) in enumerate(zip(estimators, data, strict=True)):
         X, y, sample_weight = item
-        if not batchable(estimator):
-            estimator.fit(X, y, sample_weight=sample_weight)
-            continue
+        with _naming(f"estimators[{i}] / data[{i}]", name_items):
+            if not batchable(estimator):
+                estimator.fit(X, y, sample_weight=sample_weight)
+                continue
         # What fit checks first (its _fit_context): the parameters, unless
         # scikit-learn is told to skip that.
         if not get_config()["skip_parameter_validation"]:
-            estimator._validate_params()
-        plan = prepare(
-            estimator,
-            X,
-            y,
-            sample_weight=sample_weight,
-            fresh=True,
-            incremental=False,
-            classes=None,
-        )
+            with _naming(f"estimators[{i}]", name_items):
+                estimator._validate_params()
+        with _naming(f"estimators[{i}] / data[{i}]", name_items):
+            plan = prepare(
+                estimator,
+                X,
+                y,
+                sample_weight=sample_weight,
+                fresh=True,
+                incremental=False,
+                classes=None,
+            )
         # Estimators given the same data (the alphas of one fold) share its
         # tensors, so the batch holds them once (see _batched._Pool).
         first = shared.setdefault(id(item), plan.train)
@@ -555,6 +565,24 @@ def fit_together(estimators, data):
         for part in equal_parts(members, MAX_MODELS):
             fit_batch(part)
     return estimators
+
+
+@contextmanager
+def _naming(where, on):
+    """Raise a ValueError or TypeError of the block again, of the same type,
+    as ``"{where}: {message}"`` (when ``on``)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        if not on:
+            raise
+        try:
+            named = type(exc)(f"{where}: {exc}")
+        except Exception:  # a type that takes other arguments
+            named = None
+        if named is None:
+            raise
+        raise named from exc
 
 
 def _training_rows(member):

@@ -408,11 +408,18 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         return geometry.curvature(self._representation_map(layer), X, **kwargs)
 
     def representation_map(self, layer="attention"):
-        """The map ``x -> representation(x, layer)`` that :meth:`curvature`
-        measures, as a float64 torch function of a batch of rows: for
-        :mod:`skgate.geometry` directly, e.g.
-        :func:`~skgate.geometry.curvature_by_metric` (several output metrics
-        from one evaluation of the derivatives).
+        """The map whose curvature :meth:`curvature` measures, as a float64
+        torch function of a batch of rows: for :mod:`skgate.geometry`
+        directly, e.g. :func:`~skgate.geometry.curvature_by_metric` (several
+        output metrics from one evaluation of the derivatives).
+
+        At a layer with a token axis ("attention" or a block index) the map
+        is ``x -> representation(x, layer) / sqrt(n_tokens)``, so that the
+        Euclidean norm of its flattened value is the root-mean-square over
+        tokens and ``n_tokens`` copies of a token measure what one does
+        (:class:`skgate.nn.RepresentationMap` with ``token_rms=True``; the
+        paper's Frobenius norm is ``sqrt(n_tokens)`` times it). At "pooled"
+        and "logits" it is ``x -> representation(x, layer)``.
 
         Parameters
         ----------
@@ -421,11 +428,13 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         Returns
         -------
         skgate.nn.RepresentationMap
-            Takes a float64 tensor of shape (n, n_features); a copy of the
-            trained weights in float64, so later fits do not change it.
+            Takes a float64 torch tensor of shape (n, n_features) (anything
+            else is refused with a TypeError); a copy of the trained weights
+            in float64, so later fits do not change it.
 
         Examples
         --------
+        >>> import numpy as np
         >>> import torch
         >>> from sklearn.datasets import make_moons
         >>> from skgate import GatedAttentionClassifier
@@ -434,6 +443,14 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         >>> clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
         >>> f = clf.representation_map()
         >>> bool((curvature(f, X[:5]) == clf.curvature(X[:5])).all())
+        True
+        >>> x = torch.as_tensor(X[:5])  # float64
+        >>> rms = clf.representation(X[:5]) / np.sqrt(clf.n_tokens)
+        >>> bool(np.allclose(f(x).detach().numpy(), rms))
+        True
+        >>> pooled = clf.representation_map("pooled")
+        >>> same = clf.representation(X[:5], "pooled")
+        >>> bool(np.allclose(pooled(x).detach().numpy(), same))
         True
         """
         check_is_fitted(self)
@@ -490,6 +507,7 @@ def check_fisher_layer(metric, layer):
 
 fill_docstring(_GatedAttentionBase.representation, layer=LAYER_DOC)
 fill_docstring(_GatedAttentionBase.curvature, layer=LAYER_DOC)
+fill_docstring(_GatedAttentionBase.representation_map, layer=LAYER_DOC)
 documents_curvature_keywords(_GatedAttentionBase.curvature)
 
 
@@ -636,6 +654,16 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     skorch.NeuralNetClassifier : the skorch net that trains the module.
     torch.nn.Module : what ``net_.module_`` is (a
         :class:`skgate.nn.GatedAttentionNet`).
+
+    Notes
+    -----
+    The gate projection starts Xavier-uniform with the gain of the class
+    attribute ``gate_gain`` (:data:`skgate.nn.GATE_GAIN`; ``1 / math.sqrt(3)``
+    is PyTorch's ``nn.Linear`` default). It is not a parameter: set it on a
+    subclass, ``class Small(GatedAttentionClassifier): gate_gain = 0.5``.
+    ``clone`` (and so ``GridSearchCV``, ``cross_validate``) keeps an
+    estimator's class and parameters only, so a gain assigned to an instance
+    (``clf.gate_gain = 0.5``) is dropped from its clones; a subclass keeps it.
 
     Examples
     --------
@@ -892,6 +920,12 @@ validation_scores_, best_validation_score_
     sklearn.neural_network.MLPRegressor : the scikit-learn network it is
         compared with.
     skorch.NeuralNetRegressor : the skorch net that trains the module.
+
+    Notes
+    -----
+    The class attribute ``gate_gain`` sets the gate projection's initial
+    gain, as for :class:`GatedAttentionClassifier`: set it on a subclass,
+    not an instance (``clone`` keeps the class and the parameters only).
 
     Examples
     --------

@@ -130,7 +130,8 @@ def fit_together(estimators, data):
     ----------
     estimators : list or tuple of GatedAttentionClassifier or GatedAttentionRegressor
         The estimators to fit (in place), each a distinct object; subclasses
-        are accepted.
+        are accepted. Not the CV estimators: their own ``fit`` trains their
+        fold models this way.
     data : list or tuple of tuples
         One item per estimator: ``(X, y)`` or ``(X, y, sample_weight)``, as
         its ``fit`` takes them. Estimators given the same item share its
@@ -150,6 +151,12 @@ def fit_together(estimators, data):
         When ``data`` is not as long as ``estimators``, an item of ``data``
         is not a tuple of 2 or 3, or an estimator is listed twice.
 
+    An estimator's own checks raise as its ``fit`` would, prefixed with
+    ``estimators[i]`` (its parameters) or ``estimators[i] / data[i]`` (its
+    fit on its item); no network is trained then (an estimator before it
+    that is fitted alone, with callbacks, verbose output or a warm start,
+    already is).
+
     Examples
     --------
     >>> import numpy as np
@@ -167,7 +174,7 @@ def fit_together(estimators, data):
     from . import _training  # here, so that importing this module stays light
 
     estimators, data = _checked_fit_data(estimators, data)
-    return list(_training.fit_together(estimators, data))
+    return list(_training.fit_together(estimators, data, name_items=True))
 
 
 def _checked_fit_data(estimators, data):
@@ -188,7 +195,7 @@ def _checked_fit_data(estimators, data):
         ):
             raise TypeError(
                 f"estimators must be {allowed} (or subclasses); estimators[{i}] "
-                f"is {type(estimator).__name__}."
+                f"is {type(estimator).__name__}.{_instead(estimator)}"
             )
         first = seen.setdefault(id(estimator), i)
         if first != i:
@@ -207,6 +214,21 @@ def _checked_fit_data(estimators, data):
             f"{len(estimators)} estimators."
         )
     return list(estimators), _full_items(data)
+
+
+def _instead(estimator):
+    """What to do with a CV estimator instead of passing it (else "")."""
+    from .search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+
+    if not isinstance(
+        estimator, GatedAttentionClassifierCV | GatedAttentionRegressorCV
+    ):
+        return ""
+    return (
+        f" A {type(estimator).__name__} trains its fold models together in "
+        f"its own fit: call its fit, or pass the plain estimators (one per "
+        f"alpha and fold) here."
+    )
 
 
 def _full_items(data):

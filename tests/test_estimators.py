@@ -1906,3 +1906,96 @@ def test_a_subclass_sets_the_gate_gain():
     model = PyTorchGain(max_epochs=1, d_model=8, random_state=0).fit(X, y)
     assert model.net_.module_.blocks[0].gate_gain == pytest.approx(1 / np.sqrt(3))
     assert "gate_gain" not in model.get_params()
+
+
+@pytest.mark.parametrize(
+    "Estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+)
+def test_representation_map_is_the_token_rms_of_the_representation(Estimator):
+    """As its docstring says: representation / sqrt(n_tokens) at a layer with
+    a token axis ("attention", a block index), the representation itself at
+    "pooled" and "logits"."""
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    model = Estimator(max_epochs=2, d_model=8, n_tokens=4, random_state=0).fit(X, y)
+    x = torch.as_tensor(X[:6])
+    for layer, scale in (("attention", 0.5), (0, 0.5), (-1, 0.5), ("pooled", 1.0)):
+        got = model.representation_map(layer)(x).detach().numpy()
+        want = model.representation(X[:6], layer) * scale
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    got = model.representation_map("logits")(x).detach().numpy()
+    np.testing.assert_allclose(
+        got.reshape(6, -1),
+        model.representation(X[:6], "logits").reshape(6, -1),
+        rtol=1e-12,
+        atol=1e-14,
+    )
+
+
+@pytest.mark.parametrize(
+    "Estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+)
+def test_representation_map_refuses_float32_and_arrays_by_name(Estimator):
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    f = Estimator(max_epochs=1, d_model=8, random_state=0).fit(X, y)
+    f = f.representation_map()
+    allowed = r"^x must be a torch tensor of dtype torch.float64 .* shape \(n, 2\)"
+    with pytest.raises(TypeError, match=allowed + "; got a tensor of dtype torch"):
+        f(torch.as_tensor(X[:3], dtype=torch.float32))
+    with pytest.raises(TypeError, match=allowed + "; got numpy.ndarray"):
+        f(X[:3])
+
+
+def test_no_docstring_keeps_an_unfilled_placeholder():
+    """A line ``{name}`` is what fill_docstring replaces: none is left in the
+    estimators' docstrings (classes and public methods)."""
+    import inspect
+    import re
+
+    from skgate import GatedAttentionClassifierCV, GatedAttentionRegressorCV
+
+    placeholder = re.compile(r"^\s*\{\w+\}\s*$", re.MULTILINE)
+    estimators = (
+        GatedAttentionClassifier,
+        GatedAttentionRegressor,
+        GatedAttentionClassifierCV,
+        GatedAttentionRegressorCV,
+    )
+    checked = 0
+    for estimator in estimators:
+        members = [("class", estimator)] + [
+            (name, member)
+            for name, member in inspect.getmembers(estimator)
+            if not name.startswith("_") and callable(member)
+        ]
+        for name, member in members:
+            doc = inspect.getdoc(member) or ""
+            assert not placeholder.search(doc), f"{estimator.__name__}.{name}"
+            checked += 1
+    assert checked > 40
+    # The check finds one: the placeholder fill_docstring would fill.
+    assert placeholder.search("Parameters\n----------\n    {layer}\n")
+
+
+def test_a_subclass_gate_gain_survives_clone_and_grid_search():
+    """The documented way (a subclass): clone and GridSearchCV keep the
+    class, so its gain; an instance attribute is not a parameter and is
+    dropped by clone, as the class docstring says."""
+    from skgate.nn import GATE_GAIN
+
+    class Small(GatedAttentionClassifier):
+        gate_gain = 0.5
+
+    X, y = make_moons(40, noise=0.1, random_state=0)
+    model = Small(max_epochs=1, d_model=8, random_state=0)
+    assert type(clone(model)) is Small and clone(model).gate_gain == 0.5
+    search = GridSearchCV(model, {"alpha": [0.5, 1.0]}, cv=2).fit(X, y)
+    best = search.best_estimator_
+    assert type(best) is Small
+    assert best.net_.module_.blocks[0].gate_gain == 0.5
+    alone = clone(model).set_params(**search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(best.predict_proba(X), alone.predict_proba(X))
+
+    instance = GatedAttentionClassifier()
+    instance.gate_gain = 0.5
+    assert clone(instance).gate_gain == GATE_GAIN != 0.5

@@ -118,7 +118,9 @@ def test_it_returns_the_estimators_fitted_in_order(moons, fast):
             [GatedAttentionClassifierCV()],
             [()],
             TypeError,
-            r"estimators\[0\] is GatedAttentionClassifierCV",
+            r"estimators\[0\] is GatedAttentionClassifierCV\. A Gated"
+            r"AttentionClassifierCV trains its fold models together in its own "
+            "fit: call its fit",
         ),
         ([GatedAttentionClassifier()], {}, TypeError, "data must be a list or tuple"),
         ([GatedAttentionClassifier()], [], ValueError, "got 0 items for 1 estimators"),
@@ -145,3 +147,54 @@ def test_an_estimator_listed_twice_is_refused(moons, batches):
     with pytest.raises(ValueError, match=r"estimators\[1\] is estimators\[0\]"):
         fit_together([model, model], [(X, y), (X, y)])
     assert batches == [] and not hasattr(model, "net_")
+
+
+@pytest.mark.parametrize(
+    "second, item, error, message",
+    [
+        (
+            {},
+            lambda X, y: (X, y, np.ones(5)),
+            ValueError,
+            r"^estimators\[1\] / data\[1\]: sample_weight\.shape == \(5,\)",
+        ),
+        (
+            {},
+            lambda X, y: (X, y[:10]),
+            ValueError,
+            r"^estimators\[1\] / data\[1\]: Found input variables with "
+            r"inconsistent numbers of samples: \[300, 10\]",
+        ),
+        (
+            {"alpha": -1},
+            lambda X, y: (X, y),
+            ValueError,
+            r"^estimators\[1\]: The 'alpha' parameter of GatedAttentionClassifier "
+            r"must be a float in the range \[0\.0, inf\)\. Got -1",
+        ),
+        (
+            # fitted alone (callbacks): its fit's errors are named too
+            {"verbose": 1},
+            lambda X, y: (X, y[:10]),
+            ValueError,
+            r"^estimators\[1\] / data\[1\]: Found input variables",
+        ),
+    ],
+)
+def test_an_estimators_own_errors_name_its_index(
+    moons, fast, batches, second, item, error, message
+):
+    """What an estimator's fit would raise, of the same type, prefixed with
+    the index at fault; the estimator's message is the cause."""
+    X, y = moons
+    models = [GatedAttentionClassifier(**fast), GatedAttentionClassifier(**fast)]
+    models[1].set_params(**second)
+    with pytest.raises(error, match=message) as info:
+        fit_together(models, [(X, y), item(X, y)])
+    assert type(info.value.__cause__) is type(info.value)
+    assert str(info.value).endswith(str(info.value.__cause__))
+    assert batches == [] and not hasattr(models[0], "net_")
+    # A plain fit keeps its own message (the CV estimators' path too).
+    with pytest.raises(error) as plain:
+        clone(models[1]).fit(*item(X, y))
+    assert str(plain.value) == str(info.value.__cause__)

@@ -305,6 +305,38 @@ def test_token_rms_keeps_copied_tokens_as_views():
     assert f(x[:, 0]).stride()[-2] == 0
 
 
+def test_representation_map_refuses_other_inputs_by_name():
+    """A tensor of another dtype or not a tensor: a TypeError naming the
+    argument, what was given and what is allowed, not torch's "mat1 and mat2
+    must have the same dtype" or "no attribute 'unsqueeze'"."""
+    from skgate.nn import RepresentationMap
+
+    net = GatedAttentionNet(2, 2, d_model=4).double()
+    f = RepresentationMap(net, "attention", token_rms=True)
+    x = torch.zeros(3, 2, dtype=torch.float64)
+    allowed = r"must be a torch tensor of dtype torch.float64 .* shape \(n, 2\)"
+    for name, bad, given in (
+        ("x", x.float(), "got a tensor of dtype torch.float32"),
+        ("x", x.numpy(), "got numpy.ndarray"),
+        ("x", [[0.0, 0.0]], "got list"),
+    ):
+        with pytest.raises(TypeError, match=f"^{name} {allowed}; {given}"):
+            f(bad)
+        with pytest.raises(TypeError, match=f"^{name} {allowed}; {given}"):
+            f.jet(bad, x)
+        with pytest.raises(TypeError, match=f"^v {allowed}; {given}"):
+            f.jet(x, bad)
+    # The network's own dtype is what is allowed: a float32 network takes float32.
+    f32 = RepresentationMap(GatedAttentionNet(2, 2, d_model=4), "pooled")
+    assert f32(x.float()).dtype == torch.float32
+    with pytest.raises(TypeError, match="dtype torch.float32 .* got a tensor of dtype"):
+        f32(x)
+    # Valid input, requiring grad or not, as before; shapes still ValueErrors.
+    assert f(x.requires_grad_()).shape == (3, 8, 4)
+    with pytest.raises(ValueError, match=r"shape \(batch, 2\)"):
+        f(torch.zeros(3, 5, dtype=torch.float64))
+
+
 LAYERS = ("attention", 0, "pooled", "logits")
 #: The architectures of production gated attention beside the paper's block.
 ARCHITECTURES = [

@@ -697,12 +697,42 @@ class RepresentationMap:
         self.scale = 1 / math.sqrt(net.n_tokens) if token_rms and tokens else 1.0
 
     def __call__(self, x):
+        """The representation of ``x``, a tensor of shape (n, n_features) of
+        the network's dtype (float64 for an estimator's map); anything else
+        is refused with a TypeError naming what was given."""
+        self._check_tensor("x", x)
         return self.net.representation(x, self.layer, token_scale=self.scale)
 
     def jet(self, x, v):
         """The representation at ``x`` and its first and second derivatives
-        along ``v`` (the line ``x + t v`` at t = 0), as a tuple of three."""
+        along ``v`` (the line ``x + t v`` at t = 0), as a tuple of three.
+        ``x`` and ``v``: tensors of the network's dtype, shaped as
+        :meth:`GatedAttentionNet.representation_jet` takes them."""
+        self._check_tensor("x", x)
+        self._check_tensor("v", v)
         return self.net.representation_jet(x, v, self.layer, token_scale=self.scale)
+
+    def _check_tensor(self, name, value):
+        # The network multiplies by its weights, so the input must be a tensor
+        # of their dtype; torch's own errors ("mat1 and mat2 must have the
+        # same dtype", "no attribute 'unsqueeze'") name neither.
+        dtype = next(self.net.parameters()).dtype
+        if isinstance(value, torch.Tensor) and value.dtype == dtype:
+            return
+        if isinstance(value, torch.Tensor):
+            given = f"a tensor of dtype {value.dtype}"
+        else:
+            kind = type(value)
+            given = (
+                kind.__qualname__
+                if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__qualname__}"
+            )
+        raise TypeError(
+            f"{name} must be a torch tensor of dtype {dtype} (the network's) of "
+            f"shape (n, {self.net.n_features}); got {given}. Convert it with "
+            f"torch.as_tensor({name}, dtype={dtype})."
+        )
 
     def euclidean_equivalent(self):
         """A map with this one's Euclidean geometry and fewer outputs, or self.
