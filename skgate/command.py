@@ -139,11 +139,12 @@ class CsvProblem(ValueError):
 
 
 def check_csv_header(path, target):
-    r"""Raise a :class:`CsvProblem` for a CSV file that is empty, has a header
-    without rows, or has no column ``target``, read with Python's csv module
-    (the command line checks it before importing torch). A file this reader
-    cannot judge as pandas would (undecodable, duplicate or empty names) is
-    left to pandas.
+    r"""Raise a :class:`CsvProblem` for a CSV file that cannot be opened (missing,
+    a folder), is empty, has a header without rows, or has no column
+    ``target``, read with Python's csv module as pandas reads it (UTF-8, a
+    leading byte-order mark dropped, as Excel writes it; the command line
+    checks it before importing torch). A file this reader cannot judge as
+    pandas would (undecodable, duplicate or empty names) is left to pandas.
 
     Examples
     --------
@@ -160,11 +161,14 @@ def check_csv_header(path, target):
     no column 'y' in '.../data.csv'; its columns: a, b.
     """
     try:
-        with open(path, newline="", encoding="utf-8") as file:
+        # utf-8-sig: pandas drops a byte-order mark, so the first name has none.
+        with open(path, newline="", encoding="utf-8-sig") as file:
             lines = (row for row in csv.reader(file) if row)  # pandas skips blanks
             header = next(lines, None)
             has_rows = next(lines, None) is not None
-    except (OSError, UnicodeDecodeError, csv.Error):
+    except OSError as exc:
+        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+    except (UnicodeDecodeError, csv.Error):
         return
     if header is not None and (len(set(header)) < len(header) or "" in header):
         return  # pandas renames such columns

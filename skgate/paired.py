@@ -19,6 +19,8 @@ tests are one implementation:
   test (Benavoli et al., 2017).
 """
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy import stats
 
@@ -77,15 +79,16 @@ def holm(p_values):
     """Holm's step-down adjustment of ``p_values`` (family-wise error control).
 
     The i-th smallest of m p-values is multiplied by m - i + 1, the products
-    made non-decreasing in that order and capped at 1 (NaN stays NaN and does
-    not count towards m).
+    made non-decreasing in that order and capped at 1. ``p_values`` is a 1-D
+    sequence of numbers in [0, 1]; NaN is refused (a ValueError), as by
+    :func:`holm_levels`, so that the two always count the same m.
 
     Examples
     --------
     >>> holm([0.01, 0.04, 0.03, 0.005]).round(12).tolist()
     [0.03, 0.06, 0.06, 0.02]
     """
-    p = np.asarray(p_values, dtype=float)
+    p = _check_p_values(p_values)
     adjusted = np.full_like(p, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
     order = valid[np.argsort(p[valid], kind="stable")]
@@ -95,16 +98,80 @@ def holm(p_values):
     return adjusted
 
 
+def _check_p_values(p_values):
+    """``p_values`` as a 1-D float array of numbers in [0, 1] (for
+    :func:`holm` and :func:`holm_levels`)."""
+    allowed = "p_values must be a 1-D sequence of numbers in [0, 1]"
+    p = _as_floats(p_values, "p_values", allowed)
+    if p.ndim != 1:
+        raise ValueError(f"{allowed}; got shape {p.shape}.")
+    outside = np.flatnonzero(~((p >= 0) & (p <= 1)))  # NaN included
+    if len(outside):
+        first = outside[0]
+        raise ValueError(f"{allowed}; got {float(p[first])!r} at index {first}.")
+    return p
+
+
+def _as_floats(values, name, allowed):
+    """``values`` as a float array, or a ValueError saying ``allowed`` (a
+    string or an object that is not numbers)."""
+    if values is None or isinstance(values, str | bytes):
+        raise ValueError(f"{allowed}; got {values!r}.")
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
+
+
+def _short(value):
+    """``repr(value)``, cut to 60 characters for a message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _finite_values(values, name):
     """``values`` as a float array, checked: 1-D, at least 2, all finite
     (``name``: the argument, for the error)."""
-    d = np.asarray(values, dtype=float)
-    if d.ndim != 1 or len(d) < 2 or not np.isfinite(d).all():
-        raise ValueError(
-            f"{name} must be a 1-D sequence of at least 2 finite numbers; "
-            f"got shape {d.shape}."
-        )
+    allowed = f"{name} must be a 1-D sequence of at least 2 finite numbers"
+    d = _as_floats(values, name, allowed)
+    if d.ndim != 1 or len(d) < 2:
+        raise ValueError(f"{allowed}; got shape {d.shape}.")
+    bad = np.flatnonzero(~np.isfinite(d))
+    if len(bad):
+        raise ValueError(f"{allowed}; got {float(d[bad[0]])!r} at index {bad[0]}.")
     return d
+
+
+def _check_number(value, name, allowed, ok):
+    """``value`` as a float when it is a real number (not a bool) for which
+    ``ok`` holds; else a TypeError or ValueError saying ``allowed``."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be {allowed}; got {_short(value)}.")
+    if not ok(float(value)):
+        raise ValueError(f"{name} must be {allowed}; got {value!r}.")
+    return float(value)
+
+
+def _check_margin(margin):
+    """The equivalence margin: a finite number >= 0."""
+    return _check_number(
+        margin, "margin", "a finite number >= 0 (the equivalence margin)",
+        lambda m: np.isfinite(m) and m >= 0,
+    )  # fmt: skip
+
+
+def _check_level(value, name):
+    """A probability strictly between 0 and 1 (a level or a tail)."""
+    return _check_number(value, name, "a number in (0, 1)", lambda a: 0 < a < 1)
+
+
+def _check_count(value, name, smallest):
+    """An int (not a bool) >= ``smallest``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int >= {smallest}; got {_short(value)}.")
+    if value < smallest:
+        raise ValueError(f"{name} must be an int >= {smallest}; got {value!r}.")
+    return int(value)
 
 
 def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
@@ -164,7 +231,8 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999):
     >>> result["n"], round(result["p"], 4), round(result["p equivalence"], 4)
     (5, 0.0312, 1.0)
     """
-    d = np.asarray(differences, dtype=float)
+    d = _finite_values(differences, "differences")
+    margin = _check_margin(margin)
     p_equivalence = max(
         sign_flip_test(d + margin, n_resamples=n_resamples),
         sign_flip_test(margin - d, n_resamples=n_resamples),
@@ -208,9 +276,29 @@ def _corrected_t(differences, test_fraction):
     """The checked differences, their mean, its corrected standard error
     (:func:`_corrected_scale`) and the degrees of freedom: what the
     corrected t-test, its bounds and the correlated Bayesian posterior are
-    all made of."""
+    all made of.
+
+    Differences whose size is far from 1 (beyond 2^+-200) are computed in
+    units of a power of two (:func:`_binary_exponent`; exact), so that
+    their squares neither underflow nor overflow: the test is the same at
+    every scale, and ordinary differences are used exactly as given."""
     d = _check_split_differences(differences, test_fraction)
-    return d, float(d.mean()), _corrected_scale(d, test_fraction), len(d) - 1
+    e = _binary_exponent(d, 2.0**200)
+    unit = np.ldexp(d, -e)
+    mean = float(np.ldexp(unit.mean(), e))
+    scale = float(np.ldexp(_corrected_scale(unit, test_fraction), e))
+    return d, mean, scale, len(d) - 1
+
+
+def _binary_exponent(values, largest_safe):
+    """0 when the largest absolute value of ``values`` is 0 or within
+    [2^-200, ``largest_safe``] (used as they are), else the power of two e
+    that brings it into [0.5, 1): ``np.ldexp(values, -e)`` is then exact
+    (a power-of-two scaling changes no digit)."""
+    largest = float(np.max(np.abs(values)))
+    if largest == 0 or 2.0**-200 <= largest <= largest_safe:
+        return 0
+    return int(np.frexp(largest)[1])
 
 
 def _correction(test_fraction, n_splits):
@@ -220,13 +308,19 @@ def _correction(test_fraction, n_splits):
 
 
 def _check_split_differences(differences, test_fraction):
+    """The checked ``differences`` (:func:`_finite_values`), after checking
+    ``test_fraction``."""
     d = _finite_values(differences, "differences")
-    if not 0 <= test_fraction < 1:
-        raise ValueError(
-            f"test_fraction must be in [0, 1) (test rows / all rows of a split); "
-            f"got {test_fraction!r}."
-        )
+    _check_test_fraction(test_fraction)
     return d
+
+
+def _check_test_fraction(test_fraction):
+    """A split's share of test rows: a number in [0, 1)."""
+    return _check_number(
+        test_fraction, "test_fraction",
+        "in [0, 1) (test rows / all rows of a split)", lambda f: 0 <= f < 1,
+    )  # fmt: skip
 
 
 def _corrected_scale(d, test_fraction):
@@ -263,7 +357,8 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     (5, True, True)
     """
     d, mean, scale, df = _corrected_t(differences, test_fraction)
-    tail = (1 - level) / 2
+    margin = _check_margin(margin)
+    tail = (1 - _check_level(level, "level")) / 2
     low, high = corrected_t_bounds(
         d, test_fraction=test_fraction, alpha_low=tail, alpha_high=tail
     )
@@ -308,6 +403,7 @@ def correlated_bayes(differences, margin, *, test_fraction):
     (True, 1.0)
     """
     _, mean, scale, df = _corrected_t(differences, test_fraction)
+    margin = _check_margin(margin)
     if scale == 0:
         worse, better = float(mean < -margin), float(mean > margin)
     else:
@@ -331,6 +427,7 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     first arm's mean back. Any one contrast of the draws has exactly
     :func:`correlated_bayes`'s posterior, so "arm a is within a margin of
     the best" is a probability over the same model. Returns (n_samples, A).
+    ``scores`` must be finite, with at least 2 splits and 1 arm.
 
     Examples
     --------
@@ -339,10 +436,10 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     >>> draws.shape, bool((draws[:, 1] > draws[:, 0]).mean() > 0.9)
     ((1000, 2), True)
     """
-    scores = np.asarray(scores, dtype=float)
+    scores = _check_scores(scores)
+    _check_test_fraction(test_fraction)
+    n_samples = _check_count(n_samples, "n_samples", 1)
     n, arms = scores.shape
-    if n < 2:
-        raise ValueError(f"scores needs at least 2 splits; got {n}.")
     contrasts = scores[:, 1:] - scores[:, :1]
     rng = np.random.default_rng(random_state)
     location = contrasts.mean(axis=0)
@@ -358,6 +455,19 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     return draws + scores[:, 0].mean()
 
 
+def _check_scores(scores):
+    """``scores`` as a finite (J splits, A arms) float array, J >= 2."""
+    allowed = "scores must be a 2-D (splits, arms) table of finite numbers"
+    table = _as_floats(scores, "scores", allowed)
+    if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 1:
+        raise ValueError(
+            f"{allowed} with at least 2 splits and 1 arm; got shape {table.shape}."
+        )
+    if not np.isfinite(table).all():
+        raise ValueError(f"{allowed}; got NaN or infinity.")
+    return table
+
+
 def holm_levels(p_values, alpha=ALPHA_LEVEL):
     """The one-sided level at which each test's confidence bound must be
     drawn to agree with Holm's step-down procedure on ``p_values``.
@@ -367,14 +477,16 @@ def holm_levels(p_values, alpha=ALPHA_LEVEL):
     (its bound then excludes 0, as its p is below it); every test from the
     first one not rejected gets that first step's level (their p-values are
     at least that large, so their bounds include 0). Bounds drawn at these
-    levels exclude 0 exactly when Holm rejects.
+    levels exclude 0 exactly when Holm rejects. ``p_values`` are checked as
+    by :func:`holm` (NaN refused); ``alpha`` is in (0, 1).
 
     Examples
     --------
     >>> holm_levels([0.001, 0.03, 0.02, 0.04]).round(5).tolist()
     [0.0125, 0.01667, 0.01667, 0.01667]
     """
-    p = np.asarray(p_values, dtype=float)
+    p = _check_p_values(p_values)
+    alpha = _check_level(alpha, "alpha")
     m = len(p)
     order = np.argsort(p, kind="stable")
     steps = alpha / (m - np.arange(m))
@@ -404,6 +516,8 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     True
     """
     _, mean, scale, df = _corrected_t(differences, test_fraction)
+    alpha_low = _check_level(alpha_low, "alpha_low")
+    alpha_high = _check_level(alpha_high, "alpha_high")
     return (
         mean - stats.t.isf(alpha_low, df) * scale,
         mean + stats.t.isf(alpha_high, df) * scale,
@@ -445,7 +559,9 @@ def sign_flip_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
     sign patterns serve every delta, so the p-value is monotone in it and
     the lower bound exceeds 0 exactly when :func:`sign_flip_test` is below
     ``alpha_low``. A bound the design cannot reach (its smallest p is not
-    below the level) is infinite.
+    below the level) is infinite. Differences larger than 2^32 (or smaller
+    than 2^-200) are bounded in units of a power of two (exact), so that
+    the bounds are the same at every scale.
 
     Examples
     --------
@@ -454,7 +570,20 @@ def sign_flip_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
     >>> bool(0 < low < 0.19 < high)
     True
     """
-    d = np.asarray(differences, dtype=float)
+    d = _finite_values(differences, "differences")
+    alpha_low = _check_level(alpha_low, "alpha_low")
+    alpha_high = _check_level(alpha_high, "alpha_high")
+    n_resamples = _check_count(n_resamples, "n_resamples", 1)
+    # The shift by 1 in _shifted_sign_flip needs differences near 1 in size.
+    e = _binary_exponent(d, 2.0**32)
+    low, high = _sign_flip_crossings(
+        np.ldexp(d, -e), alpha_low, alpha_high, n_resamples
+    )
+    return float(np.ldexp(low, e)), float(np.ldexp(high, e))
+
+
+def _sign_flip_crossings(d, alpha_low, alpha_high, n_resamples):
+    """:func:`sign_flip_bounds` of checked differences ``d``."""
     span = float(np.ptp(d)) or 1.0
 
     def crossing(values, alpha):
@@ -477,13 +606,20 @@ def smallest_p(test, n_splits, *, n_resamples=9_999):
     """The smallest one-sided p-value ``test`` can give on ``n_splits``
     differences: 1 / 2^n for the exact sign-flip test (1 / (n_resamples + 1)
     once Monte Carlo), 0 for the corrected t-test (all differences equal
-    and positive give p = 0).
+    and positive give p = 0). ``test`` is "sign-flip" or "corrected-t";
+    ``n_splits`` and ``n_resamples`` are ints >= 1.
 
     Examples
     --------
     >>> smallest_p("sign-flip", 5)
     0.03125
     """
+    if test not in ("sign-flip", "corrected-t"):
+        raise ValueError(
+            f"test must be 'sign-flip' or 'corrected-t'; got {_short(test)}."
+        )
+    n_splits = _check_count(n_splits, "n_splits", 1)
+    n_resamples = _check_count(n_resamples, "n_resamples", 1)
     if test == "corrected-t":
         return 0.0
     return max(1 / 2**n_splits, 1 / (n_resamples + 1))
@@ -496,7 +632,9 @@ def adjust(tests):
     over the whole family) and "outcome" (:data:`HOLDS`, :data:`REVERSED`,
     :data:`NO_EFFECT` or :data:`INCONCLUSIVE`: the claimed direction's
     adjusted p below :data:`ALPHA_LEVEL`, else the reverse's, else the
-    equivalence's), and "holds" (outcome is :data:`HOLDS`).
+    equivalence's), and "holds" (outcome is :data:`HOLDS`). ``tests`` is a
+    pandas DataFrame with the columns "p", "p reverse" and "p equivalence"
+    (p-values in [0, 1], as :func:`holm` takes them), one row per test.
 
     Examples
     --------
@@ -506,6 +644,7 @@ def adjust(tests):
     >>> adjust(tests)["outcome"].tolist()
     ['holds', 'no effect']
     """
+    _check_test_table(tests, ("p", "p reverse", "p equivalence"))
     tests = tests.reset_index(drop=True).copy()
     for column in ("p", "p reverse", "p equivalence"):
         tests[f"{column} holm"] = holm(tests[column])
@@ -518,11 +657,34 @@ def adjust(tests):
     return tests
 
 
+def _check_test_table(tests, columns):
+    """A TypeError unless ``tests`` is a DataFrame, a ValueError naming the
+    missing ones of ``columns``."""
+    if not hasattr(tests, "columns") or not hasattr(tests, "reset_index"):
+        raise TypeError(
+            f"tests must be a pandas DataFrame with the columns "
+            f"{', '.join(map(repr, columns))}; got {type(tests).__name__}."
+        )
+    missing = [column for column in columns if column not in tests.columns]
+    if missing:
+        raise ValueError(
+            f"tests must have the columns {', '.join(map(repr, columns))}; "
+            f"missing {', '.join(map(repr, missing))}."
+        )
+
+
+#: The kinds of test :func:`family_outcomes` knows ("kind" column).
+_KINDS = ("superiority", "trend", "equivalence")
+
+
 def family_outcomes(tests):
     """:func:`adjust`, then the outcome of equivalence tests (rows whose
     "kind" is "equivalence"): holds when equivalent within the margin,
     reversed when a difference either way is shown, else inconclusive.
-    Superiority and trend tests keep :func:`adjust`'s outcome.
+    Superiority and trend tests keep :func:`adjust`'s outcome. ``tests`` is
+    a DataFrame as :func:`adjust` takes it, with a "kind" column besides:
+    "superiority", "trend" or "equivalence" (lower case; any other value is
+    refused).
 
     Examples
     --------
@@ -533,6 +695,13 @@ def family_outcomes(tests):
     >>> family_outcomes(tests)["outcome"].tolist()
     ['holds', 'holds']
     """
+    _check_test_table(tests, ("kind", "p", "p reverse", "p equivalence"))
+    unknown = sorted({str(kind) for kind in tests["kind"]} - set(_KINDS))
+    if unknown:
+        raise ValueError(
+            f"tests['kind'] must be one of {', '.join(map(repr, _KINDS))}; "
+            f"got {', '.join(map(repr, unknown))}."
+        )
     tests = adjust(tests)
     equivalence = (tests["kind"] == "equivalence").to_numpy()
     shown = (tests["p holm"] < ALPHA_LEVEL) | (tests["p reverse holm"] < ALPHA_LEVEL)
@@ -614,7 +783,9 @@ def friedman_test(table):
 
 def _rank_scale(n_models, n_datasets):
     """The standard error of a difference of two average ranks under the
-    null: sqrt(k (k + 1) / (6 N))."""
+    null: sqrt(k (k + 1) / (6 N)), after checking k >= 2 and N >= 1."""
+    n_models = _check_count(n_models, "n_models", 2)
+    n_datasets = _check_count(n_datasets, "n_datasets", 1)
     return np.sqrt(n_models * (n_models + 1) / (6 * n_datasets))
 
 
@@ -630,8 +801,9 @@ def nemenyi_critical_difference(n_models, n_datasets, alpha=ALPHA_LEVEL):
     >>> round(float(nemenyi_critical_difference(4, 14)), 2)  # Demsar's example
     1.25
     """
-    q = stats.studentized_range.isf(alpha, n_models, np.inf) / np.sqrt(2)
-    return float(q * _rank_scale(n_models, n_datasets))
+    scale = _rank_scale(n_models, n_datasets)
+    q = stats.studentized_range.isf(_check_level(alpha, "alpha"), n_models, np.inf)
+    return float(q / np.sqrt(2) * scale)
 
 
 def nemenyi_p(rank_difference, n_models, n_datasets):
@@ -645,7 +817,8 @@ def nemenyi_p(rank_difference, n_models, n_datasets):
     >>> bool(nemenyi_p(1.5, 4, 14) < 0.05 < nemenyi_p(1.0, 4, 14))  # CD 1.25
     True
     """
-    z = np.abs(rank_difference) / _rank_scale(n_models, n_datasets)
+    scale = _rank_scale(n_models, n_datasets)
+    z = np.abs(rank_difference) / scale
     return float(stats.studentized_range.sf(np.sqrt(2) * z, n_models, np.inf))
 
 
@@ -676,8 +849,15 @@ def signed_rank_bayes(
     True
     """
     d = _finite_values(differences, "differences")
-    if not margin > 0:
-        raise ValueError(f"margin must be > 0; got {margin!r}.")
+    margin = _check_number(
+        margin, "margin", "> 0 and finite (the equivalence margin)",
+        lambda m: np.isfinite(m) and m > 0,
+    )  # fmt: skip
+    prior = _check_number(
+        prior, "prior", "> 0 and finite (the weight of the pseudo-observation)",
+        lambda w: np.isfinite(w) and w > 0,
+    )  # fmt: skip
+    n_samples = _check_count(n_samples, "n_samples", 1)
     d = np.concatenate(([0.0], d))  # the prior's pseudo-observation
     weights = np.ones(len(d))
     weights[0] = prior

@@ -189,3 +189,52 @@ def test_import_skgate_imports_its_names_on_first_use():
         assert getattr(skgate, name).__name__ == name
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         skgate.nope  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "content, target, message",
+    [
+        (b"\xef\xbb\xbfa,y\n", "a", "has a header but no rows"),  # no "no column"
+        (b"\xef\xbb\xbfa,y\n1,2\n", "b", "its columns: a, y."),
+    ],
+)
+def test_a_byte_order_mark_is_read_as_pandas_reads_it(
+    tmp_path, content, target, message
+):
+    """Excel's UTF-8 CSV starts with a byte-order mark, which pandas drops:
+    the command line's header check reads the first column's name as
+    pandas does, and its message is the one compare_csv gives."""
+    import pandas as pd
+
+    from skgate.command import check_csv_header
+    from skgate.compare import _read_table
+
+    path = tmp_path / "excel.csv"
+    path.write_bytes(content)
+    assert list(pd.read_csv(path).columns) == ["a", "y"]
+    code, imported, error = _run_command_line(
+        ["compare", str(path), "--target", target]
+    )
+    assert (code, imported) == ("2", "[]")
+    assert message in error and error.count("\n") == 1
+    with pytest.raises(ValueError, match=message) as raised:
+        _read_table(path, target)
+    assert str(raised.value) in error
+    path.write_bytes(b"\xef\xbb\xbfa,y\n1,2\n")
+    assert check_csv_header(path, "a") is None  # comparable: nothing raised
+
+
+def test_a_missing_file_or_a_folder_is_refused(tmp_path):
+    """check_csv_header refuses a path it cannot open, naming it; the
+    command line says so in one line before reading it."""
+    from skgate.command import CsvProblem, check_csv_header
+
+    missing = tmp_path / "missing.csv"
+    for path in (missing, tmp_path):
+        with pytest.raises(CsvProblem, match=f"cannot read '{path}' as CSV"):
+            check_csv_header(path, "y")
+    code, imported, error = _run_command_line(
+        ["compare", str(missing), "--target", "y"]
+    )
+    assert (code, imported) == ("2", "[]")
+    assert f"'{missing}' is not a file" in error and error.count("\n") == 1

@@ -261,3 +261,269 @@ def test_sign_flip_summary_is_exact_for_few_replicates():
 def test_sign_flip_summary_names_bad_values(bad):
     with pytest.raises(ValueError, match="values must be a 1-D sequence of at least"):
         paired.sign_flip_summary(bad)
+
+
+# Bad input: each argument is checked, and the message names it, what was
+# given and what is allowed (the hostile review's P04-P13, P18).
+
+
+@pytest.mark.parametrize(
+    "bad, given",
+    [
+        ([0.1, np.nan, 0.2], "got nan at index 1"),
+        ([0.1, np.inf], "got inf at index 1"),
+        ("abc", "got 'abc'"),
+        (["a", "b"], "got \\['a', 'b'\\]"),
+        (None, "got None"),
+    ],
+)
+def test_bad_differences_name_what_was_given(bad, given):
+    with pytest.raises(
+        ValueError, match=f"differences must be .* finite numbers; {given}"
+    ):
+        paired.sign_flip_test(bad)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [[], [0.1], [0.1, np.nan, 0.2], [0.1, -np.inf], [[0.1, 0.2], [0.3, 0.4]], None],
+)
+def test_sign_flip_bounds_checks_differences_as_its_siblings(bad):
+    with pytest.raises(ValueError, match="differences must be a 1-D sequence"):
+        paired.sign_flip_bounds(bad, alpha_low=0.05, alpha_high=0.05)
+
+
+def test_sign_flip_bounds_are_the_same_at_every_scale():
+    """Three differences cannot reach level 0.05 (smallest p 1/8) at any
+    scale; six can, and their bounds scale with them."""
+    for scale in (1.0, 1e-300, 1e300, 1.7e308 / 3):
+        three = paired.sign_flip_bounds(
+            np.array([1.0, 2.0, 3.0]) * scale, alpha_low=0.05, alpha_high=0.05
+        )
+        assert three == (-np.inf, np.inf)
+    d = np.array([0.4, 1.1, 0.7, 1.6, 0.9, 1.3])
+    low, high = paired.sign_flip_bounds(d, alpha_low=0.05, alpha_high=0.05)
+    assert 0 < low < d.mean() < high
+    for scale in (1e-300, 1e-100, 1e20, 1e100, 1e300):
+        scaled = paired.sign_flip_bounds(d * scale, alpha_low=0.05, alpha_high=0.05)
+        assert scaled == pytest.approx((low * scale, high * scale), rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e200, 1e300])
+def test_corrected_t_is_the_same_at_every_scale(scale):
+    """[1, 2, 3] at any scale: p = 0.06, the interval scales with it, and no
+    RuntimeWarning (squares neither underflow nor overflow)."""
+    d = np.array([1.0, 2.0, 3.0])
+    with np.errstate(all="raise"):
+        one = paired.corrected_t_comparison(d, 0.5, test_fraction=0.2)
+        scaled = paired.corrected_t_comparison(
+            d * scale, 0.5 * scale, test_fraction=0.2
+        )
+        bounds = paired.corrected_t_bounds(
+            d * scale, test_fraction=0.2, alpha_low=0.05, alpha_high=0.01
+        )
+        bayes = paired.correlated_bayes(d * scale, 0.5 * scale, test_fraction=0.2)
+    assert one["p"] == pytest.approx(0.0600587, abs=1e-6)
+    for key in ("p", "p reverse", "p equivalence"):
+        assert scaled[key] == pytest.approx(one[key], rel=1e-12)
+    for key in ("estimate", "ci low", "ci high"):
+        assert scaled[key] == pytest.approx(one[key] * scale, rel=1e-12)
+    expected = paired.corrected_t_bounds(
+        d, test_fraction=0.2, alpha_low=0.05, alpha_high=0.01
+    )
+    assert bounds == pytest.approx(
+        (expected[0] * scale, expected[1] * scale), rel=1e-12
+    )
+    expected = paired.correlated_bayes(d, 0.5, test_fraction=0.2)
+    assert bayes == pytest.approx(expected, rel=1e-9)
+
+
+def test_ordinary_differences_are_used_as_given():
+    """Differences of ordinary size take the unscaled path: the statistics
+    are bit for bit those of the plain formulas."""
+    d = np.array([0.013, -0.002, 0.021, 0.008, 0.0, 0.017])
+    result = paired.corrected_t_comparison(d, 0.02, test_fraction=0.1)
+    scale = np.sqrt((1 / 6 + 0.1 / 0.9) * d.var(ddof=1))
+    assert result["estimate"] == float(d.mean())
+    assert result["p"] == float(stats.t.sf(d.mean() / scale, 5))
+
+
+@pytest.mark.parametrize(
+    "bad, error, message",
+    [
+        ([-0.5, 0.2, 0.01], ValueError, "got -0.5 at index 0"),
+        ([0.5, 2.0], ValueError, "got 2.0 at index 1"),
+        ([0.02, np.nan, 0.024], ValueError, "got nan at index 1"),
+        ([[0.1, 0.2], [0.3, 0.4]], ValueError, "got shape \\(2, 2\\)"),
+        (0.03, ValueError, "got shape \\(\\)"),
+        (None, ValueError, "got None"),
+        (["x"], ValueError, "got \\['x'\\]"),
+    ],
+)
+@pytest.mark.parametrize("function", [paired.holm, paired.holm_levels])
+def test_holm_refuses_what_is_not_p_values(function, bad, error, message):
+    with pytest.raises(
+        error,
+        match=f"p_values must be a 1-D sequence of numbers in \\[0, 1\\]; {message}",
+    ):
+        function(bad)
+
+
+def test_holm_and_holm_levels_agree_on_every_accepted_input():
+    """The two count the same m: both refuse NaN, both take the empty family
+    and p-values of exactly 0 and 1."""
+    for p in ([], [0.0, 1.0, 0.02], [0.02, 0.024], [0.01, 0.01, 0.5]):
+        rejected = paired.holm(p) < 0.05
+        assert ((np.asarray(p) < paired.holm_levels(p)) == rejected).all()
+    with pytest.raises(
+        ValueError, match="alpha must be a number in \\(0, 1\\); got 1.5"
+    ):
+        paired.holm_levels([0.1], alpha=1.5)
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        (
+            ("t-test", 5),
+            ValueError,
+            "test must be 'sign-flip' or 'corrected-t'; got 't-test'",
+        ),
+        (("sign-flip", -1), ValueError, "n_splits must be an int >= 1; got -1"),
+        (("sign-flip", 2.5), TypeError, "n_splits must be an int >= 1; got 2.5"),
+        (("sign-flip", True), TypeError, "n_splits must be an int >= 1; got True"),
+    ],
+)
+def test_smallest_p_refuses_unknown_tests_and_bad_counts(args, error, message):
+    with pytest.raises(error, match=message):
+        paired.smallest_p(*args)
+    assert paired.smallest_p("sign-flip", np.int64(3)) == 0.125
+
+
+D = [0.1, 0.2, 0.15, 0.12, 0.3]
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda: paired.permutation_comparison(D, np.nan),
+            ValueError,
+            "margin must be a finite number >= 0 .*; got nan",
+        ),
+        (
+            lambda: paired.permutation_comparison(D, -0.02),
+            ValueError,
+            "margin must .*; got -0.02",
+        ),
+        (
+            lambda: paired.permutation_comparison(D, "0.02"),
+            TypeError,
+            "margin must .*; got '0.02'",
+        ),
+        (
+            lambda: paired.corrected_t_comparison(D, np.inf, test_fraction=0.2),
+            ValueError,
+            "margin must .*; got inf",
+        ),
+        (
+            lambda: paired.correlated_bayes(D, -1.0, test_fraction=0.2),
+            ValueError,
+            "margin must .*; got -1.0",
+        ),
+        (
+            lambda: paired.corrected_t_comparison(
+                D, 0.02, test_fraction=0.2, level=1.5
+            ),
+            ValueError,
+            "level must be a number in \\(0, 1\\); got 1.5",
+        ),
+        (
+            lambda: paired.corrected_t_bounds(
+                D, test_fraction=0.2, alpha_low=-1, alpha_high=0.05
+            ),
+            ValueError,
+            "alpha_low must be a number in \\(0, 1\\); got -1",
+        ),
+        (
+            lambda: paired.sign_flip_bounds(D, alpha_low=0.05, alpha_high=1.5),
+            ValueError,
+            "alpha_high must be a number in \\(0, 1\\); got 1.5",
+        ),
+        (
+            lambda: paired.corrected_t_comparison(D, 0.02, test_fraction="0.2"),
+            TypeError,
+            "test_fraction must be in \\[0, 1\\) .*; got '0.2'",
+        ),
+        (
+            lambda: paired.signed_rank_bayes(D, 0.01, prior=-1),
+            ValueError,
+            "prior must be > 0 and finite .*; got -1",
+        ),
+        (
+            lambda: paired.signed_rank_bayes(D, 0.01, n_samples=0),
+            ValueError,
+            "n_samples must be an int >= 1; got 0",
+        ),
+        (
+            lambda: paired.signed_rank_bayes(D, np.nan),
+            ValueError,
+            "margin must be > 0 and finite .*; got nan",
+        ),
+    ],
+)
+def test_parameters_are_checked_and_named(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        ((1, 10), ValueError, "n_models must be an int >= 2; got 1"),
+        ((0, 10), ValueError, "n_models must be an int >= 2; got 0"),
+        ((3, 0), ValueError, "n_datasets must be an int >= 1; got 0"),
+        ((True, 14), TypeError, "n_models must be an int >= 2; got True"),
+        ((4, 14.0), TypeError, "n_datasets must be an int >= 1; got 14.0"),
+    ],
+)
+def test_nemenyi_refuses_bad_counts(args, error, message):
+    with pytest.raises(error, match=message):
+        paired.nemenyi_critical_difference(*args)
+    with pytest.raises(error, match=message):
+        paired.nemenyi_p(1.0, *args)
+
+
+@pytest.mark.parametrize(
+    "scores, message",
+    [
+        ([0.8, 0.9], "got shape \\(2,\\)"),
+        ([[0.8, 0.9]], "got shape \\(1, 2\\)"),
+        ([[0.8, np.nan], [0.9, 0.8]], "got NaN or infinity"),
+    ],
+)
+def test_posterior_means_refuses_bad_scores(scores, message):
+    with pytest.raises(
+        ValueError, match=f"scores must be a 2-D \\(splits, arms\\) .*{message}"
+    ):
+        paired.posterior_means(scores, test_fraction=0.25)
+
+
+def test_family_outcomes_names_missing_columns_and_unknown_kinds():
+    import pandas as pd
+
+    tests = pd.DataFrame({"p": [0.001], "p reverse": [0.99], "p equivalence": [0.9]})
+    with pytest.raises(ValueError, match="missing 'kind'"):
+        paired.family_outcomes(tests)
+    with pytest.raises(
+        ValueError, match="tests\\['kind'\\] must be one of .*; got 'Equivalence'"
+    ):
+        paired.family_outcomes(tests.assign(kind="Equivalence"))
+    with pytest.raises(
+        TypeError, match="tests must be a pandas DataFrame .*; got dict"
+    ):
+        paired.adjust(tests.to_dict("list"))
+    with pytest.raises(ValueError, match="missing 'p equivalence'"):
+        paired.adjust(tests.drop(columns="p equivalence"))
+    outcomes = paired.family_outcomes(tests.assign(kind="trend"))["outcome"]
+    assert outcomes.tolist() == [paired.HOLDS]
