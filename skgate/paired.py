@@ -80,8 +80,9 @@ def holm(p_values):
 
     The i-th smallest of m p-values is multiplied by m - i + 1, the products
     made non-decreasing in that order and capped at 1. ``p_values`` is a 1-D
-    sequence of numbers in [0, 1]; NaN is refused (a ValueError), as by
-    :func:`holm_levels`, so that the two always count the same m.
+    sequence of numbers in [0, 1] or NaN: a NaN (a test that could not be
+    computed) is left out of m and stays NaN, as in :func:`holm_levels`, so
+    that the two always count the same m.
 
     Examples
     --------
@@ -99,13 +100,13 @@ def holm(p_values):
 
 
 def _check_p_values(p_values):
-    """``p_values`` as a 1-D float array of numbers in [0, 1] (for
+    """``p_values`` as a 1-D float array of numbers in [0, 1] or NaN (for
     :func:`holm` and :func:`holm_levels`)."""
-    allowed = "p_values must be a 1-D sequence of numbers in [0, 1]"
+    allowed = "p_values must be a 1-D sequence of numbers in [0, 1] (or NaN)"
     p = _as_floats(p_values, "p_values", allowed)
     if p.ndim != 1:
         raise ValueError(f"{allowed}; got shape {p.shape}.")
-    outside = np.flatnonzero(~((p >= 0) & (p <= 1)))  # NaN included
+    outside = np.flatnonzero(~(((p >= 0) & (p <= 1)) | np.isnan(p)))
     if len(outside):
         first = outside[0]
         raise ValueError(f"{allowed}; got {float(p[first])!r} at index {first}.")
@@ -478,7 +479,8 @@ def holm_levels(p_values, alpha=ALPHA_LEVEL):
     first one not rejected gets that first step's level (their p-values are
     at least that large, so their bounds include 0). Bounds drawn at these
     levels exclude 0 exactly when Holm rejects. ``p_values`` are checked as
-    by :func:`holm` (NaN refused); ``alpha`` is in (0, 1).
+    by :func:`holm`: a NaN is left out of m and gets a NaN level; ``alpha``
+    is in (0, 1).
 
     Examples
     --------
@@ -487,15 +489,16 @@ def holm_levels(p_values, alpha=ALPHA_LEVEL):
     """
     p = _check_p_values(p_values)
     alpha = _check_level(alpha, "alpha")
-    m = len(p)
-    order = np.argsort(p, kind="stable")
+    valid = np.flatnonzero(~np.isnan(p))
+    order = valid[np.argsort(p[valid], kind="stable")]
+    m = len(order)
     steps = alpha / (m - np.arange(m))
     rejected = np.minimum.accumulate(p[order] < steps)
     first_kept = np.flatnonzero(~rejected)
     levels = steps.copy()
     if len(first_kept):
         levels[first_kept[0] :] = steps[first_kept[0]]
-    out = np.empty(m)
+    out = np.full(len(p), np.nan)
     out[order] = levels
     return out
 

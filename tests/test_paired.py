@@ -353,7 +353,7 @@ def test_ordinary_differences_are_used_as_given():
     [
         ([-0.5, 0.2, 0.01], ValueError, "got -0.5 at index 0"),
         ([0.5, 2.0], ValueError, "got 2.0 at index 1"),
-        ([0.02, np.nan, 0.024], ValueError, "got nan at index 1"),
+        ([0.02, np.inf, 0.024], ValueError, "got inf at index 1"),
         ([[0.1, 0.2], [0.3, 0.4]], ValueError, "got shape \\(2, 2\\)"),
         (0.03, ValueError, "got shape \\(\\)"),
         (None, ValueError, "got None"),
@@ -364,17 +364,28 @@ def test_ordinary_differences_are_used_as_given():
 def test_holm_refuses_what_is_not_p_values(function, bad, error, message):
     with pytest.raises(
         error,
-        match=f"p_values must be a 1-D sequence of numbers in \\[0, 1\\]; {message}",
+        match=f"p_values must be a 1-D sequence of numbers in \\[0, 1\\] \\(or NaN\\); "
+        f"{message}",
     ):
         function(bad)
 
 
 def test_holm_and_holm_levels_agree_on_every_accepted_input():
-    """The two count the same m: both refuse NaN, both take the empty family
-    and p-values of exactly 0 and 1."""
-    for p in ([], [0.0, 1.0, 0.02], [0.02, 0.024], [0.01, 0.01, 0.5]):
+    """The two count the same m: both leave a NaN out of it (and keep it
+    NaN), both take the empty family and p-values of exactly 0 and 1."""
+    for p in (
+        [],
+        [0.0, 1.0, 0.02],
+        [0.02, 0.024],
+        [0.01, 0.01, 0.5],
+        [0.02, np.nan, 0.024],
+    ):
         rejected = paired.holm(p) < 0.05
         assert ((np.asarray(p) < paired.holm_levels(p)) == rejected).all()
+    levels = paired.holm_levels([0.02, np.nan, 0.024])
+    assert np.isnan(levels[1])  # m = 2: the levels 0.05 / 2 and 0.05
+    assert levels[[0, 2]].tolist() == pytest.approx([0.025, 0.05])
+    assert np.isnan(paired.holm([0.02, np.nan, 0.024])[1])
     with pytest.raises(
         ValueError, match="alpha must be a number in \\(0, 1\\); got 1.5"
     ):

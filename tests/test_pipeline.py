@@ -212,11 +212,17 @@ def test_a_run_of_an_unregistered_part_is_not_rendered_without_it(
     assert not (tmp_path / "again").exists() and not (tmp_path / "cli").exists()
 
 
-def test_a_recorded_second_part_without_its_sweeps_is_named(tmp_path):
+def test_a_recorded_part_without_its_sweeps_is_named(tmp_path):
     info = json.loads((RESULTS / "run.json").read_text())
     small = {k: info[k] for k in ("command", "machine", "seconds", "sequences")}
     (tmp_path / "run.json").write_text(json.dumps(small))
     with pytest.raises(ValueError, match="seq_arms.csv is missing, but run.json"):
+        report.render_run(tmp_path)
+    assert not (tmp_path / "REPORT.md").exists()
+    # The first part's record without its sweeps: named the same way.
+    first = {k: v for k, v in info.items() if k not in ("sequences", "design")}
+    (tmp_path / "run.json").write_text(json.dumps(first))
+    with pytest.raises(ValueError, match="primary_alpha.csv is missing, but run.json"):
         report.render_run(tmp_path)
     assert not (tmp_path / "REPORT.md").exists()
 

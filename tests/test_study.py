@@ -1673,7 +1673,8 @@ def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
     root = Path(__file__).resolve().parents[1] / "benchmarks/results"
     (tmp_path / "run.json").write_text((root / "run.json").read_text())
     for argv, message in [
-        (["--from", str(tmp_path)], "primary_alpha.csv is missing, but run.json"),
+        # The parts are read in the registry's order: part 2's sweeps first.
+        (["--from", str(tmp_path)], "seq_arms.csv is missing, but run.json"),
         (
             [
                 "--from",
