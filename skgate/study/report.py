@@ -44,11 +44,11 @@ REPORT_TITLE = (
 
 def _header(info, report):
     """The title and what ran under which protocol (in the protocols' order)."""
-    followed = sorted(
+    clauses = [
         (part.protocol_number, part.protocol(report[part.name], info))
         for part in _rendered(report)
-        if part.protocol(report[part.name], info) is not None
-    )
+    ]
+    followed = sorted(clause for clause in clauses if clause[1] is not None)
     protocols = f"Protocols: {'; '.join(text for _, text in followed)}. "
     return [
         REPORT_TITLE,

@@ -218,7 +218,7 @@ def remove_part(folder, name):
     if name not in info:
         return False
     del info[name]
-    path.write_text(json.dumps(info, indent=1, sort_keys=True) + "\n")
+    save_run_info(folder, info)
     return True
 
 
@@ -227,7 +227,7 @@ def add_seconds(folder, part, seconds):
     path = Path(folder) / "run.json"
     record = read_json(path)
     record["seconds"][part] = seconds
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    save_run_info(folder, record)
 
 
 def write_csv(frame, path):

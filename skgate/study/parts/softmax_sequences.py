@@ -713,9 +713,9 @@ class SoftmaxSequences(Part):
         write_bayes(job.out, (2_000, 200) if job.quick else (20_000, 1_000))
         seeds = seeds_by_sweep(job)
         secondary = {
-            name: len({s["seed"] for s in settings})
-            for name, settings in self.settings(job).items()
-            if name in ("lr_grid", "epochs20")
+            name: int(frames[name]["seed"].nunique())
+            for name in ("lr_grid", "epochs20")
+            if name in frames
         }
         return {
             "quick": bool(job.quick),
