@@ -12,6 +12,7 @@ Bayesian signed-rank test with the margin as region of practical equivalence
 with compare_gates and the reproduction study.
 """
 
+import html
 import os
 import time
 import warnings
@@ -30,19 +31,29 @@ from sklearn.compose import make_column_selector, make_column_transformer
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import ParameterGrid
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 
 from . import compare, paired
 from ._docstrings import fill_docstring
+from .estimators import GatedAttentionClassifier
+from .model_selection import representation_curvature
+from .nn import GATES
+from .parallel import fit_together
 
 __all__ = [
     "DEFAULT_CV",
+    "DEFAULT_INNER_CV",
     "DEFAULT_REPEATS",
+    "TUNED_MAX_EPOCHS",
+    "TUNINGS",
     "GateBenchmark",
     "benchmark_gates",
     "default_baselines",
+    "default_param_grid",
     "default_preprocessor",
 ]
 
@@ -55,6 +66,52 @@ DEFAULT_CV, DEFAULT_REPEATS = 10, 1
 
 #: The Bayesian probability at which a cross-dataset comparison is decided.
 DECISION_PROBABILITY = compare.DECISION_PROBABILITY
+
+#: How benchmark_gates sets the models: None, every model at its defaults
+#: (out of the box); "grid", each at the best of an equal grid search on
+#: every training part (at its best).
+TUNINGS = (None, "grid")
+
+#: The tuned mode's inner folds: each model's configurations are compared by
+#: stratified k-fold on each outer split's training rows.
+DEFAULT_INNER_CV = 3
+
+#: The gates' epochs in the tuned mode unless ``max_epochs`` is given: fixed
+#: here, so that the budget does not move with the estimator's default.
+TUNED_MAX_EPOCHS = 20
+
+#: The learning rates the gates' default grids search: 16-fold from the
+#: lowest to the highest, the estimator's default (2e-3) in the middle.
+_GATE_LEARNING_RATES = [5e-4, 2e-3, 8e-3]
+
+#: The tuned mode's default grids, 12 configurations each, every one holding
+#: its model's defaults (so that tuning can keep them): a gate with a
+#: strength searches it, a gate without one its weight decay instead.
+_DEFAULT_GRIDS = {
+    "gate with a strength": {
+        "lr": _GATE_LEARNING_RATES,
+        "alpha": [0.5, 1.0],
+        "depth": [1, 2],
+    },
+    "gate": {
+        "lr": _GATE_LEARNING_RATES,
+        "weight_decay": [1e-2, 1e-1],
+        "depth": [1, 2],
+    },
+    MLPClassifier: {
+        "hidden_layer_sizes": [(100,), (100, 100)],
+        "alpha": [1e-4, 1e-2, 1.0],
+        "learning_rate_init": [1e-3, 1e-2],
+    },
+    LogisticRegression: {
+        "C": [1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]
+    },
+    HistGradientBoostingClassifier: {
+        "learning_rate": [0.03, 0.1, 0.3],
+        "max_leaf_nodes": [15, 31],
+        "l2_regularization": [0.0, 1.0],
+    },
+}
 
 
 def default_baselines():
@@ -72,6 +129,63 @@ def default_baselines():
         "LogReg": LogisticRegression(),
         "HGB": HistGradientBoostingClassifier(),
     }
+
+
+def default_param_grid(estimator):
+    """The configurations ``benchmark_gates(tuning="grid")`` searches for
+    ``estimator`` unless ``param_grids`` names it: 12, each holding the
+    model's defaults.
+
+    A gate: the learning rate (5e-4, 2e-3, 8e-3), the depth (1, 2) and the
+    strength ``alpha`` (0.5, 1) for a gate that has one, the weight decay
+    (0.01, 0.1) for a gate without. MLPClassifier: one or two hidden layers
+    of 100, ``alpha`` (1e-4, 0.01, 1) and ``learning_rate_init`` (1e-3,
+    0.01). LogisticRegression: ``C`` from 1e-3 to 300 in steps of about 3.
+    HistGradientBoostingClassifier: ``learning_rate`` (0.03, 0.1, 0.3),
+    ``max_leaf_nodes`` (15, 31) and ``l2_regularization`` (0, 1).
+
+    Parameters
+    ----------
+    estimator : GatedAttentionClassifier or scikit-learn classifier
+        A gate's estimator, MLPClassifier, LogisticRegression or
+        HistGradientBoostingClassifier (or a subclass).
+
+    Returns
+    -------
+    dict
+        A parameter grid (``sklearn.model_selection.ParameterGrid``'s
+        form): each parameter's values; a new dict at each call.
+
+    Raises
+    ------
+    TypeError
+        When there is no default for ``estimator``'s class (give its grid in
+        ``param_grids``).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import ParameterGrid
+    >>> from skgate import GatedAttentionClassifier
+    >>> sorted(default_param_grid(GatedAttentionClassifier(gate="silu")))
+    ['depth', 'lr', 'weight_decay']
+    >>> len(ParameterGrid(default_param_grid(LogisticRegression())))
+    12
+    """
+    if isinstance(estimator, GatedAttentionClassifier):
+        strength = GATES[estimator.gate].strength if estimator.gate in GATES else False
+        key = "gate with a strength" if strength else "gate"
+    else:
+        key = next((k for k in _DEFAULT_GRIDS if isinstance(k, type)
+                    and isinstance(estimator, k)), None)  # fmt: skip
+    if key is None:
+        raise TypeError(
+            f"there is no default grid for {type(estimator).__name__}; the "
+            f"defaults are for a gate, "
+            f"{', '.join(k.__name__ for k in _DEFAULT_GRIDS if isinstance(k, type))}: "
+            "give its grid in param_grids."
+        )
+    return {name: list(values) for name, values in _DEFAULT_GRIDS[key].items()}
 
 
 def default_preprocessor(X=None):
@@ -119,6 +233,10 @@ class GateBenchmark(compare._Verdict):
         curvature on the held-out rows; NaN for a baseline), "fit_time"
         (seconds), "n_rows" and "n_classes" (the dataset's), "seconds" (the
         dataset's fits in all, wall clock: the cost a resumed run keeps).
+        Tuned (``tuning="grid"``): "fit_time" is the chosen configuration's
+        fit on the split's training rows (the search's seconds are in
+        :attr:`best_params_`; a gate's, its share of its batch), and a
+        gate's "alpha" the strength it chose.
     datasets_ : pandas.DataFrame
         One row per dataset x model: its mean score with a 95 % corrected
         t interval over the splits ("ci low", "ci high"), its mean
@@ -144,7 +262,16 @@ class GateBenchmark(compare._Verdict):
     verdict_ : str
         Friedman's test and every pair of interest, in words.
     settings_ : dict
-        The design, margins, measures and package versions.
+        The design, margins, measures and package versions; "tuning" (None
+        or "grid"), and when tuned "inner_cv", "n_configurations" and
+        "param_grids".
+    best_params_ : pandas.DataFrame or None
+        Tuned only (else None): one row per dataset x model x split, the
+        configuration the inner search chose ("params", a dict), its mean
+        inner score ("inner score"), the configurations searched
+        ("n_configurations"), the inner fits that failed and were not
+        chosen ("failed fits", e.g. a diverged gate) and the search's
+        seconds ("search_time").
     """
 
     scores_: pd.DataFrame
@@ -155,6 +282,7 @@ class GateBenchmark(compare._Verdict):
     tests_: pd.DataFrame
     verdict_: str
     settings_: dict = field(default_factory=dict)
+    best_params_: pd.DataFrame = None
 
     _SHOWN = (
         "comparison",
@@ -170,9 +298,23 @@ class GateBenchmark(compare._Verdict):
         "outcome",
     )
 
+    @property
+    def tuning_(self):
+        """How the models were set: None, every model at its defaults (out
+        of the box); "grid", each at the best of an equal grid search on
+        every training part (at its best)."""
+        return self.settings_.get("tuning")
+
     @classmethod
     def from_scores(
-        cls, scores, *, models=None, margin=None, settings=None, random_state=0
+        cls,
+        scores,
+        *,
+        models=None,
+        margin=None,
+        settings=None,
+        random_state=0,
+        best_params=None,
     ):
         """The cross-dataset tests of a :attr:`scores_` table (e.g. one read
         back from CSV, or gathered one dataset at a time).
@@ -191,9 +333,13 @@ class GateBenchmark(compare._Verdict):
         margin : float, optional
             The smallest score difference of interest (default 0.02).
         settings : dict, optional
-            Recorded in :attr:`settings_` (its "margin" is the one used).
+            Recorded in :attr:`settings_` (its "margin" is the one used;
+            its "tuning", "inner_cv" and "n_configurations" describe a tuned
+            run in the verdict).
         random_state : int, default=0
             Seeds the Bayesian signed-rank test's posterior draws.
+        best_params : pandas.DataFrame, optional
+            A tuned run's :attr:`best_params_`, kept as given.
 
         Returns
         -------
@@ -213,6 +359,11 @@ class GateBenchmark(compare._Verdict):
         margin = compare._check_margin(margin)
         if settings is not None and not isinstance(settings, Mapping):
             raise TypeError(f"settings must be a dict or None; got {settings!r}.")
+        if best_params is not None and not isinstance(best_params, pd.DataFrame):
+            raise TypeError(
+                f"best_params must be a pandas DataFrame (GateBenchmark."
+                f"best_params_) or None; got {type(best_params).__name__}."
+            )
         scores = _check_scores(scores)
         models = _check_models(models, scores)
         datasets = _dataset_table(scores)
@@ -233,15 +384,15 @@ class GateBenchmark(compare._Verdict):
             len(models), len(table)
         )
         tests = _pair_tests(scores, table, average, margin, random_state)
-        verdict = _verdict(tests, friedman, average, table, margin)
         settings = {**(settings or {}), "models": models, "margin": margin}
+        verdict = _verdict(tests, friedman, average, table, margin, settings)
         return cls(scores, datasets, ranks, average, friedman, tests, verdict,
-                   settings)  # fmt: skip
+                   settings, best_params)  # fmt: skip
 
     def __repr__(self):
         return (
             f"GateBenchmark(datasets={self.ranks_.shape[0]}, "
-            f"models={list(self.ranks_.columns)}, "
+            f"models={list(self.ranks_.columns)}, tuning={self.tuning_!r}, "
             f"friedman_p={self.friedman_['p']:.3g})"
         )
 
@@ -249,7 +400,11 @@ class GateBenchmark(compare._Verdict):
         ranks = self.average_ranks_.to_frame("average rank").to_html(
             float_format=lambda v: f"{v:.2f}", border=0
         )
-        return f"<p>Average ranks (1 is the best):</p>{ranks}"
+        mode = _mode_words(self.settings_)
+        return (
+            f"<p>Every model {html.escape(mode)}.</p>"
+            f"<p>Average ranks (1 is the best):</p>{ranks}"
+        )
 
     def plot(self, ax=None):
         """Draw the critical-difference diagram
@@ -443,12 +598,25 @@ def _decision(row):
     return paired.INCONCLUSIVE
 
 
-def _verdict(tests, friedman, average, table, margin):
+def _mode_words(settings):
+    """How the models were set, in words, from the settings."""
+    if settings.get("tuning") != "grid":
+        return "at its defaults (out of the box)"
+    inner = settings.get("inner_cv")
+    folds = f"{inner}-fold" if isinstance(inner, Integral) else "cross-validated"
+    return (
+        f"tuned on every training part by an inner {folds} grid search over "
+        f"{settings.get('n_configurations')} configurations (at its best)"
+    )
+
+
+def _verdict(tests, friedman, average, table, margin, settings):
     n = table.shape[0]
     ranks = ", ".join(f"{m} {r:.2f}" for m, r in average.items())
     differ = friedman["p"] < paired.ALPHA_LEVEL
+    tuned = f", every model {_mode_words(settings)}," if settings.get("tuning") else ","
     opening = (
-        f"Across {n} datasets, Friedman's test says the models' ranks "
+        f"Across {n} datasets{tuned} Friedman's test says the models' ranks "
         f"{'differ' if differ else 'do not differ detectably'} (F = "
         f"{friedman['F']:.3g}, p = {friedman['p']:.3g}); average ranks (1 the "
         f"best): {ranks}; Nemenyi's critical difference "
@@ -556,6 +724,15 @@ def _baseline_scores(baselines, data, splits, scorer, n_jobs):
     return frame
 
 
+class _Tuning(NamedTuple):
+    """The tuned mode's search: each model's configurations (a tuple of
+    dicts, every model as many), its grid as given, and the inner folds."""
+
+    candidates: dict
+    grids: dict
+    inner_cv: object
+
+
 class _Design(NamedTuple):
     """Everything a dataset's rows depend on (its cache key with the data)."""
 
@@ -567,27 +744,204 @@ class _Design(NamedTuple):
     n_repeats: int
     random_state: object
     preprocessor: object
+    tuning: _Tuning = None
 
 
 def _dataset_scores(name, X, y, design, n_jobs):
     """Every model's rows on one dataset (the rows of
-    :attr:`GateBenchmark.scores_`), its splits seeded by its name."""
+    :attr:`GateBenchmark.scores_`), its splits seeded by its name, and
+    when tuned the configurations chosen (else None)."""
     seed = _dataset_seed(design.random_state, name)
     splits = compare._splits(X, y, "classification", design.cv, design.n_repeats,
                              seed, None)  # fmt: skip
     start = time.perf_counter()
     data = compare._split_data(X, y, splits, design.preprocessor)
-    gates = compare._scores(data, design.estimators, splits, design.scorer,
-                            design.curvature_params, n_jobs, 0)  # fmt: skip
-    gates = gates.drop(columns="curvature measure").rename(columns={"arm": "model"})
-    gates.insert(1, "kind", "gate")
-    baselines = _baseline_scores(design.baselines, data, splits, design.scorer,
-                                 n_jobs)  # fmt: skip
-    scores = pd.concat([gates, baselines], ignore_index=True)
+    chosen = None
+    if design.tuning is None:
+        gates = compare._scores(data, design.estimators, splits, design.scorer,
+                                design.curvature_params, n_jobs, 0)  # fmt: skip
+        gates = gates.drop(columns="curvature measure")
+        gates = gates.rename(columns={"arm": "model"})
+        gates.insert(1, "kind", "gate")
+        baselines = _baseline_scores(design.baselines, data, splits, design.scorer,
+                                     n_jobs)  # fmt: skip
+        scores = pd.concat([gates, baselines], ignore_index=True)
+    else:
+        scores, chosen = _tuned_scores(X, y, splits, data, design, n_jobs)
+        chosen.insert(0, "dataset", name)
     scores.insert(0, "dataset", name)
     scores["n_rows"], scores["n_classes"] = len(y), len(np.unique(y))
     scores["seconds"] = time.perf_counter() - start
-    return scores
+    return scores, chosen
+
+
+def _inner_splits(X, y, split, inner_cv):
+    """The inner folds of a split's training rows (indices into them),
+    shuffled from the split's seed: the same for every model."""
+    rows = split.train
+    repeats = 1 if isinstance(inner_cv, Integral) else None
+    try:
+        return compare._splits(_safe_indexing(X, rows), y[rows], "classification",
+                               inner_cv, repeats, split.seed, None)  # fmt: skip
+    except ValueError as exc:
+        raise ValueError(
+            f"inner_cv={inner_cv!r} on the training rows of split (repeat "
+            f"{split.repeat}, fold {split.fold}): {exc}"
+        ) from exc
+
+
+def _configured(estimator, params, seed):
+    """A clone of ``estimator`` with ``params``, from ``seed`` when it takes
+    a ``random_state``."""
+    model = clone(estimator).set_params(**params)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=seed)
+    return model
+
+
+def _fit_each(models, items, together):
+    """Fit each model on its ``(X, y)``, gates ``together`` as batched
+    networks; a fit that fails with a ValueError (a gate whose training
+    diverged, a configuration these rows do not suit) leaves None in its
+    place, and the last such error."""
+    if together:
+        try:
+            return fit_together(models, items), None
+        except ValueError:
+            pass  # one failed: fit each alone (to the same bits), to tell which
+    fitted, error = [], None
+    for model, (X, y) in zip(models, items, strict=True):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                fitted.append(model.fit(X, y))
+        except ValueError as exc:
+            fitted.append(None)
+            error = exc
+    return fitted, error
+
+
+def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
+               preprocessor, scorer, curvature_params):  # fmt: skip
+    """One model on some splits at its best: on each split, every
+    configuration fitted on the inner folds of the split's training rows
+    (the same folds for every model, each preprocessed from its own
+    training rows), and the best mean inner score (the first of equals)
+    fitted on all the training rows and scored on the split's test rows.
+    A gate's fits of every split train together (batched networks), and
+    its times are its share of them."""
+    gate = isinstance(estimator, GatedAttentionClassifier)
+    start = time.perf_counter()
+    folds = [compare._split_data(*train, inner, preprocessor)
+             for train, inner in zip(trains, inners, strict=True)]  # fmt: skip
+    plan = [(s, params, fold) for s, split_folds in enumerate(folds)
+            for params in candidates for fold in split_folds]  # fmt: skip
+    models = [_configured(estimator, params, splits[s].seed) for s, params, _ in plan]
+    fitted, error = _fit_each(models, [(X, y) for _, _, (X, y, _, _) in plan], gate)
+    inner_scores, failed = [[] for _ in splits], [0 for _ in splits]
+    for model, (s, _, (_, _, X, y)) in zip(fitted, plan, strict=True):
+        failed[s] += model is None
+        inner_scores[s].append(
+            np.nan if model is None
+            else compare._score(scorer, model, X, y, name, splits[s].repeat,
+                                splits[s].fold)
+        )  # fmt: skip
+    means = [np.reshape(v, (len(candidates), -1)).mean(axis=1) for v in inner_scores]
+    for split, m in zip(splits, means, strict=True):
+        if np.isnan(m).all():  # a failed fold's fit leaves its mean NaN
+            raise ValueError(
+                f"model {name!r}: no configuration of param_grids fitted on every "
+                f"inner fold of split (repeat {split.repeat}, fold {split.fold}); "
+                f"the last failure: {error}"
+            )
+    best = [int(np.nanargmax(m)) for m in means]
+    search_time = (time.perf_counter() - start) / len(splits)
+    models = [_configured(estimator, candidates[b], split.seed)
+              for b, split in zip(best, splits, strict=True)]  # fmt: skip
+    start = time.perf_counter()
+    if gate:
+        fit_together(models, [(X, y) for X, y, _, _ in data])
+    else:
+        for model, (X, y, _, _) in zip(models, data, strict=True):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.fit(X, y)
+    seconds = (time.perf_counter() - start) / len(splits)
+    rows = []
+    for s, (model, split, (_, _, X_test, y_test)) in enumerate(
+        zip(models, splits, data, strict=True)
+    ):
+        row = {
+            "repeat": split.repeat,
+            "fold": split.fold,
+            "n_train": len(split.train),
+            "n_test": len(split.test),
+            "model_seed": split.seed,
+            "score": compare._score(
+                scorer, model, X_test, y_test, name, split.repeat, split.fold
+            ),
+            "curvature": np.nan,
+            "fit_time": seconds,
+        }
+        if gate:
+            strength = GATES[model.gate].strength
+            row = {"gate": model.gate, "alpha": model.alpha if strength else np.nan,
+                   **row}  # fmt: skip
+            row["curvature"] = float(
+                representation_curvature(model, X_test, **curvature_params).mean()
+            )
+        chosen = {
+            "repeat": split.repeat,
+            "fold": split.fold,
+            "params": dict(candidates[best[s]]),
+            "inner score": float(means[s][best[s]]),
+            "n_configurations": len(candidates),
+            "failed fits": failed[s],
+            "search_time": search_time,
+        }
+        rows.append((row, chosen))
+    return rows
+
+
+def _tuned_scores(X, y, splits, data, design, n_jobs):
+    """Every model's rows at its best on one dataset, and the configurations
+    chosen: a job per baseline and split, and per gate and group of splits
+    (trained together)."""
+    tuning = design.tuning
+    compare._dry_run(design.estimators[0][1], data[0], design.scorer,
+                     design.curvature_params)  # fmt: skip
+    inner = [_inner_splits(X, y, split, tuning.inner_cv) for split in splits]
+    models = [(label, estimator, compare._chunks(splits)) for (_, _, label), estimator
+              in design.estimators]  # fmt: skip
+    models += [(name, b, [[i] for i in range(len(splits))])
+               for name, b in design.baselines.items()]  # fmt: skip
+    jobs = (
+        delayed(_tuned_fit)(
+            name,
+            estimator,
+            tuning.candidates[name],
+            [splits[i] for i in chunk],
+            [(_safe_indexing(X, splits[i].train), y[splits[i].train]) for i in chunk],
+            [inner[i] for i in chunk],
+            [data[i] for i in chunk],
+            design.preprocessor,
+            design.scorer,
+            design.curvature_params,
+        )  # fmt: skip
+        for name, estimator, chunks in models
+        for chunk in chunks
+    )
+    results = [row for rows in Parallel(n_jobs=n_jobs)(jobs) for row in rows]
+    names = [name for name, _, chunks in models for chunk in chunks for _ in chunk]
+    kinds = ["gate" if isinstance(estimator, GatedAttentionClassifier) else "baseline"
+             for _, estimator, chunks in models for chunk in chunks
+             for _ in chunk]  # fmt: skip
+    scores = pd.DataFrame([row for row, _ in results])
+    scores.insert(0, "model", names)
+    scores.insert(1, "kind", kinds)
+    chosen = pd.DataFrame([row for _, row in results])
+    chosen.insert(0, "model", names)
+    return scores, chosen
 
 
 def _check_datasets(datasets):
@@ -674,13 +1028,140 @@ def _check_memory(memory):
     )
 
 
+def _check_inner_cv(inner_cv):
+    if isinstance(inner_cv, bool | str | float):
+        raise TypeError(
+            f"inner_cv must be an int >= 2 (stratified folds) or a scikit-learn "
+            f"splitter; got {inner_cv!r}."
+        )
+    if isinstance(inner_cv, Integral):
+        if inner_cv < 2:
+            raise ValueError(f"inner_cv must be an int >= 2; got {inner_cv}.")
+        return int(inner_cv)
+    if not (hasattr(inner_cv, "split") and hasattr(inner_cv, "get_n_splits")):
+        raise TypeError(
+            f"inner_cv must be an int >= 2 (stratified folds) or a scikit-learn "
+            f"splitter (each training part has rows of its own, so a list of "
+            f"splits cannot serve them); got {inner_cv!r}."
+        )
+    return inner_cv
+
+
+def _candidates(name, model, grid):
+    """``grid``'s configurations for the model ``name``, each checked: a
+    parameter of the model, not one the design fixes, a valid value."""
+    try:
+        candidates = list(ParameterGrid(grid))
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"param_grids[{name!r}]: {exc}") from exc
+    own = model.get_params()
+    gate = isinstance(model, GatedAttentionClassifier)
+    fixed = {
+        "random_state": "each split's models start from its seed (random_state=)",
+        **({
+            "gate": "a gate's model is its gate (gates=)",
+            "max_epochs": "every gate trains as many epochs (max_epochs=), an "
+                          "equal budget",
+        } if gate else {}),
+    }  # fmt: skip
+    for params in candidates:
+        for key in params:
+            if key not in own:
+                raise ValueError(
+                    f"param_grids[{name!r}] sets {key!r}, which is not a "
+                    f"parameter of {type(model).__name__} (its parameters: "
+                    f"{sorted(own)})."
+                )
+            if key in fixed:
+                raise ValueError(
+                    f"param_grids[{name!r}] sets {key!r}, which the design fixes: "
+                    f"{fixed[key]}."
+                )
+        if gate and "alpha" in params and not GATES[model.gate].strength:
+            raise ValueError(
+                f"param_grids[{name!r}] sets 'alpha', which gate {model.gate!r} "
+                "ignores (it has no strength): its configurations would repeat."
+            )
+        configured = clone(model).set_params(**params)
+        if hasattr(configured, "_validate_params"):  # a bad value fails here
+            try:
+                configured._validate_params()
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"param_grids[{name!r}]: {exc}") from exc
+    return tuple(candidates)
+
+
+def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
+    """None (every model at its defaults), or the search every model gets:
+    its grid (param_grids', else :func:`default_param_grid`), checked, and
+    every model with as many configurations."""
+    if not (tuning is None or (isinstance(tuning, str) and tuning in TUNINGS)):
+        raise ValueError(
+            f"tuning must be None (every model at its defaults) or 'grid' (each "
+            f"model at the best of a grid search on every training part); got "
+            f"{tuning!r}."
+        )
+    if tuning is None:
+        if param_grids is not None:
+            raise ValueError(
+                "param_grids is given but tuning=None (every model at its "
+                "defaults): set tuning='grid' to search them."
+            )
+        return None
+    if alphas is not None:
+        raise ValueError(
+            f"alphas={alphas!r} fixes the gates' strengths, and tuning='grid' "
+            "searches them: leave alphas=None and give 'alpha' in param_grids."
+        )
+    inner_cv = _check_inner_cv(inner_cv)
+    if param_grids is None:
+        param_grids = {}
+    if not isinstance(param_grids, Mapping):
+        raise TypeError(
+            f"param_grids must be a dict of a model's name to its parameter grid "
+            f"(or None: default_param_grid's); got {type(param_grids).__name__}."
+        )
+    models = {label: estimator for (_, _, label), estimator in estimators}
+    models.update(baselines)
+    unknown = [name for name in param_grids if name not in models]
+    if unknown:
+        raise ValueError(
+            f"param_grids names {unknown[0]!r}, which is not a model of this "
+            f"benchmark; its models are {list(models)}."
+        )
+    candidates, grids = {}, {}
+    for name, model in models.items():
+        if name in param_grids:
+            grids[name] = param_grids[name]
+        else:
+            try:
+                grids[name] = default_param_grid(model)
+            except TypeError as exc:
+                raise ValueError(
+                    f"param_grids has no grid for {name!r}, and {exc}"
+                ) from exc
+        candidates[name] = _candidates(name, model, grids[name])
+    sizes = {name: len(c) for name, c in candidates.items()}
+    if len(set(sizes.values())) > 1 or 0 in sizes.values():
+        raise ValueError(
+            f"param_grids must give every model as many configurations (an "
+            f"equal budget), at least 1; got {sizes} (a model it does not name "
+            f"searches default_param_grid's 12)."
+        )
+    return _Tuning(candidates=candidates, grids=grids, inner_cv=inner_cv)
+
+
 def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
-            preprocessor, random_state, estimator_params):  # fmt: skip
+            preprocessor, random_state, estimator_params, tuning=None,
+            param_grids=None, inner_cv=DEFAULT_INNER_CV):  # fmt: skip
     gates = compare._check_gates(gates)
     alphas = compare._check_alphas(alphas, gates)
     arms = compare._arms(gates, alphas)
+    budget = {} if tuning is None else {"max_epochs": TUNED_MAX_EPOCHS}
     estimators = compare._estimators(
-        "classification", arms, {"random_state": random_state, **estimator_params}
+        "classification",
+        arms,
+        {"random_state": random_state, **budget, **estimator_params},
     )
     if isinstance(cv, Integral) and not isinstance(cv, bool) and n_repeats is None:
         n_repeats = DEFAULT_REPEATS
@@ -691,15 +1172,19 @@ def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
             "'alpha' is not an estimator parameter here: give the gates' "
             "strengths with alphas= (one value or several)."
         )
+    baselines = _check_baselines(baselines, arms)
     return _Design(
         estimators=estimators,
-        baselines=_check_baselines(baselines, arms),
+        baselines=baselines,
         scorer=compare._check_scoring(scoring, estimators[0][1]),
         curvature_params=compare._check_curvature_params(curvature_params),
         cv=cv,
         n_repeats=n_repeats,
         random_state=random_state,
         preprocessor=_check_preprocessor(preprocessor),
+        tuning=_check_tuning(
+            tuning, param_grids, inner_cv, estimators, baselines, alphas
+        ),  # fmt: skip
     )
 
 
@@ -710,13 +1195,14 @@ def _alphas_of(design):
 
 def _run(datasets, design, n_jobs, memory, verbose):
     """Every dataset's rows, one dataset at a time (cached in ``memory``),
-    with a progress bar over the datasets and, at verbose > 1, a line each."""
+    with a progress bar over the datasets and, at verbose > 1, a line each;
+    and when tuned, the configurations chosen (else None)."""
     from tqdm.auto import tqdm
 
     compute = _dataset_scores
     if memory is not None:
         compute = memory.cache(_dataset_scores, ignore=["n_jobs"])
-    frames = []
+    frames, chosen = [], []
     bar = tqdm(datasets.items(), desc="datasets", unit="dataset",
                disable=not verbose, leave=False)  # fmt: skip
     for name, entry in bar:
@@ -727,8 +1213,9 @@ def _run(datasets, design, n_jobs, memory, verbose):
             if isinstance(preprocessor, str):  # the default, for this X
                 preprocessor = default_preprocessor(X)
             X, y, _, _ = compare._check_data(X, y, "classification", None, preprocessor)
-            frame = compute(name, X, y, design._replace(preprocessor=preprocessor),
-                            n_jobs)  # fmt: skip
+            frame, params = compute(
+                name, X, y, design._replace(preprocessor=preprocessor), n_jobs
+            )
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"dataset {name!r}: {exc}") from exc
         except Exception as exc:  # the user's loader or baseline: keep its type
@@ -741,7 +1228,11 @@ def _run(datasets, design, n_jobs, memory, verbose):
                 f"{frame['seconds'].iloc[0]:.1f} s"
             )
         frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+        chosen.append(params)
+    best_params = None
+    if design.tuning is not None:
+        best_params = pd.concat(chosen, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), best_params
 
 
 #: benchmark_gates' parameters, filled into its docstring.
@@ -762,6 +1253,29 @@ baselines : mapping of str to classifier, or sequence of classifiers, optional
     gradient boosting at scikit-learn's defaults). Each is fitted on the
     same preprocessed splits, from the split's seed when it takes a
     ``random_state``. An empty sequence compares the gates alone.
+tuning : {None, "grid"}, default=None
+    None: every model at its defaults, the comparison a user gets out of
+    the box. "grid": each model at its best: on each split's training rows
+    alone, every configuration of its grid is fitted on the same inner
+    folds (``inner_cv``) as every other model's, and the one with the best
+    mean inner score (the first of equals) is fitted on all the training
+    rows and scored on the split's test rows. Every model searches as many
+    configurations, and every gate trains as many epochs (``max_epochs``,
+    default :data:`TUNED_MAX_EPOCHS`); the gates' fits are batched
+    (:func:`skgate.parallel.fit_together`). Costs about
+    ``n_configurations x (inner_cv - 1) + 1`` times the defaults' fits.
+param_grids : dict of str to parameter grid, optional
+    With ``tuning="grid"``: a model's name (a gate, a baseline) to its
+    grid, as ``sklearn.model_selection.ParameterGrid`` takes it (a dict of
+    each parameter's values, or a list of such dicts). A model it does not
+    name searches :func:`default_param_grid` (12 configurations). Every
+    model must have as many configurations; no grid may set
+    ``random_state`` (each split's seed), nor a gate's ``gate`` or
+    ``max_epochs``.
+inner_cv : int or cross-validation splitter, default=3
+    With ``tuning="grid"``: folds of stratified k-fold on each split's
+    training rows (shuffled from the split's seed), or a splitter; each
+    inner fold is preprocessed from its own training rows.
 cv : int or cross-validation splitter, default=10
     Folds of stratified k-fold on each dataset (or a splitter).
 n_repeats : int, optional
@@ -793,7 +1307,8 @@ memory : str, path or joblib.Memory, optional
 verbose : int, default=0
     1: a progress bar over the datasets; 2: also a line per dataset.
 **estimator_params
-    Passed to every gate's estimator (e.g. ``max_epochs``).
+    Passed to every gate's estimator (e.g. ``max_epochs``); tuned, the
+    values a configuration does not set.
 """
 
 
@@ -803,6 +1318,9 @@ def benchmark_gates(
     gates=("multiplicative", "silu", "none"),
     alphas=None,
     baselines=None,
+    tuning=None,
+    param_grids=None,
+    inner_cv=DEFAULT_INNER_CV,
     cv=DEFAULT_CV,
     n_repeats=None,
     margin=None,
@@ -843,6 +1361,20 @@ def benchmark_gates(
     ...                          cv=3, max_epochs=2, random_state=0)
     >>> result.ranks_.shape, list(result.tests_["comparison"])
     ((2, 3), ['multiplicative > none', 'multiplicative > LogReg'])
+
+    Each model at its best: two configurations each, compared on 2 inner
+    folds of every training part.
+
+    >>> grids = {"multiplicative": {"lr": [1e-3, 1e-2]},
+    ...          "none": {"lr": [1e-3, 1e-2]}, "LogReg": {"C": [0.1, 1.0]}}
+    >>> tuned = benchmark_gates(datasets, gates=("multiplicative", "none"),
+    ...                         baselines={"LogReg": LogisticRegression()},
+    ...                         tuning="grid", param_grids=grids, inner_cv=2,
+    ...                         cv=3, max_epochs=2, random_state=0)
+    >>> tuned.tuning_, tuned.best_params_.shape
+    ('grid', (18, 9))
+    >>> tuned.best_params_.loc[0, ["model", "n_configurations"]].to_dict()
+    {'model': 'multiplicative', 'n_configurations': 2}
     """
     margin = compare._check_options(
         random_state, n_repeats, "corrected-t", margin, alphas, verbose, n_jobs,
@@ -851,10 +1383,10 @@ def benchmark_gates(
     datasets = _check_datasets(datasets)
     design = _design(gates, alphas, baselines, cv, n_repeats, scoring,
                      curvature_params, preprocessor, random_state,
-                     estimator_params)  # fmt: skip
+                     estimator_params, tuning, param_grids, inner_cv)  # fmt: skip
     memory = _check_memory(memory)
     start = time.perf_counter()
-    scores = _run(datasets, design, n_jobs, memory, verbose)
+    scores, best_params = _run(datasets, design, n_jobs, memory, verbose)
     settings = {
         "gates": list(compare._check_gates(gates)),
         "alphas": _alphas_of(design),
@@ -865,13 +1397,28 @@ def benchmark_gates(
         "curvature": compare._curvature_name(design.curvature_params),
         "random_state": random_state,
         "estimator_params": compare._shared_params(design.estimators[0][1]),
+        "tuning": tuning,
+        **_tuning_settings(design.tuning),
         "seconds": time.perf_counter() - start,
         "versions": compare._versions(),
     }
     models = [label for (_, _, label), _ in design.estimators] + list(design.baselines)
     return GateBenchmark.from_scores(
-        scores, models=models, margin=margin, settings=settings
-    )
+        scores, models=models, margin=margin, settings=settings,
+        best_params=best_params,
+    )  # fmt: skip
+
+
+def _tuning_settings(tuning):
+    """What a tuned run searched, for :attr:`GateBenchmark.settings_`."""
+    if tuning is None:
+        return {}
+    inner_cv = tuning.inner_cv
+    return {
+        "inner_cv": inner_cv if isinstance(inner_cv, Integral) else repr(inner_cv),
+        "n_configurations": len(next(iter(tuning.candidates.values()))),
+        "param_grids": tuning.grids,
+    }
 
 
 fill_docstring(benchmark_gates, parameters=_PARAMETERS_DOC)

@@ -369,3 +369,228 @@ def test_demsars_diagram_groups():
         ("C4.5+m+cf", "C4.5+m", "C4.5+cf"),
         ("C4.5+cf", "C4.5"),
     ]
+
+
+# -- the tuned mode: every model at the best of an equal grid search ---------
+
+#: Weights that make logistic regression predict class 1 (nearly) always.
+ONE_CLASS = {0: 1e-9, 1: 1.0}
+
+#: Two configurations per model, searched on 2 inner folds.
+GRIDS = {
+    "multiplicative": {"lr": [1e-3, 1e-2]},
+    "none": {"lr": [1e-3, 1e-2]},
+    "LogReg": {"class_weight": [ONE_CLASS, None]},
+}
+
+
+class _Recording(LogisticRegression):
+    """LogisticRegression that records each fit's configuration (whether it
+    predicts one class) and the rows it saw (their ids, from the first
+    column)."""
+
+    fits = []
+
+    def fit(self, X, y, sample_weight=None):
+        ids = frozenset(np.rint(X[:, 0] * 100).astype(int))
+        _Recording.fits.append((self.class_weight == ONE_CLASS, ids))
+        return super().fit(X, y, sample_weight)
+
+
+def _with_ids(X, y):
+    """The first column: each row's id / 100 (the row found again in a fit)."""
+    return np.column_stack([np.arange(len(y)) / 100, X]), y
+
+
+#: Three outer folds of 48 rows, given as index arrays: the test rows known.
+FOLDS = [(np.setdiff1d(np.arange(48), test), test)
+         for test in np.array_split(np.arange(48), 3)]  # fmt: skip
+
+
+def _tuned(**params):
+    datasets = {
+        "curved": _with_ids(*make_curved_task(48, random_state=0)),
+        "linear": _with_ids(*make_linear_task(48, random_state=0)),
+    }
+    design = {
+        "gates": ("multiplicative", "none"),
+        "baselines": {"LogReg": _Recording()},
+        "tuning": "grid",
+        "param_grids": GRIDS,
+        "inner_cv": 2,
+        "cv": FOLDS,
+        "preprocessor": "passthrough",
+        "random_state": 0,
+    }
+    return benchmark_gates(datasets, **{**design, **TINY, **params})
+
+
+@pytest.fixture(scope="module")
+def tuned():
+    """The tuned run, with every batch of gates fit_together trained and
+    every baseline fit recorded."""
+    import skgate.benchmark
+
+    batches = []
+
+    def spy(models, items):
+        batches.append(([m.lr for m in models], [len(y) for _, y in items]))
+        return fit_together(models, items)
+
+    fit_together = skgate.benchmark.fit_together
+    _Recording.fits = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(skgate.benchmark, "fit_together", spy)
+        result = _tuned()
+    return result, batches, list(_Recording.fits)
+
+
+class TestTuned:
+    def test_every_model_searches_n_configurations(self, tuned):
+        """2 datasets x 3 splits: each gate's inner fits of the 3 splits
+        train together (2 configurations x 2 inner folds each), then its 3
+        chosen ones; the baseline fits each of its 2 configurations on the 2
+        inner folds, then the chosen one again."""
+        result, batches, fits = tuned
+        assert len(batches) == 2 * 2 * 2  # datasets x gates x (search, refit)
+        for rates, rows in batches[::2]:
+            assert sorted(rates) == [1e-3] * 6 + [1e-2] * 6
+            assert rows == [16] * 12  # half of a split's 32 training rows
+        for rates, rows in batches[1::2]:
+            assert set(rates) <= {1e-3, 1e-2} and rows == [32] * 3
+        assert len(fits) == 2 * 3 * (2 * 2 + 1)
+        inner = [one_class for one_class, ids in fits if len(ids) == 16]
+        assert sum(inner) == 2 * 3 * 2 and len(inner) == 2 * 3 * 4
+        chosen = result.best_params_
+        assert len(chosen) == 2 * 3 * 3  # datasets x models x splits
+        assert (chosen["n_configurations"] == 2).all()
+        assert (chosen["failed fits"] == 0).all()
+        assert result.settings_["n_configurations"] == 2
+
+    def test_the_search_sees_only_the_training_rows(self, tuned):
+        """Every baseline fit, inner or final, holds no row of its split's
+        test fold: rows of every other fold, never all."""
+        _, _, fits = tuned
+        tests = [set(test) for _, test in FOLDS]
+        for _, ids in fits:
+            outside = [i for i, test in enumerate(tests) if not ids & test]
+            assert len(outside) == 1, sorted(ids)
+        assert {len(ids) for _, ids in fits} == {16, 32}
+
+    def test_the_chosen_configuration_is_recorded(self, tuned):
+        """Logistic regression that predicts one class is never chosen on
+        the linear task (listed first, it would win a tie); each gate's
+        chosen rate is a row of best_params_, and a strength gate's scores_
+        row carries its alpha."""
+        result, _, fits = tuned
+        chosen = result.best_params_
+        logreg = chosen[(chosen["model"] == "LogReg") & (chosen["dataset"] == "linear")]
+        assert [p["class_weight"] for p in logreg["params"]] == [None] * 3
+        assert (logreg["inner score"] > 0.8).all()
+        refits = [one_class for one_class, ids in fits if len(ids) == 32]
+        assert len(refits) == 2 * 3 and sum(refits) == (
+            chosen.loc[chosen["model"] == "LogReg", "params"]
+            .map(lambda p: p["class_weight"] == ONE_CLASS)
+            .sum()
+        )
+        gates = chosen[chosen["model"] != "LogReg"]
+        assert {p["lr"] for p in gates["params"]} <= {1e-3, 1e-2}
+        assert (chosen["inner score"].between(0, 1)).all()
+        assert (chosen["search_time"] > 0).all()
+        scores = result.scores_
+        assert (scores.loc[scores["model"] == "multiplicative", "alpha"] == 1.0).all()
+        assert list(result.ranks_.columns) == ["multiplicative", "none", "LogReg"]
+
+    def test_the_mode_is_marked(self, tuned, result):
+        tuned_result = tuned[0]
+        assert tuned_result.tuning_ == "grid" and result.tuning_ is None
+        assert result.best_params_ is None
+        assert "tuning='grid'" in repr(tuned_result)
+        words = "grid search over 2 configurations"
+        assert words in tuned_result.verdict_ and words not in result.verdict_
+        assert words in tuned_result._repr_html_()
+        assert "at its defaults" in result._repr_html_()
+        assert tuned_result.settings_["param_grids"] == GRIDS
+        assert tuned_result.settings_["estimator_params"]["max_epochs"] == 2
+        assert list(tuned_result.tests_["comparison"])[0] == "multiplicative > none"
+
+    def test_same_random_state_same_rows(self, tuned):
+        again = _tuned()
+        pd.testing.assert_frame_equal(_rows(again.scores_), _rows(tuned[0].scores_))
+        pd.testing.assert_frame_equal(
+            again.best_params_.drop(columns="search_time"),
+            tuned[0].best_params_.drop(columns="search_time"),
+        )
+
+
+def test_tuned_gates_train_the_pinned_epochs():
+    """Without max_epochs the tuned gates train TUNED_MAX_EPOCHS, whatever
+    the estimator's default; a grid may not set them."""
+    from skgate.benchmark import TUNED_MAX_EPOCHS, _design
+
+    design = _design(("multiplicative", "none"), None, [], 3, None, None, None,
+                     None, 0, {}, "grid", {"multiplicative": {"lr": [1e-3]},
+                     "none": {"lr": [1e-3]}})  # fmt: skip
+    assert {e.max_epochs for _, e in design.estimators} == {TUNED_MAX_EPOCHS}
+
+
+def test_default_grids_are_equal_budgets_holding_the_defaults():
+    from sklearn.base import clone
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import ParameterGrid
+    from sklearn.neural_network import MLPClassifier
+
+    from skgate import GatedAttentionClassifier
+    from skgate.benchmark import default_param_grid
+
+    models = [GatedAttentionClassifier(gate=g) for g in ("multiplicative", "silu")]
+    models += [MLPClassifier(), LogisticRegression(), HistGradientBoostingClassifier()]
+    for model in models:
+        grid = default_param_grid(model)
+        configurations = list(ParameterGrid(grid))
+        assert len(configurations) == 12, type(model).__name__
+        defaults = {k: v for k, v in clone(model).get_params().items() if k in grid}
+        assert defaults in configurations, type(model).__name__
+    rates = default_param_grid(models[0])["lr"]
+    assert max(rates) / min(rates) >= 16
+    with pytest.raises(TypeError, match="no default grid for DecisionTreeClassifier"):
+        default_param_grid(DecisionTreeClassifier())
+
+
+@pytest.mark.parametrize(
+    "params, error, match",
+    [
+        ({"param_grids": {**GRIDS, "LogReg": {"C": [0.1, 1.0, 10.0]}}}, ValueError,
+         r"param_grids must give every model as many configurations.*'LogReg': 3"),
+        ({"param_grids": {**GRIDS, "forest": {"C": [1.0]}}}, ValueError,
+         "param_grids names 'forest'"),
+        ({"param_grids": {**GRIDS, "LogReg": {"depth": [1, 2]}}}, ValueError,
+         r"param_grids\['LogReg'\] sets 'depth', which is not a parameter"),
+        ({"param_grids": {**GRIDS, "none": {"max_epochs": [1, 2]}}}, ValueError,
+         r"param_grids\['none'\] sets 'max_epochs', which the design fixes"),
+        ({"param_grids": {**GRIDS, "LogReg": {"random_state": [1, 2]}}}, ValueError,
+         "which the design fixes"),
+        ({"param_grids": {**GRIDS, "none": {"alpha": [0.5, 1.0]}}}, ValueError,
+         "gate 'none' ignores"),
+        ({"param_grids": {**GRIDS, "LogReg": {"C": [-1.0, 1.0]}}}, ValueError,
+         r"param_grids\['LogReg'\]"),
+        ({"param_grids": {**GRIDS, "LogReg": {"C": []}}}, ValueError,
+         r"param_grids\['LogReg'\]"),
+        ({"param_grids": [GRIDS]}, TypeError, "param_grids must be a dict"),
+        ({"param_grids": {"LogReg": {"C": [1.0]}},
+          "baselines": {"LogReg": LogisticRegression(),
+                        "tree": DecisionTreeClassifier()}}, ValueError,
+         "param_grids has no grid for 'tree'"),
+        ({"tuning": None}, ValueError, "param_grids is given but tuning=None"),
+        ({"tuning": "random"}, ValueError, "tuning must be None"),
+        ({"tuning": ["grid"]}, ValueError, "tuning must be None"),
+        ({"alphas": 0.5}, ValueError, "leave alphas=None"),
+        ({"inner_cv": 1}, ValueError, "inner_cv must be an int >= 2"),
+        ({"inner_cv": "3"}, TypeError, "inner_cv must be"),
+        ({"inner_cv": FOLDS}, TypeError, "a list of splits cannot serve"),
+        ({"inner_cv": 30}, ValueError, r"inner_cv=30 on the training rows of split"),
+    ],
+)  # fmt: skip
+def test_bad_tuning_is_named(params, error, match):
+    with pytest.raises(error, match=match):
+        _tuned(**{"baselines": {"LogReg": LogisticRegression()}, **params})
