@@ -12,6 +12,7 @@ Bayesian signed-rank test with the margin as region of practical equivalence
 with compare_gates and the reproduction study.
 """
 
+import copy
 import html
 import os
 import time
@@ -84,33 +85,36 @@ TUNED_MAX_EPOCHS = 20
 #: lowest to the highest, the estimator's default (2e-3) in the middle.
 _GATE_LEARNING_RATES = [5e-4, 2e-3, 8e-3]
 
-#: The tuned mode's default grids, 12 configurations each, every one holding
-#: its model's defaults (so that tuning can keep them): a gate with a
-#: strength searches it, a gate without one its weight decay instead.
+
+def _sweep_and_step(sweep, size, step):
+    """A grid of two parts: ``sweep``'s values at each of ``size``'s, then
+    the default changed to ``step``'s one value at each of ``size``'s: 8
+    configurations from 3 x 2 + 1 x 2."""
+    return [{**sweep, **size}, {**step, **size}]
+
+
+#: The tuned mode's default grids, 8 configurations each, every one holding
+#: its model's defaults (so that tuning can keep them): a sweep of the rate
+#: at two sizes, and a regulariser (a gate's strength where it has one)
+#: changed at both sizes.
 _DEFAULT_GRIDS = {
-    "gate with a strength": {
-        "lr": _GATE_LEARNING_RATES,
-        "alpha": [0.5, 1.0],
-        "depth": [1, 2],
-    },
-    "gate": {
-        "lr": _GATE_LEARNING_RATES,
-        "weight_decay": [1e-2, 1e-1],
-        "depth": [1, 2],
-    },
+    "gate with a strength": _sweep_and_step(
+        {"lr": _GATE_LEARNING_RATES}, {"depth": [1, 2]}, {"alpha": [0.5]}
+    ),
+    "gate": _sweep_and_step(
+        {"lr": _GATE_LEARNING_RATES}, {"depth": [1, 2]}, {"weight_decay": [0.1]}
+    ),
     MLPClassifier: {
         "hidden_layer_sizes": [(100,), (100, 100)],
-        "alpha": [1e-4, 1e-2, 1.0],
+        "alpha": [1e-4, 1e-2],
         "learning_rate_init": [1e-3, 1e-2],
     },
-    LogisticRegression: {
-        "C": [1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]
-    },
-    HistGradientBoostingClassifier: {
-        "learning_rate": [0.03, 0.1, 0.3],
-        "max_leaf_nodes": [15, 31],
-        "l2_regularization": [0.0, 1.0],
-    },
+    LogisticRegression: {"C": [3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]},
+    HistGradientBoostingClassifier: _sweep_and_step(
+        {"learning_rate": [0.03, 0.1, 0.3]},
+        {"max_leaf_nodes": [15, 31]},
+        {"l2_regularization": [1.0]},
+    ),
 }
 
 
@@ -133,16 +137,18 @@ def default_baselines():
 
 def default_param_grid(estimator):
     """The configurations ``benchmark_gates(tuning="grid")`` searches for
-    ``estimator`` unless ``param_grids`` names it: 12, each holding the
+    ``estimator`` unless ``param_grids`` names it: 8, one of them the
     model's defaults.
 
-    A gate: the learning rate (5e-4, 2e-3, 8e-3), the depth (1, 2) and the
-    strength ``alpha`` (0.5, 1) for a gate that has one, the weight decay
-    (0.01, 0.1) for a gate without. MLPClassifier: one or two hidden layers
-    of 100, ``alpha`` (1e-4, 0.01, 1) and ``learning_rate_init`` (1e-3,
-    0.01). LogisticRegression: ``C`` from 1e-3 to 300 in steps of about 3.
-    HistGradientBoostingClassifier: ``learning_rate`` (0.03, 0.1, 0.3),
-    ``max_leaf_nodes`` (15, 31) and ``l2_regularization`` (0, 1).
+    A gate: the learning rate (5e-4, 2e-3, 8e-3) at depth 1 and 2, and at
+    both depths the default rate with the strength ``alpha`` halved (0.5)
+    for a gate that has one, the weight decay raised to 0.1 for a gate
+    without. MLPClassifier: one or two hidden layers of 100 x ``alpha``
+    (1e-4, 0.01) x ``learning_rate_init`` (1e-3, 0.01). LogisticRegression:
+    ``C`` from 3e-3 to 10 in steps of about 3. HistGradientBoostingClassifier:
+    ``learning_rate`` (0.03, 0.1, 0.3) at 15 and 31 leaves
+    (``max_leaf_nodes``), and at both the default rate with
+    ``l2_regularization=1``.
 
     Parameters
     ----------
@@ -152,9 +158,9 @@ def default_param_grid(estimator):
 
     Returns
     -------
-    dict
-        A parameter grid (``sklearn.model_selection.ParameterGrid``'s
-        form): each parameter's values; a new dict at each call.
+    dict or list of dict
+        A parameter grid as ``sklearn.model_selection.ParameterGrid`` takes
+        it; a new one at each call.
 
     Raises
     ------
@@ -167,10 +173,12 @@ def default_param_grid(estimator):
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.model_selection import ParameterGrid
     >>> from skgate import GatedAttentionClassifier
-    >>> sorted(default_param_grid(GatedAttentionClassifier(gate="silu")))
-    ['depth', 'lr', 'weight_decay']
+    >>> for part in default_param_grid(GatedAttentionClassifier(gate="silu")):
+    ...     print(part)
+    {'lr': [0.0005, 0.002, 0.008], 'depth': [1, 2]}
+    {'weight_decay': [0.1], 'depth': [1, 2]}
     >>> len(ParameterGrid(default_param_grid(LogisticRegression())))
-    12
+    8
     """
     if isinstance(estimator, GatedAttentionClassifier):
         strength = GATES[estimator.gate].strength if estimator.gate in GATES else False
@@ -185,7 +193,7 @@ def default_param_grid(estimator):
             f"{', '.join(k.__name__ for k in _DEFAULT_GRIDS if isinstance(k, type))}: "
             "give its grid in param_grids."
         )
-    return {name: list(values) for name, values in _DEFAULT_GRIDS[key].items()}
+    return copy.deepcopy(_DEFAULT_GRIDS[key])
 
 
 def default_preprocessor(X=None):
@@ -1146,7 +1154,7 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
         raise ValueError(
             f"param_grids must give every model as many configurations (an "
             f"equal budget), at least 1; got {sizes} (a model it does not name "
-            f"searches default_param_grid's 12)."
+            f"searches default_param_grid's 8)."
         )
     return _Tuning(candidates=candidates, grids=grids, inner_cv=inner_cv)
 
@@ -1268,7 +1276,7 @@ param_grids : dict of str to parameter grid, optional
     With ``tuning="grid"``: a model's name (a gate, a baseline) to its
     grid, as ``sklearn.model_selection.ParameterGrid`` takes it (a dict of
     each parameter's values, or a list of such dicts). A model it does not
-    name searches :func:`default_param_grid` (12 configurations). Every
+    name searches :func:`default_param_grid` (8 configurations). Every
     model must have as many configurations; no grid may set
     ``random_state`` (each split's seed), nor a gate's ``gate`` or
     ``max_epochs``.

@@ -546,13 +546,18 @@ def test_default_grids_are_equal_budgets_holding_the_defaults():
     models = [GatedAttentionClassifier(gate=g) for g in ("multiplicative", "silu")]
     models += [MLPClassifier(), LogisticRegression(), HistGradientBoostingClassifier()]
     for model in models:
-        grid = default_param_grid(model)
-        configurations = list(ParameterGrid(grid))
-        assert len(configurations) == 12, type(model).__name__
-        defaults = {k: v for k, v in clone(model).get_params().items() if k in grid}
-        assert defaults in configurations, type(model).__name__
-    rates = default_param_grid(models[0])["lr"]
+        configurations = list(ParameterGrid(default_param_grid(model)))
+        assert len(configurations) == 8, type(model).__name__
+        defaults = clone(model).get_params()
+        kept = [
+            c for c in configurations if all(defaults[k] == v for k, v in c.items())
+        ]
+        assert len(kept) == 1, type(model).__name__  # the defaults, once
+    rates = default_param_grid(models[0])[0]["lr"]
     assert max(rates) / min(rates) >= 16
+    gate = list(ParameterGrid(default_param_grid(models[0])))
+    assert {p["depth"] for p in gate} == {1, 2}
+    assert {p.get("alpha") for p in gate} == {None, 0.5}
     with pytest.raises(TypeError, match="no default grid for DecisionTreeClassifier"):
         default_param_grid(DecisionTreeClassifier())
 
