@@ -109,7 +109,7 @@ _DEFAULT_GRIDS = {
         "alpha": [1e-4, 1e-2],
         "learning_rate_init": [1e-3, 1e-2],
     },
-    LogisticRegression: {"C": [3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]},
+    LogisticRegression: {"C": [1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0, 100.0]},
     HistGradientBoostingClassifier: _sweep_and_step(
         {"learning_rate": [0.03, 0.1, 0.3]},
         {"max_leaf_nodes": [15, 31]},
@@ -145,7 +145,8 @@ def default_param_grid(estimator):
     for a gate that has one, the weight decay raised to 0.1 for a gate
     without. MLPClassifier: one or two hidden layers of 100 x ``alpha``
     (1e-4, 0.01) x ``learning_rate_init`` (1e-3, 0.01). LogisticRegression:
-    ``C`` from 3e-3 to 10 in steps of about 3. HistGradientBoostingClassifier:
+    ``C`` from 0.01 to 10 in steps of about 3, and 100 (almost no penalty).
+    HistGradientBoostingClassifier:
     ``learning_rate`` (0.03, 0.1, 0.3) at 15 and 31 leaves
     (``max_leaf_nodes``), and at both the default rate with
     ``l2_regularization=1``.
