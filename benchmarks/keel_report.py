@@ -1,4 +1,5 @@
-"""KEEL.md from a GateBenchmark: every sentence built from its numbers."""
+"""KEEL.md from a GateBenchmark (and the tuned run's, when it has run):
+every sentence built from its numbers."""
 
 import numpy as np
 import pandas as pd
@@ -171,9 +172,19 @@ def curvature_sentence(result):
     return f"{first}'s representation turned " + "; ".join(parts) + note + "."
 
 
-def render(result, info, data):
-    f = result.friedman_
-    n, k = f["n datasets"], f["n models"]
+def render(result, info, data, tuned=None, tuned_info=None):
+    """KEEL.md: the models at their defaults (``result``), then tuned
+    (``tuned``); either may be None when its part has not run."""
+    parts = []
+    if result is not None:
+        parts.append(_defaults_section(result, info, data, tuned is not None))
+    if tuned is not None:
+        parts.append(tuned_section(tuned, tuned_info, data, result, info))
+    return "\n".join(parts)
+
+
+def _defaults_section(result, info, data, tuned):
+    n = result.friedman_["n datasets"]
     design = (
         f"10-fold cross-validation x {info['n_repeats']} on each dataset (the same "
         f"splits for every model), datasets larger than {info['cap']} rows "
@@ -185,7 +196,6 @@ def render(result, info, data):
         "rate of each gate's representation on the held-out rows."
     )
     minutes = info["datasets seconds"] / 60
-    ranks = result.average_ranks_.to_frame("average rank").reset_index(names="model")
     lines = [
         f"# Gated attention against the usual models on {n} KEEL datasets",
         "",
@@ -206,23 +216,7 @@ def render(result, info, data):
         "",
         "## Across datasets",
         "",
-        f"Friedman's test over {n} datasets and {k} models: chi2 = {f['chi2']:.3g}, "
-        f"Iman-Davenport F = {f['F']:.3g} on {f['df1']} and {f['df2']} degrees of "
-        f"freedom, p = {f['p']:.3g}. Nemenyi's critical difference at 0.05: "
-        f"{f['critical difference']:.2f} ranks.",
-        "",
-        ranks.to_markdown(index=False, floatfmt=".2f"),
-        "",
-        "![Critical-difference diagram](fig_keel_cd.png)",
-        "",
-        "Pairs of interest: gating against each other gate, and the best-ranked "
-        "gate against each baseline. Better / within margin / worse count "
-        "datasets by their mean difference against the margin; the per-dataset "
-        "corrected t-test (Holm over these pairs within each dataset) counts "
-        "where a dataset alone decides; the outcome is the Bayesian signed-rank "
-        "test's at probability 0.95 (Benavoli et al., 2017).",
-        "",
-        _tests_table(result),
+        *_across(result, "Critical-difference diagram", "fig_keel_cd.png"),
         "",
         "## Curvature",
         "",
@@ -231,7 +225,8 @@ def render(result, info, data):
         "## What this does not say",
         "",
         "- The models run at their defaults, untuned: this is the comparison a "
-        "user gets out of the box, not each model at its best.",
+        "user gets out of the box, not each model at its best"
+        + (" (the tuned section below is)." if tuned else "."),
         "- The best gate is chosen after seeing these ranks; its comparisons with "
         "the baselines are conditional on that choice.",
         "- Nemenyi's test reads mean ranks, so a pair's p depends on the other "
@@ -252,6 +247,268 @@ def render(result, info, data):
         "## Datasets",
         "",
         data.to_markdown(index=False),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _across(result, caption, figure):
+    """Friedman's test, the average ranks, the diagram and the pairs' tests."""
+    f = result.friedman_
+    n, k = f["n datasets"], f["n models"]
+    ranks = result.average_ranks_.to_frame("average rank").reset_index(names="model")
+    return [
+        f"Friedman's test over {n} datasets and {k} models: chi2 = {f['chi2']:.3g}, "
+        f"Iman-Davenport F = {f['F']:.3g} on {f['df1']} and {f['df2']} degrees of "
+        f"freedom, p = {f['p']:.3g}. Nemenyi's critical difference at 0.05: "
+        f"{f['critical difference']:.2f} ranks.",
+        "",
+        ranks.to_markdown(index=False, floatfmt=".2f"),
+        "",
+        f"![{caption}]({figure})",
+        "",
+        "Pairs of interest: gating against each other gate, and the best-ranked "
+        "gate against each baseline. Better / within margin / worse count "
+        "datasets by their mean difference against the margin; the per-dataset "
+        "corrected t-test (Holm over these pairs within each dataset) counts "
+        "where a dataset alone decides; the outcome is the Bayesian signed-rank "
+        "test's at probability 0.95 (Benavoli et al., 2017).",
+        "",
+        _tests_table(result),
+    ]
+
+
+def tuning_gains(tuned, defaults):
+    """Per model over the datasets both runs hold: the mean accuracy tuned
+    and at the defaults on the same splits, the mean difference, and on how
+    many datasets tuning was better, within the margin, or worse."""
+    keys = ["dataset", "model", "repeat", "fold"]
+    both = tuned.scores_[keys + ["score"]].merge(
+        defaults.scores_[keys + ["score"]], on=keys, suffixes=(" tuned", " defaults")
+    )
+    per_dataset = both.groupby(["model", "dataset"], sort=False)[
+        ["score tuned", "score defaults"]
+    ].mean()
+    per_dataset["difference"] = (
+        per_dataset["score tuned"] - per_dataset["score defaults"]
+    )
+    margin = tuned.settings_["margin"]
+    rows = []
+    for model, group in per_dataset.groupby(level="model", sort=False):
+        d = group["difference"]
+        rows.append({
+            "model": model,
+            "tuned": group["score tuned"].mean(),
+            "defaults": group["score defaults"].mean(),
+            "difference": d.mean(),
+            "better": int((d > margin).sum()),
+            "within margin": int((d.abs() <= margin).sum()),
+            "worse": int((d < -margin).sum()),
+            "datasets": len(d),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def tuned_bottom_line(tuned, defaults=None):
+    """At most three sentences: the first gate against the other gates, the
+    best gate against the baselines, and what tuning changed (when the
+    defaults' run is there)."""
+    tests = tuned.tests_
+    gates = set(tuned.scores_.loc[tuned.scores_["kind"] == "gate", "model"])
+    against_gates = tests[tests["comparison"].str.split(" > ").str[1].isin(gates)]
+    lines = []
+    if len(against_gates):
+        first = against_gates.iloc[0]["comparison"].split(" > ")[0]
+        parts = []
+        for _, row in against_gates.iterrows():
+            other = _name(row["comparison"].split(" > ")[1])
+            parts.append(
+                f"better than {other} on {row['datasets better']}, within "
+                f"{row['margin']:g} on {row['datasets equivalent']} and worse on "
+                f"{row['datasets worse']} of {row['n datasets']} datasets "
+                f"(Bayesian signed-rank test: {_decision(row)}, "
+                f"{_probabilities(row)})"
+            )
+        lines.append(
+            f"Each model tuned, {first} attention was " + "; and ".join(parts) + "."
+        )
+    baselines = tests.drop(against_gates.index)
+    if len(baselines):
+        lines.append(baseline_sentence(baselines, tuned.average_ranks_))
+    if defaults is not None:
+        gains = tuning_gains(tuned, defaults)
+        changes = ", ".join(
+            f"{row['model']} {row['difference']:+.3f} ({row['better']}/"
+            f"{row['within margin']}/{row['worse']})"
+            for _, row in gains.iterrows()
+        )
+        lines.append(
+            f"Against the defaults on the same splits of {gains['datasets'].max()} "
+            f"datasets, tuning changed each model's mean accuracy by {changes} "
+            f"(datasets better/within {tuned.settings_['margin']:g}/worse)."
+        )
+    return lines
+
+
+def _grids(grid):
+    """A parameter grid as a list of dicts (ParameterGrid takes either)."""
+    return grid if isinstance(grid, list) else [grid]
+
+
+def _grid_text(grid):
+    """A parameter grid in a line: each parameter's values."""
+    parts = [
+        " x ".join(f"{k} {', '.join(map(_value, v))}" for k, v in g.items())
+        for g in _grids(grid)
+    ]
+    return parts[0] if len(parts) == 1 else " + ".join(f"({p})" for p in parts)
+
+
+def _value(value):
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(map(_value, value)) + ")"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _base_params(tuned):
+    """Each model's parameters where its grid leaves them: the gates' from
+    the run's settings, the baselines' (skgate's default baselines) their
+    defaults."""
+    from skgate.benchmark import default_baselines
+
+    settings = tuned.settings_
+    base = {name: b.get_params() for name, b in default_baselines().items()}
+    for gate in settings["gates"]:
+        alpha = settings["alphas"].get(gate)
+        base[gate] = {**settings["estimator_params"],
+                      **({} if alpha is None else {"alpha": alpha})}  # fmt: skip
+    return base
+
+
+def _chosen_table(tuned):
+    """Per model and parameter: each value's share of the splits it was
+    chosen on (where the chosen configuration left a parameter, its value
+    outside the grid)."""
+    chosen = tuned.best_params_
+    base = _base_params(tuned)
+    rows = []
+    for model, group in chosen.groupby("model", sort=False):
+        names = list(dict.fromkeys(k for p in group["params"] for k in p))
+        params = pd.DataFrame([
+            {k: _value(p[k] if k in p else base.get(model, {}).get(k, "default"))
+             for k in names}
+            for p in group["params"]
+        ])  # fmt: skip
+        for parameter in params.columns:
+            shares = params[parameter].value_counts(normalize=True)
+            rows.append({
+                "model": model,
+                "parameter": parameter,
+                "chosen (share of the splits)": ", ".join(
+                    f"{value} {share:.0%}" for value, share in shares.items()
+                ),
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def tuned_section(tuned, info, data, defaults=None, defaults_info=None):
+    """KEEL.md's tuned section: each model at its best, on the same splits."""
+    settings = tuned.settings_
+    n = tuned.friedman_["n datasets"]
+    grids = pd.DataFrame([
+        {"model": model, "grid": _grid_text(grid)}
+        for model, grid in settings["param_grids"].items()
+    ])  # fmt: skip
+    same = ""
+    if defaults_info is not None:
+        same = " (the defaults' splits and seeds)"
+        if defaults_info["n_repeats"] != info["n_repeats"]:
+            same = (
+                f" (the first of the defaults' {defaults_info['n_repeats']} repeats: "
+                "the same splits and seeds)"
+            )
+    fixed = {"max_epochs"} | {
+        key
+        for model in tuned.settings_["gates"]
+        for grid in _grids(settings["param_grids"].get(model, []))
+        for key in grid
+    }
+    shared = {k: v for k, v in settings["estimator_params"].items() if k not in fixed}
+    design = (
+        f"the datasets and rows of the defaults' run, 10-fold cross-validation x "
+        f"{info['n_repeats']}{same}; on each split's training rows every model "
+        f"compared its {settings['n_configurations']} configurations by inner "
+        f"{settings['inner_cv']}-fold cross-validation (the same inner folds for "
+        "every model, each preprocessed from its own training rows), and the one "
+        "with the best mean inner accuracy was fitted on the split's training rows "
+        "and scored on its test rows. The gates trained "
+        f"{settings['estimator_params']['max_epochs']} epochs each (their "
+        f"parameters outside the grids: {_params(shared)}); the baselines' "
+        "parameters outside the grids are scikit-learn's defaults."
+    )
+    search = tuned.best_params_.groupby("model", sort=False)["search_time"].sum()
+    cost = ", ".join(f"{m} {s / 60:.1f} min" for m, s in search.items())
+    lines = [
+        f"# Each model at its best: tuned, on {n} KEEL datasets",
+        "",
+        "Generated by `python benchmarks/bench_keel.py --only tuned` (data: "
+        "`keel_tuned_scores.csv`, `keel_tuned_params.csv` (the configuration each "
+        "model chose on each split), `keel_tuned_datasets.csv`, "
+        "`keel_tuned_tests.csv`, `keel_tuned_ranks.csv`; the run's record: "
+        "`keel_tuned_run.json`). Design: " + design,
+        "",
+        grids.to_markdown(index=False),
+        "",
+        "## Bottom line",
+        "",
+        *[f"{sentence}" + "\n" for sentence in tuned_bottom_line(tuned, defaults)],
+        "## Cost",
+        "",
+        f"The datasets' searches and fits took {info['datasets seconds']:.0f} s = "
+        f"{info['datasets seconds'] / 60:.1f} min on {info['cores']} cores "
+        f"(n_jobs={info['n_jobs']}; the slowest dataset, "
+        f"{info['slowest dataset'][0]}, {info['slowest dataset'][1]:.0f} s), "
+        "summed over the datasets as each was computed. The inner searches' "
+        f"own seconds, summed over the splits (worker time): {cost}.",
+        "",
+        "## Across datasets",
+        "",
+        *_across(tuned, "Critical-difference diagram, tuned", "fig_keel_tuned_cd.png"),
+        "",
+    ]
+    if defaults is not None:
+        gains = tuning_gains(tuned, defaults)
+        lines += [
+            "## Tuned against the defaults",
+            "",
+            "Mean accuracy over the datasets, tuned and at the defaults on the "
+            "same splits; better / within margin / worse count the datasets by "
+            f"the tuned minus the defaults' mean, against {settings['margin']:g}.",
+            "",
+            gains.to_markdown(index=False, floatfmt=".3f"),
+            "",
+        ]
+    lines += [
+        "## What the searches chose",
+        "",
+        _chosen_table(tuned).to_markdown(index=False),
+        "",
+        "## What this does not say",
+        "",
+        "- Every model searched as many configurations, but a grid's reach is a "
+        "choice: another grid could favour another model.",
+        "- The inner folds hold fewer rows than the training part, so a "
+        "configuration that needs the rows may be passed over on small datasets.",
+        "- The best gate is chosen after seeing these ranks; its comparisons with "
+        "the baselines are conditional on that choice.",
+        "",
+        "## Per dataset, tuned",
+        "",
+        "Mean held-out accuracy [95 % corrected t interval over the splits] per "
+        "model, tuned; the mean turning rate per gate; the winner is the highest "
+        "mean.",
+        "",
+        _dataset_table(tuned, data).to_markdown(index=False),
         "",
     ]
     return "\n".join(lines)

@@ -599,3 +599,25 @@ def test_default_grids_are_equal_budgets_holding_the_defaults():
 def test_bad_tuning_is_named(params, error, match):
     with pytest.raises(error, match=match):
         _tuned(**{"baselines": {"LogReg": LogisticRegression()}, **params})
+
+
+def test_keel_report_renders_a_tuned_section(tuned):
+    """KEEL.md's tuned section from a tuned result: its bottom line (at most
+    three sentences, the last what tuning changed against the defaults)
+    under its own heading, the grids and the choices."""
+    report = _keel_report()
+    result = tuned[0]
+    lines = report.tuned_bottom_line(result, result)  # tuned against itself
+    assert len(lines) == 3
+    assert lines[0].startswith("Each model tuned, multiplicative attention was")
+    assert "multiplicative +0.000 (0/2/0)" in lines[2]
+    assert len(report.tuned_bottom_line(result)) == 2
+    data = pd.DataFrame({"dataset": ["curved", "linear"], "rows used": 48,
+                         "classes": 2})  # fmt: skip
+    info = {"n_repeats": 1, "datasets seconds": 1.0, "cores": 2, "n_jobs": 1,
+            "slowest dataset": ["curved", 1.0]}  # fmt: skip
+    text = report.tuned_section(result, info, data, result, info)
+    assert text.count("## Bottom line") == 1
+    assert all(" ".join(line.split()) in " ".join(text.split()) for line in lines)
+    assert "| LogReg         | class_weight {0: 1e-09, 1: 1.0}, None |" in text
+    assert "| none           | lr" in text
