@@ -492,7 +492,7 @@ def _progress(count, total, unit, row, elapsed):
     what = (
         "not applicable"
         if row is None
-        else f"accuracy {row['accuracy']:.3f}, fit {row['fit_seconds']:.1f} s"
+        else f"accuracy {row['accuracy']:.3f}, {row['seconds']:.1f} s"
     )
     return (
         f"[{count}/{total}] {dataset} split {split} {model}: {what} "
