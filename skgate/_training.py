@@ -67,6 +67,7 @@ NET_PARAMETERS = (
 #: these and NET_PARAMETERS (a subclass's, or one added without teaching the
 #: training) fails at fit.
 TRAINING_PARAMETERS = (
+    "patch_size",  # time points per token of series (the estimator's checks)
     "max_epochs",  # the loop's epochs
     "lr",  # the AdamW learning rate (per model in a batch)
     "batch_size",  # rows per step (computed on padded_rows of them)
@@ -123,7 +124,7 @@ def _rows(X, y_net, weight, rows=None):
     if rows is None:  # no fancy-indexed copy of X when every row trains
         rows = slice(None)
     return Rows(
-        torch.from_numpy(X[rows].astype(np.float32)),
+        torch.from_numpy(np.asarray(X[rows], dtype=np.float32)),
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
     )
@@ -160,7 +161,7 @@ def _check_converged(net, X, estimator):
         return
     losses = net.history[:, "train_loss"] if len(net.history) else []
     causes = [
-        f"X has values of magnitude up to {np.abs(X).max():.3g} (scale X first, "
+        f"X has values of magnitude up to {np.nanmax(np.abs(X)):.3g} (scale X first, "
         f"e.g. with StandardScaler)",
         f"lr={estimator.lr:g} (lower it)",
     ]

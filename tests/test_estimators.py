@@ -52,6 +52,7 @@ class TestFitted:
             "d_model": 64,
             "n_tokens": 8,
             "token_dim": None,
+            "patch_size": "auto",
             "head": "mlp",
             "n_heads": 1,
             "residual": False,
@@ -482,9 +483,10 @@ class TestBadInput:
         with pytest.raises(ValueError, match="0 sample"):
             GatedAttentionClassifier().fit(X_OK[:0], Y_OK[:0])
 
-    def test_three_dimensional_X(self):
-        with pytest.raises(ValueError, match="Found array with dim 3"):
-            GatedAttentionClassifier().fit(X_OK.reshape(40, 2, 1), Y_OK)
+    def test_four_dimensional_X(self):
+        # 3-D X is a collection of series (tests/test_series.py).
+        with pytest.raises(ValueError, match="X has 4 dimensions"):
+            GatedAttentionClassifier().fit(X_OK.reshape(40, 2, 1, 1), Y_OK)
 
     def test_sparse_X(self):
         with pytest.raises(TypeError, match="Sparse data was passed"):
