@@ -69,27 +69,28 @@ QUICK_DATASETS = ("ItalyPowerDemand", "PickupGestureWiimoteZ")
 sys.path.insert(0, str(HERE))
 from sequences_report import BASELINES, MODELS  # noqa: E402
 
-#: The full run's settings. The tuned gates search ``grid`` (the same number
-#: of configurations per gate: the multiplicative gate's alphas are matched
-#: by more learning rates for the others) with ``epochs`` epochs each.
+#: The learning rates of the multiplicative gate's grid (spanning 16x), and
+#: the 6 of the other gates' (the same span, denser: their grids match its
+#: 2 alphas by learning rates, so that every gate has 12 configurations).
+LR_GATED = [5e-4, 2e-3, 8e-3]
+LR_OTHERS = [5e-4, 8.7e-4, 1.5e-3, 2.6e-3, 4.6e-3, 8e-3]
+
+#: The full run's settings. The default gates are GatedAttentionClassifier at
+#: its defaults (``default_params`` empty). The tuned gates search ``grid``
+#: (the same number of configurations per gate) by ``inner_folds``-fold
+#: cross-validation, every configuration trained with ``tuned_params`` (the
+#: same epochs and batch size for every gate: batches of 16 take more steps
+#: per epoch than the default 64 on these small training parts, at less
+#: cost; benchmarks/results/SEQUENCES.md records the settings).
 FULL = {
     "datasets": DATASETS,
     "n_splits": 10,
-    "epochs": 40,
+    "default_params": {},
+    "tuned_params": {"max_epochs": 20, "batch_size": 16},
     "grid": {
-        "multiplicative": {
-            "lr": [5e-4, 1e-3, 2e-3, 4e-3, 8e-3],
-            "alpha": [0.5, 1.0],
-            "depth": [1, 2],
-        },
-        "silu": {
-            "lr": [5e-4, 7e-4, 1e-3, 1.4e-3, 2e-3, 2.8e-3, 4e-3, 5.7e-3, 8e-3, 1.1e-2],
-            "depth": [1, 2],
-        },
-        "none": {
-            "lr": [5e-4, 7e-4, 1e-3, 1.4e-3, 2e-3, 2.8e-3, 4e-3, 5.7e-3, 8e-3, 1.1e-2],
-            "depth": [1, 2],
-        },
+        "multiplicative": {"lr": LR_GATED, "alpha": [0.5, 1.0], "depth": [1, 2]},
+        "silu": {"lr": LR_OTHERS, "depth": [1, 2]},
+        "none": {"lr": LR_OTHERS, "depth": [1, 2]},
     },
     "inner_folds": 3,
     "curvature_rows": 32,
@@ -99,7 +100,8 @@ QUICK = {
     **FULL,
     "datasets": QUICK_DATASETS,
     "n_splits": 2,
-    "epochs": 3,
+    "default_params": {"max_epochs": 3, "d_model": 16},
+    "tuned_params": {"max_epochs": 3, "d_model": 16, "batch_size": 16},
     "grid": {
         "multiplicative": {"lr": [2e-3], "alpha": [0.5, 1.0], "depth": [1]},
         "silu": {"lr": [1e-3, 4e-3], "depth": [1]},
@@ -107,7 +109,6 @@ QUICK = {
     },
     "curvature_rows": 8,
     "minirocket_kernels": 1_000,
-    "default_params": {"max_epochs": 3, "d_model": 16},
 }
 
 #: What a row of the cache holds.
@@ -222,23 +223,39 @@ def _gate(gate, seed, **params):
 
 
 def _accuracy(model, X, y):
-    return float(np.mean(model.predict(X) == y))
+    return float(np.mean(model.predict(fitting(model, X)[0]) == y))
+
+
+def fitting(model, X):
+    """``X`` with every series cut to the longest a fitted gate takes (the
+    longest series of its fit, in whole patches), and how many were cut: a
+    gate cannot read a series longer than any it was fitted on, which an
+    unequal-length set's test part may hold."""
+    layout = getattr(model, "series_layout_", None)
+    if layout is None or not isinstance(X, list):
+        return X, 0
+    capacity = layout.n_tokens * layout.patch_size
+    cut = sum(x.shape[1] > capacity for x in X)
+    return [x[:, :capacity] for x in X], cut
 
 
 def _curvature(model, X, rows):
+    X = fitting(model, X[:rows])[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(np.mean(model.curvature(X[:rows], kind="turning")))
+        return float(np.mean(model.curvature(X, kind="turning")))
 
 
-def _patch_size(model):
-    layout = getattr(model, "layout_", None) or getattr(model, "series_layout_", None)
-    return getattr(layout, "patch_size", getattr(model, "patch_size_", np.nan))
+def _test_note(model, X_test):
+    cut = fitting(model, X_test)[1]
+    layout = model.series_layout_
+    capacity = layout.n_tokens * layout.patch_size
+    return f"{cut} test series cut to {capacity} time points" if cut else ""
 
 
 def fit_default_gate(gate, data, seed, settings):
     X_train, y_train, X_test, y_test = data
-    model = _gate(gate, seed, **settings.get("default_params", {}))
+    model = _gate(gate, seed, **settings["default_params"])
     start = time.perf_counter()
     model.fit(X_train, y_train)
     seconds = time.perf_counter() - start
@@ -249,7 +266,8 @@ def fit_default_gate(gate, data, seed, settings):
         "lr": model.lr,
         "alpha": model.alpha if gate == "multiplicative" else np.nan,
         "depth": model.depth,
-        "patch_size": _patch_size(model),
+        "patch_size": model.series_layout_.patch_size,
+        "note": _test_note(model, X_test),
     }
 
 
@@ -264,7 +282,7 @@ def fit_tuned_gate(gate, data, seed, settings):
 
     X_train, y_train, X_test, y_test = data
     configs = configurations(settings["grid"][gate])
-    params = {**settings.get("default_params", {}), "max_epochs": settings["epochs"]}
+    params = settings["tuned_params"]
     folds = StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed)
     start = time.perf_counter()
     models, items, held_out = [], [], []
@@ -292,7 +310,8 @@ def fit_tuned_gate(gate, data, seed, settings):
         "lr": best["lr"],
         "alpha": best.get("alpha", np.nan),
         "depth": best["depth"],
-        "patch_size": _patch_size(model),
+        "patch_size": model.series_layout_.patch_size,
+        "note": _test_note(model, X_test),
     }
 
 
@@ -628,4 +647,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    # The workers import the units from the module by name (not from
+    # __main__, whose functions they cannot rebuild).
+    import bench_sequences
+
+    bench_sequences.main()

@@ -427,6 +427,18 @@ def _ranks_table(ranks):
     )
 
 
+#: The estimator's parameters the page names.
+_SHOWN_PARAMS = (
+    "max_epochs",
+    "lr",
+    "batch_size",
+    "d_model",
+    "depth",
+    "alpha",
+    "patch_size",
+)
+
+
 def design(settings):
     """The settings, in words."""
     grid = settings["grid"]
@@ -437,11 +449,15 @@ def design(settings):
         + f" ({sizes[g]} configurations)"
         for g in grid
     )
-    defaults = settings.get("default_params") or {}
-    defaults = (
-        ", ".join(f"{k}={v}" for k, v in defaults.items())
-        or "GatedAttentionClassifier's own"
+    from skgate import GatedAttentionClassifier
+
+    own = GatedAttentionClassifier().get_params()
+    changed = settings.get("default_params") or {}
+    shown = {k: own[k] for k in _SHOWN_PARAMS} | changed
+    defaults = ", ".join(f"{k}={v}" for k, v in shown.items()) + (
+        f"; changed from the estimator's: {', '.join(changed)}" if changed else ""
     )
+    tuned = ", ".join(f"{k}={v}" for k, v in settings["tuned_params"].items())
     return (
         f"{settings['n_splits']} splits per dataset: the archive's own train/test "
         "split and stratified resamples of the pooled cases with the archive's "
@@ -457,8 +473,9 @@ def design(settings):
         "training part (the fold models trained together by "
         "`skgate.parallel.fit_together`; the inner folds read the training "
         "part's normalisation), the best configuration (the first of the grid "
-        "among ties) refitted on the whole training part with "
-        f"{settings['epochs']} epochs; grids: {grids}. Baselines: aeon's "
+        "among ties) refitted on the whole training part; every configuration "
+        f"with {tuned} (the rest at the defaults); grids: {grids}. Baselines: "
+        "aeon's "
         f"MiniRocketClassifier ({settings['minirocket_kernels']} kernels), "
         "1-NN DTW (aeon's KNeighborsTimeSeriesClassifier, distance='dtw', full "
         "window), scikit-learn's HistGradientBoostingClassifier on the "
