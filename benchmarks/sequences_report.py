@@ -116,8 +116,9 @@ def analyse(scores, settings=None, *, margin=ROPE, random_state=0):
         "secondary": secondary,
         "best gate": best,
         "tests": tests,
-        "configurations": _configurations(scores),
+        "configurations": _configurations(scores, (settings or {}).get("grid")),
         "seconds": _seconds(scores, models),
+        "lengths": length_sentences(scores, datasets),
         "margin": margin,
     }
     analysis["bottom line"] = bottom_line(analysis)
@@ -156,6 +157,37 @@ def _per_dataset(scores, models, datasets):
     frame = frame.sort_values(["dataset", "model"]).reset_index(drop=True)
     frame[["dataset", "model"]] = frame[["dataset", "model"]].astype(str)
     return frame
+
+
+def length_sentences(scores, datasets):
+    """What the unequal lengths did, from the rows' notes: the test series
+    each gate model could not read whole (cut), and the sets MiniRocket read
+    resized."""
+    notes = scores.get("note", pd.Series("", index=scores.index)).fillna("")
+    notes = notes.astype(str)
+    lines = []
+    for dataset in datasets:
+        here = scores["dataset"] == dataset
+        cut = notes[here & notes.str.contains(" cut to ")]
+        if len(cut):
+            counts = cut.str.extract(r"^(\d+) ")[0].astype(int)
+            per_model = scores.loc[cut.index, "model"]
+            splits = scores.loc[cut.index, "split"].nunique()
+            lines.append(
+                f"On {dataset}, test series longer than any a gate was fitted on "
+                f"were cut to the longest it takes: {int(counts.sum())} series, "
+                f"summed over {per_model.nunique()} gate models and {splits} "
+                f"split{'s' if splits > 1 else ''}."
+            )
+        resized = notes[
+            here & (scores["model"] == "MiniRocket") & notes.str.startswith("resized")
+        ]
+        if len(resized):
+            lines.append(
+                f"On {dataset}, MiniRocket read the series resized to the "
+                f"training part's longest ({resized.iloc[0]} on the first split)."
+            )
+    return lines
 
 
 def _seconds(scores, models):
@@ -210,9 +242,10 @@ def decide(row):
     return paired.INCONCLUSIVE
 
 
-def _configurations(scores):
-    """Per tuned gate: how often each depth (and alpha) was chosen, and the
-    chosen learning rates' range."""
+def _configurations(scores, grid=None):
+    """Per tuned gate: how often each depth (and alpha) was chosen, the
+    chosen learning rates' range, and how often the grid's largest or
+    smallest learning rate was (an edge of the grid)."""
     rows = []
     tuned = scores[scores["model"].isin(TUNED)]
     for model in [m for m in TUNED if m in set(tuned["model"])]:
@@ -223,6 +256,12 @@ def _configurations(scores):
             f"{lr.median():.2g}; {lr.min():.2g} to {lr.max():.2g}"
         )
         depth = pd.to_numeric(group["depth"]).value_counts().sort_index()
+        if grid and model.removesuffix(" tuned") in grid:
+            rates = grid[model.removesuffix(" tuned")]["lr"]
+            row["grid's smallest / largest lr chosen"] = (
+                f"{int(np.isclose(lr, min(rates)).sum())} / "
+                f"{int(np.isclose(lr, max(rates)).sum())} of {len(group)}"
+            )
         row["depth chosen"] = ", ".join(f"{int(k)}: {v}" for k, v in depth.items())
         alpha = pd.to_numeric(group["alpha"]).dropna().value_counts().sort_index()
         row["alpha chosen"] = ", ".join(f"{k:g}: {v}" for k, v in alpha.items()) or "-"
@@ -253,7 +292,7 @@ def gate_sentence(row):
     """Tuned gating against another tuned gate: won, lost, equivalent or
     undecided, with the counts and the probabilities behind it."""
     first, second = words(row["first"]), words(row["second"])
-    n, margin = row["n datasets"], row["margin"]
+    margin = row["margin"]
     lead = {
         paired.HOLDS: f"Against {second}, {first} wins",
         paired.REVERSED: f"Against {second}, {first} loses",
@@ -264,7 +303,7 @@ def gate_sentence(row):
         paired.INCONCLUSIVE: (f"Against {second}, whether {first} helps is undecided"),
     }[row["outcome"]]
     return (
-        f"{lead} on these {n} datasets: it was {_counts(row)}; Bayesian "
+        f"{lead}: it was {_counts(row)}; Bayesian "
         f"signed-rank test with a ROPE of {margin:g}: {_probabilities(row)}."
     )
 
@@ -335,11 +374,16 @@ def curvature_sentences(analysis):
     for model in ("none tuned", "none"):
         if model in curvature.columns:
             positive = int((curvature[model] > 1e-9).sum())
+            why = (
+                ": on series its softmax attention weighs different tokens, so "
+                "it is not flat by construction"
+                if positive
+                else ""
+            )
             lines.append(
                 f"{words(model).capitalize()} turned (rate above 1e-9) on "
-                f"{positive} of {n} datasets (lowest {curvature[model].min():.3g}): "
-                "on series its softmax attention weighs different tokens, so it "
-                "is not flat by construction."
+                f"{positive} of {n} datasets (lowest "
+                f"{curvature[model].min():.3g}){why}."
             )
     first = TUNED[0]
     for other in TUNED[1:]:
@@ -439,6 +483,18 @@ _SHOWN_PARAMS = (
 )
 
 
+def _splits(n):
+    if n == 1:
+        return "1 split per dataset: the archive's own train/test split"
+    seeds = "seed 1" if n == 2 else f"seeds 1 to {n - 1}"
+    return (
+        f"{n} splits per dataset: the archive's own train/test split and "
+        f"{n - 1} stratified resample{'s' if n > 2 else ''} of the pooled cases "
+        "with the archive's class counts in the training part (aeon's "
+        f"`stratified_resample_data_indices`, {seeds}: the UCR convention)"
+    )
+
+
 def design(settings):
     """The settings, in words."""
     grid = settings["grid"]
@@ -459,11 +515,8 @@ def design(settings):
     )
     tuned = ", ".join(f"{k}={v}" for k, v in settings["tuned_params"].items())
     return (
-        f"{settings['n_splits']} splits per dataset: the archive's own train/test "
-        "split and stratified resamples of the pooled cases with the archive's "
-        "class counts in the training part (aeon's "
-        "`stratified_resample_data_indices`, seeds 1 onwards: the UCR "
-        "convention), the same splits for every model, each model seeded by the "
+        _splits(settings["n_splits"]) + ", "
+        "the same splits for every model, each model seeded by the "
         "split. The gates (`GatedAttentionClassifier`, `patch_size='auto'`) read "
         "each series z-normalised per channel with the training part's mean and "
         "standard deviation (over its cases and time points); the baselines "
@@ -489,6 +542,11 @@ def design(settings):
     )
 
 
+def _cpu(info):
+    cpu = info.get("units cpu seconds")
+    return "" if cpu is None else f" ({cpu / 60:.1f} min of CPU time)"
+
+
 def render(analysis, info, data):
     """The page: settings, bottom line, tests across datasets, curvature,
     per-dataset tables."""
@@ -510,11 +568,12 @@ def render(analysis, info, data):
         *[sentence + "\n" for sentence in analysis["bottom line"]],
         "## Cost",
         "",
-        f"The units (one model on one split) took {info['units seconds']:.0f} s = "
-        f"{minutes:.1f} min of one core each, summed ({info['cores']} cores, "
-        f"n_jobs={info['n_jobs']}; this call: {wall:.1f} "
-        "min of wall clock; a resumed run's earlier units are counted in the sum, "
-        "not in this call). By model, summed over the datasets and splits: "
+        f"The units (one model on one split, one thread each) took "
+        f"{info['units seconds']:.0f} s = {minutes:.1f} min of wall clock, "
+        f"summed{_cpu(info)}, on {info['cores']} cores with "
+        f"n_jobs={info['n_jobs']}; this call took {wall:.1f} min of wall clock "
+        "(a resumed run's earlier units are in the sums, not in this call). By "
+        "model, wall clock summed over the datasets and splits: "
         + ", ".join(f"{m} {v:.0f} s" for m, v in analysis["seconds"].items())
         + " (a unit's seconds include its test predictions, which are 1-NN DTW's "
         "cost, and the curvature). Mean fit time per model and dataset is below.",
@@ -571,6 +630,8 @@ def render(analysis, info, data):
         "winner has the highest mean.",
         "",
         _accuracy_table(analysis),
+        "",
+        " ".join(analysis["lengths"]),
         "",
         "Mean turning rate of the representation on the test rows:",
         "",

@@ -39,9 +39,17 @@ def _scores(report, gating, n_datasets=8, n_splits=3, minirocket=0.1):
     for d in range(n_datasets):
         base = 0.6 + 0.03 * d
         effect = {m: 0.0 for m in report.MODELS}
-        effect.update({"multiplicative tuned": gating(d), "multiplicative": -0.02,
-                       "silu": -0.03, "none": -0.04, "MiniRocket": minirocket,
-                       "1-NN DTW": -0.05, "HGB": -0.1})  # fmt: skip
+        effect.update(
+            {
+                "multiplicative tuned": gating(d),
+                "multiplicative": -0.02,
+                "silu": -0.03,
+                "none": -0.04,
+                "MiniRocket": minirocket,
+                "1-NN DTW": -0.05,
+                "HGB": -0.1,
+            }
+        )
         for split in range(n_splits):
             noise = 0.002 * rng.standard_normal()  # shared: the models are paired
             for model in report.MODELS:
@@ -49,19 +57,27 @@ def _scores(report, gating, n_datasets=8, n_splits=3, minirocket=0.1):
                     continue
                 gate = model.removesuffix(" tuned")
                 is_gate = gate in report.GATES
-                rows.append({
-                    "dataset": f"set{d}", "split": split, "model": model,
-                    "kind": "gate" if is_gate else "baseline",
-                    "gate": gate if is_gate else "",
-                    "tuned": model.endswith(" tuned"),
-                    "n_train": 60, "n_test": 40,
-                    "accuracy": base + effect[model] + noise,
-                    "curvature": (0.5 if gate == "multiplicative" else 0.2)
-                    if is_gate else np.nan,
-                    "fit_seconds": 1.0 + split, "seconds": 2.0,
-                    "lr": 2e-3, "alpha": 1.0 if gate == "multiplicative" else np.nan,
-                    "depth": 1 + split % 2,
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "dataset": f"set{d}",
+                        "split": split,
+                        "model": model,
+                        "kind": "gate" if is_gate else "baseline",
+                        "gate": gate if is_gate else "",
+                        "tuned": model.endswith(" tuned"),
+                        "n_train": 60,
+                        "n_test": 40,
+                        "accuracy": base + effect[model] + noise,
+                        "curvature": (0.5 if gate == "multiplicative" else 0.2)
+                        if is_gate
+                        else np.nan,
+                        "fit_seconds": 1.0 + split,
+                        "seconds": 2.0,
+                        "lr": 2e-3,
+                        "alpha": 1.0 if gate == "multiplicative" else np.nan,
+                        "depth": 1 + split % 2,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -77,8 +93,9 @@ def test_gating_that_loses_is_said_to_lose(report):
     analysis = _analyse(report, lambda d: -0.05)
     lines = analysis["bottom line"]
     assert len(_sentences(lines)) <= 3
-    for line, other in zip(lines[:2], ("tuned SiLU", "tuned ungated attention"),
-                           strict=True):  # fmt: skip
+    for line, other in zip(
+        lines[:2], ("tuned SiLU", "tuned ungated attention"), strict=True
+    ):
         assert line.startswith(f"Against {other}, tuned multiplicative gating loses")
         assert "worse on 8 of 8 datasets" in line
         assert "mean accuracy difference -0.050" in line
@@ -150,3 +167,71 @@ def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
     ]
     assert "HGB has no score on set6, set7" in page
     assert "Tuned ungated attention turned (rate above 1e-9) on 8 of 8" in page
+
+
+def test_quick_run_writes_the_page_and_resumes(tmp_path):
+    """``--quick`` end to end (2 datasets, 2 splits, tiny budgets; about a
+    minute on 2 cores): every file is written, the page's bottom line is the
+    one the scores give, and a second call runs only the units missing from
+    the cache."""
+    pytest.importorskip("aeon")
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = BENCHMARKS.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "MPLBACKEND": "Agg"}
+    command = [
+        sys.executable,
+        str(BENCHMARKS / "bench_sequences.py"),
+        "--quick",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
+
+    def run():
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=900
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    first = run()
+    assert "0 of 34 units cached" in first
+    assert "[34/34]" in first
+    out = tmp_path / "out"
+    for name in (
+        "SEQUENCES.md",
+        "sequences_scores.csv",
+        "sequences_run.json",
+        "fig_sequences_cd.png",
+    ):
+        assert (out / name).is_file(), name
+    scores = pd.read_csv(out / "sequences_scores.csv")
+    assert len(scores) == 34  # 2 x 2 x 9, less HGB on the unequal-length set
+    assert set(scores.loc[scores["model"] == "HGB", "dataset"]) == {"ItalyPowerDemand"}
+    report = _module("sequences_report")
+    info = json.loads((out / "sequences_run.json").read_text())
+    analysis = report.analyse(scores, info["settings"])
+    page = (out / "SEQUENCES.md").read_text()
+    bottom = page.split("## Bottom line")[1].split("## Cost")[0]
+    assert [s.strip() for s in bottom.split("\n") if s.strip()] == analysis[
+        "bottom line"
+    ]
+    assert len(analysis["bottom line"]) == 3
+
+    # Two units lost (as if interrupted): the second call runs those alone.
+    cache = tmp_path / "cache" / "quick.csv"
+    rows = pd.read_csv(cache)
+    rows[rows["model"] != "HGB"].to_csv(cache, index=False)
+    second = run()
+    assert "32 of 34 units cached" in second and "2 to run" in second
+    again = pd.read_csv(out / "sequences_scores.csv")
+    key = ["dataset", "split", "model"]
+    pd.testing.assert_frame_equal(
+        again.sort_values(key).reset_index(drop=True)[key + ["accuracy"]],
+        scores.sort_values(key).reset_index(drop=True)[key + ["accuracy"]],
+    )
