@@ -19,8 +19,10 @@ into the cache at once (``--cache``), so an interrupted run, started again,
 loses at most the units in progress. Writes benchmarks/results/SEQUENCES.md,
 sequences_scores.csv, sequences_run.json and fig_sequences_cd.png.
 
-Run: python benchmarks/bench_sequences.py  (see SEQUENCES.md for the time on
-2 cores; --quick: 2 datasets, 2 splits, tiny budgets, for a test).
+Run: python benchmarks/bench_sequences.py  (about 90 min of CPU time in
+one-thread units, so about 47 min on 2 free cores; --quick: 2 datasets, 2
+splits, tiny budgets, for a test; --render: the page again from the CSV).
+With fewer than 2 datasets (--datasets) only the cache is written.
 """
 
 import os
@@ -649,6 +651,12 @@ def main(argv=None):
     keys = zip(scores["dataset"], scores["split"], scores["model"], strict=True)
     scores = scores[[k in wanted for k in keys]]
     info = record(settings, mode, args.n_jobs, scores, wall, argv)
+    if scores["dataset"].nunique() < 2:
+        print(
+            f"{len(scores)} rows in {args.cache}; the tests across datasets need "
+            "2 datasets or more, so nothing is written to --out."
+        )
+        return
     analysis = write(scores, info, describe(settings), args.out)
     print("\n".join(analysis["bottom line"]))
 
