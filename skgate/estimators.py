@@ -173,7 +173,10 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         "norm": [None, StrOptions({n for n in NORMS if n is not None})],
         "attention": [StrOptions(set(ATTENTIONS))],
         # 0 epochs is allowed: a fitted model at initialisation.
-        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "max_epochs": [
+            StrOptions({"auto"}),
+            Interval(Integral, 0, None, closed="left"),
+        ],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "weight_decay": [Interval(Real, 0, None, closed="left")],
