@@ -281,8 +281,10 @@ def prepare(estimator, X, y, *, sample_weight, fresh, incremental, classes):
 #: ``max_epochs="auto"`` trains for at least this many optimizer steps and
 #: at least :data:`AUTO_MIN_EPOCHS` epochs: a small data set gets the steps
 #: it needs to learn (20 epochs of 67 rows are 40 steps), a large one its
-#: 20 epochs as before. Chosen by measurement on the KEEL and aeon sets:
-#: benchmarks/results/DEFAULTS.md.
+#: 20 epochs as before (from 1,537 rows at batch 64). Chosen by
+#: measurement on the KEEL and aeon sets (benchmarks/results/DEFAULTS.md:
+#: the smallest budget within 0.005 of the best on sets of fewer than 200
+#: training rows).
 AUTO_STEPS = 500
 AUTO_MIN_EPOCHS = 20
 
