@@ -34,7 +34,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils.multiclass import type_of_target
 
-from . import compare, paired
+from . import _series, compare, paired
 from ._docstrings import fill_docstring
 
 __all__ = [
@@ -80,6 +80,9 @@ def default_preprocessor(X=None):
     encoded (a category unseen in a split's training rows encodes as
     zeros); fitted on each split's training rows alone. An array (or None)
     is all numbers: standardised; a sparse matrix is scaled, not centred.
+    Series (a 3-D array, or a list of 2-D arrays): None, used as given
+    (normalise them first, e.g. each series z-normalised as the UCR archive
+    does).
 
     Examples
     --------
@@ -88,6 +91,8 @@ def default_preprocessor(X=None):
     >>> default_preprocessor(X).fit_transform(X).shape
     (3, 3)
     """
+    if _series.is_series(X):
+        return None  # series as given: the gates and time-series models read them
     if issparse(X):  # centring would densify it
         return StandardScaler(with_mean=False)
     if not isinstance(X, pd.DataFrame):
@@ -518,6 +523,7 @@ def _fit_baseline(name, estimator, data, split, scorer):
     """Fit one baseline on one split (from the split's seed when it takes
     one) and score it."""
     X_train, y_train, X_test, y_test = data
+    X_train, X_test = (_baseline_input(name, estimator, X) for X in (X_train, X_test))
     model = clone(estimator)
     if "random_state" in model.get_params():
         model.set_params(random_state=split.seed)
@@ -540,6 +546,30 @@ def _fit_baseline(name, estimator, data, split, scorer):
         "curvature": np.nan,
         "fit_time": seconds,
     }
+
+
+def _takes_series(estimator):
+    """Whether ``estimator`` reads series itself: aeon's estimators (their
+    tags say what series they take)."""
+    get_tags = getattr(estimator, "get_tags", None)
+    return callable(get_tags) and "capability:multivariate" in get_tags()
+
+
+def _baseline_input(name, estimator, X):
+    """What baseline ``name`` fits on: ``X``; series as given to a
+    time-series model, else each series flattened channel-major (as
+    ``X.reshape(n, -1)`` flattens a 3-D array), if they have one length."""
+    if not _series.is_series(X) or _takes_series(estimator):
+        return X
+    lengths = {np.shape(x)[-1] for x in X}
+    if len(lengths) > 1:
+        raise ValueError(
+            f"baselines[{name!r}] ({estimator!r}) takes a table, and this "
+            f"dataset's series differ in length ({min(lengths)} to "
+            f"{max(lengths)} time points); pass baselines that read series of "
+            f"unequal length (e.g. aeon's classifiers), or baselines=()."
+        )
+    return np.stack([np.asarray(x) for x in X]).reshape(len(X), -1)
 
 
 def _baseline_scores(baselines, data, splits, scorer, n_jobs):
@@ -750,7 +780,9 @@ Parameters
 ----------
 datasets : mapping of str to (X, y) or to a callable returning (X, y)
     At least 2 classification datasets by name; a loader is called when
-    its dataset's turn comes, so that only one is in memory at a time.
+    its dataset's turn comes, so that only one is in memory at a time. X
+    is a table, or series: a 3-D array (n_cases, n_channels,
+    n_timepoints) or a list of 2-D arrays (n_channels, n_timepoints_i).
 gates : sequence of str, default=("multiplicative", "silu", "none")
     At least 2 registered gates, in the order of the claim: the first is
     compared with every other.
@@ -761,7 +793,10 @@ baselines : mapping of str to classifier, or sequence of classifiers, optional
     :func:`default_baselines`: MLP, logistic regression and histogram
     gradient boosting at scikit-learn's defaults). Each is fitted on the
     same preprocessed splits, from the split's seed when it takes a
-    ``random_state``. An empty sequence compares the gates alone.
+    ``random_state``. An empty sequence compares the gates alone. On a
+    dataset of series, a time-series model (aeon's, e.g.
+    ``MiniRocketClassifier``) reads them as given, any other each series
+    flattened (series of one length only).
 cv : int or cross-validation splitter, default=10
     Folds of stratified k-fold on each dataset (or a splitter).
 n_repeats : int, optional

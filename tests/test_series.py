@@ -306,3 +306,51 @@ class TestComparison:
         )
         assert set(result.scores_["gate"]) == {"multiplicative", "silu", "none"}
         assert np.isfinite(result.scores_["curvature"]).all()
+
+    def test_benchmark_gates_takes_series(self, equal, ragged):
+        from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.neighbors import KNeighborsClassifier
+
+        from skgate import benchmark_gates
+
+        X, y = equal
+        datasets = {"equal": (X, y), "half": (X[:, :, :6], y)}
+        result = benchmark_gates(
+            datasets,
+            gates=("multiplicative", "none"),
+            baselines={"LogReg": LogisticRegression(), "1-NN": KNeighborsClassifier(1)},
+            cv=2,
+            max_epochs=1,
+            d_model=8,
+            random_state=0,
+        )
+        assert set(result.scores_["model"]) == {
+            "multiplicative",
+            "none",
+            "LogReg",
+            "1-NN",
+        }
+        # Unequal lengths: a time-series model reads them; a table model is refused.
+        ragged_sets = {"a": ragged, "b": ragged}
+        result = benchmark_gates(
+            ragged_sets,
+            gates=("multiplicative", "none"),
+            baselines={"DTW": KNeighborsTimeSeriesClassifier(n_neighbors=1)},
+            cv=2,
+            max_epochs=1,
+            d_model=8,
+            random_state=0,
+        )
+        assert np.isfinite(result.scores_["score"]).all()
+        with pytest.raises(
+            ValueError, match=r"baselines\['LogReg'\].*differ in length"
+        ):
+            benchmark_gates(
+                ragged_sets,
+                gates=("multiplicative", "none"),
+                baselines={"LogReg": LogisticRegression()},
+                cv=2,
+                max_epochs=1,
+                random_state=0,
+            )
