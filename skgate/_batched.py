@@ -493,8 +493,9 @@ def _padding(x, M, B, tokens):
     rows without NaN (every table, series of one length): ``x`` and None,
     the computation of before."""
     missing = torch.isnan(x)
-    if tokens == 1 or not missing.any():
+    if not missing.any():
         return x, None
+    # A series ending inside its only (or last) patch has NaN there too.
     padding = missing[..., 0].view(M, B, tokens)
     return x.masked_fill(missing, 0.0), (padding if padding.any() else None)
 

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 #: patch that keeps a series within this many tokens (attention's memory
 #: and time grow with their square). Chosen by measurement:
 #: benchmarks/results/PATCH.md.
-MAX_TOKENS = 64
+MAX_TOKENS = 32
 
 #: What a sequence input may be, for error messages.
 ALLOWED = (

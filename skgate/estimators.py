@@ -689,7 +689,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         For series: time points per token (tokens of ``patch_size *
         n_channels`` values, time-major; the last patch of a series is
         zero-filled). "auto": the smallest patch that keeps the longest
-        series of the fit within 64 tokens (1 up to 64 time points, 24 for
+        series of the fit within 32 tokens (1 up to 32 time points, 47 for
         1,500), which bounds attention's memory and time on long series (see
         the user guide, "Sequences and time series"). A 2-D ``X`` takes
         "auto" or 1.

@@ -77,7 +77,7 @@ class TestLayouts:
         # The same tokens, so the same network: time-major, channels inside.
         assert np.array_equal(table.predict_proba(flat), series.predict_proba(X))
 
-    @pytest.mark.parametrize("length, patch", [(64, 1), (65, 2), (200, 4), (1500, 24)])
+    @pytest.mark.parametrize("length, patch", [(32, 1), (33, 2), (200, 7), (1500, 47)])
     def test_auto_patches_keep_at_most_max_tokens(self, length, patch):
         X, y = _series(n=6, channels=1, length=length)
         clf = GatedAttentionClassifier(**{**SMALL, "max_epochs": 0}).fit(X, y)
@@ -101,7 +101,7 @@ class TestLayouts:
     def test_long_series_fit_in_patches(self):
         X, y = _series(n=20, channels=1, length=1500)
         clf = GatedAttentionClassifier(**SMALL).fit(X, y)
-        assert clf.series_layout_.patch_size == 24
+        assert clf.series_layout_.patch_size == 47
         assert clf.predict(X).shape == (20,)
 
 
@@ -170,6 +170,16 @@ class TestPadding:
                 )
                 other = other[:, : net.n_tokens]
             torch.testing.assert_close(grad, other, rtol=1e-4, atol=1e-6)
+
+    def test_series_within_one_patch_train_on_their_values(self, ragged):
+        # Every series ends inside its only token: the rest of the patch is
+        # missing, not a number, and training must see zeros there.
+        X, y = ragged
+        clf = GatedAttentionClassifier(**{**SMALL, "patch_size": 12}).fit(X, y)
+        assert clf.net_.module_.n_tokens == 1
+        assert np.isfinite(clf.loss_curve_).all()
+        assert all(np.isfinite(p.detach().numpy()).all() for p in clf.net_.module_.parameters())
+        assert np.isfinite(clf.predict_proba(X)).all()
 
     def test_ragged_fits_are_reproducible(self, ragged, ragged_model):
         X, y = ragged
