@@ -178,7 +178,9 @@ class TestPadding:
         clf = GatedAttentionClassifier(**{**SMALL, "patch_size": 12}).fit(X, y)
         assert clf.net_.module_.n_tokens == 1
         assert np.isfinite(clf.loss_curve_).all()
-        assert all(np.isfinite(p.detach().numpy()).all() for p in clf.net_.module_.parameters())
+        assert all(
+            np.isfinite(p.detach().numpy()).all() for p in clf.net_.module_.parameters()
+        )
         assert np.isfinite(clf.predict_proba(X)).all()
 
     def test_ragged_fits_are_reproducible(self, ragged, ragged_model):
