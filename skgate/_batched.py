@@ -353,10 +353,13 @@ def _layer_norm_backward(grads, params, name, saved, d_y):
     return rstd * (d_u - mean_d_u - u * mean_d_u_u)
 
 
-def _attention(x, params, name, n_heads, tokens):
+def _attention(x, params, name, n_heads, tokens, padding=None):
     """Softmax attention of rows ``x`` (M, B * tokens, d_model), each row a
     token of its sequence: the attention output (laid out like ``x``) and
-    what its backward needs (q, k, v and the weights, heads split)."""
+    what its backward needs (q, k, v and the weights, heads split).
+    ``padding`` (M, B, tokens), True at a sequence's padding tokens: no token
+    attends to them (their weights are exactly 0, and so are the gradients
+    through them)."""
     M, rows, d_model = x.shape
     shape = (M, rows // tokens, tokens, d_model)
     q, k, v = (
@@ -364,7 +367,10 @@ def _attention(x, params, name, n_heads, tokens):
         for p in ("query", "key", "value")
     )
     divisor = _scores_divisor(d_model, n_heads)
-    weights = torch.softmax(q @ k.transpose(-2, -1) / divisor, dim=-1)
+    scores = q @ k.transpose(-2, -1) / divisor
+    if padding is not None:
+        scores = scores.masked_fill(padding[:, :, None, None, :], float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
     a = _merge_heads(weights @ v).reshape(M, rows, d_model)
     return a, (q, k, v, weights, divisor)
 
@@ -423,10 +429,11 @@ def _attention_backward(grads, params, name, x, saved, d_a):
     return d_x
 
 
-def _written_block(block, params, name, h, strength, tokens):
+def _written_block(block, params, name, h, strength, tokens, padding=None):
     """One block on rows ``h`` (M, B * tokens, d_model): its output and what
     its backward needs. One token (copied tokens, or a sequence of one)
-    attends to itself with weight 1, so attention is its value."""
+    attends to itself with weight 1, so attention is its value. ``padding``:
+    as :func:`_attention` takes it."""
     saved = {}
     x = h
     if block.norm is not None:
@@ -445,7 +452,9 @@ def _written_block(block, params, name, h, strength, tokens):
     elif block.mixing is not None:
         a, saved["fixed"] = _fixed_attention(x, params, name, block, tokens)
     else:
-        a, saved["attention"] = _attention(x, params, name, block.n_heads, tokens)
+        a, saved["attention"] = _attention(
+            x, params, name, block.n_heads, tokens, padding
+        )
     saved["a"] = a
     gate = block.gate_kind
     if gate.projected:
@@ -477,6 +486,20 @@ def _written_block_backward(block, grads, params, name, saved, d_h, strength):
     return d_h + d_x if block.residual else d_x
 
 
+def _padding(x, M, B, tokens):
+    """Token rows ``x`` (M, B * tokens, width) with NaN at series' missing
+    time points (see :mod:`skgate._series`) as numbers, zeros there, and
+    the padding tokens (M, B, tokens): those whose first value is NaN. For
+    rows without NaN (every table, series of one length): ``x`` and None,
+    the computation of before."""
+    missing = torch.isnan(x)
+    if not missing.any():
+        return x, None
+    # A series ending inside its only (or last) patch has NaN there too.
+    padding = missing[..., 0].view(M, B, tokens)
+    return x.masked_fill(missing, 0.0), (padding if padding.any() else None)
+
+
 def written_forward(net, params, alphas, x):
     """The logits of M networks shaped like ``net`` (a GatedAttentionNet)
     with stacked weights ``params`` and gate strengths ``alphas`` (M,), on
@@ -490,16 +513,33 @@ def written_forward(net, params, alphas, x):
     tokens = computed_tokens(net.token_dim, net.n_features)
     strength = alphas.view(M, 1, 1)
     x = x.reshape(M, B * tokens, -1)  # a sequence's tokens: runs of its features
+    x, padding = _padding(x, M, B, tokens)
     h = _linear(x, params, "embed")
     if net.position is not None:
         h = h.view(M, B, tokens, -1) + params["position"][:, None]
         h = h.view(M, B * tokens, -1)
     blocks = []
     for index, block in enumerate(net.blocks):
-        h, state = _written_block(block, params, f"blocks.{index}", h, strength, tokens)
+        h, state = _written_block(
+            block, params, f"blocks.{index}", h, strength, tokens, padding
+        )
         blocks.append(state)
-    pooled = h if tokens == 1 else h.view(M, B, tokens, -1).mean(dim=2)
-    saved = {"x": x, "blocks": blocks, "pooled": pooled, "tokens": tokens}
+    if tokens == 1:
+        pooled, pool_weights = h, None
+    elif padding is None:
+        pooled, pool_weights = h.view(M, B, tokens, -1).mean(dim=2), None
+    else:
+        # The mean over each sequence's own tokens.
+        pool_weights = (~padding).to(h.dtype)
+        pool_weights = pool_weights / pool_weights.sum(dim=2, keepdim=True)
+        pooled = (h.view(M, B, tokens, -1) * pool_weights[..., None]).sum(dim=2)
+    saved = {
+        "x": x,
+        "blocks": blocks,
+        "pooled": pooled,
+        "tokens": tokens,
+        "pool weights": pool_weights,
+    }
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head"), saved
     z = saved["head z"] = _linear(pooled, params, "head.0")
@@ -545,8 +585,11 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, *, regression):
         d_pooled = _linear_backward(grads, params, "head.0", pooled, d_z)
     if tokens == 1:
         d_h = d_pooled
-    else:
+    elif saved["pool weights"] is None:
         d_h = (d_pooled / tokens).unsqueeze(2).expand(M, B, tokens, -1)
+        d_h = d_h.reshape(M, B * tokens, -1)
+    else:
+        d_h = d_pooled.unsqueeze(2) * saved["pool weights"][..., None]
         d_h = d_h.reshape(M, B * tokens, -1)
     strength = alphas.view(M, 1, 1)
     for index in reversed(range(len(net.blocks))):

@@ -15,7 +15,7 @@ LAYERS = ("attention", "pooled", "logits")
 
 # The estimators' epochs (their signatures state it too; a test holds them
 # equal) and compare_gates' defaults (documented in skgate.compare).
-MAX_EPOCHS = 20
+MAX_EPOCHS = "auto"
 SCORE_MARGIN = 0.02
 TESTS = ("corrected-t", "sign-flip")
 COMPARE_CV, COMPARE_REPEATS = 10, 10

@@ -15,6 +15,7 @@ fit with callbacks or verbose output, or a warm start from a fitted model,
 is a batch of its own: the same loop, one model.
 """
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -67,6 +68,7 @@ NET_PARAMETERS = (
 #: these and NET_PARAMETERS (a subclass's, or one added without teaching the
 #: training) fails at fit.
 TRAINING_PARAMETERS = (
+    "patch_size",  # time points per token of series (the estimator's checks)
     "max_epochs",  # the loop's epochs
     "lr",  # the AdamW learning rate (per model in a batch)
     "batch_size",  # rows per step (computed on padded_rows of them)
@@ -123,7 +125,7 @@ def _rows(X, y_net, weight, rows=None):
     if rows is None:  # no fancy-indexed copy of X when every row trains
         rows = slice(None)
     return Rows(
-        torch.from_numpy(X[rows].astype(np.float32)),
+        torch.from_numpy(np.asarray(X[rows], dtype=np.float32)),
         torch.from_numpy(y_net[rows]),
         None if weight is None else torch.from_numpy(weight[rows].astype(np.float32)),
     )
@@ -152,6 +154,9 @@ class FitPlan:
     incremental: bool
     #: The checked callbacks (copies of the parameter's).
     callbacks: list
+    #: Epochs to train: ``max_epochs``, or what "auto" makes of it
+    #: (:func:`planned_epochs`).
+    epochs: int
 
 
 def _check_converged(net, X, estimator):
@@ -160,7 +165,7 @@ def _check_converged(net, X, estimator):
         return
     losses = net.history[:, "train_loss"] if len(net.history) else []
     causes = [
-        f"X has values of magnitude up to {np.abs(X).max():.3g} (scale X first, "
+        f"X has values of magnitude up to {np.nanmax(np.abs(X)):.3g} (scale X first, "
         f"e.g. with StandardScaler)",
         f"lr={estimator.lr:g} (lower it)",
     ]
@@ -269,7 +274,35 @@ def prepare(estimator, X, y, *, sample_weight, fresh, incremental, classes):
         fresh,
         incremental,
         callbacks,
+        epochs=planned_epochs(estimator.max_epochs, len(train.X), batch_size),
     )
+
+
+#: ``max_epochs="auto"`` trains for at least this many optimizer steps and
+#: at least :data:`AUTO_MIN_EPOCHS` epochs: a small data set gets the steps
+#: it needs to learn (20 epochs of 67 rows are 40 steps), a large one its
+#: 20 epochs as before (from 1,537 rows at batch 64). Chosen by
+#: measurement on the KEEL and aeon sets (benchmarks/results/DEFAULTS.md:
+#: the smallest budget within 0.005 of the best on sets of fewer than 200
+#: training rows).
+AUTO_STEPS = 500
+AUTO_MIN_EPOCHS = 20
+
+
+def planned_epochs(max_epochs, n_rows, batch_size):
+    """The epochs a fit trains: ``max_epochs``, or for "auto" the fewest
+    that give :data:`AUTO_STEPS` steps of ``batch_size`` over ``n_rows``
+    rows, and at least :data:`AUTO_MIN_EPOCHS`.
+
+    >>> planned_epochs(7, 1000, 64), planned_epochs("auto", 50, 64)
+    (7, 500)
+    >>> planned_epochs("auto", 67, 64), planned_epochs("auto", 50_000, 64)
+    (250, 20)
+    """
+    if max_epochs != "auto":
+        return max_epochs
+    steps_per_epoch = math.ceil(n_rows / batch_size)
+    return max(AUTO_MIN_EPOCHS, math.ceil(AUTO_STEPS / steps_per_epoch))
 
 
 def _sample_weights(estimator, X, y_net, sample_weight):
@@ -433,7 +466,7 @@ def _build_net(estimator, module, plan):
         optimizer=torch.optim.AdamW,
         lr=estimator.lr,
         optimizer__weight_decay=estimator.weight_decay,
-        max_epochs=estimator.max_epochs,
+        max_epochs=plan.epochs,
         batch_size=plan.batch_size,
         # The shuffling: a fresh permutation each epoch, from the fit's
         # generator (partial_fit continues it).
@@ -513,7 +546,15 @@ def _key(estimator, plan):
     shared = tuple(
         sorted((k, repr(v)) for k, v in params.items() if k not in _PER_MODEL)
     )
-    return type(estimator), shared, plan.X.shape[1], plan.n_outputs, plan.batch_size
+    return (
+        type(estimator),
+        shared,
+        plan.X.shape[1],
+        getattr(plan.X, "layout", None),
+        plan.n_outputs,
+        plan.batch_size,
+        plan.epochs,
+    )
 
 
 def fit_together(estimators, data, *, name_items=False):
@@ -638,7 +679,7 @@ def fit_batch(members):
         curves = trainer.fit(
             [plan.train for _, plan in members],
             [net.iterator_train__generator for net in nets],
-            1 if plan.incremental else proto.max_epochs,
+            1 if plan.incremental else plan.epochs,
             [plan.valid and plan.valid.initialize() for _, plan in members],
             hooks,
         )

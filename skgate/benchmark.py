@@ -38,7 +38,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 
-from . import compare, paired
+from . import _series, compare, paired
 from ._docstrings import fill_docstring
 from .estimators import GatedAttentionClassifier
 from .model_selection import representation_curvature
@@ -203,6 +203,9 @@ def default_preprocessor(X=None):
     encoded (a category unseen in a split's training rows encodes as
     zeros); fitted on each split's training rows alone. An array (or None)
     is all numbers: standardised; a sparse matrix is scaled, not centred.
+    Series (a 3-D array, or a list of 2-D arrays): None, used as given
+    (normalise them first, e.g. each series z-normalised as the UCR archive
+    does).
 
     Examples
     --------
@@ -211,6 +214,8 @@ def default_preprocessor(X=None):
     >>> default_preprocessor(X).fit_transform(X).shape
     (3, 3)
     """
+    if _series.is_series(X):
+        return None  # series as given: the gates and time-series models read them
     if issparse(X):  # centring would densify it
         return StandardScaler(with_mean=False)
     if not isinstance(X, pd.DataFrame):
@@ -695,6 +700,7 @@ def _fit_baseline(name, estimator, data, split, scorer):
     """Fit one baseline on one split (from the split's seed when it takes
     one) and score it."""
     X_train, y_train, X_test, y_test = data
+    X_train, X_test = (_baseline_input(name, estimator, X) for X in (X_train, X_test))
     model = clone(estimator)
     if "random_state" in model.get_params():
         model.set_params(random_state=split.seed)
@@ -717,6 +723,30 @@ def _fit_baseline(name, estimator, data, split, scorer):
         "curvature": np.nan,
         "fit_time": seconds,
     }
+
+
+def _takes_series(estimator):
+    """Whether ``estimator`` reads series itself: aeon's estimators (their
+    tags say what series they take)."""
+    get_tags = getattr(estimator, "get_tags", None)
+    return callable(get_tags) and "capability:multivariate" in get_tags()
+
+
+def _baseline_input(name, estimator, X):
+    """What baseline ``name`` fits on: ``X``; series as given to a
+    time-series model, else each series flattened channel-major (as
+    ``X.reshape(n, -1)`` flattens a 3-D array), if they have one length."""
+    if not _series.is_series(X) or _takes_series(estimator):
+        return X
+    lengths = {np.shape(x)[-1] for x in X}
+    if len(lengths) > 1:
+        raise ValueError(
+            f"baselines[{name!r}] ({estimator!r}) takes a table, and this "
+            f"dataset's series differ in length ({min(lengths)} to "
+            f"{max(lengths)} time points); pass baselines that read series of "
+            f"unequal length (e.g. aeon's classifiers), or baselines=()."
+        )
+    return np.stack([np.asarray(x) for x in X]).reshape(len(X), -1)
 
 
 def _baseline_scores(baselines, data, splits, scorer, n_jobs):
@@ -840,19 +870,24 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
     A gate's fits of every split train together (batched networks), and
     its times are its share of them."""
     gate = isinstance(estimator, GatedAttentionClassifier)
+
+    def feed(X):  # what the model reads: a baseline may take series flattened
+        return X if gate else _baseline_input(name, estimator, X)
+
     start = time.perf_counter()
     folds = [compare._split_data(*train, inner, preprocessor)
              for train, inner in zip(trains, inners, strict=True)]  # fmt: skip
     plan = [(s, params, fold) for s, split_folds in enumerate(folds)
             for params in candidates for fold in split_folds]  # fmt: skip
     models = [_configured(estimator, params, splits[s].seed) for s, params, _ in plan]
-    fitted, error = _fit_each(models, [(X, y) for _, _, (X, y, _, _) in plan], gate)
+    items = [(feed(X), y) for _, _, (X, y, _, _) in plan]
+    fitted, error = _fit_each(models, items, gate)
     inner_scores, failed = [[] for _ in splits], [0 for _ in splits]
     for model, (s, _, (_, _, X, y)) in zip(fitted, plan, strict=True):
         failed[s] += model is None
         inner_scores[s].append(
             np.nan if model is None
-            else compare._score(scorer, model, X, y, name, splits[s].repeat,
+            else compare._score(scorer, model, feed(X), y, name, splits[s].repeat,
                                 splits[s].fold)
         )  # fmt: skip
     means = [np.reshape(v, (len(candidates), -1)).mean(axis=1) for v in inner_scores]
@@ -874,7 +909,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         for model, (X, y, _, _) in zip(models, data, strict=True):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                model.fit(X, y)
+                model.fit(feed(X), y)
     seconds = (time.perf_counter() - start) / len(splits)
     rows = []
     for s, (model, split, (_, _, X_test, y_test)) in enumerate(
@@ -887,7 +922,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
             "n_test": len(split.test),
             "model_seed": split.seed,
             "score": compare._score(
-                scorer, model, X_test, y_test, name, split.repeat, split.fold
+                scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
             ),
             "curvature": np.nan,
             "fit_time": seconds,
@@ -1250,7 +1285,9 @@ Parameters
 ----------
 datasets : mapping of str to (X, y) or to a callable returning (X, y)
     At least 2 classification datasets by name; a loader is called when
-    its dataset's turn comes, so that only one is in memory at a time.
+    its dataset's turn comes, so that only one is in memory at a time. X
+    is a table, or series: a 3-D array (n_cases, n_channels,
+    n_timepoints) or a list of 2-D arrays (n_channels, n_timepoints_i).
 gates : sequence of str, default=("multiplicative", "silu", "none")
     At least 2 registered gates, in the order of the claim: the first is
     compared with every other.
@@ -1261,7 +1298,10 @@ baselines : mapping of str to classifier, or sequence of classifiers, optional
     :func:`default_baselines`: MLP, logistic regression and histogram
     gradient boosting at scikit-learn's defaults). Each is fitted on the
     same preprocessed splits, from the split's seed when it takes a
-    ``random_state``. An empty sequence compares the gates alone.
+    ``random_state``. An empty sequence compares the gates alone. On a
+    dataset of series, a time-series model (aeon's, e.g.
+    ``MiniRocketClassifier``) reads them as given, any other each series
+    flattened (series of one length only).
 tuning : {None, "grid"}, default=None
     None: every model at its defaults, the comparison a user gets out of
     the box. "grid": each model at its best: on each split's training rows

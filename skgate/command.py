@@ -99,10 +99,22 @@ def _check_pilot(args, commands):
     _check_jobs(args, commands.error)
 
 
+def _epochs(text):
+    """``--max-epochs``: "auto" or an int."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be an int or 'auto'; got {text!r}"
+        ) from None
+
+
 def _check_demo(args, commands):
     if args.n_samples < 10:
         commands.error(f"--n-samples must be >= 10; got {args.n_samples}.")
-    if args.max_epochs < 0:
+    if args.max_epochs is not None and args.max_epochs < 0:
         commands.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
     if not 0 <= args.random_state < 2**32:
         commands.error(
@@ -223,7 +235,7 @@ def _check_compare_args(args, fail):
         ("--repeats", args.repeats, 1),
         ("--max-epochs", args.max_epochs, 1),
     ):
-        if value < least:
+        if value != "auto" and value < least:
             fail(f"{name} must be >= {least}; got {value}.")
     if not (args.margin > 0 and math.isfinite(args.margin)):
         fail(f"--margin must be a finite number > 0; got {args.margin}.")
@@ -303,7 +315,8 @@ def parser():
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
     demo_parser.add_argument("--n-samples", type=int, default=1000)
-    demo_parser.add_argument("--max-epochs", type=int, default=_options.MAX_EPOCHS)
+    # None: the study's budget (skgate.study.facts.STUDY_EPOCHS).
+    demo_parser.add_argument("--max-epochs", type=int, default=None)
     demo_parser.add_argument("--random-state", type=int, default=0)
     return parser
 
@@ -400,7 +413,13 @@ def _add_compare(commands):
         f"{_options.SCORE_MARGIN:g})",
     )
     compare.add_argument("--head", choices=list(_options.HEADS), default="mlp")
-    compare.add_argument("--max-epochs", type=int, default=_options.MAX_EPOCHS)
+    compare.add_argument(
+        "--max-epochs",
+        type=_epochs,
+        default=_options.MAX_EPOCHS,
+        help=f"epochs per fit: an int, or 'auto' (default "
+        f"{_options.MAX_EPOCHS!r}: enough for a budget of optimizer steps)",
+    )
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")
     compare.add_argument("--out", default="compare", help="output folder")

@@ -38,7 +38,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
-from . import _options, paired
+from . import _options, _series, paired
 from ._docstrings import fill_docstring
 from ._training import fit_together
 from .command import CsvProblem, header_problem
@@ -294,6 +294,14 @@ def infer_task(y, task=None):
 
 
 def _check_X(X, preprocessor):
+    if _series.is_series(X):
+        # Series (a 3-D array, or a list of unequal ones): the estimators
+        # read them; a preprocessor sees each split's series as given.
+        if preprocessor is None:
+            series = _series.check_series(X)
+            return np.stack(series) if getattr(X, "ndim", 0) == 3 else series
+        _check_X(None, preprocessor)
+        return X
     if preprocessor is not None:  # it makes the numbers, fold by fold
         if not (hasattr(preprocessor, "fit") and hasattr(preprocessor, "transform")):
             raise TypeError(
@@ -613,7 +621,10 @@ def _arms(gates, alphas):
 
 
 def _dense(X):
-    """A float array of ``X`` (a one-hot encoder's output may be sparse)."""
+    """A float array of ``X`` (a one-hot encoder's output may be sparse);
+    series as they are."""
+    if _series.is_series(X):
+        return X
     return np.asarray(X.toarray() if issparse(X) else X, dtype=np.float64)
 
 

@@ -32,10 +32,11 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_is_fitted,
+    check_X_y,
     validate_data,
 )
 
-from . import _training, geometry
+from . import _series, _training, geometry
 from ._batched import pad_rows
 from ._docstrings import fill_docstring
 from ._skorch import (
@@ -162,13 +163,20 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         "d_model": [Interval(Integral, 1, None, closed="left")],
         "n_tokens": [Interval(Integral, 1, None, closed="left")],
         "token_dim": [None, Interval(Integral, 1, None, closed="left")],
+        "patch_size": [
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+        ],
         "head": [StrOptions(set(HEADS))],
         "n_heads": [Interval(Integral, 1, None, closed="left")],
         "residual": ["boolean"],
         "norm": [None, StrOptions({n for n in NORMS if n is not None})],
         "attention": [StrOptions(set(ATTENTIONS))],
         # 0 epochs is allowed: a fitted model at initialisation.
-        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "max_epochs": [
+            StrOptions({"auto"}),
+            Interval(Integral, 0, None, closed="left"),
+        ],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "weight_decay": [Interval(Real, 0, None, closed="left")],
@@ -189,8 +197,30 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         """Validate X (and y, when given) like scikit-learn: float64 X, or (X, y).
 
         ``reset``: a fresh fit sets ``n_features_in_``; otherwise X must match it.
+        Series (a 3-D array, a list of 2-D arrays) become
+        :class:`~skgate._series.SeriesRows` of the fit's layout.
         """
         predicting = isinstance(y, str) and y == "no_validation"
+        if getattr(X, "ndim", 0) > 3:
+            raise ValueError(
+                f"X has {X.ndim} dimensions (shape {X.shape}); allowed: "
+                f"{_series.ALLOWED}."
+            )
+        if _series.is_series(X):
+            X = self._validate_series(X, reset=reset)
+            if predicting:
+                return X
+            _, y = check_X_y(np.zeros((len(X), 1)), y, **self._y_checks)
+            return X, y
+        _series.check_patch_size(self.patch_size, "table")
+        if not reset and getattr(self, "series_layout_", None) is not None:
+            raise ValueError(
+                f"X is a table (shape {np.shape(X)}), but this "
+                f"{type(self).__name__} was fitted on series; allowed: a 3-D "
+                f"array (n_cases, n_channels, n_timepoints) or a list of 2-D "
+                f"arrays (n_channels, n_timepoints_i) of "
+                f"{self.series_layout_.n_channels} channels."
+            )
         if not predicting:
             X, y = validate_data(
                 self, X, y, reset=reset, dtype=np.float64, **self._y_checks
@@ -207,9 +237,66 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                 f"float32 range of the model (<= {_FLOAT32_MAX:.3g}); scale X "
                 f"first, e.g. with sklearn.preprocessing.StandardScaler."
             )
+        if reset:
+            self.series_layout_ = None
         return X if predicting else (X, y)
 
+    def _validate_series(self, X, *, reset):
+        """Series ``X`` as rows of tokens: a fresh fit sets the layout
+        (``series_layout_``, ``n_features_in_`` = channels); later calls
+        must fit it."""
+        fitted = getattr(self, "series_layout_", None)
+        if not reset and fitted is None:
+            raise ValueError(
+                f"X holds series (a 3-D array or a list of 2-D arrays), but this "
+                f"{type(self).__name__} was fitted on a table; allowed: a 2-D "
+                f"array of {self.n_features_in_} features."
+            )
+        if isinstance(X, _series.SeriesRows):
+            # Rows this estimator's checks made (the folds of a search).
+            if not reset and X.layout != fitted:
+                raise ValueError(
+                    f"X was laid out as {X.layout}, the model as {fitted}."
+                )
+            rows = X
+        else:
+            series = _series.check_series(X)
+            if reset:
+                layout = _series.layout_of(series, self.patch_size)
+            else:
+                layout = fitted
+                _series.check_fits(series, layout)
+            rows = _series.to_rows(series, layout)
+        if reset:
+            if self.token_dim is not None:
+                raise ValueError(
+                    f"token_dim={self.token_dim!r} reads a 2-D table as a "
+                    f"sequence; X holds series, whose tokens are patch_size "
+                    f"time points of every channel. Allowed with series: "
+                    f"token_dim=None."
+                )
+            uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
+            if uneven and self.attention != "softmax":
+                raise ValueError(
+                    f"attention={self.attention!r} mixes a fixed number of "
+                    f"tokens; X holds series of unequal length (in tokens of "
+                    f"patch_size {rows.layout.patch_size}). Allowed with them: "
+                    f"attention='softmax'."
+                )
+            self.series_layout_ = rows.layout
+            self.n_features_in_ = rows.layout.n_channels
+            self.__dict__.pop("feature_names_in_", None)
+        largest = np.nanmax(np.abs(rows)) if rows.size else 0.0
+        if largest > _FLOAT32_MAX:
+            raise ValueError(
+                f"X has a value of magnitude {largest:.3g}, beyond the float32 "
+                f"range of the model (<= {_FLOAT32_MAX:.3g}); scale X first."
+            )
+        return rows
+
     def _check_token_dim(self, n_features):
+        if getattr(self, "series_layout_", None) is not None:
+            return  # series: the layout sets the tokens
         if self.token_dim is not None and n_features % self.token_dim:
             raise ValueError(
                 f"token_dim={self.token_dim} does not divide the number of "
@@ -243,6 +330,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         weights as a construction under ``torch.manual_seed``, without touching
         torch's process-wide generator or its default dtype.
         """
+        layout = getattr(self, "series_layout_", None)
         with torch.device("meta"):
             module = GatedAttentionNet(
                 n_features,
@@ -252,7 +340,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                 depth=self.depth,
                 d_model=self.d_model,
                 n_tokens=self.n_tokens,
-                token_dim=self.token_dim,
+                token_dim=self.token_dim if layout is None else layout.token_dim,
                 head=self.head,
                 n_heads=self.n_heads,
                 residual=self.residual,
@@ -271,9 +359,11 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or series
             Finite numbers; a DataFrame's column names are kept as
-            ``feature_names_in_``.
+            ``feature_names_in_``. Series: a 3-D array (n_cases,
+            n_channels, n_timepoints), or a list of 2-D arrays (n_channels,
+            n_timepoints_i) of unequal length.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights: each mini-batch's loss is the weighted mean
@@ -314,6 +404,30 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         return cached[1]
 
     def _forward(self, X, layer):
+        """The module's output at ``layer`` for validated ``X``: series are
+        computed at their own lengths, each length as a batch (so padding
+        changes nothing), NaN at the padding tokens of a layer with a token
+        axis."""
+        layout = getattr(self, "series_layout_", None)
+        if layout is None:
+            return self._forward_rows(X, layer)
+        counts = _series.token_counts(X, layout)
+        result = None
+        for tokens in np.unique(counts):
+            rows = np.flatnonzero(counts == tokens)
+            width = tokens * layout.token_dim
+            # NaN past a series' end in its last patch: zeros, as alone.
+            part = np.nan_to_num(np.asarray(X)[rows, :width], nan=0.0)
+            out = self._forward_rows(part, layer)
+            if result is None:
+                shape = (len(X), *out.shape[1:])
+                if out.ndim == 3:  # a token axis: the fitted number of tokens
+                    shape = (len(X), layout.n_tokens, out.shape[2])
+                result = np.full(shape, np.nan)
+            result[rows, : out.shape[1]] = out
+        return result
+
+    def _forward_rows(self, X, layer):
         """The module's output at ``layer`` for validated ``X``, in float64 chunks.
 
         Training runs in float32; inference uses a float64 copy of the trained
@@ -405,7 +519,24 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         if geometry._named(kwargs.get("metric"), "fisher"):
             self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
-        return geometry.curvature(self._representation_map(layer), X, **kwargs)
+        if self.series_layout_ is None:
+            return geometry.curvature(self._representation_map(layer), X, **kwargs)
+        return self._series_curvature(X, layer, kwargs)
+
+    def _series_curvature(self, rows, layer, kwargs):
+        """Curvature at each series, in its own coordinates (its values,
+        channel-major as ``X.reshape(n, -1)`` flattens a 3-D array): each
+        length's series together, along directions of their dimension."""
+        layout = self.series_layout_
+        lengths = _series.series_lengths(rows, layout)
+        kappa = np.empty(len(rows))
+        module = self._float64_module().cpu()
+        for length in np.unique(lengths):
+            which = np.flatnonzero(lengths == length)
+            points = _series.series_values(rows[which], layout, length)
+            f = _series.SeriesMap(module, layer, layout, int(length))
+            kappa[which] = geometry.curvature(f, points, **kwargs)
+        return kappa
 
     def representation_map(self, layer="attention"):
         """The map whose curvature :meth:`curvature` measures, as a float64
@@ -520,6 +651,14 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     mean-pooled, and classified by a small head. Trained with AdamW on the
     cross-entropy loss.
 
+    ``X`` may also be a collection of time series, in aeon's and sktime's
+    layouts: a 3-D array ``(n_cases, n_channels, n_timepoints)``, or a list
+    of 2-D arrays ``(n_channels, n_timepoints_i)`` of unequal length. Each
+    token is then a patch of ``patch_size`` consecutive time points of every
+    channel; shorter series are padded inside, and the padding takes no part
+    in attention, pooling or prediction (a series predicts the same, to the
+    bit, alone or beside longer ones).
+
     Parameters
     ----------
     gate : str, default="multiplicative"
@@ -541,9 +680,19 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     n_tokens : int >= 1, default=8
         Copies of the embedded row when ``token_dim`` is None.
     token_dim : int >= 1 or None, default=None
-        None: each row is one token. An int dividing ``n_features``: each row is
-        a sequence of ``n_features // token_dim`` tokens, in column order, with
-        a learned positional embedding.
+        For a 2-D ``X``. None: each row is one token. An int dividing
+        ``n_features``: each row is a sequence of ``n_features // token_dim``
+        tokens, in column order, with a learned positional embedding. Series
+        (3-D or a list) need None: their tokens are ``patch_size`` time points
+        of every channel.
+    patch_size : int >= 1 or "auto", default="auto"
+        For series: time points per token (tokens of ``patch_size *
+        n_channels`` values, time-major; the last patch of a series is
+        zero-filled). "auto": the smallest patch that keeps the longest
+        series of the fit within 32 tokens (1 up to 32 time points, 47 for
+        1,500), which bounds attention's memory and time on long series (see
+        the user guide, "Sequences and time series"). A 2-D ``X`` takes
+        "auto" or 1.
     head : {"mlp", "mlp-relu", "linear"}, default="mlp"
         "mlp": two layers with a GELU between them; "mlp-relu": with a ReLU
         between them; "linear": one layer.
@@ -563,8 +712,14 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         attention over sequences is affine in x, the paper's theorem's
         premise; "fixed-causal": each token mixes itself and earlier ones.
         Over copied tokens all three are the same model.
-    max_epochs : int >= 0, default=20
-        Passes over the training data (0 leaves the network at initialisation).
+    max_epochs : int >= 0 or "auto", default="auto"
+        Passes over the training data (0 leaves the network at
+        initialisation). "auto": the fewest that give 500 optimizer steps,
+        and at least 20 (``max(20, ceil(500 / ceil(n_train / batch_size)))``:
+        500 epochs of up to 64 rows, 20 from 1,537 rows on), so that a first fit
+        learns on a small data set as on a large one (measured on the KEEL
+        and aeon sets: ``benchmarks/results/DEFAULTS.md``). ``n_iter_``
+        says how many ran.
     lr : float > 0, default=2e-3
         AdamW learning rate.
     batch_size : int >= 1, default=64
@@ -614,7 +769,11 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     classes_ : ndarray of shape (n_classes,)
         The labels seen in ``fit``, sorted; any type ``np.unique`` sorts.
     n_features_in_ : int
-        Number of features seen in ``fit``.
+        Number of features seen in ``fit`` (of series: their channels).
+    series_layout_ : SeriesLayout or None
+        For series: ``n_channels``, ``n_timepoints`` (the longest series of
+        the fit: no longer one can be predicted), ``patch_size``,
+        ``n_tokens`` and ``token_dim``; None for a 2-D ``X``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when ``X`` was a DataFrame with string column names.
     net_ : skorch.NeuralNetClassifier
@@ -694,12 +853,13 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         d_model=64,
         n_tokens=8,
         token_dim=None,
+        patch_size="auto",
         head="mlp",
         n_heads=1,
         residual=False,
         norm=None,
         attention="softmax",
-        max_epochs=20,
+        max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
@@ -720,6 +880,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         self.d_model = d_model
         self.n_tokens = n_tokens
         self.token_dim = token_dim
+        self.patch_size = patch_size
         self.head = head
         self.n_heads = n_heads
         self.residual = residual
@@ -952,12 +1113,13 @@ validation_scores_, best_validation_score_
         d_model=64,
         n_tokens=8,
         token_dim=None,
+        patch_size="auto",
         head="mlp",
         n_heads=1,
         residual=False,
         norm=None,
         attention="softmax",
-        max_epochs=20,
+        max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
@@ -977,6 +1139,7 @@ validation_scores_, best_validation_score_
         self.d_model = d_model
         self.n_tokens = n_tokens
         self.token_dim = token_dim
+        self.patch_size = patch_size
         self.head = head
         self.n_heads = n_heads
         self.residual = residual
@@ -1082,9 +1245,10 @@ validation_scores_, best_validation_score_
 #: The parameters of the prediction methods: the rows they take.
 PREDICT_PARAMETERS_DOC = """Parameters
 ----------
-X : array-like of shape (n_samples, n_features)
+X : array-like of shape (n_samples, n_features), or series
     The features ``fit`` saw (a DataFrame with the column names it saw, in
-    its order); validated as in ``fit``."""
+    its order), or series of its channels no longer than its longest (a 3-D
+    array or a list of 2-D arrays); validated as in ``fit``."""
 
 for _method in (
     GatedAttentionClassifier.predict_proba,

@@ -312,6 +312,11 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
         return self._refit_attribute("net_")
 
     @property
+    def series_layout_(self):
+        """The refit model's layout of series (None for a 2-D ``X``)."""
+        return self._refit_attribute("series_layout_")
+
+    @property
     def history_(self):
         """The refit model's per-epoch training history."""
         return self._refit_attribute("history_")
@@ -468,12 +473,13 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         d_model=64,
         n_tokens=8,
         token_dim=None,
+        patch_size="auto",
         head="mlp",
         n_heads=1,
         residual=False,
         norm=None,
         attention="softmax",
-        max_epochs=20,
+        max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
@@ -498,6 +504,7 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         self.d_model = d_model
         self.n_tokens = n_tokens
         self.token_dim = token_dim
+        self.patch_size = patch_size
         self.head = head
         self.n_heads = n_heads
         self.residual = residual
@@ -528,6 +535,7 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
             d_model=self.d_model,
             n_tokens=self.n_tokens,
             token_dim=self.token_dim,
+            patch_size=self.patch_size,
             head=self.head,
             n_heads=self.n_heads,
             residual=self.residual,
@@ -625,12 +633,13 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
         d_model=64,
         n_tokens=8,
         token_dim=None,
+        patch_size="auto",
         head="mlp",
         n_heads=1,
         residual=False,
         norm=None,
         attention="softmax",
-        max_epochs=20,
+        max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
@@ -654,6 +663,7 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
         self.d_model = d_model
         self.n_tokens = n_tokens
         self.token_dim = token_dim
+        self.patch_size = patch_size
         self.head = head
         self.n_heads = n_heads
         self.residual = residual
@@ -683,6 +693,7 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
             d_model=self.d_model,
             n_tokens=self.n_tokens,
             token_dim=self.token_dim,
+            patch_size=self.patch_size,
             head=self.head,
             n_heads=self.n_heads,
             residual=self.residual,

@@ -29,7 +29,8 @@ def fitted():
 BAD_X = [
     (X[:0], ValueError, "0 sample"),
     (X[:, :1].ravel(), ValueError, "Expected 2D array"),
-    (X.reshape(60, 2, 1), ValueError, "Found array with dim 3"),
+    # 3-D is a collection of series (tests/test_series.py); 4-D is nothing.
+    (X.reshape(60, 2, 1, 1), ValueError, "X has 4 dimensions"),
     (np.where(np.eye(60, 2) > 0, np.nan, X), ValueError, "Input X contains NaN"),
     (np.where(np.eye(60, 2) > 0, np.inf, X), ValueError, "Input X contains infinity"),
     (np.full((60, 2), "a"), ValueError, "could not convert string to float"),

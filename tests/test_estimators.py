@@ -20,6 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from skorch.callbacks import Callback, EarlyStopping, LRScheduler
 
 from skgate import GatedAttentionClassifier, GatedAttentionRegressor, make_curved_task
+from skgate._training import AUTO_STEPS, planned_epochs
 from skgate.nn import GatedAttentionNet
 
 
@@ -33,7 +34,7 @@ class TestFitted:
     def test_learns_moons(self, fitted, moons):
         assert fitted.score(*moons) > 0.9
 
-    def test_attributes(self, fitted):
+    def test_attributes(self, fitted, moons):
         np.testing.assert_array_equal(fitted.classes_, [0, 1])
         assert fitted.n_features_in_ == 2
         assert not hasattr(fitted, "feature_names_in_")
@@ -41,7 +42,10 @@ class TestFitted:
         assert isinstance(fitted.net_.optimizer_, torch.optim.AdamW)
         assert fitted.net_.optimizer_.defaults["weight_decay"] == 1e-2
         assert fitted.net_.optimizer_.defaults["lr"] == 2e-3
-        assert len(fitted.history_) == 20
+        # max_epochs="auto": the epochs of the step budget for these rows
+        # (300 rows, 5 steps an epoch).
+        assert len(fitted.history_) == planned_epochs("auto", len(moons[1]), 64)
+        assert len(fitted.history_) == max(20, -(-AUTO_STEPS // 5))
         assert fitted.history_[-1, "train_loss"] < fitted.history_[0, "train_loss"]
 
     def test_default_parameters_are_the_design(self):
@@ -52,12 +56,13 @@ class TestFitted:
             "d_model": 64,
             "n_tokens": 8,
             "token_dim": None,
+            "patch_size": "auto",
             "head": "mlp",
             "n_heads": 1,
             "residual": False,
             "norm": None,
             "attention": "softmax",
-            "max_epochs": 20,
+            "max_epochs": "auto",
             "lr": 2e-3,
             "batch_size": 64,
             "weight_decay": 1e-2,
@@ -482,9 +487,10 @@ class TestBadInput:
         with pytest.raises(ValueError, match="0 sample"):
             GatedAttentionClassifier().fit(X_OK[:0], Y_OK[:0])
 
-    def test_three_dimensional_X(self):
-        with pytest.raises(ValueError, match="Found array with dim 3"):
-            GatedAttentionClassifier().fit(X_OK.reshape(40, 2, 1), Y_OK)
+    def test_four_dimensional_X(self):
+        # 3-D X is a collection of series (tests/test_series.py).
+        with pytest.raises(ValueError, match="X has 4 dimensions"):
+            GatedAttentionClassifier().fit(X_OK.reshape(40, 2, 1, 1), Y_OK)
 
     def test_sparse_X(self):
         with pytest.raises(TypeError, match="Sparse data was passed"):

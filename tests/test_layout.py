@@ -175,6 +175,9 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
     assert list(_NET_PARAMETERS) == [n for n in keywords if n != "gate_gain"]
     build = inspect.getsource(GatedAttentionClassifier._build_module)
     for name in _NET_PARAMETERS:
+        if name == "token_dim":  # series: their layout's tokens
+            assert "token_dim=self.token_dim if layout is None else" in build
+            continue
         assert f"{name}=self.{name}," in build
     for Search, Estimator in (
         (GatedAttentionClassifierCV, GatedAttentionClassifier),

@@ -234,8 +234,10 @@ class TestSweeps:
 
     def test_defaults_are_the_classifiers(self):
         from skgate import GatedAttentionClassifier
+        from skgate.study.facts import STUDY_EPOCHS
 
-        params = GatedAttentionClassifier().get_params()
+        # The study's own budget, where the estimators' default is "auto".
+        params = {**GatedAttentionClassifier().get_params(), "max_epochs": STUDY_EPOCHS}
         for key in sweeps.MODEL_KEYS:
             assert sweeps.DEFAULTS[key] == params[key]
 

@@ -229,10 +229,11 @@ class GatedAttentionBlock(nn.Module):
         if self.mixing is not None:
             nn.init.zeros_(self.mixing)
 
-    def mixing_weights(self):
+    def mixing_weights(self, tokens=None):
         """Fixed attention's weights (n_heads, n_tokens, n_tokens): the
-        softmax over keys of ``mixing`` (causal: of its lower triangle)."""
-        logits = self.mixing
+        softmax over keys of ``mixing`` (causal: of its lower triangle); of
+        its first ``tokens`` rows and columns for a shorter sequence."""
+        logits = self.mixing if tokens is None else self.mixing[:, :tokens, :tokens]
         if self.attention == "fixed-causal":
             above = torch.ones_like(logits, dtype=torch.bool).triu(1)
             logits = logits.masked_fill(above, float("-inf"))
@@ -240,7 +241,8 @@ class GatedAttentionBlock(nn.Module):
 
     def _mix(self, v):
         """Fixed attention of values ``v`` (..., tokens, d_model)."""
-        return _merge_heads(self.mixing_weights() @ _split_heads(v, self.n_heads))
+        weights = self.mixing_weights(v.shape[-2])
+        return _merge_heads(weights @ _split_heads(v, self.n_heads))
 
     def _attention(self, x):
         """Attention of the tokens ``x`` (..., tokens, d_model) to each other."""
@@ -502,10 +504,27 @@ class GatedAttentionNet(nn.Module):
         return len(self.blocks)
 
     def _check_input(self, x):
-        if x.ndim != 2 or x.shape[1] != self.n_features:
-            raise ValueError(
-                f"x must have shape (batch, {self.n_features}); got {tuple(x.shape)}."
-            )
+        if x.ndim == 2 and (x.shape[1] == self.n_features or self._shorter(x.shape[1])):
+            return
+        shorter = (
+            ""
+            if self.token_dim is None
+            else f" or, a shorter sequence, (batch, t * {self.token_dim}) with "
+            f"1 <= t < {self.n_tokens}"
+        )
+        raise ValueError(
+            f"x must have shape (batch, {self.n_features}){shorter}; got "
+            f"{tuple(x.shape)}."
+        )
+
+    def _shorter(self, width):
+        """Whether rows of ``width`` are a sequence of fewer tokens than the
+        network's positions (its first positions read them)."""
+        return (
+            self.token_dim is not None
+            and 0 < width < self.n_features
+            and width % self.token_dim == 0
+        )
 
     def embed_tokens(self, x):
         """The tokens the first block reads, ``h0``: (batch, n_tokens,
@@ -524,11 +543,14 @@ class GatedAttentionNet(nn.Module):
         if self.token_dim is None:
             tokens = x.unsqueeze(-2)
         else:
-            tokens = x.reshape(*x.shape[:-1], self.n_tokens, self.token_dim)
+            # A shorter sequence (fewer tokens) takes the first positions.
+            tokens = x.reshape(*x.shape[:-1], -1, self.token_dim)
         if not bias:
             return F.linear(tokens, self.embed.weight)
         h = self.embed(tokens)
-        return h if self.token_dim is None else h + self.position
+        if self.token_dim is None:
+            return h
+        return h + self.position[: tokens.shape[-2]]
 
     def _copies(self, h):
         if self.token_dim is None:

@@ -15,6 +15,7 @@ from ..parallel import on_cluster
 from . import realdata, report, sequences_pilot
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
+from .facts import STUDY_EPOCHS
 from .part import log
 from .parts.copied_tokens import run_pilot
 from .parts.toy_datasets import run_toy
@@ -210,9 +211,10 @@ def _render_report(args, parser, source, out):
 
 def _demo_command(args, parser):
     table = demo(args.n_samples, args.max_epochs, args.random_state)
+    epochs = STUDY_EPOCHS if args.max_epochs is None else args.max_epochs
     print(
         f"\nHeld-out accuracy ({round(100 * TEST_SIZE)} % test split, "
-        f"n_samples={args.n_samples}, max_epochs={args.max_epochs}, "
+        f"n_samples={args.n_samples}, max_epochs={epochs}, "
         f"random_state={args.random_state}):\n"
     )
     print(table.to_string(float_format="{:.3f}".format))

@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from .design import TEST_SIZE
-from .facts import GATE_LABELS, GATE_ORDER
+from .facts import GATE_LABELS, GATE_ORDER, STUDY_EPOCHS
 
 __all__ = ["demo"]
 
@@ -28,7 +28,7 @@ def _demo_tasks(n_samples, random_state):
 def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
     """Held-out accuracy of each gate on each task, as a DataFrame (tasks x gates).
 
-    ``max_epochs=None`` trains for the classifier's default number of epochs;
+    ``max_epochs=None`` trains for the study's budget (``STUDY_EPOCHS``);
     each fit prints a progress line to ``log`` (None: silent).
 
     Examples
@@ -37,7 +37,7 @@ def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
     >>> table.shape
     (3, 3)
     """
-    epochs = {} if max_epochs is None else {"max_epochs": max_epochs}
+    epochs = {"max_epochs": STUDY_EPOCHS if max_epochs is None else max_epochs}
     tasks = _demo_tasks(n_samples, random_state)
     gates = list(reversed(GATE_ORDER))  # weakest first
     rows, n_fits = {}, len(tasks) * len(gates)

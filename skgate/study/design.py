@@ -22,6 +22,7 @@ from .facts import (
     FULL_SEEDS,
     GATE_ORDER,
     INIT_SEED_FACTOR,
+    STUDY_EPOCHS,
     THEOREM_SEEDS,
 )
 from .facts import CONTROL_LEARNING_RATES as LEARNING_RATES
@@ -103,6 +104,7 @@ DEFAULTS = {
         for key in ("n_samples", "noise", "n_observations", "n_classes")
     },
     **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
+    "max_epochs": STUDY_EPOCHS,
     "gate_init": "gain 2",
     "architecture": "plain",
     "seed": 0,

@@ -1,0 +1,246 @@
+"""Time series as the network reads them: layouts, checks and token rows.
+
+Private to the estimators. A collection of series comes as a 3-D array
+``(n_cases, n_channels, n_timepoints)`` (aeon's and sktime's "numpy3D") or as
+a list of 2-D arrays ``(n_channels, n_timepoints_i)`` of unequal length
+(aeon's unequal collection). The network reads a row of tokens: each token is
+a patch of ``patch_size`` consecutive time points of every channel, laid out
+time-major (``token_dim = patch_size * n_channels``); a series shorter than
+the longest is followed by padding tokens. In a row, NaN marks where a
+series has no value (user input with NaN is refused, so NaN means padding
+and nothing else): its padding tokens, and the rest of its last patch when
+``patch_size`` does not divide its length, which the network reads as zeros
+(as the series would be alone). The engine masks padding tokens out of
+attention and pooling, and prediction computes each row at its own length,
+so padding changes nothing (:class:`SeriesRows`).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch.nn.functional as F
+
+#: Tokens a series becomes at most with ``patch_size="auto"``: the smallest
+#: patch that keeps a series within this many tokens (attention's memory
+#: and time grow with their square). Chosen by measurement:
+#: benchmarks/results/PATCH.md.
+MAX_TOKENS = 32
+
+#: What a sequence input may be, for error messages.
+ALLOWED = (
+    "a 2-D array (n_samples, n_features), a 3-D array (n_cases, n_channels, "
+    "n_timepoints), or a list of 2-D arrays (n_channels, n_timepoints_i)"
+)
+
+
+@dataclass(frozen=True)
+class SeriesLayout:
+    """How series become a network's rows: set at fit, fixed after."""
+
+    #: Channels of every series.
+    n_channels: int
+    #: The longest series of the fit.
+    n_timepoints: int
+    #: Time points per token.
+    patch_size: int
+
+    @property
+    def n_tokens(self):
+        """Tokens of the longest series (the network's positions)."""
+        return math.ceil(self.n_timepoints / self.patch_size)
+
+    @property
+    def token_dim(self):
+        return self.patch_size * self.n_channels
+
+    @property
+    def n_features(self):
+        """Width of a row."""
+        return self.n_tokens * self.token_dim
+
+
+class SeriesRows(np.ndarray):
+    """Rows of tokens (float64, ``(n, layout.n_features)``) that remember
+    their :class:`SeriesLayout`: what an estimator's checks return for
+    series, and accept again as they are (the folds of a search, a fit of
+    many models), so that every model of a search reads one layout."""
+
+    def __array_finalize__(self, obj):
+        self.layout = getattr(obj, "layout", None)
+
+    def __reduce__(self):
+        # Pickled as a plain array with its layout (joblib's workers).
+        return _rebuild, (np.asarray(self), self.layout)
+
+
+def _rebuild(array, layout):
+    return as_series_rows(array, layout)
+
+
+def as_series_rows(array, layout):
+    rows = np.asarray(array).view(SeriesRows)
+    rows.layout = layout
+    return rows
+
+
+def is_series(X):
+    """Whether ``X`` is a collection of series (3-D, or a list of 2-D
+    arrays) rather than a table."""
+    if isinstance(X, SeriesRows):
+        return True
+    if isinstance(X, (list, tuple)):
+        # A list whose first item is 2-D; check_series names any other item.
+        try:
+            return len(X) > 0 and np.ndim(X[0]) == 2
+        except ValueError:  # a ragged nested list: not a series either
+            return False
+    return np.ndim(X) == 3 if hasattr(X, "ndim") else False
+
+
+def check_series(X):
+    """The series of ``X`` as float64 arrays (n_channels, n_timepoints_i),
+    or a ValueError/TypeError naming X."""
+    series = list(X)
+    if not series:
+        raise ValueError(f"X holds no series; allowed: {ALLOWED}, with >= 1 case.")
+    checked = []
+    for i, x in enumerate(series):
+        try:
+            x = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"X[{i}] is not an array of numbers ({exc}); allowed: {ALLOWED}."
+            ) from exc
+        if x.ndim != 2:
+            raise ValueError(
+                f"X[{i}] has shape {x.shape}; allowed: {ALLOWED} "
+                f"(every series 2-D: (n_channels, n_timepoints))."
+            )
+        if x.shape[1] == 0 or x.shape[0] == 0:
+            raise ValueError(
+                f"X[{i}] is empty (shape {x.shape}); every series needs >= 1 "
+                f"channel and >= 1 time point."
+            )
+        if checked and x.shape[0] != checked[0].shape[0]:
+            raise ValueError(
+                f"X[{i}] has {x.shape[0]} channels and X[0] has "
+                f"{checked[0].shape[0]}; allowed: the same channels in every "
+                f"series (lengths may differ)."
+            )
+        if not np.isfinite(x).all():
+            raise ValueError(
+                f"X[{i}] contains NaN or infinity; allowed: finite values "
+                f"(fill or drop missing values first; series of unequal "
+                f"length are passed as a list, without padding)."
+            )
+        checked.append(x)
+    return checked
+
+
+def layout_of(series, patch_size):
+    """The :class:`SeriesLayout` a fit on ``series`` sets."""
+    longest = max(x.shape[1] for x in series)
+    if patch_size == "auto":
+        patch_size = math.ceil(longest / MAX_TOKENS)
+    return SeriesLayout(series[0].shape[0], longest, int(patch_size))
+
+
+def check_fits(series, layout):
+    """A ValueError naming X if ``series`` do not fit a model of ``layout``."""
+    channels = series[0].shape[0]
+    if channels != layout.n_channels:
+        raise ValueError(
+            f"X has series of {channels} channels, but the model was fitted on "
+            f"{layout.n_channels}; allowed: {layout.n_channels} channels."
+        )
+    capacity = layout.n_tokens * layout.patch_size
+    longest = max(x.shape[1] for x in series)
+    if longest > capacity:
+        raise ValueError(
+            f"X has a series of {longest} time points, longer than the model "
+            f"takes ({capacity}: the longest series of the fit, "
+            f"{layout.n_timepoints}, in patches of {layout.patch_size}); "
+            f"allowed: series of at most {capacity} time points."
+        )
+
+
+def to_rows(series, layout):
+    """``series`` as :class:`SeriesRows` of ``layout``: NaN wherever a
+    series has no value (the rest of its last patch, and its padding
+    tokens)."""
+    rows = np.full((len(series), layout.n_features), np.nan)
+    for i, x in enumerate(series):
+        channels, length = x.shape
+        rows[i, : length * channels] = x.T.reshape(-1)  # time-major
+    return as_series_rows(rows, layout)
+
+
+def token_counts(rows, layout):
+    """Each row's tokens before its padding (a token is padding when its
+    first value is missing)."""
+    first = np.asarray(rows)[:, :: layout.token_dim]
+    return (~np.isnan(first)).sum(axis=1)
+
+
+def series_lengths(rows, layout):
+    """Each row's time points."""
+    first_channel = np.asarray(rows)[:, :: layout.n_channels]
+    return (~np.isnan(first_channel)).sum(axis=1)
+
+
+def series_values(rows, layout, length):
+    """The values of rows of series of ``length`` time points, channel-major
+    (k, n_channels * length), as ``X.reshape(k, -1)`` flattens a 3-D array."""
+    k = len(rows)
+    values = np.asarray(rows)[:, : length * layout.n_channels]
+    values = values.reshape(k, length, layout.n_channels).transpose(0, 2, 1)
+    return np.ascontiguousarray(values.reshape(k, -1))
+
+
+def series_tokens(x, layout, length):
+    """A network's rows from series values ``x`` (..., n_channels *
+    length), channel-major (:func:`series_values`): time-major tokens, the
+    rest of the last patch zeros. A linear map, so that the geometry
+    differentiates through it along directions in the series' own
+    coordinates."""
+    lead = x.shape[:-1]
+    x = x.reshape(*lead, layout.n_channels, length)
+    padded = math.ceil(length / layout.patch_size) * layout.patch_size
+    x = F.pad(x, (0, padded - length))
+    return x.transpose(-1, -2).reshape(*lead, -1)
+
+
+class SeriesMap:
+    """The representation map of a network reading series of ``length``
+    time points, as a function of their values (:func:`series_tokens`,
+    then :class:`skgate.nn.RepresentationMap` with the root-mean-square over
+    the series' own tokens), with its exact jet."""
+
+    def __init__(self, module, layer, layout, length):
+        from .nn import RepresentationMap
+
+        self.inner = RepresentationMap(module, layer, token_rms=True)
+        if layer == "attention" or not isinstance(layer, str):
+            self.inner.scale = 1 / math.sqrt(math.ceil(length / layout.patch_size))
+        self.layout, self.length = layout, length
+
+    def _tokens(self, x):
+        return series_tokens(x, self.layout, self.length)
+
+    def __call__(self, x):
+        return self.inner(self._tokens(x))
+
+    def jet(self, x, v):
+        return self.inner.jet(self._tokens(x), self._tokens(v))
+
+
+def check_patch_size(patch_size, kind):
+    """``patch_size`` must be "auto" or 1 for a table (it groups time
+    points of series)."""
+    if kind == "table" and patch_size not in ("auto", 1):
+        raise ValueError(
+            f"patch_size={patch_size!r} groups the time points of series (a 3-D "
+            f"array or a list of 2-D arrays); X is a 2-D table, whose tokens "
+            f"token_dim sets. Allowed for a table: patch_size='auto' or 1."
+        )
