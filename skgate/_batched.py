@@ -524,21 +524,28 @@ def written_forward(net, params, alphas, x):
             block, params, f"blocks.{index}", h, strength, tokens, padding
         )
         blocks.append(state)
+    even = None
     if tokens == 1:
         pooled, pool_weights = h, None
     elif padding is None:
         pooled, pool_weights = h.view(M, B, tokens, -1).mean(dim=2), None
     else:
-        # The mean over each sequence's own tokens.
+        # The mean over each sequence's own tokens; a model without padding
+        # (batched beside one with) pools as it does alone, to the bit.
         pool_weights = (~padding).to(h.dtype)
         pool_weights = pool_weights / pool_weights.sum(dim=2, keepdim=True)
-        pooled = (h.view(M, B, tokens, -1) * pool_weights[..., None]).sum(dim=2)
+        grid = h.view(M, B, tokens, -1)
+        pooled = (grid * pool_weights[..., None]).sum(dim=2)
+        even = ~padding.flatten(1).any(dim=1)
+        if even.any():
+            pooled[even] = grid[even].mean(dim=2)
     saved = {
         "x": x,
         "blocks": blocks,
         "pooled": pooled,
         "tokens": tokens,
         "pool weights": pool_weights,
+        "even": even,
     }
     if isinstance(net.head, torch.nn.Linear):
         return _linear(pooled, params, "head"), saved
@@ -590,6 +597,9 @@ def written_losses_and_gradients(net, params, alphas, x, y, w, *, regression):
         d_h = d_h.reshape(M, B * tokens, -1)
     else:
         d_h = d_pooled.unsqueeze(2) * saved["pool weights"][..., None]
+        even = saved["even"]  # the models without padding: as alone
+        if even.any():
+            d_h[even] = (d_pooled[even] / tokens).unsqueeze(2).expand_as(d_h[even])
         d_h = d_h.reshape(M, B * tokens, -1)
     strength = alphas.view(M, 1, 1)
     for index in reversed(range(len(net.blocks))):

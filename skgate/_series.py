@@ -16,9 +16,11 @@ so padding changes nothing (:class:`SeriesRows`).
 """
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 import torch.nn.functional as F
 
 #: Tokens a series becomes at most with ``patch_size="auto"``: the smallest
@@ -84,6 +86,46 @@ def as_series_rows(array, layout):
     return rows
 
 
+def as_collection(X):
+    """``X`` as the estimators read it, or a one-line error naming X for a
+    container no layout allows: a pandas Series or 1-D object array of
+    series becomes a list of them; a generator, an empty list, a list of
+    1-D arrays of unequal length or of arrays of more than 2 dimensions is
+    refused."""
+    if isinstance(X, Iterator):
+        raise TypeError(
+            f"X is a {type(X).__name__}, read once; allowed: {ALLOWED} (pass list(X))."
+        )
+    objects = (isinstance(X, np.ndarray) and X.dtype == object and X.ndim == 1) or (
+        type(X).__name__ == "Series" and hasattr(X, "to_numpy")
+    )
+    if objects and len(X) and all(np.ndim(x) >= 1 for x in X):
+        X = list(X)  # a column of arrays, as pandas and aeon's nested data hold them
+    if not isinstance(X, list | tuple):
+        return X
+    if not X:
+        raise ValueError(f"X is an empty {type(X).__name__}; allowed: {ALLOWED}.")
+    try:
+        dims = [np.ndim(x) for x in X]
+    except ValueError:  # an item that is itself ragged: check_series names it
+        return X
+    for i, d in enumerate(dims):
+        if d > 2:
+            raise ValueError(
+                f"X[{i}] has shape {np.shape(X[i])}; allowed: {ALLOWED} "
+                f"(every series 2-D: (n_channels, n_timepoints))."
+            )
+    if dims[0] == 1:
+        lengths = {len(x) for x in X if np.ndim(x) == 1}
+        if len(lengths) > 1:
+            raise ValueError(
+                f"X is a list of 1-D arrays of unequal length ({min(lengths)} to "
+                f"{max(lengths)}); allowed: {ALLOWED}. A univariate series is "
+                f"(1, n_timepoints): pass [x[None, :] for x in X]."
+            )
+    return X
+
+
 def is_series(X):
     """Whether ``X`` is a collection of series (3-D, or a list of 2-D
     arrays) rather than a table."""
@@ -106,6 +148,11 @@ def check_series(X):
         raise ValueError(f"X holds no series; allowed: {ALLOWED}, with >= 1 case.")
     checked = []
     for i, x in enumerate(series):
+        if np.iscomplexobj(x):
+            raise TypeError(
+                f"X[{i}] holds complex numbers; allowed: real numbers (pass "
+                f"the real and imaginary parts as channels)."
+            )
         try:
             x = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -226,6 +273,22 @@ class SeriesMap:
         self.layout, self.length = layout, length
 
     def _tokens(self, x):
+        width = self.layout.n_channels * self.length
+        if not (
+            isinstance(x, torch.Tensor)
+            and x.dtype == torch.float64
+            and x.shape[-1:] == (width,)
+        ):
+            given = (
+                f"a tensor of dtype {x.dtype} and shape {tuple(x.shape)}"
+                if isinstance(x, torch.Tensor)
+                else type(x).__name__
+            )
+            raise TypeError(
+                f"x must be a torch tensor of dtype torch.float64 of shape (n, "
+                f"{width}): series of {self.length} time points, channel-major "
+                f"(X.reshape(n, -1)); got {given}."
+            )
         return series_tokens(x, self.layout, self.length)
 
     def __call__(self, x):
@@ -238,6 +301,10 @@ class SeriesMap:
 def check_patch_size(patch_size, kind):
     """``patch_size`` must be "auto" or 1 for a table (it groups time
     points of series)."""
+    if isinstance(patch_size, bool):
+        raise TypeError(
+            f"patch_size must be 'auto' or an int >= 1; got {patch_size!r}."
+        )
     if kind == "table" and patch_size not in ("auto", 1):
         raise ValueError(
             f"patch_size={patch_size!r} groups the time points of series (a 3-D "

@@ -490,9 +490,10 @@ def _record(estimator, net, plan, curve):
     estimator.n_iter_ = len(estimator.loss_curve_)
     estimator.net_ = net
     if plan.fresh:  # what a warm start or partial_fit cannot change
+        # patch_size too: the tokens a series becomes are the network's input.
         estimator._architecture_ = tuple(
             (name, getattr(estimator, name))
-            for name in NET_PARAMETERS
+            for name in (*NET_PARAMETERS, "patch_size")
             if name != "alpha"
         )
     estimator._callbacks_trained_ = given(estimator.callbacks)

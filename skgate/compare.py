@@ -294,6 +294,7 @@ def infer_task(y, task=None):
 
 
 def _check_X(X, preprocessor):
+    X = _series.as_collection(X)
     if _series.is_series(X):
         # Series (a 3-D array, or a list of unequal ones): the estimators
         # read them; a preprocessor sees each split's series as given.
@@ -636,8 +637,18 @@ def _split_data(X, y, splits, preprocessor):
         train, test = split.train, split.test
         X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
         if preprocessor is not None:
-            fitted = clone(preprocessor).fit(X_train, y[train])
-            X_train, X_test = fitted.transform(X_train), fitted.transform(X_test)
+            try:
+                fitted = clone(preprocessor).fit(X_train, y[train])
+                X_train, X_test = fitted.transform(X_train), fitted.transform(X_test)
+            except (TypeError, ValueError) as exc:
+                if not _series.is_series(X):
+                    raise
+                raise ValueError(
+                    f"preprocessor={preprocessor!r} does not take series ({exc}); "
+                    f"allowed with series: preprocessor=None (the estimators "
+                    f"read them as given) or a transformer of series, e.g. "
+                    f"aeon's Normalizer."
+                ) from exc
         data.append((_dense(X_train), y[train], _dense(X_test), y[test]))
     return data
 

@@ -201,6 +201,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         :class:`~skgate._series.SeriesRows` of the fit's layout.
         """
         predicting = isinstance(y, str) and y == "no_validation"
+        X = _series.as_collection(X)
         if getattr(X, "ndim", 0) > 3:
             raise ValueError(
                 f"X has {X.ndim} dimensions (shape {X.shape}); allowed: "
@@ -252,6 +253,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                 f"{type(self).__name__} was fitted on a table; allowed: a 2-D "
                 f"array of {self.n_features_in_} features."
             )
+        _series.check_patch_size(self.patch_size, "series")
         if isinstance(X, _series.SeriesRows):
             # Rows this estimator's checks made (the folds of a search).
             if not reset and X.layout != fitted:
@@ -275,14 +277,15 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
                     f"time points of every channel. Allowed with series: "
                     f"token_dim=None."
                 )
-            uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
-            if uneven and self.attention != "softmax":
-                raise ValueError(
-                    f"attention={self.attention!r} mixes a fixed number of "
-                    f"tokens; X holds series of unequal length (in tokens of "
-                    f"patch_size {rows.layout.patch_size}). Allowed with them: "
-                    f"attention='softmax'."
-                )
+        uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
+        if uneven and self.attention != "softmax":
+            raise ValueError(
+                f"attention={self.attention!r} mixes a fixed number of tokens "
+                f"({rows.layout.n_tokens}); X holds series shorter than that (in "
+                f"tokens of patch_size {rows.layout.patch_size}). Allowed with "
+                f"them: attention='softmax'."
+            )
+        if reset:
             self.series_layout_ = rows.layout
             self.n_features_in_ = rows.layout.n_channels
             self.__dict__.pop("feature_names_in_", None)
@@ -468,7 +471,9 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or series
+            Series as the fit took them (a 3-D array or a list of 2-D
+            arrays); each series' tokens, NaN past its own.
         {layer}
 
         Returns
@@ -491,7 +496,9 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or series
+            Series as the fit took them (a 3-D array or a list of 2-D
+            arrays): curvature in their own values' coordinates.
         {layer}
         {curvature_keywords}
 
@@ -556,12 +563,20 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         ----------
         {layer}
 
+        Fitted on series, the map takes the series' own values as
+        :meth:`curvature` does: series of the fit's longest length
+        (``series_layout_.n_timepoints``), flattened channel-major as
+        ``X.reshape(n, -1)`` flattens a 3-D array; the root-mean-square is
+        over their tokens. (A shorter series is a point of another map:
+        :meth:`curvature` measures each length with its own.)
+
         Returns
         -------
         skgate.nn.RepresentationMap
             Takes a float64 torch tensor of shape (n, n_features) (anything
             else is refused with a TypeError); a copy of the trained weights
-            in float64, so later fits do not change it.
+            in float64, so later fits do not change it. For series, a map of
+            the same interface taking (n, n_channels * n_timepoints).
 
         Examples
         --------
@@ -586,6 +601,10 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         """
         check_is_fitted(self)
         check_layer(layer, "representation_map")
+        layout = getattr(self, "series_layout_", None)
+        if layout is not None:
+            module = self._float64_module().cpu()
+            return _series.SeriesMap(module, layer, layout, layout.n_timepoints)
         return self._representation_map(layer)
 
     def _check_fisher(self, layer):
@@ -916,7 +935,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or series
+            Series as :meth:`fit` takes them (a 3-D array or a list of 2-D
+            arrays of the fitted channels).
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
         classes : array-like of shape (n_classes,), default=None
@@ -1169,7 +1190,9 @@ validation_scores_, best_validation_score_
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or series
+            Series as :meth:`fit` takes them (a 3-D array or a list of 2-D
+            arrays of the fitted channels).
         y : array-like of shape (n_samples,) or (n_samples, n_outputs)
         sample_weight : array-like of shape (n_samples,), default=None
 

@@ -129,7 +129,7 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
         curvature is that of the last step's representation as a function of
         its own input (a non-affine earlier step warns: its bending is not
         measured).
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_samples, n_features), or series
         Validated like ``predict`` validates it.
     {layer}
     {curvature_keywords}
@@ -339,7 +339,9 @@ def curvature_score(estimator, X, y=None, sample_weight=None):
     Parameters
     ----------
     estimator : fitted GatedAttentionClassifier or Pipeline ending in one
-    X : array-like of shape (n_samples, n_features)
+    X : array-like of shape (n_samples, n_features), or series
+        Series too (a 3-D array or a list of 2-D arrays), as the model's
+        fit took them.
     y : ignored
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the rows in the mean (non-negative, not all 0). A search

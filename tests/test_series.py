@@ -235,6 +235,20 @@ class TestScikitLearn:
         alone = GatedAttentionClassifier(alpha=1.0, **SMALL).fit(X, y)
         assert np.array_equal(models[1].predict_proba(X), alone.predict_proba(X))
 
+    def test_a_model_without_padding_trains_beside_ragged_ones_as_alone(
+        self, ragged, equal
+    ):
+        # Batched networks share one pass: a model whose series are of one
+        # length must not pool or attend through the padded path.
+        (X, y), (E, e) = ragged, equal
+        assert max(x.shape[1] for x in X) == E.shape[2]
+        models = [GatedAttentionClassifier(**SMALL) for _ in range(2)]
+        fit_together(models, [(X, y, None), (E, e, None)])
+        alone = GatedAttentionClassifier(**SMALL).fit(E, e)
+        assert np.array_equal(models[1].predict_proba(E), alone.predict_proba(E))
+        first = GatedAttentionClassifier(**SMALL).fit(X, y)
+        assert np.array_equal(models[0].predict_proba(X), first.predict_proba(X))
+
     def test_regressor(self, ragged):
         X, y = ragged
         target = np.array([x[0].mean() for x in X])
@@ -251,6 +265,17 @@ class TestCurvature:
         for gate in ("none", "multiplicative"):
             clf = GatedAttentionClassifier(gate=gate, **SMALL).fit(X, y)
             assert clf.curvature(X[:4]).min() > 0
+
+    def test_the_representation_map_is_the_map_curvature_measures(self, equal):
+        from skgate.geometry import curvature
+
+        X, y = equal
+        clf = GatedAttentionClassifier(patch_size=5, **SMALL).fit(X, y)
+        f = clf.representation_map()
+        points = X[:4].reshape(4, -1)  # channel-major, as curvature reads them
+        assert np.array_equal(curvature(f, points), clf.curvature(X[:4]))
+        with pytest.raises(TypeError, match=r"shape \(n, 24\)"):
+            f(torch.zeros(1, 12, dtype=torch.float64))
 
     def test_curvature_is_in_the_series_own_coordinates(self, ragged, ragged_model):
         X, _ = ragged
@@ -270,12 +295,49 @@ class TestBadInput:
             ([np.zeros((2, 5)), np.full((2, 4), np.nan)], r"X\[1\] contains NaN"),
             ([np.zeros((2, 5)), np.zeros((2, 0))], r"X\[1\] is empty"),
             ([np.zeros((2, 5)), np.zeros(5)], r"X\[1\] has shape"),
+            ([np.zeros(5), np.zeros(6)], "X is a list of 1-D arrays of unequal"),
+            ([np.zeros((1, 2, 5)), np.zeros((1, 2, 5))], r"X\[0\] has shape"),
+            ([], "X is an empty list"),
         ],
     )
     def test_refused_by_name(self, X, message):
         y = np.arange(len(X)) % 2
         with pytest.raises(ValueError, match=message):
             GatedAttentionClassifier(**SMALL).fit(X, y)
+
+    @pytest.mark.parametrize(
+        "X, message",
+        [
+            (np.zeros((4, 1, 5), dtype=complex), r"X\[0\] holds complex numbers"),
+            ((np.zeros((1, 5)) for _ in range(4)), "X is a generator, read once"),
+        ],
+    )
+    def test_refused_by_type(self, X, message):
+        with pytest.raises(TypeError, match=message):
+            GatedAttentionClassifier(**SMALL).fit(X, [0, 1, 0, 1])
+
+    def test_patch_size_is_not_a_bool(self, equal):
+        with pytest.raises(TypeError, match="patch_size must be 'auto' or an int"):
+            GatedAttentionClassifier(patch_size=True, **SMALL).fit(*equal)
+
+    def test_a_column_of_series_is_a_list_of_them(self, ragged):
+        import pandas as pd
+
+        X, y = ragged
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        column = np.empty(len(X), dtype=object)
+        column[:] = X
+        for container in (column, pd.Series(list(X))):
+            again = clone(clf).fit(container, y)
+            assert np.array_equal(again.predict_proba(container), clf.predict_proba(X))
+
+    def test_warm_start_keeps_the_patches(self, equal):
+        clf = GatedAttentionClassifier(warm_start=True, **SMALL).fit(*equal)
+        clf.set_params(patch_size=4)
+        with pytest.raises(ValueError, match="patch_size=4 \\(built with 'auto'\\)"):
+            clf.fit(*equal)
+        with pytest.raises(ValueError, match="architecture cannot change"):
+            clf.partial_fit(*equal)
 
     def test_table_options_with_series(self, equal):
         X, y = equal
@@ -290,6 +352,8 @@ class TestBadInput:
             GatedAttentionClassifier(attention="fixed", **SMALL).fit(*ragged)
         fixed = GatedAttentionClassifier(attention="fixed", patch_size=5, **SMALL)
         assert fixed.fit(*equal).predict(equal[0]).shape == (40,)
+        with pytest.raises(ValueError, match="X holds series shorter than that"):
+            fixed.predict(equal[0][:, :, :7])
 
     def test_predicting_what_the_fit_did_not_see(self, equal, ragged_model):
         X, y = equal
