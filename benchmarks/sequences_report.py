@@ -122,6 +122,7 @@ def analyse(scores, settings=None, *, margin=ROPE, random_state=0):
         "margin": margin,
     }
     analysis["bottom line"] = bottom_line(analysis)
+    analysis["headline"] = headline(analysis)
     return analysis
 
 
@@ -344,6 +345,44 @@ def bottom_line(analysis):
         else:
             lines.append(baseline_sentence(row, analysis["ranks"]))
     return lines[:3]
+
+
+def headline(analysis):
+    """The one sentence the README and the user guide quote: what tuned
+    gating did against tuned SiLU and tuned ungated attention, and how far
+    the best tuned gate was from MiniRocket, each as its test decided."""
+    verbs = {
+        paired.HOLDS: "beat",
+        paired.REVERSED: "lost to",
+        paired.NO_EFFECT: "was equivalent to",
+        paired.INCONCLUSIVE: "was undecided against",
+    }
+    tests = analysis["tests"].set_index("second")
+    parts = []
+    for other in TUNED[1:]:
+        if other in tests.index:
+            row = tests.loc[other]
+            parts.append(
+                f"{verbs[row['outcome']]} {words(other)} "
+                f"({_signed(row['mean difference'])} accuracy)"
+            )
+    n = len(analysis["datasets"])
+    sentence = (
+        f"On the {n} classification sets aeon ships, tuned gated attention "
+        f"{' and '.join(parts)}"
+    )
+    if "MiniRocket" in tests.index:
+        row = tests.loc["MiniRocket"]
+        gap = row["mean second"] - row["mean first"]
+        where = "below" if gap > 0 else "above"
+        sentence += (
+            f", and the best tuned gate ({words(row['first'])}) averaged "
+            f"{row['mean first']:.3f} accuracy, {abs(gap):.3f} {where} "
+            f"MiniRocket's {row['mean second']:.3f} "
+            f"({verbs[row['outcome']].replace('beat', 'better than')} it "
+            f"by the Bayesian signed-rank test)"
+        )
+    return sentence + "."
 
 
 def friedman_sentence(friedman, ranks):

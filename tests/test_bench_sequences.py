@@ -146,6 +146,21 @@ def test_the_minirocket_sentence_says_how_far_below(report):
     assert "worse on 8 of 8 datasets" in line
 
 
+@pytest.mark.parametrize(
+    "gating, verb",
+    [(-0.05, "lost to"), (0.05, "beat"), (0.0, "was equivalent to")],
+)
+def test_the_headline_says_what_the_tests_decided(report, gating, verb):
+    analysis = _analyse(report, lambda d: gating, n_datasets=12)
+    line = analysis["headline"]
+    assert line.startswith("On the 12 classification sets aeon ships, tuned")
+    for other in ("tuned SiLU", "tuned ungated attention"):
+        assert f"{verb} {other} ({gating:+.3f} accuracy)" in line
+    row = analysis["tests"].iloc[2]
+    gap = row["mean second"] - row["mean first"]
+    assert f"{abs(gap):.3f} {'below' if gap > 0 else 'above'} MiniRocket's" in line
+
+
 def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
     analysis = _analyse(report, lambda d: -0.05)
     assert analysis["left out"] == {"HGB": ["set6", "set7"]}
