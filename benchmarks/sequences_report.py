@@ -357,6 +357,12 @@ def headline(analysis):
         paired.NO_EFFECT: "was equivalent to",
         paired.INCONCLUSIVE: "was undecided against",
     }
+    against = {
+        paired.HOLDS: "better",
+        paired.REVERSED: "worse",
+        paired.NO_EFFECT: "equivalent",
+        paired.INCONCLUSIVE: "undecided",
+    }
     tests = analysis["tests"].set_index("second")
     parts = []
     for other in TUNED[1:]:
@@ -368,7 +374,7 @@ def headline(analysis):
             )
     n = len(analysis["datasets"])
     sentence = (
-        f"On the {n} classification sets aeon ships, tuned gated attention "
+        f"On the {n} classification sets aeon ships, {words(TUNED[0])} "
         f"{' and '.join(parts)}"
     )
     if "MiniRocket" in tests.index:
@@ -379,8 +385,7 @@ def headline(analysis):
             f", and the best tuned gate ({words(row['first'])}) averaged "
             f"{row['mean first']:.3f} accuracy, {abs(gap):.3f} {where} "
             f"MiniRocket's {row['mean second']:.3f} "
-            f"({verbs[row['outcome']].replace('beat', 'better than')} it "
-            f"by the Bayesian signed-rank test)"
+            f"({against[row['outcome']]} by the Bayesian signed-rank test)"
         )
     return sentence + "."
 

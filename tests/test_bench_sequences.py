@@ -153,7 +153,8 @@ def test_the_minirocket_sentence_says_how_far_below(report):
 def test_the_headline_says_what_the_tests_decided(report, gating, verb):
     analysis = _analyse(report, lambda d: gating, n_datasets=12)
     line = analysis["headline"]
-    assert line.startswith("On the 12 classification sets aeon ships, tuned")
+    start = "On the 12 classification sets aeon ships, tuned multiplicative gating"
+    assert line.startswith(start)
     for other in ("tuned SiLU", "tuned ungated attention"):
         assert f"{verb} {other} ({gating:+.3f} accuracy)" in line
     row = analysis["tests"].iloc[2]
