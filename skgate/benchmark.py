@@ -711,15 +711,21 @@ def _fit_baseline(name, estimator, data, split, scorer):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X_train, y_train)
     seconds = time.perf_counter() - start
+    score = compare._score(
+        scorer, model, X_test, y_test, name, split.repeat, split.fold
+    )
+    return _split_row(split, score, seconds)
+
+
+def _split_row(split, score, seconds):
+    """A model's row of :attr:`GateBenchmark.scores_` on one split."""
     return {
         "repeat": split.repeat,
         "fold": split.fold,
         "n_train": len(split.train),
         "n_test": len(split.test),
         "model_seed": split.seed,
-        "score": compare._score(
-            scorer, model, X_test, y_test, name, split.repeat, split.fold
-        ),
+        "score": score,
         "curvature": np.nan,
         "fit_time": seconds,
     }
@@ -915,18 +921,10 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
     for s, (model, split, (_, _, X_test, y_test)) in enumerate(
         zip(models, splits, data, strict=True)
     ):
-        row = {
-            "repeat": split.repeat,
-            "fold": split.fold,
-            "n_train": len(split.train),
-            "n_test": len(split.test),
-            "model_seed": split.seed,
-            "score": compare._score(
-                scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
-            ),
-            "curvature": np.nan,
-            "fit_time": seconds,
-        }
+        score = compare._score(
+            scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
+        )
+        row = _split_row(split, score, seconds)
         if gate:
             strength = GATES[model.gate].strength
             row = {"gate": model.gate, "alpha": model.alpha if strength else np.nan,
