@@ -151,9 +151,11 @@ def parse(argv):
     parser.add_argument("--max-epochs", type=int, help="the gates' (default: theirs)")
     parser.add_argument(
         "--only",
-        choices=("defaults", "tuned"),
-        help="run one part: the models at their defaults, or tuned (the other "
-        "part's files in --out stay, and KEEL.md is rendered from both)",
+        choices=tuple(PARTS),
+        help="run one part: the models at their defaults, tuned, or at the "
+        "defaults with the earlier 20 epochs (the other parts' files in --out "
+        "stay, and KEEL.md is rendered from all); without it, the defaults and "
+        "the tuned part",
     )
     parser.add_argument(
         "--tuned-repeats",
@@ -176,13 +178,17 @@ def parse(argv):
     return parser.parse_args(argv)
 
 
-def run(args, tuned=False):
-    """One part's result: the models at their defaults, or ``tuned``; each
-    part caches its datasets in its own folder of ``--cache``."""
-    cache = args.cache / "tuned" if tuned else args.cache
+def run(args, part="defaults"):
+    """One part's result: the models at their defaults, tuned, or at the
+    defaults with EARLIER_EPOCHS; each part caches its datasets in its own
+    folder of ``--cache``."""
+    tuned = part == "tuned"
+    cache = args.cache if part == "defaults" else args.cache / part
     if args.fresh and cache.exists():
         shutil.rmtree(cache)
     params = {} if args.max_epochs is None else {"max_epochs": args.max_epochs}
+    if part == "epochs20":
+        params = {"max_epochs": EARLIER_EPOCHS}
     if tuned:
         params = {
             "max_epochs": TUNED_EPOCHS,
@@ -233,7 +239,11 @@ def record(result, args, wall):
 
 #: Each part's files are named "keel_{part}*": the defaults' "keel_*", the
 #: tuned part's "keel_tuned_*".
-PARTS = {"defaults": "keel", "tuned": "keel_tuned"}
+PARTS = {"defaults": "keel", "tuned": "keel_tuned", "epochs20": "keel_epochs20"}
+
+#: The earlier default budget, kept as a reference part (``--only epochs20``):
+#: what max_epochs='auto' changed, and the tuned gates' budget.
+EARLIER_EPOCHS = 20
 
 
 def write(result, info, table, out, part="defaults"):
@@ -292,13 +302,15 @@ def render_page(out):
 
     defaults, info = rerender(out)
     tuned, tuned_info = rerender(out, "tuned")
+    earlier, earlier_info = rerender(out, "epochs20")
     first = defaults if defaults is not None else tuned
     if first is None:
         return
     cap = (info or tuned_info)["cap"]
     table = describe(cap)
     table = table[table["dataset"].isin(first.ranks_.index)]
-    (out / "KEEL.md").write_text(render(defaults, info, table, tuned, tuned_info))
+    page = render(defaults, info, table, tuned, tuned_info, earlier, earlier_info)
+    (out / "KEEL.md").write_text(page)
 
 
 def main(argv=None):
@@ -313,9 +325,9 @@ def main(argv=None):
         render_page(args.out)
         return
     for part in PARTS:
-        if args.only not in (None, part):
+        if args.only != part and not (args.only is None and part != "epochs20"):
             continue
-        result, wall = run(args, tuned=part == "tuned")
+        result, wall = run(args, part)
         info = record(result, args, wall)
         table = describe(args.cap)
         if args.datasets:

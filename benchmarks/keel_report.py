@@ -172,15 +172,106 @@ def curvature_sentence(result):
     return f"{first}'s representation turned " + "; ".join(parts) + note + "."
 
 
-def render(result, info, data, tuned=None, tuned_info=None):
+def render(result, info, data, tuned=None, tuned_info=None, earlier=None,
+           earlier_info=None):  # fmt: skip
     """KEEL.md: the models at their defaults (``result``), then tuned
-    (``tuned``); either may be None when its part has not run."""
+    (``tuned``); either may be None when its part has not run. ``earlier``:
+    the same defaults at the fixed budget of 20 epochs (the defaults before
+    ``max_epochs="auto"``), for what the new default changed, and the
+    reference of the tuned part when it trains as many epochs."""
     parts = []
     if result is not None:
         parts.append(_defaults_section(result, info, data, tuned is not None))
+        if earlier is not None and earlier_info is not None:
+            parts.append(budget_section(result, earlier))
     if tuned is not None:
-        parts.append(tuned_section(tuned, tuned_info, data, result, info))
+        reference, reference_info = result, info
+        if earlier is not None and _epochs(earlier) == _epochs(tuned):
+            reference, reference_info = earlier, earlier_info
+        parts.append(tuned_section(tuned, tuned_info, data, reference, reference_info))
     return "\n".join(parts)
+
+
+def _epochs(result):
+    return result.settings_.get("estimator_params", {}).get("max_epochs")
+
+
+def budget_gains(result, earlier):
+    """Per gate: mean accuracy at the defaults and at the earlier fixed
+    budget on the same splits (all datasets, and those under
+    SMALL_ROWS rows), and the ratio of their mean fit times."""
+    gates = result.settings_["gates"]
+    keys = ["dataset", "model", "repeat", "fold"]
+    both = result.scores_[keys + ["score", "fit_time", "n_rows"]].merge(
+        earlier.scores_[keys + ["score", "fit_time"]], on=keys, suffixes=("", " before")
+    )
+    both = both[both["model"].isin(gates)]
+    per = both.groupby(["model", "dataset"], sort=False).mean(numeric_only=True)
+    per["difference"] = per["score"] - per["score before"]
+    margin = result.settings_["margin"]
+    rows = []
+    for model, group in per.groupby(level="model", sort=False):
+        small = group[group["n_rows"] < SMALL_ROWS]
+        d = group["difference"]
+        rows.append({
+            "gate": model,
+            "20 epochs": group["score before"].mean(),
+            "auto": group["score"].mean(),
+            "difference": d.mean(),
+            f"difference, < {SMALL_ROWS:,} rows": small["difference"].mean(),
+            f"difference, >= {SMALL_ROWS:,} rows": d.drop(small.index).mean(),
+            "better": int((d > margin).sum()),
+            "within margin": int((d.abs() <= margin).sum()),
+            "worse": int((d < -margin).sum()),
+            "fit time ratio": group["fit_time"].sum() / group["fit_time before"].sum(),
+            "datasets": len(d),
+            "small datasets": len(small),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+#: Datasets under this many rows are "small" in what the new default changed.
+SMALL_ROWS = 1000
+
+
+def budget_sentence(result, earlier):
+    """The sentence the README quotes: what max_epochs='auto' changed."""
+    gains = budget_gains(result, earlier)
+    small = f"difference, < {SMALL_ROWS:,} rows"
+    changes = "; ".join(
+        f"{row['gate']} {row['20 epochs']:.3f} -> {row['auto']:.3f} "
+        f"({_signed(row['difference'])}; {_signed(row[small])} on the "
+        f"{row['small datasets']} sets under {SMALL_ROWS:,} rows)"
+        for _, row in gains.iterrows()
+    )
+    return (
+        f"On the same splits of the {gains['datasets'].max()} KEEL datasets, "
+        f"max_epochs='auto' against the earlier 20 epochs moved each gate's mean "
+        f"accuracy: {changes}."
+    )
+
+
+def _signed(value):
+    return f"{round(float(value), 3) + 0.0:+.3f}"
+
+
+def budget_section(result, earlier):
+    """What max_epochs='auto' changed against the earlier fixed 20 epochs."""
+    gains = budget_gains(result, earlier)
+    margin = result.settings_["margin"]
+    return "\n".join([
+        "## What max_epochs='auto' changed",
+        "",
+        "The same datasets, splits and seeds at the earlier default of 20 epochs "
+        "(`python benchmarks/bench_keel.py --only epochs20`: `keel_epochs20_*`) "
+        "against the defaults above. " + budget_sentence(result, earlier)
+        + f" Better / within margin / worse count the datasets by the difference "
+        f"of their means against {margin:g}; the fit time ratio is auto's summed "
+        "fit time over 20 epochs'.",
+        "",
+        gains.to_markdown(index=False, floatfmt=".3f"),
+        "",
+    ])  # fmt: skip
 
 
 def _defaults_section(result, info, data, tuned):
@@ -478,11 +569,18 @@ def tuned_section(tuned, info, data, defaults=None, defaults_info=None):
     ]
     if defaults is not None:
         gains = tuning_gains(tuned, defaults)
+        budget = _epochs(defaults)
         lines += [
             "## Tuned against the defaults",
             "",
             "Mean accuracy over the datasets, tuned and at the defaults on the "
-            "same splits; better / within margin / worse count the datasets by "
+            f"same splits, the defaults' gates at max_epochs={budget!r}"
+            + (
+                " (as many epochs as the tuned gates: `keel_epochs20_*`)"
+                if budget == _epochs(tuned)
+                else ""
+            )  # fmt: skip
+            + "; better / within margin / worse count the datasets by "
             f"the tuned minus the defaults' mean, against {settings['margin']:g}.",
             "",
             gains.to_markdown(index=False, floatfmt=".3f"),
