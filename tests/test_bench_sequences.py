@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
 
 
 def _module(name):
@@ -256,3 +257,24 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
         again.sort_values(key).reset_index(drop=True)[key + ["accuracy"]],
         scores.sort_values(key).reset_index(drop=True)[key + ["accuracy"]],
     )
+
+
+def test_readme_and_guide_quote_the_committed_run(report):
+    """The sentence the README and the user guide quote is the headline
+    built from benchmarks/results' sequences_scores.csv."""
+    import json
+
+    results = ROOT / "benchmarks" / "results"
+    info = json.loads((results / "sequences_run.json").read_text())
+    scores = pd.read_csv(results / "sequences_scores.csv")
+    analysis = report.analyse(scores, info["settings"])
+
+    def words(text):
+        return " ".join(text.split())
+
+    for page in ("README.md", "docs/user_guide/sequences.md"):
+        assert words(analysis["headline"]) in words((ROOT / page).read_text()), page
+    page = words((results / "SEQUENCES.md").read_text())
+    for line in analysis["bottom line"]:
+        assert words(line) in page
+    assert len(analysis["datasets"]) == 8
