@@ -621,3 +621,29 @@ def test_keel_report_renders_a_tuned_section(tuned):
     assert all(" ".join(line.split()) in " ".join(text.split()) for line in lines)
     assert "| LogReg         | class_weight {0: 1e-09, 1: 1.0}, None |" in text
     assert "| none           | lr" in text
+
+
+def test_readme_quotes_what_the_new_default_changed_on_keel():
+    """The README's sentence on max_epochs='auto' is the one built from the
+    committed defaults and the earlier 20-epoch run on the same splits."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    results = root / "benchmarks" / "results"
+    runs = []
+    for stem in ("keel", "keel_epochs20"):
+        settings = json.loads((results / f"{stem}_run.json").read_text())["settings"]
+        runs.append(
+            GateBenchmark.from_scores(
+                pd.read_csv(results / f"{stem}_scores.csv"),
+                models=settings["models"],
+                margin=settings["margin"],
+                settings=settings,
+            )
+        )
+    assert runs[0].settings_["estimator_params"]["max_epochs"] == "auto"
+    assert runs[1].settings_["estimator_params"]["max_epochs"] == 20
+    sentence = " ".join(_keel_report().budget_sentence(*runs).split())
+    for page in ("README.md", "benchmarks/results/KEEL.md"):
+        assert sentence in " ".join((root / page).read_text().split()), page
