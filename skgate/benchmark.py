@@ -371,13 +371,7 @@ class GateBenchmark(compare._Verdict):
         ({'a': 1.0, 'b': 2.0}, ['holds'])
         """
         margin = compare._check_margin(margin)
-        if settings is not None and not isinstance(settings, Mapping):
-            raise TypeError(f"settings must be a dict or None; got {settings!r}.")
-        if best_params is not None and not isinstance(best_params, pd.DataFrame):
-            raise TypeError(
-                f"best_params must be a pandas DataFrame (GateBenchmark."
-                f"best_params_) or None; got {type(best_params).__name__}."
-            )
+        _check_record(settings, best_params)
         scores = _check_scores(scores)
         models = _check_models(models, scores)
         datasets = _dataset_table(scores)
@@ -430,6 +424,17 @@ class GateBenchmark(compare._Verdict):
 
 _NEEDED = {"dataset", "model", "kind", "repeat", "fold", "score", "curvature",
            "n_train", "n_test"}  # fmt: skip
+
+
+def _check_record(settings, best_params):
+    """What :meth:`GateBenchmark.from_scores` keeps as given."""
+    if settings is not None and not isinstance(settings, Mapping):
+        raise TypeError(f"settings must be a dict or None; got {settings!r}.")
+    if best_params is not None and not isinstance(best_params, pd.DataFrame):
+        raise TypeError(
+            f"best_params must be a pandas DataFrame (GateBenchmark."
+            f"best_params_) or None; got {type(best_params).__name__}."
+        )
 
 
 def _check_scores(scores):
@@ -1434,19 +1439,28 @@ def benchmark_gates(
     memory = _check_memory(memory)
     start = time.perf_counter()
     scores, best_params = _run(datasets, design, n_jobs, memory, verbose)
+    given = dict(gates=gates, cv=cv, scoring=scoring, random_state=random_state,
+                 tuning=tuning, seconds=time.perf_counter() - start)  # fmt: skip
+    return _result(scores, best_params, design, margin, given)
+
+
+def _result(scores, best_params, design, margin, given):
+    """The :class:`GateBenchmark` of a run's rows, with its settings: what
+    was ``given`` and what the design holds."""
+    cv = given["cv"]
     settings = {
-        "gates": list(compare._check_gates(gates)),
+        "gates": list(compare._check_gates(given["gates"])),
         "alphas": _alphas_of(design),
         "baselines": {name: repr(b) for name, b in design.baselines.items()},
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": design.n_repeats,
-        "score": compare._scoring_name(scoring, "classification"),
+        "score": compare._scoring_name(given["scoring"], "classification"),
         "curvature": compare._curvature_name(design.curvature_params),
-        "random_state": random_state,
+        "random_state": given["random_state"],
         "estimator_params": compare._shared_params(design.estimators[0][1]),
-        "tuning": tuning,
+        "tuning": given["tuning"],
         **_tuning_settings(design.tuning),
-        "seconds": time.perf_counter() - start,
+        "seconds": given["seconds"],
         "versions": compare._versions(),
     }
     models = [label for (_, _, label), _ in design.estimators] + list(design.baselines)

@@ -274,6 +274,17 @@ def test_readme_and_guide_quote_the_committed_run(report):
 
     for page in ("README.md", "docs/user_guide/sequences.md"):
         assert words(analysis["headline"]) in words((ROOT / page).read_text()), page
+    guide = words((ROOT / "docs/user_guide/sequences.md").read_text())
+    assert words(report.tuning_sentence(analysis)) in guide
+    # "Tuning did not help": no gate gained beyond the ROPE on average.
+    gains = scores.pivot_table(index="dataset", columns="model", values="accuracy")
+    for gate in ("multiplicative", "silu", "none"):
+        assert (gains[f"{gate} tuned"] - gains[gate]).mean() < analysis["margin"]
+    turned = analysis["per dataset"]
+    assert (
+        turned.loc[turned["model"].isin(report.GATES + report.TUNED), "curvature"]
+        > 1e-9
+    ).all()
     page = words((results / "SEQUENCES.md").read_text())
     for line in analysis["bottom line"]:
         assert words(line) in page
