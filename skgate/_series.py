@@ -101,14 +101,25 @@ def as_collection(X):
     )
     if objects and len(X) and all(np.ndim(x) >= 1 for x in X):
         X = list(X)  # a column of arrays, as pandas and aeon's nested data hold them
+    if type(X).__name__ == "DataFrame" and X.size and np.ndim(X.iat[0, 0]) >= 1:
+        raise TypeError(
+            f"X is a pandas DataFrame of series in its cells (sktime's nested "
+            f"layout); allowed: {ALLOWED}. Convert it to a 3-D array or a list "
+            f"of 2-D arrays first (e.g. aeon's or sktime's converters)."
+        )
     if not isinstance(X, list | tuple):
         return X
     if not X:
         raise ValueError(f"X is an empty {type(X).__name__}; allowed: {ALLOWED}.")
-    try:
-        dims = [np.ndim(x) for x in X]
-    except ValueError:  # an item that is itself ragged: check_series names it
-        return X
+    dims = []
+    for i, x in enumerate(X):
+        try:
+            dims.append(np.ndim(x))
+        except ValueError as exc:  # nested lists of unequal length
+            raise ValueError(
+                f"X[{i}] is ragged: its channels differ in length; allowed: "
+                f"{ALLOWED} (every channel of a series of one length)."
+            ) from exc
     for i, d in enumerate(dims):
         if d > 2:
             raise ValueError(
@@ -221,6 +232,18 @@ def to_rows(series, layout):
         channels, length = x.shape
         rows[i, : length * channels] = x.T.reshape(-1)  # time-major
     return as_series_rows(rows, layout)
+
+
+def series_of(rows):
+    """The series of :class:`SeriesRows` ``rows`` as given: a 3-D array when
+    they are of one length, else a list of 2-D arrays (n_channels, n_i)."""
+    layout = rows.layout
+    lengths = series_lengths(rows, layout)
+    series = [
+        series_values(rows[i : i + 1], layout, n).reshape(layout.n_channels, n)
+        for i, n in enumerate(lengths)
+    ]
+    return np.stack(series) if len(set(lengths)) == 1 else series
 
 
 def token_counts(rows, layout):

@@ -714,7 +714,10 @@ def _fit_baseline(name, estimator, data, split, scorer):
         # At scikit-learn's defaults some baselines stop before converging;
         # that is the model a user gets, and one warning per split is noise.
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X_train, y_train)
+        try:
+            model.fit(X_train, y_train)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"baselines[{name!r}] ({estimator!r}): {exc}") from exc
     seconds = time.perf_counter() - start
     score = compare._score(
         scorer, model, X_test, y_test, name, split.repeat, split.fold
@@ -747,6 +750,8 @@ def _baseline_input(name, estimator, X):
     """What baseline ``name`` fits on: ``X``; series as given to a
     time-series model, else each series flattened channel-major (as
     ``X.reshape(n, -1)`` flattens a 3-D array), if they have one length."""
+    if isinstance(X, _series.SeriesRows):  # laid out for the gates
+        X = _series.series_of(X)
     if not _series.is_series(X) or _takes_series(estimator):
         return X
     lengths = {np.shape(x)[-1] for x in X}
@@ -802,6 +807,7 @@ def _dataset_scores(name, X, y, design, n_jobs):
     :attr:`GateBenchmark.scores_`), its splits seeded by its name, and
     when tuned the configurations chosen (else None)."""
     seed = _dataset_seed(design.random_state, name)
+    X = compare._laid_out(X, design.estimators[0][1], design.preprocessor)
     splits = compare._splits(X, y, "classification", design.cv, design.n_repeats,
                              seed, None)  # fmt: skip
     start = time.perf_counter()
@@ -909,6 +915,14 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
                 f"inner fold of split (repeat {split.repeat}, fold {split.fold}); "
                 f"the last failure: {error}"
             )
+    if sum(failed):
+        warnings.warn(
+            f"model {name!r}: {sum(failed)} of {len(plan)} inner fits failed and "
+            f"were left out of the search (the last failure: {error}); their "
+            "configurations competed on fewer folds, or not at all.",
+            UserWarning,
+            stacklevel=2,
+        )
     best = [int(np.nanargmax(m)) for m in means]
     search_time = (time.perf_counter() - start) / len(splits)
     models = [_configured(estimator, candidates[b], split.seed)
@@ -1130,7 +1144,7 @@ def _candidates(name, model, grid):
                 "ignores (it has no strength): its configurations would repeat."
             )
         configured = clone(model).set_params(**params)
-        if hasattr(configured, "_validate_params"):  # a bad value fails here
+        if hasattr(configured, "_parameter_constraints"):  # a bad value fails here
             try:
                 configured._validate_params()
             except (TypeError, ValueError) as exc:

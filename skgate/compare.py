@@ -322,6 +322,16 @@ def _check_X(X, preprocessor):
         ) from exc
 
 
+def _laid_out(X, estimator, preprocessor):
+    """Series laid out once, as ``estimator`` lays them out for the longest
+    of them all (:class:`skgate._series.SeriesRows`), so that every split's
+    model takes every series of its test part; anything else as given (a
+    preprocessor makes each split's input itself)."""
+    if preprocessor is not None or not _series.is_series(X):
+        return X
+    return clone(estimator)._validate_X(X, reset=True)
+
+
 def _check_data(X, y, task, groups, preprocessor):
     X = _check_X(X, preprocessor)
     y, task = _check_y(y, task)
@@ -1285,6 +1295,7 @@ def compare_gates(
         task, arms, {"random_state": random_state, **estimator_params}
     )
     scorer = _check_scoring(scoring, estimators[0][1])
+    X = _laid_out(X, estimators[0][1], preprocessor)
     splits = _splits(X, y, task, cv, n_repeats, random_state, groups)
     n_tests = len(arms) * (len(arms) - 1)
     _warn_if_undecidable(test, splits, n_tests, cv)

@@ -298,6 +298,7 @@ class TestBadInput:
             ([np.zeros(5), np.zeros(6)], "X is a list of 1-D arrays of unequal"),
             ([np.zeros((1, 2, 5)), np.zeros((1, 2, 5))], r"X\[0\] has shape"),
             ([], "X is an empty list"),
+            ([[[1.0, 2.0, 3.0], [1.0, 2.0]]] * 2, r"X\[0\] is ragged"),
         ],
     )
     def test_refused_by_name(self, X, message):
@@ -310,6 +311,10 @@ class TestBadInput:
         [
             (np.zeros((4, 1, 5), dtype=complex), r"X\[0\] holds complex numbers"),
             ((np.zeros((1, 5)) for _ in range(4)), "X is a generator, read once"),
+            (
+                __import__("pandas").DataFrame({"c": [np.zeros(5)] * 4}),
+                "X is a pandas DataFrame of series in its cells",
+            ),
         ],
     )
     def test_refused_by_type(self, X, message):
@@ -458,3 +463,78 @@ class TestComparison:
         assert set(result.scores_["model"]) == models
         assert np.isfinite(result.scores_["score"]).all()
         assert set(result.best_params_["model"]) == models
+
+
+def _one_long(seed):
+    """40 series of 6 time points and one of 12: most folds' training parts
+    lack the longest."""
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(2, 6)) for _ in range(40)]
+    X[0] = rng.normal(size=(2, 12))
+    return X, np.array([int(x[0].mean() > 0) for x in X])
+
+
+class TestLongestSeriesInOneFold:
+    KW = {"gates": ("multiplicative", "none"), "cv": 2, "max_epochs": 1}
+
+    def test_compare_gates_lays_out_every_series_once(self):
+        from skgate import compare_gates
+
+        result = compare_gates(*_one_long(0), n_repeats=1, d_model=8, **self.KW)
+        assert np.isfinite(result.scores_["curvature"]).all()
+
+    def test_benchmark_gates_tunes_a_time_series_baseline(self):
+        from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
+
+        from skgate import benchmark_gates
+
+        grids = {
+            "multiplicative": {"lr": [1e-3, 1e-2]},
+            "none": {"lr": [1e-3, 1e-2]},
+            "DTW": {"n_neighbors": [1, 3]},
+        }
+        result = benchmark_gates(
+            {"a": _one_long(0), "b": _one_long(1)},
+            baselines={"DTW": KNeighborsTimeSeriesClassifier(n_neighbors=1)},
+            tuning="grid",
+            param_grids=grids,
+            inner_cv=2,
+            d_model=8,
+            random_state=0,
+            **self.KW,
+        )
+        assert np.isfinite(result.scores_["score"]).all()
+        assert set(result.best_params_["model"]) == set(grids)
+
+    def test_a_configuration_that_cannot_fit_is_reported(self):
+        from skgate import benchmark_gates
+
+        grids = {
+            "multiplicative": {"token_dim": [None, 2]},  # 2: refused on series
+            "none": {"lr": [1e-3, 1e-2]},
+        }
+        with pytest.warns(UserWarning, match="'multiplicative': 4 of 8 inner fits"):
+            benchmark_gates(
+                {"a": _one_long(0), "b": _one_long(1)},
+                baselines=(),
+                tuning="grid",
+                param_grids=grids,
+                inner_cv=2,
+                d_model=8,
+                random_state=0,
+                **self.KW,
+            )
+
+    def test_a_baseline_that_fails_is_named(self):
+        from aeon.classification.convolution_based import MiniRocketClassifier
+
+        from skgate import benchmark_gates
+
+        with pytest.raises(ValueError, match=r"baselines\['MR'\]"):
+            benchmark_gates(
+                {"a": _one_long(0), "b": _one_long(1)},
+                baselines={"MR": MiniRocketClassifier(n_kernels=84)},
+                d_model=8,
+                random_state=0,
+                **self.KW,
+            )
