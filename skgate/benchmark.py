@@ -877,6 +877,18 @@ def _fit_each(models, items, together):
     return fitted, error
 
 
+def _warn_of_failures(name, failed, fits, error):
+    """A search that lost some of its inner fits says so."""
+    if failed:
+        warnings.warn(
+            f"model {name!r}: {failed} of {fits} inner fits failed and were "
+            f"left out of the search (the last failure: {error}); their "
+            "configurations competed on fewer folds, or not at all.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
                preprocessor, scorer, curvature_params):  # fmt: skip
     """One model on some splits at its best: on each split, every
@@ -915,14 +927,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
                 f"inner fold of split (repeat {split.repeat}, fold {split.fold}); "
                 f"the last failure: {error}"
             )
-    if sum(failed):
-        warnings.warn(
-            f"model {name!r}: {sum(failed)} of {len(plan)} inner fits failed and "
-            f"were left out of the search (the last failure: {error}); their "
-            "configurations competed on fewer folds, or not at all.",
-            UserWarning,
-            stacklevel=2,
-        )
+    _warn_of_failures(name, sum(failed), len(plan), error)
     best = [int(np.nanargmax(m)) for m in means]
     search_time = (time.perf_counter() - start) / len(splits)
     models = [_configured(estimator, candidates[b], split.seed)

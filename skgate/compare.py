@@ -1297,8 +1297,7 @@ def compare_gates(
     scorer = _check_scoring(scoring, estimators[0][1])
     X = _laid_out(X, estimators[0][1], preprocessor)
     splits = _splits(X, y, task, cv, n_repeats, random_state, groups)
-    n_tests = len(arms) * (len(arms) - 1)
-    _warn_if_undecidable(test, splits, n_tests, cv)
+    _warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
     data = _split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
     scores = _scores(data, estimators, splits, scorer, curvature_params, n_jobs,
