@@ -807,7 +807,6 @@ def _dataset_scores(name, X, y, design, n_jobs):
     :attr:`GateBenchmark.scores_`), its splits seeded by its name, and
     when tuned the configurations chosen (else None)."""
     seed = _dataset_seed(design.random_state, name)
-    X = compare._laid_out(X, design.estimators[0][1], design.preprocessor)
     splits = compare._splits(X, y, "classification", design.cv, design.n_repeats,
                              seed, None)  # fmt: skip
     start = time.perf_counter()
@@ -1279,6 +1278,8 @@ def _run(datasets, design, n_jobs, memory, verbose):
             if isinstance(preprocessor, str):  # the default, for this X
                 preprocessor = default_preprocessor(X)
             X, y, _, _ = compare._check_data(X, y, "classification", None, preprocessor)
+            # Series laid out once, for the longest of the dataset.
+            X = compare._laid_out(X, design.estimators[0][1], preprocessor)
             frame, params = compute(
                 name, X, y, design._replace(preprocessor=preprocessor), n_jobs
             )
