@@ -435,6 +435,25 @@ def _check_record(settings, best_params):
             f"best_params must be a pandas DataFrame (GateBenchmark."
             f"best_params_) or None; got {type(best_params).__name__}."
         )
+    tuning = (settings or {}).get("tuning")
+    if tuning not in TUNINGS:
+        raise ValueError(
+            f"settings['tuning'] must be one of {list(TUNINGS)}; got {tuning!r}."
+        )
+    if tuning is not None and not isinstance(
+        settings.get("n_configurations"), Integral
+    ):
+        raise ValueError(
+            f"settings['tuning']={tuning!r} needs settings['n_configurations'] "
+            f"(an int: the configurations each model searched); got "
+            f"{settings.get('n_configurations')!r}."
+        )
+    if (best_params is None) != (tuning is None):
+        raise ValueError(
+            "best_params and settings['tuning'] go together (a tuned run's "
+            f"choices and its mode); got best_params "
+            f"{'None' if best_params is None else 'given'} with tuning={tuning!r}."
+        )
 
 
 def _check_scores(scores):

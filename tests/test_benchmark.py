@@ -313,6 +313,12 @@ def test_from_scores_checks_kinds_settings_and_numbers(result):
         GateBenchmark.from_scores(scores.assign(kind="baseline"))
     with pytest.raises(TypeError, match="settings must be a dict"):
         GateBenchmark.from_scores(scores, settings=3)
+    with pytest.raises(ValueError, match=r"settings\['tuning'\] must be one of"):
+        GateBenchmark.from_scores(scores, settings={"tuning": "random"})
+    with pytest.raises(ValueError, match="needs settings\\['n_configurations'\\]"):
+        GateBenchmark.from_scores(scores, settings={"tuning": "grid"})
+    with pytest.raises(ValueError, match="best_params and settings\\['tuning'\\]"):
+        GateBenchmark.from_scores(scores, best_params=pd.DataFrame({"model": []}))
     as_text = GateBenchmark.from_scores(
         scores.assign(score=scores["score"].astype(str))
     )
