@@ -624,10 +624,11 @@ def _params(params):
     return ", ".join(f"{k}={params[k]}" for k in keys if k in params)
 
 
-def headline(result):
+def headline(result, setting="every model at its defaults"):
     """The sentences the README and the user guide quote (a test holds them
     to the committed run): how often gating helps against SiLU and against
-    ungated attention, and where the best gate stands against the baselines."""
+    ungated attention, and where the best gate stands against the baselines;
+    ``setting`` says how the models were run."""
     tests = result.tests_.set_index("comparison")
     n = result.friedman_["n datasets"]
     first = result.settings_.get("models", list(result.ranks_.columns))[0]
@@ -651,7 +652,7 @@ def headline(result):
         if comparison.split(" > ")[1] not in gates
     ]
     return (
-        f"On {n} balanced KEEL datasets, every model at its defaults "
+        f"On {n} balanced KEEL datasets, {setting} "
         f"(`benchmarks/results/KEEL.md`), gated attention ({first}) was "
         + ", and ".join(parts)
         + f". The best gate, {best}, ranked {list(ranks.index).index(best) + 1} "
@@ -659,6 +660,25 @@ def headline(result):
         + "; ".join(against)
         + " (Bayesian signed-rank tests, margin "
         f"{tests['margin'].iloc[0]:g})."
+    )
+
+
+def tuned_headline(tuned, defaults):
+    """The README's sentences on the tuned run: :func:`headline` for the
+    tuned models, then the range of what tuning moved each model's mean
+    accuracy against its defaults on the same splits."""
+    settings = tuned.settings_
+    setting = (
+        f"each model tuned by an equal grid search of {settings['n_configurations']}"
+        f" configurations on {settings['inner_cv']} inner folds"
+    )
+    gains = tuning_gains(tuned, defaults)
+    low, high = gains["difference"].min(), gains["difference"].max()
+    return (
+        headline(tuned, setting)
+        + f" Against its defaults on the same splits (the gates at "
+        f"max_epochs={_epochs(defaults)}, as tuned), tuning moved each model's mean "
+        f"accuracy by {_signed(low)} to {_signed(high)}."
     )
 
 

@@ -629,6 +629,44 @@ def test_keel_report_renders_a_tuned_section(tuned):
     assert "| none           | lr" in text
 
 
+def test_readme_and_guide_quote_the_committed_tuned_keel_run():
+    """The README's and the guide's sentences on the tuned run are the ones
+    built from keel_tuned_scores.csv against the defaults at as many epochs
+    (keel_epochs20_scores.csv), with the run's own minutes."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    results = root / "benchmarks" / "results"
+    runs, infos = [], []
+    for stem in ("keel_tuned", "keel_epochs20"):
+        info = json.loads((results / f"{stem}_run.json").read_text())
+        settings = info["settings"]
+        infos.append(info)
+        chosen = None
+        if settings.get("tuning") is not None:
+            chosen = pd.read_csv(results / f"{stem}_params.csv")
+            chosen["params"] = chosen["params"].map(json.loads)
+        runs.append(
+            GateBenchmark.from_scores(
+                pd.read_csv(results / f"{stem}_scores.csv"),
+                models=settings["models"],
+                margin=settings["margin"],
+                settings=settings,
+                best_params=chosen,
+            )
+        )
+    tuned, earlier = runs
+    assert tuned.settings_["tuning"] == "grid"
+    assert tuned.settings_["estimator_params"]["max_epochs"] == 20
+    sentence = " ".join(_keel_report().tuned_headline(tuned, earlier).split())
+    minutes = f"It took {infos[0]['datasets seconds'] / 60:.1f} min on 2 cores"
+    readme = " ".join((root / "README.md").read_text().split())
+    assert sentence in readme and f"{sentence} {minutes}" in readme
+    guide = (root / "docs" / "user_guide" / "your_data.md").read_text()
+    assert sentence in " ".join(guide.split())
+
+
 def test_readme_quotes_what_the_new_default_changed_on_keel():
     """The README's sentence on max_epochs='auto' is the one built from the
     committed defaults and the earlier 20-epoch run on the same splits."""
