@@ -120,6 +120,14 @@ def as_collection(X):
                 f"X[{i}] is ragged: its channels differ in length; allowed: "
                 f"{ALLOWED} (every channel of a series of one length)."
             ) from exc
+    if 2 in dims and min(dims) < 2:  # a series list with a stray item
+        i = next(i for i, d in enumerate(dims) if d < 2)
+        given = "None" if X[i] is None else f"of shape {np.shape(X[i])}"
+        raise ValueError(
+            f"X[{i}] is {given} and X[{dims.index(2)}] is a 2-D series; "
+            f"allowed: {ALLOWED} (every series 2-D: (n_channels, n_timepoints); "
+            f"a univariate series x is x[None, :])."
+        )
     for i, d in enumerate(dims):
         if d > 2:
             raise ValueError(
@@ -201,6 +209,12 @@ def layout_of(series, patch_size):
     longest = max(x.shape[1] for x in series)
     if patch_size == "auto":
         patch_size = math.ceil(longest / MAX_TOKENS)
+    elif patch_size > longest:  # one token of mostly zeros, or no memory at all
+        raise ValueError(
+            f"patch_size={patch_size} is longer than the longest series of X "
+            f"({longest} time points); allowed: 'auto' or an int from 1 to "
+            f"{longest} (patch_size={longest} makes each series one token)."
+        )
     return SeriesLayout(series[0].shape[0], longest, int(patch_size))
 
 

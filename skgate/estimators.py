@@ -536,6 +536,16 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         length's series together, along directions of their dimension."""
         layout = self.series_layout_
         lengths = _series.series_lengths(rows, layout)
+        found = np.unique(lengths)
+        if kwargs.get("directions") is not None and len(found) > 1:
+            widths = ", ".join(str(layout.n_channels * int(n)) for n in found)
+            raise ValueError(
+                f"directions are one input space's, but X holds series of "
+                f"{len(found)} lengths ({', '.join(str(int(n)) for n in found)} "
+                f"time points: spaces of {widths} values); allowed: directions "
+                f"with series of one length, or directions=None (random ones "
+                f"in each series' own space)."
+            )
         kappa = np.empty(len(rows))
         module = self._float64_module().cpu()
         for length in np.unique(lengths):

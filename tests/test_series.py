@@ -285,6 +285,16 @@ class TestCurvature:
         # A series measures alike alone and beside others of other lengths.
         assert ragged_model.curvature([X[2]])[0] == exact[2]
 
+    def test_directions_serve_series_of_one_length(self, ragged, ragged_model):
+        X, _ = ragged
+        lengths = sorted({x.shape[1] for x in X[:6]})
+        assert len(lengths) > 1
+        with pytest.raises(ValueError, match=f"series of {len(lengths)} lengths"):
+            ragged_model.curvature(X[:6], directions=np.ones((2, 2 * lengths[0])))
+        same = [x for x in X if x.shape[1] == lengths[0]]
+        kappa = ragged_model.curvature(same, directions=np.ones((1, 2 * lengths[0])))
+        assert kappa.shape == (len(same),) and np.isfinite(kappa).all()
+
 
 class TestBadInput:
     @pytest.mark.parametrize(
@@ -294,11 +304,13 @@ class TestBadInput:
             ([np.zeros((2, 5)), np.zeros((3, 5))], r"X\[1\] has 3 channels"),
             ([np.zeros((2, 5)), np.full((2, 4), np.nan)], r"X\[1\] contains NaN"),
             ([np.zeros((2, 5)), np.zeros((2, 0))], r"X\[1\] is empty"),
-            ([np.zeros((2, 5)), np.zeros(5)], r"X\[1\] has shape"),
+            ([np.zeros((2, 5)), np.zeros(5)], r"X\[1\] is of shape \(5,\)"),
             ([np.zeros(5), np.zeros(6)], "X is a list of 1-D arrays of unequal"),
             ([np.zeros((1, 2, 5)), np.zeros((1, 2, 5))], r"X\[0\] has shape"),
             ([], "X is an empty list"),
             ([[[1.0, 2.0, 3.0], [1.0, 2.0]]] * 2, r"X\[0\] is ragged"),
+            ([np.zeros(5), np.zeros((1, 5))], r"X\[0\] is of shape \(5,\) and X\[1\]"),
+            ([None, np.zeros((1, 5))], r"X\[0\] is None and X\[1\] is a 2-D"),
         ],
     )
     def test_refused_by_name(self, X, message):
@@ -320,6 +332,17 @@ class TestBadInput:
     def test_refused_by_type(self, X, message):
         with pytest.raises(TypeError, match=message):
             GatedAttentionClassifier(**SMALL).fit(X, [0, 1, 0, 1])
+
+    def test_a_patch_longer_than_every_series_is_refused(self, equal):
+        X, y = equal  # 12 time points
+        GatedAttentionClassifier(patch_size=12, **SMALL).fit(X, y)  # one token
+        for patch in (13, 10**12):  # not zeros at full width, nor a MemoryError
+            with pytest.raises(
+                ValueError,
+                match=f"patch_size={patch} is longer "
+                "than the longest series of X \\(12 time points\\)",
+            ):
+                GatedAttentionClassifier(patch_size=patch, **SMALL).fit(X, y)
 
     def test_patch_size_is_not_a_bool(self, equal):
         with pytest.raises(TypeError, match="patch_size must be 'auto' or an int"):
