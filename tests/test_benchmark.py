@@ -1,6 +1,9 @@
 """benchmark_gates: the gates and the baselines on the same splits of many
 datasets, and the cross-dataset tests."""
 
+import json
+from pathlib import Path
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -266,33 +269,45 @@ def _keel_report():
     return module
 
 
+RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+
+
+def _committed_keel(stem):
+    """One committed part of the KEEL run (``keel``, ``keel_tuned``,
+    ``keel_epochs20``): its result, read back from its CSVs, and its record."""
+    info = json.loads((RESULTS / f"{stem}_run.json").read_text())
+    settings = info["settings"]
+    chosen = None
+    if settings.get("tuning") is not None:
+        chosen = pd.read_csv(RESULTS / f"{stem}_params.csv")
+        chosen["params"] = chosen["params"].map(json.loads)
+    result = GateBenchmark.from_scores(
+        pd.read_csv(RESULTS / f"{stem}_scores.csv"),
+        models=settings["models"],
+        margin=settings["margin"],
+        settings=settings,
+        best_params=chosen,
+    )
+    return result, info
+
+
+def _words(path):
+    """A page's text with its line breaks and runs of spaces as one space."""
+    return " ".join((RESULTS.parents[1] / path).read_text().split())
+
+
 def test_readme_and_guide_quote_the_committed_keel_run():
     """The sentence the README and the user guide quote is the one built
     from benchmarks/results' keel_scores.csv, and KEEL.md's bottom line is
     built from the same numbers."""
-    import json
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    results = root / "benchmarks" / "results"
-    info = json.loads((results / "keel_run.json").read_text())
-    settings = info["settings"]
-    result = GateBenchmark.from_scores(
-        pd.read_csv(results / "keel_scores.csv"),
-        models=settings["models"],
-        margin=settings["margin"],
-    )
+    result, _ = _committed_keel("keel")
     report = _keel_report()
-
-    def words(text):
-        return " ".join(text.split())
-
-    sentence = words(report.headline(result))
+    sentence = " ".join(report.headline(result).split())
     for page in ("README.md", "docs/user_guide/your_data.md"):
-        assert sentence in words((root / page).read_text()), page
-    keel = words((results / "KEEL.md").read_text())
+        assert sentence in _words(page), page
+    keel = _words("benchmarks/results/KEEL.md")
     for line in report.bottom_line(result):
-        assert words(line) in keel
+        assert " ".join(line.split()) in keel
     assert result.friedman_["n datasets"] == 43
 
 
@@ -633,61 +648,21 @@ def test_readme_and_guide_quote_the_committed_tuned_keel_run():
     """The README's and the guide's sentences on the tuned run are the ones
     built from keel_tuned_scores.csv against the defaults at as many epochs
     (keel_epochs20_scores.csv), with the run's own minutes."""
-    import json
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    results = root / "benchmarks" / "results"
-    runs, infos = [], []
-    for stem in ("keel_tuned", "keel_epochs20"):
-        info = json.loads((results / f"{stem}_run.json").read_text())
-        settings = info["settings"]
-        infos.append(info)
-        chosen = None
-        if settings.get("tuning") is not None:
-            chosen = pd.read_csv(results / f"{stem}_params.csv")
-            chosen["params"] = chosen["params"].map(json.loads)
-        runs.append(
-            GateBenchmark.from_scores(
-                pd.read_csv(results / f"{stem}_scores.csv"),
-                models=settings["models"],
-                margin=settings["margin"],
-                settings=settings,
-                best_params=chosen,
-            )
-        )
-    tuned, earlier = runs
+    (tuned, info), (earlier, _) = map(_committed_keel, ("keel_tuned", "keel_epochs20"))
     assert tuned.settings_["tuning"] == "grid"
     assert tuned.settings_["estimator_params"]["max_epochs"] == 20
     sentence = " ".join(_keel_report().tuned_headline(tuned, earlier).split())
-    minutes = f"It took {infos[0]['datasets seconds'] / 60:.1f} min on 2 cores"
-    readme = " ".join((root / "README.md").read_text().split())
-    assert sentence in readme and f"{sentence} {minutes}" in readme
-    guide = (root / "docs" / "user_guide" / "your_data.md").read_text()
-    assert sentence in " ".join(guide.split())
+    minutes = f"It took {info['datasets seconds'] / 60:.1f} min on 2 cores"
+    assert f"{sentence} {minutes}" in _words("README.md")
+    assert sentence in _words("docs/user_guide/your_data.md")
 
 
 def test_readme_quotes_what_the_new_default_changed_on_keel():
     """The README's sentence on max_epochs='auto' is the one built from the
     committed defaults and the earlier 20-epoch run on the same splits."""
-    import json
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    results = root / "benchmarks" / "results"
-    runs = []
-    for stem in ("keel", "keel_epochs20"):
-        settings = json.loads((results / f"{stem}_run.json").read_text())["settings"]
-        runs.append(
-            GateBenchmark.from_scores(
-                pd.read_csv(results / f"{stem}_scores.csv"),
-                models=settings["models"],
-                margin=settings["margin"],
-                settings=settings,
-            )
-        )
+    runs = [_committed_keel(stem)[0] for stem in ("keel", "keel_epochs20")]
     assert runs[0].settings_["estimator_params"]["max_epochs"] == "auto"
     assert runs[1].settings_["estimator_params"]["max_epochs"] == 20
     sentence = " ".join(_keel_report().budget_sentence(*runs).split())
     for page in ("README.md", "benchmarks/results/KEEL.md"):
-        assert sentence in " ".join((root / page).read_text().split()), page
+        assert sentence in _words(page), page
