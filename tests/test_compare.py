@@ -669,6 +669,7 @@ class TestCompareCommand:
         assert error.count("\n") == 1 and error.startswith("python -m skgate compare")
 
 
+@pytest.mark.slow
 def test_iris_verdict_does_not_depend_on_how_often_its_rows_are_reused():
     """The same 150 rows at the default epochs (a difference below 0.01 in
     accuracy): 2 or 6 repeats of the same rows decide no difference."""

@@ -303,6 +303,7 @@ class TestReproducibility:
         np.testing.assert_array_equal(loaded.predict_proba(X), expected)
         np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
 
+    @pytest.mark.slow
     def test_across_processes(self, fitted, moons, tmp_path):
         """A fit in another process is bit-identical; a saved model loads there."""
         X, y = moons
@@ -594,6 +595,7 @@ class TestInterruptsAndPersistence:
         assert clf.predict_proba(moons[0]).shape == (300, 2)
         assert np.isfinite(clf.curvature(moons[0][:10])).all()
 
+    @pytest.mark.slow
     def test_fitted_search_with_the_refit_rule_loads_in_another_process(
         self, moons, tmp_path, fast
     ):

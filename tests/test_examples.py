@@ -23,12 +23,14 @@ def test_there_are_examples():
     assert len(EXAMPLES) >= 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(path, capsys):
     runpy.run_path(str(path), run_name="__main__")
     assert "accuracy" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_readme_example_runs():
     namespace = {}
     for path in GUIDE:

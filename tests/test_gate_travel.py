@@ -155,6 +155,7 @@ class TestTravel:
             serial.cv_results_["mean_test_score"],
         )
 
+    @pytest.mark.slow
     def test_a_fresh_process_loads_predicts_and_refits(self, tmp_path):
         """A model whose gate is lambdas of a script's __main__ loads in a
         process that never registered it, predicts the same numbers, and can

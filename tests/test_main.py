@@ -25,6 +25,7 @@ def test_demo_is_deterministic():
     assert first.equals(second)
 
 
+@pytest.mark.slow
 def test_cli_prints_progress_and_table():
     result = subprocess.run(
         [
@@ -107,6 +108,7 @@ print(code, sorted(name for name in heavy if name in sys.modules))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

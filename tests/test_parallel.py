@@ -27,6 +27,7 @@ def _modules_after(code):
     return set(result.stdout.split())
 
 
+@pytest.mark.slow
 def test_import_skgate_loads_neither_the_study_matplotlib_nor_dask():
     # A public name imports its module on first use (the probe sees it).
     loaded = _modules_after("import skgate; skgate.GatedAttentionClassifier")
@@ -40,6 +41,7 @@ def test_import_skgate_loads_neither_the_study_matplotlib_nor_dask():
     assert heavy == set()
 
 
+@pytest.mark.slow
 def test_import_skgate_parallel_loads_neither_torch_nor_dask():
     """fit_together imports the training engine when called, not before."""
     loaded = _modules_after("import skgate.parallel")
@@ -48,6 +50,7 @@ def test_import_skgate_parallel_loads_neither_torch_nor_dask():
     assert "skgate._training" not in loaded
 
 
+@pytest.mark.slow
 def test_no_backend_is_registered_on_import():
     code = (
         "import skgate, skgate.parallel, skgate.study, joblib.parallel\n"

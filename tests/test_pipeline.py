@@ -116,6 +116,7 @@ def test_a_new_part_is_one_module_and_one_line(coin, tmp_path, monkeypatch):
     assert (again / "REPORT.md").read_text() == text
 
 
+@pytest.mark.slow
 def test_a_registered_part_that_did_not_run_changes_no_report(coin, tmp_path):
     """The committed run renders the same with the toy part registered."""
     original = parts.PARTS

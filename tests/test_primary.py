@@ -308,14 +308,14 @@ class TestCommittedRun:
         committed = pd.read_csv(ROOT / "benchmarks" / "pilot" / "plan.csv")
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "plan.csv"), committed)
 
-    def test_report_renders_again_byte_for_byte(self, tmp_path):
+    @pytest.mark.slow
+    @pytest.mark.xdist_group("committed_render")
+    def test_report_renders_again_byte_for_byte(self, committed_render):
         """``python -m skgate report --from`` on the committed run gives its
         REPORT.md, EXPLORATORY.md, derived tables and the user guide's block;
         the exploratory study's acceleration tests are C1's own, one outcome
         each wherever they are quoted."""
-        guide = tmp_path / "reproducing.md"
-        shutil.copy(ROOT / "docs" / "user_guide" / "reproducing.md", guide)
-        report.render_run(RESULTS, tmp_path, user_guide=guide)
+        tmp_path, guide = committed_render.out, committed_render.guide
         for name in (
             "REPORT.md",
             "EXPLORATORY.md",
@@ -358,6 +358,7 @@ class TestCommittedTheorem:
             assert len(rows) == 2 * 6 * rows["seed"].nunique() > 0, keys
         assert set(fits["n_classes"]) == {3, 5, 10}
 
+    @pytest.mark.slow
     def test_the_premise_holds_in_the_files_the_report_quotes(self):
         """Ungated fixed attention over sequences: no curvature on any fit;
         ungated softmax attention: curved; three-class outputs: K = 1/4."""

@@ -281,8 +281,10 @@ class TestCommittedRun:
         assert len(kept) == len(sequences.tests())
         assert plan["planned core-seconds"].max() <= sequences_pilot.BUDGET_CORE_SECONDS
 
-    def test_part_renders_again_from_its_files(self, tmp_path):
-        parts = report.render_run(RESULTS, tmp_path)
+    @pytest.mark.slow
+    @pytest.mark.xdist_group("committed_render")
+    def test_part_renders_again_from_its_files(self, committed_render):
+        tmp_path, parts = committed_render.out, committed_render.parts
         for name in (*sequences_report.TABLES.values(), "REPORT.md"):
             if (RESULTS / name).is_file():
                 assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes()

@@ -328,6 +328,8 @@ class StudyDesign:
     theorem_seeds: int = THEOREM_SEEDS
     theorem_shapes: tuple = CURVED_SHAPES
     fisher_tasks: tuple = tuple(FISHER_TASKS)
+    #: The iterative baselines' iteration limit (MLPClassifier's max_iter).
+    baseline_max_iter: int = BASELINE_MAX_ITER
 
     @classmethod
     def full(cls, n_seeds=FULL_SEEDS, first_seed=0):

@@ -31,7 +31,6 @@ from ..model_selection import representation_curvature
 from . import claims as claim_rules
 from . import describe, evaluation, realdata, words
 from .design import (
-    BASELINE_MAX_ITER,
     DEFAULTS,
     SEQUENCE_LENGTH,
     TEST_SIZE,
@@ -169,7 +168,7 @@ def _with_dataset_bayes(table, bayes):
     return table
 
 
-def _baselines_section(baselines, figure, bayes):
+def _baselines_section(baselines, figure, bayes, max_iter):
     seconds = describe.mean_by(baselines, "model", "fit_seconds")
     return [
         "",
@@ -177,7 +176,7 @@ def _baselines_section(baselines, figure, bayes):
         "",
         "Test accuracy, mean ± std over seeds, on the same splits (StandardScaler "
         "before LogisticRegression, SVC and MLPClassifier; MLPClassifier with "
-        f"max_iter={BASELINE_MAX_ITER}); the best mean per dataset in bold:",
+        f"max_iter={max_iter}); the best mean per dataset in bold:",
         "",
         words.table(
             _with_dataset_bayes(
@@ -291,7 +290,10 @@ def render_report(results, claims, design, figures, machine=None):
             else []
         ),
         *_baselines_section(
-            results["baselines"], figures["boundaries"], results["bayes"]
+            results["baselines"],
+            figures["boundaries"],
+            results["bayes"],
+            design.baseline_max_iter,
         ),
         *_differences_section(claim_rules.curvature_agreement(results)),
     ]

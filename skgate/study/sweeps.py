@@ -513,8 +513,9 @@ def run_groups(
 # -- what a scikit-learn user would pick instead -------------------------------
 
 
-def baseline_models(seed):
-    """The scikit-learn models the study compares with, by name."""
+def baseline_models(seed, max_iter=BASELINE_MAX_ITER):
+    """The scikit-learn models the study compares with, by name (the MLP
+    stops at ``max_iter`` iterations)."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
@@ -526,19 +527,19 @@ def baseline_models(seed):
         "SVC (RBF)": make_pipeline(StandardScaler(), SVC()),
         "MLPClassifier": make_pipeline(
             StandardScaler(),
-            MLPClassifier(max_iter=BASELINE_MAX_ITER, random_state=seed),
+            MLPClassifier(max_iter=max_iter, random_state=seed),
         ),
         "RandomForest": RandomForestClassifier(random_state=seed),
     }
 
 
-def run_baseline(setting):
+def run_baseline(setting, max_iter=BASELINE_MAX_ITER):
     """scikit-learn models on one setting's task and seed, on run_setting's split."""
     s = {**DEFAULTS, **setting}
     X_train, X_test, y_train, y_test = _split(s)
     rows = []
     with torch_threads(1):
-        for name, model in baseline_models(s["seed"]).items():
+        for name, model in baseline_models(s["seed"], max_iter).items():
             start = time.perf_counter()
             model.fit(X_train, y_train)
             seconds = time.perf_counter() - start
@@ -553,13 +554,14 @@ def run_baseline(setting):
     return rows
 
 
-def run_baselines(settings, *, n_jobs=1, progress=True):
+def run_baselines(settings, *, max_iter=BASELINE_MAX_ITER, n_jobs=1, progress=True):
     """scikit-learn baselines on each (task, seed) of ``settings``, one row per fit.
 
     ``settings`` are dicts of setting keys plus ``dataset`` (the task's name in
-    the tables); models are fitted on the split :func:`run_setting` uses.
+    the tables); models are fitted on the split :func:`run_setting` uses, the
+    MLP for at most ``max_iter`` iterations.
     """
-    jobs = (delayed(run_baseline)(setting) for setting in settings)
+    jobs = (delayed(run_baseline)(setting, max_iter) for setting in settings)
     groups = parallel_rows(
         jobs, n_jobs=n_jobs, progress=progress, description="baselines"
     )

@@ -52,7 +52,9 @@ def _run_baselines(design, results, n_jobs):
     )
     settings = design.baseline_tasks_settings()
     log(f"baselines: scikit-learn models on {len(settings)} tasks x seeds")
-    others = sweeps.run_baselines(settings, n_jobs=n_jobs)
+    others = sweeps.run_baselines(
+        settings, max_iter=design.baseline_max_iter, n_jobs=n_jobs
+    )
     columns = ["dataset", "model", "seed", "accuracy", "fit_seconds"]
     return pd.concat([gated[columns], others[columns]], ignore_index=True)
 
