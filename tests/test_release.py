@@ -44,6 +44,7 @@ def dists(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_sdist_and_wheel_pass_twine(dists):
     names = sorted(p.name for p in dists.iterdir())
     version = PROJECT["version"]
@@ -54,6 +55,7 @@ def test_sdist_and_wheel_pass_twine(dists):
     assert checked.count("PASSED") == 2
 
 
+@pytest.mark.slow
 def test_the_wheel_runs_the_quickstart_in_a_fresh_environment(dists, tmp_path):
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", str(venv))

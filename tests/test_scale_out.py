@@ -17,6 +17,9 @@ from skgate.parallel import register_dask_resilient_backend
 from skgate.study.sweeps import TIMINGS, grid, run_sweep
 
 distributed = pytest.importorskip("distributed")
+
+#: A local cluster of worker processes for every test here.
+pytestmark = pytest.mark.slow
 RESILIENT = register_dask_resilient_backend()
 
 SCORING = {"accuracy": "accuracy", "curvature": curvature_score}

@@ -4,6 +4,7 @@ import dataclasses
 import json
 import re
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 import torch
 from scipy import stats
+from sklearn.exceptions import ConvergenceWarning
 
 from skgate import make_curved_task
 from skgate.nn import GatedAttentionNet
@@ -495,7 +497,9 @@ def tiny_study(tmp_path_factory, request):
         regime_points=5,
         baseline_max_iter=50,
     )
-    verdicts = cli.reproduce(out, design=design, n_jobs=1)
+    with warnings.catch_warnings():  # the MLP baseline stops at 50 iterations
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        verdicts = cli.reproduce(out, design=design, n_jobs=1)
     return out, verdicts
 
 
@@ -523,6 +527,7 @@ def cli_panels():
     return [("tiny", clf, X, y)]
 
 
+@pytest.mark.xdist_group("tiny_study")  # its module fixture, run once
 class TestReproduce:
     def test_writes_every_file(self, tiny_study):
         out, verdicts = tiny_study
