@@ -486,7 +486,21 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         check_layer(layer, "representation")
         return self._forward(self._validate_X(X, reset=False), layer)
 
-    def curvature(self, X, *, layer="attention", **kwargs):
+    def curvature(
+        self,
+        X,
+        *,
+        layer="attention",
+        kind="acceleration",
+        method="exact",
+        metric=None,
+        condition_number=None,
+        covariance=None,
+        n_directions=8,
+        eps=1e-2,
+        random_state=0,
+        directions=None,
+    ):
         """Curvature of the representation at each row of ``X``.
 
         The same as :func:`skgate.representation_curvature` ``(self, X, ...)``:
@@ -521,9 +535,20 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         >>> bool(gated.curvature(X).min() > 0)
         True
         """
+        kwargs = {
+            "kind": kind,
+            "method": method,
+            "metric": metric,
+            "condition_number": condition_number,
+            "covariance": covariance,
+            "n_directions": n_directions,
+            "eps": eps,
+            "random_state": random_state,
+            "directions": directions,
+        }
         check_is_fitted(self)
         check_layer(layer, "curvature")
-        if geometry._named(kwargs.get("metric"), "fisher"):
+        if geometry._named(metric, "fisher"):
             self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
         if self.series_layout_ is None:

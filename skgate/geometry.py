@@ -759,24 +759,13 @@ CURVATURE_KEYWORDS = {
 
 
 def documents_curvature_keywords(function):
-    """Give ``function(..., **kwargs)`` the curvature keywords: signature and docs.
+    """Give a function that takes the curvature keywords their shared docs.
 
-    The keywords are declared once, in :func:`curvature`'s signature; a
-    function that forwards them (``**kwargs``) gets them appended to its
-    signature as keyword-only parameters (so ``help`` and ``inspect`` show
-    them with their defaults), and the line ``{curvature_keywords}`` of its
-    docstring becomes their shared documentation.
+    The line ``{curvature_keywords}`` of its docstring becomes the keywords'
+    documentation. The function states the keywords in its own signature,
+    with :func:`curvature`'s defaults (a test holds every such signature to
+    :data:`CURVATURE_KEYWORDS`).
     """
-    signature = inspect.signature(function)
-    own = [
-        parameter
-        for parameter in signature.parameters.values()
-        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
-    keywords = [
-        p for name, p in CURVATURE_KEYWORDS.items() if name not in signature.parameters
-    ]
-    function.__signature__ = signature.replace(parameters=[*own, *keywords])
     return fill_docstring(function, curvature_keywords=CURVATURE_KEYWORDS_DOC)
 
 

@@ -119,7 +119,21 @@ def _split_pipeline(estimator):
 
 
 @documents_curvature_keywords
-def representation_curvature(estimator, X, *, layer="attention", **kwargs):
+def representation_curvature(
+    estimator,
+    X,
+    *,
+    kind="acceleration",
+    method="exact",
+    metric=None,
+    condition_number=None,
+    covariance=None,
+    layer="attention",
+    n_directions=8,
+    eps=1e-2,
+    random_state=0,
+    directions=None,
+):
     """Per-sample curvature of a fitted estimator's representation.
 
     Parameters
@@ -160,9 +174,20 @@ def representation_curvature(estimator, X, *, layer="attention", **kwargs):
     >>> kappa.shape, bool((kappa > 0).all())
     ((200,), True)
     """
+    kwargs = {
+        "kind": kind,
+        "method": method,
+        "metric": metric,
+        "condition_number": condition_number,
+        "covariance": covariance,
+        "n_directions": n_directions,
+        "eps": eps,
+        "random_state": random_state,
+        "directions": directions,
+    }
     check_layer(layer, "representation_curvature")
     _check_options("representation_curvature", **kwargs)
-    check_fisher_layer(kwargs.get("metric"), layer)
+    check_fisher_layer(metric, layer)
     steps, final = _split_pipeline(estimator)
     if steps is not None:
         X = steps.transform(X)

@@ -125,7 +125,7 @@ def test_huge_but_representable_inputs_give_finite_answers(fitted):
         (
             {"kindd": "extrinsic"},
             TypeError,
-            "representation_curvature got unknown curvature keywords \\['kindd'\\]",
+            "representation_curvature\\(\\) got an unexpected keyword argument 'kindd'",
         ),
     ],
 )
