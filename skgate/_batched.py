@@ -10,8 +10,8 @@ autograd), one AdamW update (:func:`fused_adamw`). Each model sees exactly
 the batches it would see alone (its own rows, its own generator's
 permutation each epoch, the same batch boundaries); models whose epoch has
 fewer steps sit out the remaining steps unchanged. A single fit is a batch
-of one, by :class:`BatchedTrainer`'s loop or by skorch's loop driving the
-same step (:mod:`skgate._training`), so a model trains to the same bits
+of one of the same loop, its callbacks called from it
+(:class:`skgate._skorch.NetHooks`), so a model trains to the same bits
 alone, with callbacks, or in any batch.
 """
 
@@ -271,7 +271,7 @@ def _matrices(x, weight):
     another kernel for a batch of one matrix when a side of the product is 1
     (a matrix-vector product), whose sums round differently; no product of
     a linear layer, forward or backward, has a side of 1 once its weight is
-    at least 2 x 2 (its rows are a padded batch, see :data:`ROW_BLOCK`), so
+    at least 2 x 2 (a batch has at least 2 rows, see :func:`padded_rows`), so
     a model computes alike alone and in any batch. The zeros add exact
     zeros to the sums."""
     out_features, in_features = weight.shape[1:]
@@ -341,9 +341,9 @@ def _linear_backward(grads, params, name, x, d_out, *, need_input=True, into=Non
 
 
 def _layer_norm_backward(grads, params, name, saved, d_y):
-    """Gradients of :func:`_layer_norm` (its weights' into ``grads``) given
-    ``d_y``, from the normalised rows ``u`` and ``1 / sigma`` saved forward;
-    returns the input's."""
+    """Gradients of a block's pre-LayerNorm in :func:`written_forward` (its
+    weights' into ``grads``) given ``d_y``, from the normalised rows ``u``
+    and ``1 / sigma`` saved forward; returns the input's."""
     u, rstd = saved
     grads[f"{name}.weight"] = (d_y * u).sum(dim=1)
     grads[f"{name}.bias"] = d_y.sum(dim=1)
@@ -840,7 +840,7 @@ class BatchedTrainer:
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
 
         ``validation``: per model None or a
-        :class:`~skgate._training.ValidationScore` (initialised): after each
+        :class:`~skgate._skorch.ValidationScore` (initialised): after each
         epoch the model's float32 outputs on its held-out rows are scored;
         it stops when the score stops improving and ends with the weights of
         its best epoch, as its fit alone would.

@@ -1,12 +1,12 @@
 """skgate._batched: many networks trained as one are the networks trained alone.
 
-The one training engine: every fit, fold and study batch. Each model in a
+The one training loop: every fit, fold and study batch. Each model in a
 batch must see its own rows, in its own generator's order, in the same
 batches as alone; models whose epoch is shorter must sit the extra steps out
 unchanged; early stopping, the optimiser state and the fitted attributes
-must be those of the fit alone: bit for bit, whether alone means the batched
-trainer's loop (a batch of one) or skorch's loop driving the same steps (a
-fit with callbacks, partial_fit, a warm start).
+must be those of the fit alone: bit for bit, whether alone is a batch of
+one with skorch's callbacks called from the loop (a fit with callbacks,
+partial_fit, a warm start) or without them.
 """
 
 import numpy as np

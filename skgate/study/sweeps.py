@@ -445,8 +445,8 @@ def run_sweep(
     batched : bool, default=True
         Train the settings of each of :func:`batches` as one batched network
         (:func:`run_batch`); False fits each alone (:func:`run_setting`).
-        The rows are the same, bit for bit (one training engine; see
-        docs/design.md, "One training engine").
+        The rows are the same, bit for bit (one training loop; see
+        docs/design.md, "One training loop").
     measure : callable, default=None
         What each row measures, ``measure(clf, X_test, y_test, setting)`` ->
         dict (batched sweeps only); None: the exploratory measurements.
