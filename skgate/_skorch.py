@@ -40,13 +40,34 @@ def _batch(rows):
 
 
 class _WeightedNet:
-    """A skorch net whose inputs may carry their sample weights."""
+    """A skorch net whose inputs may carry their sample weights, and whose
+    own training loop is closed: every fit goes through the estimator's
+    (one loop for every fit, see :mod:`skgate._training`), so a net that
+    skorch trained would hold weights, history and fitted attributes that
+    disagree."""
+
+    def fit(self, X, y=None, **fit_params):
+        raise TypeError(_closed_loop("fit"))
+
+    def partial_fit(self, X, y=None, classes=None, **fit_params):
+        raise TypeError(_closed_loop("partial_fit"))
+
+    def fit_loop(self, X, y=None, epochs=None, **fit_params):
+        raise TypeError(_closed_loop("fit_loop"))
 
     def infer(self, x, **fit_params):
         # A weighted batch's weights are for the loss, not the module.
         if isinstance(x, dict):
             x = x["X"]
         return super().infer(x, **fit_params)
+
+
+def _closed_loop(method):
+    return (
+        f"net_.{method} is closed: skgate trains its networks with its own loop "
+        f"(its fitted attributes, history and loss_curve_ kept together); call "
+        f"the estimator's fit or partial_fit instead (e.g. clf.partial_fit(X, y))."
+    )
 
 
 class WeightedNeuralNetClassifier(_WeightedNet, NeuralNetClassifier):

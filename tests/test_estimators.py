@@ -2007,3 +2007,16 @@ def test_a_subclass_gate_gain_survives_clone_and_grid_search():
     instance = GatedAttentionClassifier()
     instance.gate_gain = 0.5
     assert clone(instance).gate_gain == GATE_GAIN != 0.5
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit", "fit_loop"])
+def test_skorchs_own_loop_is_closed(moons, fast, method):
+    """net_ is the fitted container; training it by skorch's loop would
+    leave history_, loss_curve_ and n_iter_ behind its weights."""
+    X, y = moons
+    clf = GatedAttentionClassifier(**fast).fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(TypeError, match=f"net_.{method} is closed: .* partial_fit"):
+        getattr(clf.net_, method)(X.astype(np.float32), y)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+    assert len(clf.history_) == len(clf.loss_curve_) == clf.n_iter_
