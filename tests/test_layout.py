@@ -116,6 +116,7 @@ def test_the_curvature_keywords_are_declared_once():
         "directions",
     ]
     for function in (representation_curvature, GatedAttentionClassifier.curvature):
+        assert "__signature__" not in vars(function)  # stated, not rewritten
         parameters = inspect.signature(function).parameters
         assert [parameters[name] for name in home] == list(home.values())
         assert parameters["layer"].default == "attention"

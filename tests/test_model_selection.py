@@ -561,24 +561,3 @@ class TestNonAffinePipelines:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             representation_curvature(pipeline, data[0][:5])
-
-
-@pytest.mark.parametrize(
-    "function",
-    [representation_curvature, GatedAttentionClassifier.curvature],
-    ids=["representation_curvature", "curvature"],
-)
-def test_curvature_keywords_are_stated_with_the_cores_defaults(function):
-    """Every function that forwards the curvature keywords states each of
-    them in its own signature (no rewritten __signature__), with
-    geometry.curvature's default."""
-    import inspect
-
-    from skgate.geometry import CURVATURE_KEYWORDS
-
-    assert "__signature__" not in vars(function)
-    parameters = inspect.signature(function).parameters
-    for name, core in CURVATURE_KEYWORDS.items():
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert parameters[name].default == core.default, name
-    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
