@@ -230,7 +230,7 @@ def default_preprocessor(X=None):
 
 
 @dataclass(eq=False)
-class GateBenchmark(compare._Verdict):
+class GateBenchmark(compare.result.Verdict):
     """What :func:`benchmark_gates` found.
 
     ``str(result)`` is the verdict and the tests as text; in a notebook the
@@ -370,7 +370,7 @@ class GateBenchmark(compare._Verdict):
         >>> result.average_ranks_.to_dict(), list(result.tests_["outcome"])
         ({'a': 1.0, 'b': 2.0}, ['holds'])
         """
-        margin = compare._check_margin(margin)
+        margin = compare.design.check_margin(margin)
         _check_record(settings, best_params)
         scores = _check_scores(scores)
         models = _check_models(models, scores)
@@ -537,7 +537,7 @@ def _dataset_table(scores):
     rows = []
     for (dataset, model), group in scores.groupby(["dataset", "model"], sort=False):
         values = group["score"].to_numpy(dtype=float)
-        fraction = compare._test_fraction(group)
+        fraction = compare.pairs.split_test_fraction(group)
         if np.ptp(values) == 0:
             low = high = float(values[0])
         else:
@@ -579,7 +579,7 @@ def _per_dataset_outcomes(scores, pairs, margin):
     for _, group in scores.groupby("dataset", sort=False):
         table = group.pivot_table(index=["repeat", "fold"], columns="model",
                                   values="score", aggfunc="first")  # fmt: skip
-        fraction = compare._test_fraction(group)
+        fraction = compare.pairs.split_test_fraction(group)
         rows = []
         for better, worse in pairs:
             d = (table[better] - table[worse]).to_numpy()
@@ -672,10 +672,12 @@ def _pair_phrase(row, margin):
         f"{row['n datasets']} datasets (mean difference "
         f"{row['mean difference']:+.3g})"
     )
+    better, equivalent, worse = (
+        compare.result.probability_text(row[f"probability {which}"])
+        for which in ("better", "equivalent", "worse")
+    )
     probabilities = (
-        f"probability better {compare._probability(row['probability better'])}, "
-        f"equivalent {compare._probability(row['probability equivalent'])}, worse "
-        f"{compare._probability(row['probability worse'])}"
+        f"probability better {better}, equivalent {equivalent}, worse {worse}"
     )
     outcome = {
         paired.HOLDS: f"{better} is better than {worse}",
@@ -738,7 +740,7 @@ def _fit_baseline(name, estimator, data, split, scorer):
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"baselines[{name!r}] ({estimator!r}): {exc}") from exc
     seconds = time.perf_counter() - start
-    score = compare._score(
+    score = compare.fits.score_model(
         scorer, model, X_test, y_test, name, split.repeat, split.fold
     )
     return _split_row(split, score, seconds)
@@ -826,13 +828,13 @@ def _dataset_scores(name, X, y, design, n_jobs):
     :attr:`GateBenchmark.scores_`), its splits seeded by its name, and
     when tuned the configurations chosen (else None)."""
     seed = _dataset_seed(design.random_state, name)
-    splits = compare._splits(X, y, "classification", design.cv, design.n_repeats,
-                             seed, None)  # fmt: skip
+    splits = compare.design.cv_splits(X, y, "classification", design.cv,
+                                      design.n_repeats, seed, None)  # fmt: skip
     start = time.perf_counter()
-    data = compare._split_data(X, y, splits, design.preprocessor)
+    data = compare.fits.split_data(X, y, splits, design.preprocessor)
     chosen = None
     if design.tuning is None:
-        gates = compare._scores(data, design.estimators, splits, design.scorer,
+        gates = compare.fits.arm_scores(data, design.estimators, splits, design.scorer,
                                 design.curvature_params, n_jobs, 0)  # fmt: skip
         gates = gates.drop(columns="curvature measure")
         gates = gates.rename(columns={"arm": "model"})
@@ -855,8 +857,9 @@ def _inner_splits(X, y, split, inner_cv):
     rows = split.train
     repeats = 1 if isinstance(inner_cv, Integral) else None
     try:
-        return compare._splits(_safe_indexing(X, rows), y[rows], "classification",
-                               inner_cv, repeats, split.seed, None)  # fmt: skip
+        return compare.design.cv_splits(_safe_indexing(X, rows), y[rows],
+                                        "classification", inner_cv, repeats,
+                                        split.seed, None)  # fmt: skip
     except ValueError as exc:
         raise ValueError(
             f"inner_cv={inner_cv!r} on the training rows of split (repeat "
@@ -922,7 +925,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         return X if gate else _baseline_input(name, estimator, X)
 
     start = time.perf_counter()
-    folds = [compare._split_data(*train, inner, preprocessor)
+    folds = [compare.fits.split_data(*train, inner, preprocessor)
              for train, inner in zip(trains, inners, strict=True)]  # fmt: skip
     plan = [(s, params, fold) for s, split_folds in enumerate(folds)
             for params in candidates for fold in split_folds]  # fmt: skip
@@ -934,8 +937,8 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         failed[s] += model is None
         inner_scores[s].append(
             np.nan if model is None
-            else compare._score(scorer, model, feed(X), y, name, splits[s].repeat,
-                                splits[s].fold)
+            else compare.fits.score_model(scorer, model, feed(X), y, name,
+                                          splits[s].repeat, splits[s].fold)
         )  # fmt: skip
     means = [np.reshape(v, (len(candidates), -1)).mean(axis=1) for v in inner_scores]
     for split, m in zip(splits, means, strict=True):
@@ -963,7 +966,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
     for s, (model, split, (_, _, X_test, y_test)) in enumerate(
         zip(models, splits, data, strict=True)
     ):
-        score = compare._score(
+        score = compare.fits.score_model(
             scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
         )
         row = _split_row(split, score, seconds)
@@ -992,10 +995,11 @@ def _tuned_scores(X, y, splits, data, design, n_jobs):
     chosen: a job per baseline and split, and per gate and group of splits
     (trained together)."""
     tuning = design.tuning
-    compare._dry_run(design.estimators[0][1], data[0], design.scorer,
-                     design.curvature_params)  # fmt: skip
+    compare.fits.dry_run(design.estimators[0][1], data[0], design.scorer,
+                         design.curvature_params)  # fmt: skip
     inner = [_inner_splits(X, y, split, tuning.inner_cv) for split in splits]
-    models = [(label, estimator, compare._chunks(splits)) for (_, _, label), estimator
+    chunks = compare.fits.split_chunks(splits)
+    models = [(label, estimator, chunks) for (_, _, label), estimator
               in design.estimators]  # fmt: skip
     models += [(name, b, [[i] for i in range(len(splits))])
                for name, b in design.baselines.items()]  # fmt: skip
@@ -1098,7 +1102,7 @@ def _check_preprocessor(preprocessor):
                 f"one-hot the rest) or 'passthrough'; got {preprocessor!r}."
             )
         return None
-    compare._check_X(None, preprocessor)
+    compare.design.check_X(None, preprocessor)
     return preprocessor
 
 
@@ -1238,11 +1242,11 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
 def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
             preprocessor, random_state, estimator_params, tuning=None,
             param_grids=None, inner_cv=DEFAULT_INNER_CV):  # fmt: skip
-    gates = compare._check_gates(gates)
-    alphas = compare._check_alphas(alphas, gates)
-    arms = compare._arms(gates, alphas)
+    gates = compare.design.check_gates(gates)
+    alphas = compare.design.check_alphas(alphas, gates)
+    arms = compare.design.make_arms(gates, alphas)
     budget = {} if tuning is None else {"max_epochs": TUNED_MAX_EPOCHS}
-    estimators = compare._estimators(
+    estimators = compare.design.make_estimators(
         "classification",
         arms,
         {"random_state": random_state, **budget, **estimator_params},
@@ -1260,8 +1264,8 @@ def _design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
     return _Design(
         estimators=estimators,
         baselines=baselines,
-        scorer=compare._check_scoring(scoring, estimators[0][1]),
-        curvature_params=compare._check_curvature_params(curvature_params),
+        scorer=compare.design.checked_scorer(scoring, estimators[0][1]),
+        curvature_params=compare.design.check_curvature_params(curvature_params),
         cv=cv,
         n_repeats=n_repeats,
         random_state=random_state,
@@ -1296,9 +1300,11 @@ def _run(datasets, design, n_jobs, memory, verbose):
             preprocessor = design.preprocessor
             if isinstance(preprocessor, str):  # the default, for this X
                 preprocessor = default_preprocessor(X)
-            X, y, _, _ = compare._check_data(X, y, "classification", None, preprocessor)
+            X, y, _, _ = compare.design.check_data(
+                X, y, "classification", None, preprocessor
+            )
             # Series laid out once, for the longest of the dataset.
-            X = compare._laid_out(X, design.estimators[0][1], preprocessor)
+            X = compare.design.laid_out(X, design.estimators[0][1], preprocessor)
             frame, params = compute(
                 name, X, y, design._replace(preprocessor=preprocessor), n_jobs
             )
@@ -1467,7 +1473,7 @@ def benchmark_gates(
     >>> tuned.best_params_.loc[0, ["model", "n_configurations"]].to_dict()
     {'model': 'multiplicative', 'n_configurations': 2}
     """
-    margin = compare._check_options(
+    margin = compare.design.check_options(
         random_state, n_repeats, "corrected-t", margin, alphas, verbose, n_jobs,
         estimator_params,
     )  # fmt: skip
@@ -1488,19 +1494,19 @@ def _result(scores, best_params, design, margin, given):
     was ``given`` and what the design holds."""
     cv = given["cv"]
     settings = {
-        "gates": list(compare._check_gates(given["gates"])),
+        "gates": list(compare.design.check_gates(given["gates"])),
         "alphas": _alphas_of(design),
         "baselines": {name: repr(b) for name, b in design.baselines.items()},
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": design.n_repeats,
-        "score": compare._scoring_name(given["scoring"], "classification"),
-        "curvature": compare._curvature_name(design.curvature_params),
+        "score": compare.design.scoring_name(given["scoring"], "classification"),
+        "curvature": compare.design.curvature_label(design.curvature_params),
         "random_state": given["random_state"],
-        "estimator_params": compare._shared_params(design.estimators[0][1]),
+        "estimator_params": compare.design.shared_params(design.estimators[0][1]),
         "tuning": given["tuning"],
         **_tuning_settings(design.tuning),
         "seconds": given["seconds"],
-        "versions": compare._versions(),
+        "versions": compare.result.library_versions(),
     }
     models = [label for (_, _, label), _ in design.estimators] + list(design.baselines)
     return GateBenchmark.from_scores(

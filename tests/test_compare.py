@@ -348,7 +348,7 @@ class TestCompareGates:
         ],
     )
     def test_bad_input_before_any_training(self, kwargs, error, message, monkeypatch):
-        from skgate import compare as module
+        from skgate.compare import fits as module
 
         def no_training(*args, **kwargs):
             raise AssertionError("trained before checking its input")

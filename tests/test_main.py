@@ -209,7 +209,7 @@ def test_a_byte_order_mark_is_read_as_pandas_reads_it(
     import pandas as pd
 
     from skgate.command import check_csv_header
-    from skgate.compare import _read_table
+    from skgate.compare.csvfile import _read_table
 
     path = tmp_path / "excel.csv"
     path.write_bytes(content)

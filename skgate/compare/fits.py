@@ -1,0 +1,176 @@
+"""compare_gates' fits: every arm on every split's training rows (the arms of a
+split trained together), scored on its test rows with their curvature.
+"""
+
+import time
+import warnings
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from scipy.sparse import issparse
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing
+
+from .. import _series
+from .._training import fit_together
+from ..model_selection import representation_curvature
+from .design import curvature_label
+
+
+def _dense(X):
+    """A float array of ``X`` (a one-hot encoder's output may be sparse);
+    series as they are."""
+    if _series.is_series(X):
+        return X
+    return np.asarray(X.toarray() if issparse(X) else X, dtype=np.float64)
+
+
+def split_data(X, y, splits, preprocessor):
+    """Each split's (X_train, y_train, X_test, y_test), X transformed by a
+    clone of ``preprocessor`` fitted on that split's training rows alone."""
+    data = []
+    for split in splits:
+        train, test = split.train, split.test
+        X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
+        if preprocessor is not None:
+            try:
+                fitted = clone(preprocessor).fit(X_train, y[train])
+                X_train, X_test = fitted.transform(X_train), fitted.transform(X_test)
+            except (TypeError, ValueError) as exc:
+                if not _series.is_series(X):
+                    raise
+                raise ValueError(
+                    f"preprocessor={preprocessor!r} does not take series ({exc}); "
+                    f"allowed with series: preprocessor=None (the estimators "
+                    f"read them as given) or a transformer of series, e.g. "
+                    f"aeon's Normalizer."
+                ) from exc
+        data.append((_dense(X_train), y[train], _dense(X_test), y[test]))
+    return data
+
+
+def _is_number(value):
+    """One real number (a numpy scalar too), not a bool."""
+    return isinstance(value, Real | np.number) and not isinstance(value, bool)
+
+
+def score_model(scorer, model, X_test, y_test, label, repeat, fold):
+    value = scorer(model, X_test, y_test)
+    if not (_is_number(value) and np.isfinite(value)):
+        raise ValueError(
+            f"the score of arm {label!r} on split (repeat {repeat}, fold {fold}) "
+            f"is {value!r}; scoring must return one finite number."
+        )
+    return float(value)
+
+
+def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
+    """Fit one arm on some splits (as one batched network), each model from
+    its split's seed, and score it."""
+    models = [clone(estimator).set_params(random_state=s.seed) for s in splits]
+    start = time.perf_counter()
+    fit_together(models, [(X_train, y_train, None) for X_train, y_train, _, _ in data])
+    seconds = (time.perf_counter() - start) / len(splits)
+    return [
+        {
+            "repeat": split.repeat,
+            "fold": split.fold,
+            "n_train": len(split.train),
+            "n_test": len(split.test),
+            "model_seed": split.seed,
+            "score": score_model(
+                scorer, model, X_test, y_test, label, split.repeat, split.fold
+            ),
+            "curvature": float(
+                representation_curvature(model, X_test, **curvature_params).mean()
+            ),
+            "fit_time": seconds,
+        }
+        for model, split, (_, _, X_test, y_test) in zip(
+            models, splits, data, strict=True
+        )
+    ]
+
+
+def split_chunks(splits):
+    """The splits in groups trained as one network each: a repeat of k-fold
+    (or ten of a splitter's splits), so that progress is reported per group
+    and the groups spread over workers."""
+    by_repeat = {}
+    for i, split in enumerate(splits):
+        by_repeat.setdefault(split.repeat, []).append(i)
+    groups = list(by_repeat.values())
+    if len(groups) == 1:
+        indices = groups[0]
+        groups = [indices[i : i + 10] for i in range(0, len(indices), 10)]
+    return groups
+
+
+def dry_run(estimator, data, scorer, curvature_params):
+    """Build (not train: no epoch) the first arm's model on the first split
+    and measure and score it once, so that settings that depend on the
+    data (a curvature layer beyond the depth, a metric of the wrong length,
+    a scorer for another task) fail before any training, named."""
+    X_train, y_train, X_test, y_test = data
+    model = clone(estimator).set_params(max_epochs=0).fit(X_train, y_train)
+    try:
+        representation_curvature(model, X_test[:2], **curvature_params)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"curvature_params={curvature_params!r}: {exc}") from exc
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an untrained model's score may warn
+            value = scorer(model, X_test, y_test)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"scoring cannot score this task: {exc}") from exc
+    if not _is_number(value):
+        raise TypeError(
+            f"scoring returned {value!r}, not a number; it must return one "
+            "finite number."
+        )
+
+
+def arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):
+    dry_run(estimators[0][1], data[0], scorer, curvature_params)
+    jobs, owners = [], []
+    for (gate, alpha, label), estimator in estimators:
+        for chunk in split_chunks(splits):
+            jobs.append(
+                delayed(_fit_arm)(
+                    estimator,
+                    label,
+                    [data[i] for i in chunk],
+                    [splits[i] for i in chunk],
+                    scorer,
+                    curvature_params,
+                )
+            )
+            owners.append((gate, alpha, label, len(chunk)))
+    bar = _progress_bar(len(estimators) * len(splits), verbose)
+    rows = []
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    for (gate, alpha, label, size), chunk_rows in zip(owners, results, strict=True):
+        rows += [
+            {
+                "arm": label,
+                "gate": gate,
+                "alpha": np.nan if alpha is None else alpha,
+                **r,
+            }
+            for r in chunk_rows
+        ]
+        bar.update(size)
+    bar.close()
+    scores = pd.DataFrame(rows)
+    scores["curvature measure"] = curvature_label(curvature_params)
+    return scores
+
+
+def _progress_bar(total, verbose):
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total, desc="arms x splits", unit="fit", disable=not verbose, leave=False
+    )

@@ -1,0 +1,196 @@
+""":func:`compare_gates`: the design, the fits, the tests and the result in one call."""
+
+import time
+from numbers import Integral
+
+from .._docstrings import fill_docstring
+from .design import (
+    DEFAULT_CV,
+    _warn_if_undecidable,
+    check_alphas,
+    check_curvature_params,
+    check_data,
+    check_gates,
+    check_options,
+    checked_scorer,
+    curvature_label,
+    cv_splits,
+    laid_out,
+    make_arms,
+    make_estimators,
+    scoring_name,
+    shared_params,
+)
+from .fits import arm_scores, split_data
+from .pairs import _named_tests, _recommendation, split_test_fraction
+from .result import GateComparison, _settings, _verdict
+
+#: compare_gates' parameters, filled into its docstring (a screen of code
+#: stays a screen).
+_PARAMETERS_DOC = """\
+Parameters
+----------
+X : array-like of shape (n_samples, n_features)
+    Numbers, or any table the ``preprocessor`` turns into numbers.
+y : array-like of shape (n_samples,)
+    Class labels, or continuous targets (regression).
+gates : sequence of str, default=("multiplicative", "silu", "none")
+    At least 2 distinct registered gates (:data:`skgate.nn.GATES`), in
+    the order of the claim: each is tested against every later one.
+alphas : sequence of float, optional
+    Strengths of the gates that have one, each an arm of its own
+    (default: the estimator's alpha). Refused when no gate has one.
+cv : int or cross-validation splitter, default=10
+    Folds of repeated (stratified; grouped with ``groups``) k-fold, or a
+    splitter or an iterable of (train, test) index arrays (its own
+    splits). The default 10 x 10
+    design can reach the Holm level for the three default gates and is
+    the one Bouckaert & Frank (2004) recommend for the corrected test:
+    the variance of a mean difference is about 1 + (k - 1) / (k r)
+    times its floor (1.09 at 10 x 10; 1.8 at 5 x 1), on 99 degrees of
+    freedom. Its time for 1000 rows x 20 features on 2 cores is measured
+    by ``benchmarks/bench_compare.py`` (benchmarks/results/COMPARE.md).
+n_repeats : int, optional
+    Repeats of the k-fold, each shuffled anew: 10 by default for an int
+    ``cv``; a splitter gives its own splits (1, or None).
+test : {"corrected-t", "sign-flip"}, default="corrected-t"
+    The corrected resampled t-test (Nadeau & Bengio, 2003), right for
+    cross-validation splits, which share training rows: its variance is
+    inflated by n_test / n_train, so more repeats of the same rows
+    cannot manufacture significance. "sign-flip" is the permutation test
+    for independent replicates (the reproduction study's seeds); on CV
+    splits its p-values are optimistic. A design whose smallest p cannot
+    pass Holm's level for its number of tests warns once.
+margin : float, optional
+    The smallest score difference of interest: equivalence within it is
+    "no effect", and it is the Bayesian test's region of practical
+    equivalence (default 0.02). The curvature margin is a quarter of the
+    two arms' mean curvature.
+scoring : str or callable, optional
+    One scikit-learn scorer (default: accuracy, or R^2).
+curvature_params : dict, optional
+    Keywords of :func:`skgate.representation_curvature`; ``kind``
+    defaults to "turning" (the scale-free turning rate). Validated
+    before any training.
+groups : array-like of shape (n_samples,), optional
+    Group labels: no group is split between training and test rows
+    (stratified group k-fold for an int ``cv``, or a group splitter's
+    own splits), as ``cross_validate`` takes them.
+random_state : int, optional
+    Seeds the splits and the models (an int in [0, 2**32 - 1]): each
+    split's models start from a seed of their own, the same for every arm,
+    so that the tests weigh the initialisation's variance too and a verdict
+    is about the gates, not about one draw of weights per arm.
+n_jobs : int, optional
+    Groups of splits fitted in parallel (joblib); the results do not
+    depend on it.
+task : {"classification", "regression"}, optional
+    Default: read from ``y`` (:func:`infer_task`): fractional numbers are a
+    regression, text and few whole numbers classes; whole numbers with more
+    than 20 distinct values must be named.
+preprocessor : transformer, optional
+    Fitted on each split's training rows (e.g. a ColumnTransformer);
+    curvature is then measured in the transformed space.
+verbose : int, default=0
+    > 0: a progress bar over arms x splits (on stderr).
+**estimator_params
+    Passed to every estimator (e.g. ``max_epochs``), validated before
+    any training.
+"""
+
+
+def compare_gates(
+    X,
+    y,
+    *,
+    gates=("multiplicative", "silu", "none"),
+    alphas=None,
+    cv=DEFAULT_CV,
+    n_repeats=None,
+    test="corrected-t",
+    margin=None,
+    scoring=None,
+    curvature_params=None,
+    groups=None,
+    random_state=None,
+    n_jobs=None,
+    task=None,
+    preprocessor=None,
+    verbose=0,
+    **estimator_params,
+):
+    """Train every gate on the same splits, test them against each other,
+    and say which to use.
+
+    {parameters}
+
+    Returns
+    -------
+    GateComparison
+
+    Notes
+    -----
+    {notes}
+
+    Examples
+    --------
+    >>> from skgate import compare_gates, make_linear_task
+    >>> X, y = make_linear_task(120, random_state=0)
+    >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
+    ...                        n_repeats=2, max_epochs=2, random_state=0)
+    >>> result.scores_.shape, list(result.tests_["measured as"])
+    ((12, 12), ['accuracy', 'turning rate'])
+    >>> result.verdict_.startswith("Held-out accuracy:")
+    True
+    """
+    margin = check_options(random_state, n_repeats, test, margin, alphas,
+                            verbose, n_jobs, estimator_params)  # fmt: skip
+    gates = check_gates(gates)
+    alphas = check_alphas(alphas, gates)
+    X, y, task, groups = check_data(X, y, task, groups, preprocessor)
+    curvature_params = check_curvature_params(curvature_params)
+    arms = make_arms(gates, alphas)
+    estimators = make_estimators(
+        task, arms, {"random_state": random_state, **estimator_params}
+    )
+    scorer = checked_scorer(scoring, estimators[0][1])
+    X = laid_out(X, estimators[0][1], preprocessor)
+    splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
+    _warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
+    data = split_data(X, y, splits, preprocessor)
+    start = time.perf_counter()
+    scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
+                     verbose)  # fmt: skip
+    seconds = time.perf_counter() - start
+    names = scoring_name(scoring, task), curvature_label(curvature_params)
+    tests = _named_tests(scores, test, margin, names)
+    fraction = split_test_fraction(scores)
+    recommendation = _recommendation(scores, margin, fraction, random_state)
+    settings = {
+        "gates": list(gates),
+        "alphas": None if alphas is None else list(alphas),
+        "cv": cv if isinstance(cv, Integral) else repr(cv),
+        "n_repeats": splits[-1].repeat + 1,
+        "splits": len(splits),
+        **_settings(test, margin, fraction, *names, curvature_params),
+        "random_state": random_state,
+        "estimator_params": shared_params(estimators[0][1]),
+        "seconds": seconds,
+    }
+    verdict = _verdict(tests, recommendation, *names)
+    return GateComparison(scores, tests, verdict, recommendation, task, settings)
+
+
+_NOTES_DOC = """\
+Intervals are corrected t intervals (for "sign-flip", bounds that invert
+the sign-flip test) whose bounds are drawn at Holm's step levels (between
+1 - 0.05 / m and 0.95, one-sided, for the table's m tests), so that an
+interval excludes 0 exactly where Holm's procedure shows a difference. The
+recommendation reads the Bayesian correlated t-test's joint posterior
+(Corani & Benavoli, 2015) of the arms' mean scores, and never the
+curvature: among arms equivalent within the margin it names the least
+curved first.
+"""
+
+
+fill_docstring(compare_gates, parameters=_PARAMETERS_DOC, notes=_NOTES_DOC)

@@ -1,0 +1,223 @@
+"""compare_gates' tests: every pair of arms on the splits' paired scores
+(:mod:`skgate.paired`), Holm over the table, and the recommendation.
+"""
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .. import paired
+from .design import (
+    CURVATURE_MARGIN_SHARE,
+    DECISION_PROBABILITY,
+    TESTS,
+    _label,
+    check_margin,
+)
+from .result import Recommendation
+
+
+def split_test_fraction(scores):
+    """A split's share of test rows (the correlation between splits the
+    corrected tests assume), from the table's n_train and n_test."""
+    n_test, n_train = scores["n_test"].mean(), scores["n_train"].mean()
+    return float(n_test / (n_test + n_train))
+
+
+def _paired_table(scores):
+    """The scores and curvatures as (split x arm) tables, after checking
+    that every arm has exactly one row for every split."""
+    if not isinstance(scores, pd.DataFrame):
+        raise TypeError(
+            f"scores must be a pandas DataFrame (GateComparison.scores_); got "
+            f"{type(scores).__name__}."
+        )
+    needed = {"arm", "repeat", "fold", "score", "curvature"}
+    missing = sorted(needed - set(scores.columns))
+    if missing:
+        raise ValueError(
+            f"scores lacks the columns {missing}; it needs {sorted(needed)}."
+        )
+    for column in ("score", "curvature"):
+        values = pd.to_numeric(scores[column], errors="coerce")
+        if not np.isfinite(values).all():
+            row = scores[~np.isfinite(values)].iloc[0]
+            raise ValueError(
+                f"scores' {column!r} column holds {_label(row[column])!r} for arm "
+                f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
+                f"{row['fold']}); every value must be a finite number."
+            )
+    arms = list(dict.fromkeys(scores["arm"]))
+    if len(arms) < 2:
+        raise ValueError(
+            f"scores' 'arm' column holds {len(arms)} arm ({arms}); tests pair at "
+            "least 2 arms."
+        )
+    counts = scores.groupby(["arm", "repeat", "fold"], sort=False).size()
+    if (counts > 1).any():
+        arm, repeat, fold = counts[counts > 1].index[0]
+        raise ValueError(
+            f"scores has {counts.max()} rows for arm {arm!r} on split (repeat "
+            f"{repeat}, fold {fold}) in its 'arm', 'repeat' and 'fold' columns; "
+            "each arm needs one row per split."
+        )
+    table = scores.pivot_table(
+        index=["repeat", "fold"], columns="arm", values=["score", "curvature"],
+        dropna=False, aggfunc="first",
+    )  # fmt: skip
+    gaps = table["score"][arms].isna()
+    if gaps.to_numpy().any():
+        where = gaps.stack()
+        (repeat, fold, arm) = where[where].index[0]
+        raise ValueError(
+            f"arm {arm!r} has no row for split (repeat {repeat}, fold {fold}) in "
+            "scores' 'repeat' and 'fold' columns; every arm needs a row for "
+            "every split, so that the differences are paired."
+        )
+    return arms, table
+
+
+def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
+    """One row of the tests table: ``d``, ``better`` minus ``worse`` over
+    the splits, in ``measure`` (its margin: ``margin`` for the score, a
+    share of the two arms' mean for curvature)."""
+    if measure == "curvature":
+        pair = values[[better, worse]].to_numpy()
+        # Two exactly flat arms have margin 0: their equal zeros are equivalent.
+        margin = max(CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair))), 1e-12)
+    if test == "corrected-t":
+        result = paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
+    else:
+        result = paired.permutation_comparison(d, margin)
+    return {
+        "comparison": f"{better} > {worse}",
+        "measure": measure,
+        "mean difference": result.pop("estimate"),
+        **result,
+        **paired.correlated_bayes(d, margin, test_fraction=test_fraction),
+        "margin": margin,
+        "kind": "superiority",
+    }
+
+
+def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
+    """The tests of a :func:`compare_gates` scores table: every pair of arms
+    (in order: "first > second"), in score and in curvature, paired by split,
+    one Holm family, each beside the Bayesian correlated t-test.
+
+    Public so that any table with the columns arm, repeat, fold, score and
+    curvature (and n_train, n_test, or ``test_fraction``) can be tested the
+    same way.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        One row per arm and split.
+    test : {"corrected-t", "sign-flip"}, default="corrected-t"
+        The corrected resampled t-test (splits that share training rows) or
+        the sign-flip permutation test (independent replicates).
+    margin : float, optional
+        The score margin (default :data:`SCORE_MARGIN`); the curvature
+        margin is :data:`CURVATURE_MARGIN_SHARE` of the two arms' mean.
+    test_fraction : float, optional
+        A split's share of test rows (default: from n_train and n_test).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :attr:`GateComparison.tests_`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [{"arm": arm, "repeat": 0, "fold": f, "n_train": 80, "n_test": 20,
+    ...          "score": 0.5 + 0.1 * (arm == "a") + 0.01 * f, "curvature": 1.0}
+    ...         for arm in ("a", "b") for f in range(5)]
+    >>> tests = gate_tests(pd.DataFrame(rows))
+    >>> list(tests["outcome"])
+    ['holds', 'no effect']
+    """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}.")
+    margin = check_margin(margin)
+    arms, table = _paired_table(scores)
+    if test_fraction is None:
+        if not {"n_train", "n_test"} <= set(scores.columns):
+            raise ValueError(
+                "scores needs the columns 'n_train' and 'n_test', or pass "
+                "test_fraction= (a split's share of test rows)."
+            )
+        test_fraction = split_test_fraction(scores)
+    pairs = [
+        (better, worse, measure)
+        for better, worse in combinations(arms, 2)
+        for measure in ("score", "curvature")
+    ]
+    differences = [
+        (table[measure][better] - table[measure][worse]).to_numpy()
+        for better, worse, measure in pairs
+    ]
+    rows = [
+        _pair_test(d, table[measure], better, worse, measure, margin, test,
+                   test_fraction)
+        for d, (better, worse, measure) in zip(differences, pairs, strict=True)
+    ]  # fmt: skip
+    tests = paired.family_outcomes(pd.DataFrame(rows))
+    return _holm_bounds(tests, differences, test, test_fraction)
+
+
+def _holm_bounds(tests, differences, test, test_fraction):
+    """Each difference's interval with its bounds at Holm's step levels
+    (:func:`skgate.paired.holm_levels`): the lower bound from the family
+    of "p", the upper from that of "p reverse". A bound excludes 0 exactly
+    when its test holds (is reversed) after Holm, so the verdict's words
+    cannot contradict its intervals (both tests' bounds invert the test)."""
+    tests["ci low level"] = 1 - paired.holm_levels(tests["p"])
+    tests["ci high level"] = 1 - paired.holm_levels(tests["p reverse"])
+    for i, d in enumerate(differences):
+        levels = {
+            "alpha_low": 1 - tests.at[i, "ci low level"],
+            "alpha_high": 1 - tests.at[i, "ci high level"],
+        }
+        if test == "corrected-t":
+            bounds = paired.corrected_t_bounds(d, test_fraction=test_fraction, **levels)
+        else:
+            bounds = paired.sign_flip_bounds(d, **levels)
+        tests.loc[i, ["ci low", "ci high"]] = bounds
+    tests["test"] = test
+    return tests
+
+
+def _named_tests(scores, test, margin, names):
+    """:func:`gate_tests` with a column naming each measure."""
+    tests = gate_tests(scores, test=test, margin=margin)
+    named = dict(zip(("score", "curvature"), names, strict=True))
+    tests.insert(2, "measured as", tests["measure"].map(named))
+    return tests
+
+
+def _recommendation(scores, margin, test_fraction, random_state):
+    """The arm(s) to use: each arm's posterior probability of being the
+    best or within ``margin`` of it (joint correlated posterior); one arm
+    when it alone reaches DECISION_PROBABILITY, the set when several do and
+    jointly reach it (least curved first), else the likeliest arm."""
+    arms, table = _paired_table(scores)
+    draws = paired.posterior_means(
+        table["score"][arms].to_numpy(),
+        test_fraction=test_fraction,
+        random_state=0 if random_state is None else random_state,
+    )
+    close = draws >= draws.max(axis=1, keepdims=True) - margin
+    probabilities = dict(zip(arms, close.mean(axis=0).tolist(), strict=True))
+    likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
+    if len(likely) > 1:
+        members = [arms.index(a) for a in likely]
+        together = float(close[:, members].all(axis=1).mean())
+        if together >= DECISION_PROBABILITY:
+            curvature = table["curvature"][likely].mean()
+            order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
+            return Recommendation(order, together, True, margin, probabilities)
+    best = max(arms, key=lambda a: (probabilities[a], -arms.index(a)))
+    decided = probabilities[best] >= DECISION_PROBABILITY
+    return Recommendation((best,), probabilities[best], decided, margin, probabilities)

@@ -1,0 +1,240 @@
+"""compare_gates' result: the recommendation, the verdict's sentences, and
+:class:`GateComparison` with its table, HTML and plot.
+"""
+
+import html
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+
+import pandas as pd
+
+from .. import paired
+from .design import DECISION_PROBABILITY
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Which arm to use, from the joint posterior of the arms' mean scores.
+
+    Attributes
+    ----------
+    arms : tuple of str
+        The recommended arm, or the arms equivalent within the margin (the
+        least curved first).
+    probability : float
+        The posterior probability that each of ``arms`` is the best or
+        within the margin of the best.
+    decided : bool
+        Whether ``probability`` reaches :data:`DECISION_PROBABILITY`.
+    margin : float
+        The score margin.
+    probabilities : dict
+        Every arm's probability of being the best or within the margin of it.
+    """
+
+    arms: tuple
+    probability: float
+    decided: bool
+    margin: float
+    probabilities: dict = field(repr=False)
+
+    def __str__(self):
+        p, m = probability_text(self.probability), f"{self.margin:g}"
+        if len(self.arms) > 1:
+            return (
+                f"any of {', '.join(self.arms)}: equivalent within {m} "
+                f"(probability {p} that each is the best or within {m} of it); "
+                f"the least curved is {self.arms[0]}"
+            )
+        if self.decided:
+            return (
+                f"use {self.arms[0]} (probability {p} that it is the best or "
+                f"within {m} of it)"
+            )
+        return (
+            f"use {self.arms[0]}, the likeliest to be the best or within {m} of it "
+            f"(probability {p}, below {DECISION_PROBABILITY:g}: the data do not "
+            "settle it)"
+        )
+
+
+class Verdict:
+    """What a result with ``verdict_`` and ``tests_`` shows: the tests'
+    columns ``_SHOWN`` as a DataFrame, as text under the verdict, and as
+    HTML (``_html_extra`` adds to it)."""
+
+    _SHOWN = ()
+
+    def summary(self):
+        """The tests as a DataFrame: the columns a reader needs, from the
+        comparison to the outcome."""
+        return self.tests_[list(self._SHOWN)].copy()
+
+    def __str__(self):
+        return f"{self.verdict_}\n\n{self.summary().to_string(index=False)}"
+
+    def _html_extra(self):
+        return ""
+
+    def _repr_html_(self):
+        table = self.summary().to_html(
+            index=False, float_format=lambda v: f"{v:.4g}", border=0
+        )
+        return (
+            f"<div><p><b>{html.escape(self.verdict_)}</b></p>{table}"
+            f"{self._html_extra()}</div>"
+        )
+
+
+@dataclass(eq=False)
+class GateComparison(Verdict):
+    """What :func:`compare_gates` found.
+
+    ``str(result)`` is the verdict and the tests as text; in a notebook the
+    result shows the verdict and the tests table; :meth:`summary` gives the
+    table as a DataFrame and :meth:`plot` draws it.
+
+    Attributes
+    ----------
+    scores_ : pandas.DataFrame
+        One row per arm (gate, alpha) x repeat x fold: "n_train", "n_test"
+        (the split's rows), "model_seed" (the split's models' seed, the same
+        for every arm; drawn from ``random_state``), "score" (held-out),
+        "curvature" (the mean
+        curvature of the representation on the held-out rows, measured as
+        ``settings_["curvature"]`` names), "fit_time" (seconds; the arm's
+        share of its batch), "curvature measure" (what "curvature" is).
+    tests_ : pandas.DataFrame
+        One row per comparison ("multiplicative > none") and measure
+        ("score", "curvature"; "measured as" names them): the paired (by
+        split) mean difference, its interval (the lower bound at the one-sided
+        level "ci low level", the upper at "ci high level": Holm's step
+        levels, so that the interval excludes 0 exactly where a difference
+        holds or is reversed), one-sided p-values both ways
+        and an equivalence p-value within the margin, each Holm-adjusted
+        over the whole table, the Bayesian correlated t-test's probabilities
+        (better, equivalent within the margin, worse), and the outcome
+        (holds, reversed, no effect, inconclusive).
+    verdict_ : str
+        Every pair of arms in score and in curvature, then the
+        recommendation.
+    recommendation_ : Recommendation
+        The arm (or arms) to use, with its probability.
+    task_ : str
+        "classification" or "regression".
+    settings_ : dict
+        The design, the test, the margins, the measures and the package
+        versions, as a report should record them.
+    """
+
+    scores_: pd.DataFrame
+    tests_: pd.DataFrame
+    verdict_: str
+    recommendation_: Recommendation
+    task_: str
+    settings_: dict = field(default_factory=dict)
+
+    _SHOWN = (
+        "comparison",
+        "measured as",
+        "mean difference",
+        "ci low",
+        "ci high",
+        "p holm",
+        "probability better",
+        "probability equivalent",
+        "probability worse",
+        "outcome",
+    )
+
+    def __repr__(self):
+        arms = list(dict.fromkeys(self.scores_["arm"]))
+        return (
+            f"GateComparison(task_={self.task_!r}, arms={arms}, "
+            f"splits={self.settings_.get('splits')}, "
+            f"recommendation_={str(self.recommendation_)!r})"
+        )
+
+    def plot(self, ax=None):
+        """Draw the scores, curvatures and differences with their intervals
+        (:class:`skgate.inspection.GateComparisonDisplay`)."""
+        from ..inspection import GateComparisonDisplay
+
+        return GateComparisonDisplay.from_result(self, ax=ax)
+
+
+def probability_text(p):
+    if p > 0.99:
+        return "> 0.99"
+    return "< 0.01" if p < 0.01 else f"{p:.2f}"
+
+
+def _interval(row, sign=1):
+    low, high = sorted((sign * row["ci low"], sign * row["ci high"]))
+    return f"{sign * row['mean difference']:+.3g} [{low:.3g}, {high:.3g}]"
+
+
+def _phrase(row, words):
+    """One comparison in words: ``words`` = (beats, equivalent) verbs."""
+    better, worse = row["comparison"].split(" > ")
+    beats, alike = words
+    outcome = row["outcome"]
+    if outcome == paired.HOLDS:
+        small = row["ci high"] < row["margin"]
+        return f"{better} {beats} {worse} by {_interval(row)}" + (
+            ", less than the margin" if small else ""
+        )
+    if outcome == paired.REVERSED:
+        small = -row["ci low"] < row["margin"]
+        return f"{worse} {beats} {better} by {_interval(row, -1)}" + (
+            ", less than the margin" if small else ""
+        )
+    if outcome == paired.NO_EFFECT:
+        return (
+            f"{better} and {worse} {alike} within +-{row['margin']:.3g} "
+            f"({_interval(row)})"
+        )
+    return f"{better} vs {worse} undecided ({_interval(row)})"
+
+
+def _verdict(tests, recommendation, score_name, curvature_name):
+    """Every pair of arms in score, then in curvature, then what to use."""
+    by_measure = {m: tests[tests["measure"] == m] for m in ("score", "curvature")}
+    score = "; ".join(
+        _phrase(r, ("beats", "are equivalent"))
+        for _, r in by_measure["score"].iterrows()
+    )
+    curvature = "; ".join(
+        _phrase(r, ("is more curved than", "are as curved"))
+        for _, r in by_measure["curvature"].iterrows()
+    )
+    return (
+        f"Held-out {score_name}: {score}. Curvature ({curvature_name}): "
+        f"{curvature}. ({tests['test'].iloc[0]} tests, Holm over {len(tests)}; "
+        "each interval's bounds at Holm's step levels, so an interval excludes "
+        "0 where a difference is shown.) "
+        f"Recommendation: {recommendation}."
+    )
+
+
+def library_versions():
+    names = ("skgate", "torch", "scikit-learn", "skorch", "numpy", "scipy")
+    found = {}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:  # e.g. skgate run from a source tree
+            found[name] = "not installed"
+    return found
+
+
+def _settings(test, margin, fraction, score_name, curvature_name, curvature_params):
+    return {
+        "test": test,
+        "margin": margin,
+        "test fraction": fraction,
+        "score": score_name,
+        "curvature": curvature_name,
+        "curvature_params": curvature_params,
+        "versions": library_versions(),
+    }
