@@ -1,6 +1,7 @@
 """``python -m skgate``: the command line. Its arguments are read first
 (:mod:`skgate.command`, which imports neither torch nor scikit-learn), so
-that ``--help`` and usage errors answer at once; the command then runs in
+that ``--help`` and usage errors answer at once; ``compare`` then runs in
+the library (:func:`skgate.compare.run_command`), the study's commands in
 :mod:`skgate.study.cli`."""
 
 import sys
@@ -9,6 +10,8 @@ from skgate.command import parse
 
 if __name__ == "__main__":
     args, parser = parse()
-    from skgate.study.cli import run
-
+    if args.command == "compare":  # the library's own command
+        from skgate.compare import run_command as run
+    else:
+        from skgate.study.cli import run
     sys.exit(run(args, parser))

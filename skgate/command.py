@@ -4,14 +4,15 @@ The commands (``reproduce``, ``pilot``, ``report``, ``compare``, ``demo``)
 and their arguments are read and checked here, without importing torch,
 scikit-learn or skorch: ``--help`` and usage errors (bad values, a missing
 CSV file or column, a run folder without ``run.json``) answer at once; a
-valid command then runs in :mod:`skgate.study.cli` (``compare`` in
-:func:`skgate.compare.compare_csv`).
+valid command then runs in :mod:`skgate.study.cli` (``compare`` in the
+library: :func:`skgate.compare.run_command`).
 """
 
 import argparse
 import csv
 import math
 import re
+import tempfile
 from pathlib import Path
 
 from . import _options
@@ -22,6 +23,7 @@ __all__ = [
     "QUICK_SEEDS",
     "CsvProblem",
     "check_csv_header",
+    "check_writable",
     "header_problem",
     "parse",
     "parser",
@@ -148,6 +150,35 @@ def _check_compare(args, commands):
 
 class CsvProblem(ValueError):
     """The CSV cannot be compared as asked; the message says why, in one line."""
+
+
+def check_writable(parser, out, command):
+    """Fail before any work when ``out`` cannot hold a command's results:
+    one line naming ``command``, exit code 2 (``parser.exit``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from skgate.command import check_writable, parser
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     check_writable(parser(), folder, "compare")  # a writable folder: None
+    """
+
+    def fail(message):
+        parser.exit(2, f"{parser.prog} {command}: error: {message}\n")
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        fail(f"--out must be a folder; {str(out)!r} is a file.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        fail(
+            f"--out {str(out)!r} is not a writable folder ({exc.strerror}); "
+            f"choose another with --out DIR."
+        )
 
 
 def check_csv_header(path, target):

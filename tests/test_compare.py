@@ -581,7 +581,7 @@ class TestCompareCommand:
         assert not out.exists()
 
     def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
-        from skgate import compare
+        from skgate.compare import csvfile as compare
         from skgate.study import cli
 
         def interrupted(*args, **kwargs):

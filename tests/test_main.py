@@ -240,3 +240,30 @@ def test_a_missing_file_or_a_folder_is_refused(tmp_path):
     )
     assert (code, imported) == ("2", "[]")
     assert f"'{missing}' is not a file" in error and error.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_the_compare_command_runs_in_the_library(tmp_path):
+    """``python -m skgate compare`` is the library's command: a whole run,
+    its report written, imports nothing of the study."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = ["a,b,label"] + [
+        f"{x:.3f},{z:.3f},{int(x * z > 0)}" for x, z in rng.normal(size=(60, 2))
+    ]
+    path = tmp_path / "data.csv"
+    path.write_text("\n".join(rows) + "\n")
+    script = _IMPORTED.replace(
+        "print(code, sorted(name for name in heavy if name in sys.modules))",
+        "print(code, sorted(name for name in sys.modules if 'skgate.study' in name))",
+    )
+    out = tmp_path / "out"
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "1", "--out", str(out)]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True
+    )
+    code, study = result.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert (code, study) == ("0", "[]"), result.stderr
+    assert (out / "COMPARE.md").is_file()

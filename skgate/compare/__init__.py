@@ -19,7 +19,7 @@ of the first four.
 """
 
 from ..command import CsvProblem
-from .csvfile import compare_csv
+from .csvfile import compare_csv, run_command
 from .design import (
     CURVATURE_MARGIN_SHARE,
     DECISION_PROBABILITY,
@@ -48,5 +48,6 @@ __all__ = [
     "gate_tests",
     "infer_task",
     "compare_csv",
+    "run_command",
     "CsvProblem",
 ]

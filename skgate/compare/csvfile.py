@@ -2,6 +2,7 @@
 folder (the ``compare`` command's work).
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -223,3 +224,48 @@ def _markdown(result, path, target, X):
             "",
         ]
     )
+
+
+def run_command(args, parser):
+    """``python -m skgate compare``: :func:`compare_csv` on the arguments
+    ``args`` that ``parser`` (:func:`skgate.command.parser`) read and
+    checked; prints the verdict and the report's path, and returns the exit
+    code (0; 130 when interrupted). A file the comparison cannot use, an
+    unwritable ``--out`` or an unreachable ``--scheduler`` exit 2 with one
+    line (``parser.exit``)."""
+    from ..command import check_writable
+    from ..parallel import on_cluster
+
+    check_writable(parser, args.out, "compare")
+    try:
+        with on_cluster(args.scheduler):
+            result = compare_csv(
+                args.csv,
+                args.target,
+                out=args.out,
+                task=args.task,
+                cv=args.cv,
+                repeats=args.repeats,
+                test=args.test,
+                margin=args.margin,
+                head=args.head,
+                max_epochs=args.max_epochs,
+                random_state=args.random_state,
+                n_jobs=args.n_jobs,
+                verbose=1,
+            )
+    except (CsvProblem, ValueError, OSError) as exc:
+        # A file the comparison cannot use, or an unreachable scheduler.
+        message = " ".join(str(exc).split())
+        parser.exit(2, f"{parser.prog} compare: error: {message}\n")
+    except KeyboardInterrupt:
+        # Files are written only once every fit is done: nothing half-written,
+        # and a folder made for this run is not left behind empty.
+        out = Path(args.out)
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        print(f"interrupted; nothing was written to {args.out}", file=sys.stderr)
+        return 130
+    print(result.verdict_)
+    print(f"Report: {Path(args.out) / 'COMPARE.md'}")
+    return 0

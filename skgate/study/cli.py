@@ -5,7 +5,6 @@ the report (:mod:`skgate.study.report`), :func:`skgate.compare.compare_csv`,
 a pilot or :func:`skgate.study.demo.demo`.
 """
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +25,7 @@ __all__ = ["demo", "main", "reproduce", "run", "run_toy"]
 
 def _pilot_command(args, parser):
     out = args.out or ("benchmarks/pilot" if args.protocol == 1 else PILOT_2)
-    _check_writable(parser, out, "pilot")
+    command_line.check_writable(parser, out, "pilot")
     try:
         if args.protocol == 1:
             condition, plan = run_pilot(out, n_jobs=args.n_jobs)
@@ -48,27 +47,6 @@ def _pilot_command(args, parser):
 PILOT_2 = "benchmarks/pilot-2"
 
 
-def _check_writable(parser, out, command):
-    """Fail before any work when ``out`` cannot hold the results: one line
-    naming ``command``, exit code 2."""
-
-    def fail(message):
-        parser.exit(2, f"{parser.prog} {command}: error: {message}\n")
-
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        fail(f"--out must be a folder; {str(out)!r} is a file.")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as exc:
-        fail(
-            f"--out {str(out)!r} is not a writable folder ({exc.strerror}); "
-            f"choose another with --out DIR."
-        )
-
-
 def _reproduce_command(args, parser):
     # Every argument was checked before anything is written
     # (skgate.command.parse); what the machine holds is checked here.
@@ -84,7 +62,7 @@ def _reproduce_command(args, parser):
                 f"{realdata.INSTALL_KEEL} (or run --quick, which leaves them "
                 f"out).\n",
             )
-    _check_writable(parser, args.out, "reproduce")
+    command_line.check_writable(parser, args.out, "reproduce")
     start = time.perf_counter()
     try:
         with on_cluster(args.scheduler):
@@ -116,54 +94,15 @@ def _text(path):
         return ""
 
 
-def _compare_command(args, parser):
-    _check_writable(parser, args.out, "compare")
-    try:
-        with on_cluster(args.scheduler):
-            result = _compare_csv(args)
-    except (compare.CsvProblem, ValueError, OSError) as exc:
-        # A file the comparison cannot use, or an unreachable scheduler.
-        parser.exit(2, f"{parser.prog} compare: error: {_one_line(exc)}\n")
-    except KeyboardInterrupt:
-        # Files are written only once every fit is done: nothing half-written,
-        # and a folder made for this run is not left behind empty.
-        out = Path(args.out)
-        if out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        log(f"interrupted; nothing was written to {args.out}")
-        return 130
-    print(result.verdict_)
-    print(f"Report: {Path(args.out) / 'COMPARE.md'}")
-    return 0
-
-
 def _one_line(exc):
     return " ".join(str(exc).split())
-
-
-def _compare_csv(args):
-    return compare.compare_csv(
-        args.csv,
-        args.target,
-        out=args.out,
-        task=args.task,
-        cv=args.cv,
-        repeats=args.repeats,
-        test=args.test,
-        margin=args.margin,
-        head=args.head,
-        max_epochs=args.max_epochs,
-        random_state=args.random_state,
-        n_jobs=args.n_jobs,
-        verbose=1,
-    )
 
 
 def _report_command(args, parser):
     source = Path(args.source)
     out = source if args.out is None else Path(args.out)
     new_out = not out.exists()
-    _check_writable(parser, str(out), "report")
+    command_line.check_writable(parser, str(out), "report")
     try:
         _render_report(args, parser, source, out)
     except SystemExit:
@@ -234,8 +173,8 @@ def run(args, parser):
         return _reproduce_command(args, parser)
     if args.command == "report":
         return _report_command(args, parser)
-    if args.command == "compare":
-        return _compare_command(args, parser)
+    if args.command == "compare":  # the library's own command
+        return compare.run_command(args, parser)
     if args.command == "pilot":
         return _pilot_command(args, parser)
     return _demo_command(args, parser)
