@@ -44,6 +44,8 @@ __all__ = [
     "ALPHAS",
     "ARM_LABELS",
     "BY_CONSTRUCTION",
+    "C1_ACCURACY",
+    "TESTS_BY_ID",
     "BUDGET",
     "CANDIDATES",
     "CONDITION",
@@ -69,6 +71,7 @@ __all__ = [
     "primary_tests",
     "run_primary",
     "secondary_tests",
+    "id_of",
 ]
 
 # -- the design the protocol fixes ---------------------------------------------
@@ -126,12 +129,31 @@ TESTS = (
         "C6", "positive curvature", "positive_share", "arms", "curved", _GATED, _NONE
     ),
 )
+
+
+def id_of(test):
+    """A test's name in its family: its claim, quantity and comparison
+    (``"C1 curvature gated > SiLU"``); tests are named, never numbered."""
+    return f"{test['claim']} {test['quantity']} {test['comparison']}"
+
+
+#: The primary tests by name (:func:`id_of`), in the family's order.
+TESTS_BY_ID = {id_of(test): test for test in TESTS}
+assert len(TESTS_BY_ID) == len(TESTS), "every primary test has its own name"
+#: C1's accuracy tests (the secondary analyses rerun them).
+C1_ACCURACY = ("C1 accuracy gated > SiLU", "C1 accuracy SiLU > ungated")
 #: Tests of :data:`TESTS` that no data could fail: ungated attention over
 #: copied tokens is affine (curvature exactly 0; C1's and C4's SiLU >
 #: ungated, C6), and a trend over an alpha grid starting at 0, where the
 #: gate is off, starts from that 0 (C2's and C3's curvature). Checks of the
 #: implementation, not evidence (protocol 2 has none).
-BY_CONSTRUCTION = (1, 4, 7, 9, 11)
+BY_CONSTRUCTION = (
+    "C1 curvature SiLU > ungated",
+    "C2 curvature rises with alpha",
+    "C3 curvature rises with alpha",
+    "C4 curvature SiLU > ungated",
+    "C6 positive curvature gated > ungated",
+)
 # -- the fits ---------------------------------------------------------------------
 
 
@@ -338,19 +360,21 @@ def primary_tests(frames, condition=None):
 #: Secondary analyses: each a test like the primary ones, in a family of
 #: its own (Holm over the secondary tests), labelled by ``analysis``.
 SECONDARY = (
-    ("20 epochs (the paper's budget)", "epochs20", TESTS[2]),
-    ("20 epochs (the paper's budget)", "epochs20", TESTS[3]),
-    ("ReLU head", "relu", TESTS[2]),
-    ("ReLU head", "relu", TESTS[3]),
-    (
-        "the paper's acceleration",
-        "arms",
-        {**TESTS[0], "measure": "acceleration"},
+    *(
+        (label, sweep, TESTS_BY_ID[name])
+        for label, sweep in (
+            ("20 epochs (the paper's budget)", "epochs20"),
+            ("ReLU head", "relu"),
+        )
+        for name in C1_ACCURACY
     ),
-    (
-        "the paper's acceleration",
-        "arms",
-        {**TESTS[1], "measure": "acceleration"},
+    *(
+        (
+            "the paper's acceleration",
+            "arms",
+            {**TESTS_BY_ID[name], "measure": "acceleration"},
+        )
+        for name in ("C1 curvature gated > SiLU", "C1 curvature SiLU > ungated")
     ),
     (
         "SiLU arm of C6",
@@ -394,7 +418,7 @@ def head_sensitivity(frames, condition=None):
     bootstrap interval and two-sided sign-flip p-value."""
     condition = CONDITION if condition is None else condition
     rows = []
-    for test in TESTS[2:4]:
+    for test in (TESTS_BY_ID[name] for name in C1_ACCURACY):
         gelu = confirmatory.paired_differences(
             confirmatory.fits_of(frames["arms"], test, condition), test
         )

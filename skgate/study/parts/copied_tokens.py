@@ -269,7 +269,8 @@ def _first_header(info):
 
 def _by_construction_sentence(tests):
     """Which of the first part's primary tests no data could have failed."""
-    fixed = tests.iloc[list(primary.BY_CONSTRUCTION)]
+    names = [primary.id_of(row) for row in tests.to_dict("records")]
+    fixed = tests[[name in primary.BY_CONSTRUCTION for name in names]]
     named = "; ".join(
         f"{row.claim} {row.quantity} {row.comparison}"
         for row in fixed.itertuples(index=False)
