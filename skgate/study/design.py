@@ -22,6 +22,8 @@ from .facts import (
     FULL_SEEDS,
     GATE_ORDER,
     INIT_SEED_FACTOR,
+    LONG_EPOCHS,
+    PAPER_EPOCHS,
     STUDY_EPOCHS,
     THEOREM_SEEDS,
 )
@@ -186,7 +188,7 @@ TOY_ROWS = 500
 SEQUENCE_LENGTH = 8
 #: The controls' training budgets (epochs): the paper's and a long one, at
 #: which every arm has stopped improving on its validation rows.
-BUDGETS = (20, 300)
+BUDGETS = (PAPER_EPOCHS, LONG_EPOCHS)
 #: Noise levels of the noise sweep (every other sweep uses the makers' 0.2).
 NOISES = (0.05, 0.1, 0.2, 0.4)
 #: The production rerun (C1, C2): the paper's toy block beside the gated

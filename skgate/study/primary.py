@@ -25,7 +25,16 @@ from ..model_selection import representation_curvature
 from . import confirmatory, stats
 from .confirmatory import comparison, trend
 from .design import DEFAULTS
-from .facts import ARM_LABELS, GATE_ORDER, HEADROOM, LINEAR, POWER, statements
+from .facts import (
+    ARM_LABELS,
+    GATE_ORDER,
+    HEADROOM,
+    LINEAR,
+    LONG_EPOCHS,
+    PAPER_EPOCHS,
+    POWER,
+    statements,
+)
 from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import COPIED_CANDIDATES as CANDIDATES
 from .facts import COPIED_CONDITION as CONDITION
@@ -79,7 +88,7 @@ __all__ = [
 #: Training budget (epochs) of every primary fit: early stopping on a held-out
 #: tenth of the training rows that never stops before the budget, keeping the
 #: weights of the epoch with the best validation accuracy.
-BUDGET = 300
+BUDGET = LONG_EPOCHS
 #: The primary model: the design's GELU MLP head, copied tokens, the gate
 #: projection initialised as PyTorch's nn.Linear (not the gain 2 an earlier
 #: session tuned on the checkerboard for the gated arm).
@@ -252,7 +261,7 @@ def _sweep_settings(condition, seeds, sweeps=("arms", "alpha", "depth")):
                 curved,
                 seeds["arms"],
                 gate=gate,
-                max_epochs=20,
+                max_epochs=PAPER_EPOCHS,
                 early_stopping=False,
                 n_iter_no_change=DEFAULTS["n_iter_no_change"],
             )

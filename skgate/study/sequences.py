@@ -38,7 +38,9 @@ from .facts import (
     GATE_ORDER,
     HEADROOM,
     LINEAR,
+    LONG_EPOCHS,
     LR_GRID_SEEDS,
+    PAPER_EPOCHS,
     POWER,
     statements,
 )
@@ -111,7 +113,7 @@ N_OBSERVATIONS = 8
 #: Training: at most :data:`CAP` epochs; early stopping on a held-out tenth
 #: of the training rows stops a fit :data:`PATIENCE` epochs after its best
 #: validation accuracy and keeps that epoch's weights.
-CAP = 300
+CAP = LONG_EPOCHS
 PATIENCE = 50
 #: Convergence rule: fewer than LATE_SHARE of an arm's fits may have their
 #: best validation epoch in the last LATE_FRACTION of the cap.
@@ -288,7 +290,7 @@ def confirmatory_settings(
                 seeds.get("epochs20", seeds["arms"][:EPOCHS20_SEEDS]),
                 gate=gate,
                 lr=DEFAULT_LR,
-                max_epochs=20,
+                max_epochs=PAPER_EPOCHS,
                 early_stopping=False,
                 n_iter_no_change=DEFAULTS["n_iter_no_change"],
             )
