@@ -199,7 +199,15 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
         assert set(model) == set(Estimator().get_params())
 
 
-STUDY = sorted((PACKAGE / "study").glob("*.py"))
+STUDY = sorted((PACKAGE / "study").rglob("*.py"))
+#: The names every part module declares (skgate.study.part's interface).
+PART_INTERFACE = {"PART", "PROTOCOL", "PLAN", "TABLES"}
+#: Grids of different facts that happen to be equal: each protocol fixed its
+#: own, which equals a grid another part uses.
+COINCIDENCES = {
+    frozenset({"COARSE_ALPHAS", "COPIED_ALPHAS"}),  # the quick sweep's; protocol 1's
+    frozenset({"COPIED_DEPTHS", "SEQUENCE_DEPTHS"}),  # protocol 1's; protocol 2's
+}
 #: The kinds of fact the study shares, by name: gate and arm labels and
 #: colours, claim statements, seeds, conditions (task settings, condition
 #: numbers), margins and smallest effects, alpha grids, learning rates.
@@ -244,7 +252,7 @@ def test_every_study_fact_is_defined_once():
     where = {}
     for path in STUDY:
         for name, _ in _top_level_assignments(path):
-            if not name.startswith("_"):
+            if not name.startswith("_") and name not in PART_INTERFACE:
                 where.setdefault(name, set()).add(path.name)
     twice = {name: files for name, files in where.items() if len(files) > 1}
     assert twice == {}
@@ -266,6 +274,55 @@ def test_every_study_fact_is_defined_once():
         and gates <= {k.value for k in node.keys if isinstance(k, ast.Constant)}
     ]
     assert tables == []
+
+
+def _paired_assignments(path):
+    """(name, value node) of every module-level assignment in ``path``, an
+    unpacking ``A, B = 1, 2`` paired element by element."""
+    for node in ast.parse(path.read_text()).body:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                for name, value in zip(target.elts, node.value.elts, strict=True):
+                    yield name.id, value
+            else:
+                yield from ((n.id, node.value) for n in ast.walk(target)
+                            if isinstance(n, ast.Name))  # fmt: skip
+
+
+def _written_values(paths):
+    """Every grid (a tuple or list of two or more values) written out at a
+    module's top level in ``paths``, with the names it is assigned to. (A
+    single number is left out: 0.05 or 20 stand for many different facts.)"""
+    names = {}
+    for path in paths:
+        for name, value in _paired_assignments(path):
+            grid = isinstance(value, ast.Tuple | ast.List) and len(value.elts) > 1
+            if grid and _literal(value):
+                names.setdefault(ast.dump(value), set()).add(name)
+    return names
+
+
+def test_no_study_value_is_written_twice():
+    """A grid the study writes out is written once (facts.py, or the one
+    module it belongs to) and read everywhere else: the same grid under two
+    names is one fact written twice, unless it is a known coincidence of
+    two facts."""
+    twice = [
+        sorted(names)
+        for names in _written_values(STUDY).values()
+        if len(names) > 1 and frozenset(names) not in COINCIDENCES
+    ]
+    assert twice == []
+
+
+def test_the_value_check_finds_a_value_written_twice(tmp_path):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text("GATES = ('a', 'b')\nGRID = (0.5, 1.0)\nBUDGET = 300\n")
+    two.write_text("ORDER = ('a', 'b')\nOTHER = (1.0, 0.5)\nCAP = 300\n")
+    found = [sorted(n) for n in _written_values([one, two]).values() if len(n) > 1]
+    assert found == [["GATES", "ORDER"]]
 
 
 def test_the_fact_check_finds_a_second_definition(tmp_path):

@@ -159,7 +159,7 @@ REGIME_DEPTH = 8
 RADIUS = 2.0
 #: The arms: gated (the regressor's default alpha), SiLU (a curved arm
 #: without a gate) and the flat control.
-SPHERE_GATES = ("multiplicative", "silu", "none")
+SPHERE_GATES = GATE_ORDER
 
 
 def sphere_settings(sizes, budgets, seeds, gates=SPHERE_GATES):

@@ -32,7 +32,7 @@ from sklearn.covariance import LedoitWolf
 
 from ..model_selection import representation_curvature
 from . import confirmatory, primary, stats
-from .design import DEFAULTS
+from .design import DEFAULTS, SEQUENCE_LENGTH
 from .facts import (
     EPOCHS20_SEEDS,
     GATE_ORDER,
@@ -109,7 +109,7 @@ _GATED, _SILU, _NONE = GATE_ORDER
 # -- the design fixed before the pilot ------------------------------------------
 
 #: Noisy observations per row, one per token of width 2.
-N_OBSERVATIONS = 8
+N_OBSERVATIONS = SEQUENCE_LENGTH
 #: Training: at most :data:`CAP` epochs; early stopping on a held-out tenth
 #: of the training rows stops a fit :data:`PATIENCE` epochs after its best
 #: validation accuracy and keeps that epoch's weights.
