@@ -56,7 +56,7 @@ from sklearn.model_selection import train_test_split
 from skorch.callbacks import Callback
 
 from skgate import GatedAttentionClassifier
-from skgate._batched import pad_rows
+from skgate._engine.loop import pad_rows
 from skgate.benchmark import default_preprocessor
 from skgate.estimators import _LEAST_ROWS
 

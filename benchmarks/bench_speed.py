@@ -371,7 +371,7 @@ def bench_search(repeats):
         # What the CV estimator trains as one batch: 4 alphas x 5 folds.
         from sklearn.model_selection import StratifiedKFold
 
-        from skgate._training import fit_together
+        from skgate._engine.fitting import fit_together
 
         folds = [
             (X[train], y[train], None) for train, _ in StratifiedKFold(5).split(X, y)
@@ -477,7 +477,7 @@ def _one_by_one(models, X, y):
 def _one_batch(models, X, y):
     from sklearn.base import clone
 
-    from skgate._training import fit_together
+    from skgate._engine.fitting import fit_together
 
     return fit_together([clone(m) for m in models], [(X, y, None)] * len(models))
 
@@ -586,8 +586,8 @@ def bench_padding(repeats, sizes=(16, 32, 64, 128, 256)):
     """A fit (2000 rows, 20 epochs) at each batch size against the same fit
     without padding (interleaved): the time the padded rows cost, and their
     share of the rows computed."""
-    import skgate._training as training
-    from skgate._batched import BatchedTrainer
+    import skgate._engine.fitting as training
+    from skgate._engine.loop import BatchedTrainer
 
     unpadded = type("UnpaddedTrainer", (_Unpadded, BatchedTrainer), {})
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
@@ -661,10 +661,10 @@ def bench_engine_choices(repeats):
     from sklearn.metrics import accuracy_score
     from sklearn.model_selection import StratifiedKFold
 
-    import skgate._batched as batched
-    import skgate._training as training
-    from skgate._skorch import _cloned
-    from skgate._training import fit_together
+    import skgate._engine.fitting as training
+    import skgate._engine.loop as batched
+    from skgate._engine.fitting import fit_together
+    from skgate._engine.hooks import _cloned
 
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
     results = {}
@@ -789,7 +789,8 @@ def bench_backward(repeats, steps=20):
 
     from torch.func import functional_call, grad_and_value, vmap
 
-    from skgate._batched import losses_and_gradients, trained_weights
+    from skgate._engine.loop import trained_weights
+    from skgate.nn._stacked import losses_and_gradients
 
     M, B = 10, 64
     torch.manual_seed(0)

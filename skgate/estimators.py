@@ -36,14 +36,14 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import _series, _training, geometry
-from ._batched import pad_rows
+from . import _engine, _series, geometry
 from ._docstrings import fill_docstring
-from ._skorch import (
+from ._engine.hooks import (
     WeightedNeuralNetClassifier,
     WeightedNeuralNetRegressor,
     same_tensors,
 )
+from ._engine.loop import pad_rows
 from .geometry import documents_curvature_keywords
 from .nn import _BUILT_IN as _BUILT_IN_GATES
 from .nn import (
@@ -378,7 +378,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         -------
         self
         """
-        return _training.fit(self, X, y, sample_weight)
+        return _engine.fit(self, X, y, sample_weight)
 
     # -- forward passes -----------------------------------------------------
 
@@ -987,9 +987,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                 "classes must be passed on the first call to partial_fit: every "
                 "label y will ever hold (as for MLPClassifier.partial_fit)."
             )
-        return _training.fit(
-            self, X, y, sample_weight, incremental=True, classes=classes
-        )
+        return _engine.fit(self, X, y, sample_weight, incremental=True, classes=classes)
 
     def _prepare_targets(self, y, *, reset, classes=None):
         labels = _check_labels(y)
@@ -1235,7 +1233,7 @@ validation_scores_, best_validation_score_
         -------
         self
         """
-        return _training.fit(self, X, y, sample_weight, incremental=True)
+        return _engine.fit(self, X, y, sample_weight, incremental=True)
 
     def _check_same_targets(self, y):
         n_outputs = np.asarray(y).reshape(len(y), -1).shape[1]

@@ -4,7 +4,7 @@
 ``GridSearchCV(GatedAttentionClassifier(), {"alpha": alphas})`` what
 ``RidgeCV`` is to a grid search over Ridge's ``alpha``: one estimator, one
 efficient search. All ``len(alphas) x n_splits`` models train together as one
-batched network (:mod:`skgate._batched`): each sees exactly its fold's rows in
+batched network (:mod:`skgate._engine.loop`): each sees exactly its fold's rows in
 its own seeded order, so it is the model ``GatedAttentionClassifier(alpha=a)``
 would train alone on them, bit for bit (one training engine). Each is scored on its
 held-out fold (accuracy or R², and :func:`~skgate.curvature_score`), the
@@ -35,7 +35,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
-from ._training import fit_together
+from ._engine.fitting import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,

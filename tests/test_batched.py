@@ -1,4 +1,4 @@
-"""skgate._batched: many networks trained as one are the networks trained alone.
+"""skgate._engine.loop: many networks trained as one are the networks trained alone.
 
 The one training loop: every fit, fold and study batch. Each model in a
 batch must see its own rows, in its own generator's order, in the same
@@ -16,14 +16,10 @@ from sklearn.base import clone
 from skorch.callbacks import Callback
 
 from skgate import GatedAttentionClassifier, make_curved_task
-from skgate._batched import (
-    BatchedTrainer,
-    _Pool,
-    trained_weights,
-    written_losses_and_gradients,
-)
-from skgate._training import fit_together
+from skgate._engine.fitting import fit_together
+from skgate._engine.loop import BatchedTrainer, _Pool, trained_weights
 from skgate.nn import GATES, HEADS, GatedAttentionNet
+from skgate.nn._stacked import written_losses_and_gradients
 
 PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
 
@@ -382,7 +378,7 @@ def test_every_architecture_regresses_together_as_alone():
 def test_estimators_given_the_same_data_share_it(monkeypatch):
     """The alphas of one fold are given one data tuple: the batch holds its
     rows once (3 folds of 200 rows: 600 pool rows for 4 alphas, not 2400)."""
-    import skgate._batched as batched
+    import skgate._engine.loop as batched
     from skgate import GatedAttentionClassifierCV
 
     pools = []
@@ -405,7 +401,7 @@ def test_estimators_given_the_same_data_share_it(monkeypatch):
 def test_the_device_reaches_the_one_loop(monkeypatch, device):
     """device is the loop's: the fold models of a CV estimator train as one
     batch on it (no other loop for another device), and its refit too."""
-    import skgate._batched as batched
+    import skgate._engine.loop as batched
     from skgate import GatedAttentionClassifierCV
 
     devices = []
@@ -418,7 +414,7 @@ def test_the_device_reaches_the_one_loop(monkeypatch, device):
             return super().fit(datasets, *args, **kwargs)
 
     monkeypatch.setattr(batched, "BatchedTrainer", Spy)
-    monkeypatch.setattr("skgate._training.BatchedTrainer", Spy)
+    monkeypatch.setattr("skgate._engine.fitting.BatchedTrainer", Spy)
     X, y = make_curved_task(120, random_state=0)
     GatedAttentionClassifierCV(
         (0.0, 1.0), cv=2, max_epochs=1, d_model=8, device=device, random_state=0
@@ -431,8 +427,8 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
     """Above MAX_MODELS a batch is cut into consecutive parts of about equal
     size (5 models at most 2 per network: 2, 2 and 1), each model still its
     fit alone."""
-    import skgate._batched as batched
-    import skgate._training as together
+    import skgate._engine.fitting as together
+    import skgate._engine.loop as batched
 
     sizes = []
 

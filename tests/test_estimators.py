@@ -20,7 +20,7 @@ from sklearn.preprocessing import StandardScaler
 from skorch.callbacks import Callback, EarlyStopping, LRScheduler
 
 from skgate import GatedAttentionClassifier, GatedAttentionRegressor, make_curved_task
-from skgate._training import AUTO_STEPS, planned_epochs
+from skgate._engine.plan import AUTO_STEPS, planned_epochs
 from skgate.nn import GatedAttentionNet
 
 
@@ -984,7 +984,7 @@ class TestEarlyStopping:
         best = int(np.argmax(scores))
         assert len(scores) - 1 - best > 3
         # the restored weights are the best epoch's: rescore the held-out rows
-        from skgate._training import validation_rows
+        from skgate._engine.plan import validation_rows
 
         train, held = validation_rows(
             clf,
@@ -1265,7 +1265,7 @@ class TestArchitectureOptions:
         )
 
     def test_every_architecture_trains_batched(self):
-        from skgate._training import batchable
+        from skgate._engine.fitting import batchable
 
         for options in (
             {},
@@ -1837,8 +1837,8 @@ class TestUserGates:
 
 
 def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
-    from skgate._training import NET_PARAMETERS as _NET_PARAMETERS
-    from skgate._training import TRAINING_PARAMETERS as _TRAINING_PARAMETERS
+    from skgate._engine.plan import NET_PARAMETERS as _NET_PARAMETERS
+    from skgate._engine.plan import TRAINING_PARAMETERS as _TRAINING_PARAMETERS
 
     for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
         known = set(_NET_PARAMETERS) | set(_TRAINING_PARAMETERS)

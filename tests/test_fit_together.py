@@ -1,7 +1,7 @@
 """skgate.parallel.fit_together: alike estimators trained as one network,
 each to the bits of its own fit; its arguments checked before any training.
 
-Each test also counts the batched networks (a spy on skgate._training's
+Each test also counts the batched networks (a spy on skgate._engine.fitting's
 fit_batch), so that a fit_together which fitted each estimator alone would
 fail it rather than pass it trivially.
 """
@@ -12,7 +12,7 @@ import torch
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-import skgate._training
+import skgate._engine.fitting
 from skgate import (
     GatedAttentionClassifier,
     GatedAttentionClassifierCV,
@@ -25,13 +25,13 @@ from skgate.parallel import fit_together
 def batches(monkeypatch):
     """The number of models of each batched network fit_together trains."""
     sizes = []
-    fit_batch = skgate._training.fit_batch
+    fit_batch = skgate._engine.fitting.fit_batch
 
     def counting(members):
         sizes.append(len(members))
         return fit_batch(members)
 
-    monkeypatch.setattr(skgate._training, "fit_batch", counting)
+    monkeypatch.setattr(skgate._engine.fitting, "fit_batch", counting)
     return sizes
 
 

@@ -164,7 +164,7 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
     passes the architecture to the network, and the CV estimators pass
     every parameter to their models, by name."""
     from skgate import GatedAttentionClassifierCV, GatedAttentionRegressorCV
-    from skgate._training import NET_PARAMETERS as _NET_PARAMETERS
+    from skgate._engine.plan import NET_PARAMETERS as _NET_PARAMETERS
 
     for Estimator in (
         GatedAttentionClassifier,

@@ -47,7 +47,7 @@ def test_import_skgate_parallel_loads_neither_torch_nor_dask():
     loaded = _modules_after("import skgate.parallel")
     heavy = {"torch", "sklearn", "skorch", "dask", "distributed"}
     assert {name.split(".")[0] for name in loaded} & heavy == set()
-    assert "skgate._training" not in loaded
+    assert "skgate._engine" not in loaded
 
 
 @pytest.mark.slow

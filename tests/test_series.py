@@ -18,8 +18,8 @@ from skgate import (
     GatedAttentionRegressor,
     representation_curvature,
 )
-from skgate._batched import written_losses_and_gradients
 from skgate._series import MAX_TOKENS, series_tokens, to_rows
+from skgate.nn._stacked import written_losses_and_gradients
 from skgate.parallel import fit_together
 
 SMALL = {"d_model": 8, "max_epochs": 3, "random_state": 0}

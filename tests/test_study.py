@@ -94,10 +94,10 @@ class TestSweeps:
 
     def test_equal_parts_cuts_as_the_training_engine_does(self):
         """The study's equal_parts (numpy.array_split) gives the parts of the
-        library's private skgate._training.equal_parts, which it replaced, so
+        library's private skgate._engine.fitting.equal_parts, which it replaced, so
         the study's batches, and its rows, are those they were: every length
         1..100 by every size 1..30, as lists of the same items."""
-        from skgate._training import equal_parts as engine_parts
+        from skgate._engine.fitting import equal_parts as engine_parts
 
         for n in range(1, 101):
             items = [f"setting {i}" for i in range(n)]

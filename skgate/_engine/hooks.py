@@ -1,8 +1,8 @@
 """The skorch side of training: the fitted net, the validation rule, the callbacks.
 
-Private to :mod:`skgate._training`; this module knows skorch and torch.
+Private to :mod:`skgate._engine`; this module knows skorch and torch.
 Every fit is trained by one loop,
-:class:`skgate._batched.BatchedTrainer`; skorch's ``NeuralNet`` is the
+:class:`skgate._engine.loop.BatchedTrainer`; skorch's ``NeuralNet`` is the
 fitted container (module, optimiser, history) and the callback interface:
 :class:`NetHooks` makes the loop's epochs, batches, gradients and
 validations the net's ``notify`` calls, so skorch's callbacks (EarlyStopping,
@@ -21,11 +21,12 @@ from skorch.callbacks import BatchScoring, Callback, EpochScoring
 from skorch.dataset import Dataset
 from skorch.utils import TeeGenerator
 
-from ._batched import trained_weights, validation_loss
+from ..nn._stacked import validation_loss
+from .loop import trained_weights
 
 
 def _dataset(rows):
-    """:class:`~skgate._batched.Rows` as a skorch ``Dataset``, as skorch's
+    """:class:`~skgate._engine.loop.Rows` as a skorch ``Dataset``, as skorch's
     callbacks read them."""
     if rows.w is None:
         return Dataset(rows.X, rows.y)
@@ -33,7 +34,7 @@ def _dataset(rows):
 
 
 def _batch(rows):
-    """All of :class:`~skgate._batched.Rows` as one skorch batch."""
+    """All of :class:`~skgate._engine.loop.Rows` as one skorch batch."""
     if rows.w is None:
         return rows.X, rows.y
     return {"X": rows.X, "sample_weight": rows.w}, rows.y
@@ -42,7 +43,7 @@ def _batch(rows):
 class _WeightedNet:
     """A skorch net whose inputs may carry their sample weights, and whose
     own training loop is closed: every fit goes through the estimator's
-    (one loop for every fit, see :mod:`skgate._training`), so a net that
+    (one loop for every fit, see :mod:`skgate._engine`), so a net that
     skorch trained would hold weights, history and fitted attributes that
     disagree."""
 
@@ -85,10 +86,11 @@ class ValidationScore:
     the best so far by more than ``tol``; after more than ``n_iter_no_change``
     epochs without improvement training stops, and the weights of the best
     epoch are restored (by the loop, which keeps them). ``data``: the
-    held-out :class:`~skgate._batched.Rows`; ``score(outputs, data)`` maps the network's
-    outputs on them to a number (higher is better), weighted by their
+    held-out :class:`~skgate._engine.loop.Rows`; ``score(outputs, data)``
+    maps the network's outputs on them to a number (higher is better),
+    weighted by their
     sample weights; ``regression`` chooses the loss (see
-    :func:`~skgate._batched.validation_loss`). Each epoch's history row
+    :func:`~skgate.nn._stacked.validation_loss`). Each epoch's history row
     ("valid_score", "valid_loss", "valid_loss_best") is kept in ``rows_``.
     """
 
@@ -157,7 +159,7 @@ def record_history(history, curve, epochs, rows=None, n_valid=0):
     with callbacks records them (:class:`NetHooks`): epoch number, batches
     (loss and rows), the validation batch (``n_valid`` held-out rows),
     training loss, validation row and duration, in that order of keys.
-    ``epochs``: the loop's :class:`~skgate._batched.EpochRecord` s.
+    ``epochs``: the loop's :class:`~skgate._engine.loop.EpochRecord` s.
 
     The rows are appended as plain dicts (a history is a list): the rows
     skorch's ``record`` calls would write, without a lookup per value.
@@ -214,7 +216,7 @@ class NetHooks:
     from the net's optimiser (so LRScheduler sets them).
 
     ``train`` and ``valid``: the training rows and the held-out rows (or
-    None), as :class:`~skgate._batched.Rows`.
+    None), as :class:`~skgate._engine.loop.Rows`.
     """
 
     def __init__(self, net, train, valid=None):
