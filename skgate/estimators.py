@@ -535,17 +535,8 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         >>> bool(gated.curvature(X).min() > 0)
         True
         """
-        kwargs = {
-            "kind": kind,
-            "method": method,
-            "metric": metric,
-            "condition_number": condition_number,
-            "covariance": covariance,
-            "n_directions": n_directions,
-            "eps": eps,
-            "random_state": random_state,
-            "directions": directions,
-        }
+        given = locals()  # the curvature keywords, as stated above
+        kwargs = {name: given[name] for name in geometry.CURVATURE_KEYWORDS}
         check_is_fitted(self)
         check_layer(layer, "curvature")
         if geometry._named(metric, "fisher"):

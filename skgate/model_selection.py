@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from . import geometry
 from ._docstrings import fill_docstring
 from .estimators import LAYER_DOC, check_fisher_layer, check_layer
 from .geometry import _check_options, documents_curvature_keywords
@@ -174,17 +175,8 @@ def representation_curvature(
     >>> kappa.shape, bool((kappa > 0).all())
     ((200,), True)
     """
-    kwargs = {
-        "kind": kind,
-        "method": method,
-        "metric": metric,
-        "condition_number": condition_number,
-        "covariance": covariance,
-        "n_directions": n_directions,
-        "eps": eps,
-        "random_state": random_state,
-        "directions": directions,
-    }
+    given = locals()  # the curvature keywords, as stated above
+    kwargs = {name: given[name] for name in geometry.CURVATURE_KEYWORDS}
     check_layer(layer, "representation_curvature")
     _check_options("representation_curvature", **kwargs)
     check_fisher_layer(metric, layer)
