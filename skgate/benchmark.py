@@ -998,8 +998,8 @@ def _tuned_scores(X, y, splits, data, design, n_jobs):
     compare.fits.dry_run(design.estimators[0][1], data[0], design.scorer,
                          design.curvature_params)  # fmt: skip
     inner = [_inner_splits(X, y, split, tuning.inner_cv) for split in splits]
-    chunks = compare.fits.split_chunks(splits)
-    models = [(label, estimator, chunks) for (_, _, label), estimator
+    groups = compare.fits.split_chunks(splits)
+    models = [(label, estimator, groups) for (_, _, label), estimator
               in design.estimators]  # fmt: skip
     models += [(name, b, [[i] for i in range(len(splits))])
                for name, b in design.baselines.items()]  # fmt: skip

@@ -564,7 +564,7 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             )
         kappa = np.empty(len(rows))
         module = self._float64_module().cpu()
-        for length in np.unique(lengths):
+        for length in found:
             which = np.flatnonzero(lengths == length)
             points = _series.series_values(rows[which], layout, length)
             f = _series.SeriesMap(module, layer, layout, int(length))

@@ -35,7 +35,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
-from ._engine.fitting import fit_together
+from ._engine import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,

@@ -10,7 +10,8 @@ import pandas as pd
 from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from ..command import CsvProblem, header_problem
+from ..command import CsvProblem, check_writable, header_problem
+from ..parallel import on_cluster
 from .design import DEFAULT_CV, DEFAULT_REPEATS, _label, infer_task
 from .gates import compare_gates
 
@@ -233,9 +234,6 @@ def run_command(args, parser):
     code (0; 130 when interrupted). A file the comparison cannot use, an
     unwritable ``--out`` or an unreachable ``--scheduler`` exit 2 with one
     line (``parser.exit``)."""
-    from ..command import check_writable
-    from ..parallel import on_cluster
-
     check_writable(parser, args.out, "compare")
     try:
         with on_cluster(args.scheduler):

@@ -14,7 +14,7 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
 from .. import _series
-from .._engine.fitting import fit_together
+from .._engine import fit_together
 from ..model_selection import representation_curvature
 from .design import curvature_label
 
