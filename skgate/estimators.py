@@ -44,6 +44,7 @@ from ._engine.hooks import (
     same_tensors,
 )
 from ._engine.loop import pad_rows
+from ._engine.plan import NET_PARAMETERS
 from .geometry import documents_curvature_keywords
 from .nn import _BUILT_IN as _BUILT_IN_GATES
 from .nn import (
@@ -379,6 +380,39 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         self
         """
         return _engine.fit(self, X, y, sample_weight)
+
+    def _adopt(self, result):
+        """Set the fitted attributes from a finished fit's
+        :class:`~skgate._engine.fitting.FitResult`. A warm start or
+        partial_fit extends ``loss_curve_`` and ``n_iter_``, as
+        MLPClassifier does, and ``validation_scores_`` with them."""
+        before = [] if result.fresh else list(self.loss_curve_)
+        self.loss_curve_ = before + list(result.loss_curve)
+        self.n_iter_ = len(self.loss_curve_)
+        self.net_ = result.net
+        self.history_ = result.net.history
+        if result.fresh:  # what a warm start or partial_fit cannot change
+            # patch_size too: the tokens a series becomes are the network's input.
+            self._architecture_ = tuple(
+                (name, getattr(self, name))
+                for name in (*NET_PARAMETERS, "patch_size")
+                if name != "alpha"
+            )
+        self._callbacks_trained_ = result.callbacks
+        if result.validation_scores is not None:
+            # One score per epoch, as loss_curve_: NaN for the epochs of
+            # earlier fits and partial fits without early stopping. The best
+            # is this fit's, whose weights were restored.
+            earlier = [] if result.fresh else list(self.validation_scores_ or [])
+            earlier += [float("nan")] * (len(before) - len(earlier))
+            self.validation_scores_ = earlier + list(result.validation_scores)
+            self.best_validation_score_ = result.best_validation_score
+        elif result.fresh:
+            self.validation_scores_ = self.best_validation_score_ = None
+        elif not result.incremental:
+            # A warm start without early stopping: no score describes its
+            # weights (the earlier scores stay, as partial_fit leaves them).
+            self.best_validation_score_ = None
 
     # -- forward passes -----------------------------------------------------
 

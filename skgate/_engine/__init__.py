@@ -5,7 +5,9 @@ In the order a fit runs: :mod:`~skgate._engine.plan` settles what a fit
 trains on (:class:`~skgate._engine.plan.FitPlan`: its checked parameters,
 rows, weights, validation split, epochs and random stream);
 :mod:`~skgate._engine.fitting` runs it (:func:`fit`, :func:`fit_together`:
-fits batched by architecture) and records what it ends with;
+fits batched by architecture) and hands back what it ends with as a
+:class:`~skgate._engine.fitting.FitResult`, which the estimator adopts as
+its fitted attributes;
 :mod:`~skgate._engine.loop` is the one loop
 (:class:`~skgate._engine.loop.BatchedTrainer`: many networks trained as one,
 each as it would train alone, with the early-stopping rule);

@@ -1,11 +1,11 @@
 """How a fit runs: :func:`fit` (every estimator's ``fit`` and ``partial_fit``),
 :func:`fit_together` (many estimators, batched by architecture) and
 :func:`fit_batch` (prepared fits trained by the one loop), and what a
-finished fit records.
+finished fit hands its estimator (:class:`FitResult`).
 """
 
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -23,7 +23,7 @@ from .hooks import (
     same_tensors,
 )
 from .loop import BatchedTrainer
-from .plan import _LARGE_ALPHA, NET_PARAMETERS, _net_for, prepare
+from .plan import _LARGE_ALPHA, _net_for, prepare
 
 
 def _check_converged(net, X, estimator):
@@ -94,46 +94,54 @@ def _train(estimator, X, y, sample_weight, *, incremental, classes):
         incremental=incremental,
         classes=classes,
     )
-    fit_batch([(estimator, plan)])  # the one loop, a batch of one
+    # The one loop, a batch of one.
+    (result,) = fit_batch([(estimator, plan)])
+    estimator._adopt(result)
     return estimator
 
 
-def _record(estimator, net, plan, curve):
-    """Fitted attributes from the trained net; a warm start or partial_fit
-    extends ``loss_curve_`` and ``n_iter_`` as MLPClassifier does."""
+@dataclass(frozen=True)
+class FitResult:
+    """What one finished fit hands its estimator, which sets its own fitted
+    attributes from it (``_GatedAttentionBase._adopt``)."""
+
+    #: The skorch net, its module trained and its history written.
+    net: object
+    #: Training loss per epoch of this fit.
+    loss_curve: tuple
+    #: A new network (else the fitted one trained on: a warm start or
+    #: partial_fit, which extend the fitted attributes).
+    fresh: bool
+    #: partial_fit: one epoch, early stopping off.
+    incremental: bool
+    #: The callbacks the network trained with (as ``given`` reads them).
+    callbacks: tuple
+    #: With early stopping, the held-out score per epoch of this fit; else None.
+    validation_scores: tuple | None
+    #: With early stopping, the score of the weights kept (None when no
+    #: epoch was scored, max_epochs=0); else None.
+    best_validation_score: float | None
+
+
+def _result(estimator, net, plan, curve):
+    """The finished fit's :class:`FitResult`; raises if training diverged."""
     _check_converged(net, plan.X, estimator)
-    before = [] if plan.fresh else list(estimator.loss_curve_)
-    estimator.loss_curve_ = before + list(curve)
-    estimator.n_iter_ = len(estimator.loss_curve_)
-    estimator.net_ = net
-    if plan.fresh:  # what a warm start or partial_fit cannot change
-        # patch_size too: the tokens a series becomes are the network's input.
-        estimator._architecture_ = tuple(
-            (name, getattr(estimator, name))
-            for name in (*NET_PARAMETERS, "patch_size")
-            if name != "alpha"
-        )
-    estimator._callbacks_trained_ = given(estimator.callbacks)
-    estimator.history_ = net.history
     valid = plan.valid
+    scores = best = None
     if valid is not None:
-        # A warm start extends the scores as loss_curve_, one per epoch
-        # (NaN for the epochs of fits and partial fits without early
-        # stopping, which left them as they were); the best is this fit's,
-        # whose weights were restored.
-        earlier = [] if plan.fresh else list(estimator.validation_scores_ or [])
-        earlier += [float("nan")] * (len(before) - len(earlier))
-        estimator.validation_scores_ = earlier + list(valid.scores_)
-        # None when no epoch was scored (max_epochs=0).
-        estimator.best_validation_score_ = valid.best_score_ if valid.scores_ else None
+        scores = tuple(valid.scores_)
+        best = valid.best_score_ if valid.scores_ else None
         # Done: the held-out rows need not ride along in every pickle.
         valid.data = None
-    elif plan.fresh:
-        estimator.validation_scores_ = estimator.best_validation_score_ = None
-    elif not plan.incremental:
-        # A warm start without early stopping: no score describes its
-        # weights (the earlier scores stay, as partial_fit leaves them).
-        estimator.best_validation_score_ = None
+    return FitResult(
+        net=net,
+        loss_curve=tuple(float(loss) for loss in curve),
+        fresh=plan.fresh,
+        incremental=plan.incremental,
+        callbacks=given(estimator.callbacks),
+        validation_scores=scores,
+        best_validation_score=best,
+    )
 
 
 #: Models per batched network at most; a larger batch trains as consecutive
@@ -223,7 +231,9 @@ def fit_together(estimators, data, *, name_items=False):
         # than copies. (The order changes no model's bits.)
         members = sorted(members, key=_training_rows)
         for part in equal_parts(members, MAX_MODELS):
-            fit_batch(part)
+            results = fit_batch(part)
+            for (estimator, _), result in zip(part, results, strict=True):
+                estimator._adopt(result)
     return estimators
 
 
@@ -270,7 +280,9 @@ def _same_data(first, second):
 
 def fit_batch(members):
     """Train prepared estimators, ``(estimator, FitPlan)`` pairs of one
-    architecture and recipe, by the one loop, and make each fitted.
+    architecture and recipe, by the one loop; returns each one's
+    :class:`FitResult`, in their order (the estimators are not changed: each
+    adopts its result).
 
     Each gets its skorch net first (the loop trains its module and optimizer
     state); a batch of one with callbacks or verbose output trains with
@@ -305,6 +317,7 @@ def fit_batch(members):
         trainer.modules([net.module_ for net in nets])
         if hooks is not None:
             _end_with_callbacks(hooks, trainer, plan.valid)
+    results = []
     for m, ((estimator, plan), net) in enumerate(zip(members, nets, strict=True)):
         if hooks is None:
             valid = plan.valid
@@ -316,7 +329,8 @@ def fit_batch(members):
                 0 if valid is None else len(valid.data.y),
             )
         _install_state(net, trainer.optimizer_state(m))
-        _record(estimator, net, plan, curves[m])
+        results.append(_result(estimator, net, plan, curves[m]))
+    return results
 
 
 def _end_with_callbacks(hooks, trainer, valid):
