@@ -57,8 +57,8 @@ from skorch.callbacks import Callback
 
 from skgate import GatedAttentionClassifier
 from skgate._engine.loop import pad_rows
+from skgate._represent import _LEAST_ROWS
 from skgate.benchmark import default_preprocessor
-from skgate.estimators import _LEAST_ROWS
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -7,10 +7,8 @@ hyper-parameter is top-level, so ``clone``, ``GridSearchCV`` and Pipelines work
 without skorch's ``module__`` prefixes.
 """
 
-import copy
 import inspect
 import textwrap
-import weakref
 from abc import ABCMeta, abstractmethod
 from numbers import Integral, Real
 
@@ -26,92 +24,41 @@ from sklearn.metrics import r2_score
 from sklearn.utils._param_validation import (
     Interval,
     StrOptions,
-    validate_parameter_constraints,
 )
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     check_is_fitted,
-    check_X_y,
-    validate_data,
 )
 
-from . import _engine, _series, geometry
+from . import _engine
 from ._docstrings import fill_docstring
 from ._engine.hooks import (
     WeightedNeuralNetClassifier,
     WeightedNeuralNetRegressor,
-    same_tensors,
 )
-from ._engine.loop import pad_rows
 from ._engine.plan import NET_PARAMETERS
-from .geometry import documents_curvature_keywords
+from ._inputs import (
+    FLOAT32_MAX,
+    ChecksInputs,
+    check_class_weight_value,
+    check_labels,
+)
+from ._represent import Represents
 from .nn import _BUILT_IN as _BUILT_IN_GATES
 from .nn import (
     ATTENTIONS,
     GATE_GAIN,
     GATES,
     HEADS,
-    LAYERS,
     NORMS,
     GatedAttentionNet,
-    RepresentationMap,
 )
 
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
-
-#: Float64 copies of trained networks, by network (see _float64_module); an
-#: entry goes with its network.
-_FLOAT64_COPIES = weakref.WeakKeyDictionary()
-
-# Rows per forward pass at prediction time: large enough to amortise the
-# per-call overhead, small enough to keep memory bounded on huge inputs.
-_PREDICT_CHUNK = 8192
-
-#: Rows a forward pass at prediction time computes at least: fewer take
-#: other float64 matrix-product kernels, which round differently (one to
-#: three rows did, found by testing: tests/test_estimators.py), so a few
-#: rows are computed beside rows of zeros and keep the bits they have in a
-#: larger batch.
-_LEAST_ROWS = 8
-
 
 #: Targets beyond this magnitude are standardised through y / max|y|.
 _HUGE_TARGET = 1e100
-
-
-def _check_labels(y):
-    """The sorted distinct labels of ``y``, or a TypeError if they do not sort."""
-    try:
-        check_classification_targets(y)
-        return np.unique(y)
-    except (TypeError, ValueError) as exc:
-        labels = np.asarray(y).ravel()
-        kinds = sorted({type(label).__name__ for label in labels})
-        text = any(isinstance(label, str) for label in labels)
-        if isinstance(exc, ValueError) and not (text and len(kinds) > 1):
-            raise  # scikit-learn's own message (e.g. continuous targets)
-        raise TypeError(
-            f"y mixes labels of types {kinds}, which cannot be sorted into "
-            f"classes_; allowed: labels of one type (all numbers or all strings)."
-        ) from exc
-
-
-def _check_class_weight_value(label, value):
-    """A class weight must be a finite number >= 0, as a sample weight."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(
-            f"class_weight[{label!r}] is {value!r} of type {type(value).__name__}; "
-            f"allowed: a finite number >= 0."
-        )
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(
-            f"class_weight[{label!r}] is {value!r}; allowed: a finite number "
-            f">= 0 (a class of weight 0 takes no part in training, as a row of "
-            f"sample_weight 0)."
-        )
 
 
 class _CarriesGate:
@@ -137,8 +84,14 @@ class _CarriesGate:
         super().__setstate__(state)
 
 
-class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
-    """What the gated attention estimators share: parameters, training, forward passes.
+class _GatedAttentionBase(
+    _CarriesGate, ChecksInputs, Represents, BaseEstimator, metaclass=ABCMeta
+):
+    """What the gated attention estimators share: their parameters and training.
+
+    What X and y may be is the mixin :class:`~skgate._inputs.ChecksInputs`;
+    forward passes, representations and curvature are
+    :class:`~skgate._represent.Represents`.
 
     A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the
     skorch default callbacks it does not need (``_unused_callbacks``) and how
@@ -191,122 +144,6 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-
-    # -- validation ---------------------------------------------------------
-
-    def _validate_X(self, X, y="no_validation", *, reset):
-        """Validate X (and y, when given) like scikit-learn: float64 X, or (X, y).
-
-        ``reset``: a fresh fit sets ``n_features_in_``; otherwise X must match it.
-        Series (a 3-D array, a list of 2-D arrays) become
-        :class:`~skgate._series.SeriesRows` of the fit's layout.
-        """
-        predicting = isinstance(y, str) and y == "no_validation"
-        X = _series.as_collection(X)
-        if getattr(X, "ndim", 0) > 3:
-            raise ValueError(
-                f"X has {X.ndim} dimensions (shape {X.shape}); allowed: "
-                f"{_series.ALLOWED}."
-            )
-        if _series.is_series(X):
-            X = self._validate_series(X, reset=reset)
-            if predicting:
-                return X
-            _, y = check_X_y(np.zeros((len(X), 1)), y, **self._y_checks)
-            return X, y
-        _series.check_patch_size(self.patch_size, "table")
-        if not reset and getattr(self, "series_layout_", None) is not None:
-            raise ValueError(
-                f"X is a table (shape {np.shape(X)}), but this "
-                f"{type(self).__name__} was fitted on series; allowed: a 3-D "
-                f"array (n_cases, n_channels, n_timepoints) or a list of 2-D "
-                f"arrays (n_channels, n_timepoints_i) of "
-                f"{self.series_layout_.n_channels} channels."
-            )
-        if not predicting:
-            X, y = validate_data(
-                self, X, y, reset=reset, dtype=np.float64, **self._y_checks
-            )
-        else:
-            X = validate_data(self, X, reset=reset, dtype=np.float64)
-        # Any layout (reversed, strided, Fortran): torch reads C-contiguous rows.
-        X = np.ascontiguousarray(X)
-        # Checked in float64, before the cast: a value beyond float32's range
-        # would become inf in the model and its outputs NaN.
-        if X.size and np.abs(X).max() > _FLOAT32_MAX:
-            raise ValueError(
-                f"X has a value of magnitude {np.abs(X).max():.3g}, beyond the "
-                f"float32 range of the model (<= {_FLOAT32_MAX:.3g}); scale X "
-                f"first, e.g. with sklearn.preprocessing.StandardScaler."
-            )
-        if reset:
-            self.series_layout_ = None
-        return X if predicting else (X, y)
-
-    def _validate_series(self, X, *, reset):
-        """Series ``X`` as rows of tokens: a fresh fit sets the layout
-        (``series_layout_``, ``n_features_in_`` = channels); later calls
-        must fit it."""
-        fitted = getattr(self, "series_layout_", None)
-        if not reset and fitted is None:
-            raise ValueError(
-                f"X holds series (a 3-D array or a list of 2-D arrays), but this "
-                f"{type(self).__name__} was fitted on a table; allowed: a 2-D "
-                f"array of {self.n_features_in_} features."
-            )
-        _series.check_patch_size(self.patch_size, "series")
-        if isinstance(X, _series.SeriesRows):
-            # Rows this estimator's checks made (the folds of a search).
-            if not reset and X.layout != fitted:
-                raise ValueError(
-                    f"X was laid out as {X.layout}, the model as {fitted}."
-                )
-            rows = X
-        else:
-            series = _series.check_series(X)
-            if reset:
-                layout = _series.layout_of(series, self.patch_size)
-            else:
-                layout = fitted
-                _series.check_fits(series, layout)
-            rows = _series.to_rows(series, layout)
-        if reset:
-            if self.token_dim is not None:
-                raise ValueError(
-                    f"token_dim={self.token_dim!r} reads a 2-D table as a "
-                    f"sequence; X holds series, whose tokens are patch_size "
-                    f"time points of every channel. Allowed with series: "
-                    f"token_dim=None."
-                )
-        uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
-        if uneven and self.attention != "softmax":
-            raise ValueError(
-                f"attention={self.attention!r} mixes a fixed number of tokens "
-                f"({rows.layout.n_tokens}); X holds series shorter than that (in "
-                f"tokens of patch_size {rows.layout.patch_size}). Allowed with "
-                f"them: attention='softmax'."
-            )
-        if reset:
-            self.series_layout_ = rows.layout
-            self.n_features_in_ = rows.layout.n_channels
-            self.__dict__.pop("feature_names_in_", None)
-        largest = np.nanmax(np.abs(rows)) if rows.size else 0.0
-        if largest > _FLOAT32_MAX:
-            raise ValueError(
-                f"X has a value of magnitude {largest:.3g}, beyond the float32 "
-                f"range of the model (<= {_FLOAT32_MAX:.3g}); scale X first."
-            )
-        return rows
-
-    def _check_token_dim(self, n_features):
-        if getattr(self, "series_layout_", None) is not None:
-            return  # series: the layout sets the tokens
-        if self.token_dim is not None and n_features % self.token_dim:
-            raise ValueError(
-                f"token_dim={self.token_dim} does not divide the number of "
-                f"features of X ({n_features}); allowed: None (copied tokens) or "
-                f"a divisor of {n_features}."
-            )
 
     @abstractmethod
     def _prepare_targets(self, y, *, reset, classes=None):
@@ -413,312 +250,6 @@ class _GatedAttentionBase(_CarriesGate, BaseEstimator, metaclass=ABCMeta):
             # A warm start without early stopping: no score describes its
             # weights (the earlier scores stay, as partial_fit leaves them).
             self.best_validation_score_ = None
-
-    # -- forward passes -----------------------------------------------------
-
-    def _float64_module(self):
-        """A float64 copy of the trained network, in evaluation mode.
-
-        Kept while the network's weights are equal to those it was copied
-        from (compared exactly, which costs a fraction of the copy), so that
-        predicting and measuring the same fitted model copy it once; any
-        change to the weights (a partial_fit, weights set by hand) makes a
-        new copy. (Version counters would be cheaper, but torch's fused
-        AdamW kernel updates weights without bumping them.)
-        """
-        module = self.net_.module_
-        weights = [p.detach() for p in module.parameters()]
-        alphas = [block.alpha for block in module.blocks]
-        cached = _FLOAT64_COPIES.get(module)
-        if (
-            cached is None
-            or cached[2] != alphas
-            or not same_tensors(cached[0], weights)
-        ):
-            snapshot = [w.clone() for w in weights]
-            cached = snapshot, copy.deepcopy(module).double().eval(), alphas
-            _FLOAT64_COPIES[module] = cached
-        return cached[1]
-
-    def _forward(self, X, layer):
-        """The module's output at ``layer`` for validated ``X``: series are
-        computed at their own lengths, each length as a batch (so padding
-        changes nothing), NaN at the padding tokens of a layer with a token
-        axis."""
-        layout = getattr(self, "series_layout_", None)
-        if layout is None:
-            return self._forward_rows(X, layer)
-        counts = _series.token_counts(X, layout)
-        result = None
-        for tokens in np.unique(counts):
-            rows = np.flatnonzero(counts == tokens)
-            width = tokens * layout.token_dim
-            # NaN past a series' end in its last patch: zeros, as alone.
-            part = np.nan_to_num(np.asarray(X)[rows, :width], nan=0.0)
-            out = self._forward_rows(part, layer)
-            if result is None:
-                shape = (len(X), *out.shape[1:])
-                if out.ndim == 3:  # a token axis: the fitted number of tokens
-                    shape = (len(X), layout.n_tokens, out.shape[2])
-                result = np.full(shape, np.nan)
-            result[rows, : out.shape[1]] = out
-        return result
-
-    def _forward_rows(self, X, layer):
-        """The module's output at ``layer`` for validated ``X``, in float64 chunks.
-
-        Training runs in float32; inference uses a float64 copy of the trained
-        weights. In float32 a row's output changes in the last bits with the
-        size of the batch it is computed in (BLAS picks kernels by shape); in
-        float64 those differences are ~1e-16, so a prediction depends on its
-        row alone, and the geometry can reuse the same forward pass. A chunk
-        of few rows is computed beside rows of zeros (:data:`_LEAST_ROWS` in
-        all): a matrix product of fewer rows takes another kernel, which
-        rounds differently, so a row's bits are those it has in any batch.
-        """
-        module = self._float64_module()
-        device = self.net_.device
-        result = None
-        with torch.inference_mode():
-            for start in range(0, len(X), _PREDICT_CHUNK):
-                # A copy: validated X may be a read-only view of the caller's data.
-                chunk = torch.tensor(X[start : start + _PREDICT_CHUNK])
-                rows = len(chunk)
-                chunk = pad_rows(chunk, _LEAST_ROWS)
-                out = module.representation(chunk.to(device), layer)
-                out = out[:rows].cpu().numpy()
-                if result is None:
-                    # One array filled chunk by chunk: memory stays at the
-                    # result plus one chunk's work, however many rows.
-                    result = np.empty((len(X), *out.shape[1:]), dtype=out.dtype)
-                result[start : start + len(out)] = out
-        if not np.isfinite(result).all():
-            raise ValueError(
-                f"The network's output is not finite for X with values of "
-                f"magnitude up to {np.abs(X).max():.3g}; scale X like the "
-                f"training data."
-            )
-        return result
-
-    def representation(self, X, layer="attention"):
-        """The network's representation of ``X`` at ``layer``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or series
-            Series as the fit took them (a 3-D array or a list of 2-D
-            arrays); each series' tokens, NaN past its own.
-        {layer}
-
-        Returns
-        -------
-        ndarray of float64
-            Computed with a float64 copy of the trained weights, so that a
-            row's value does not depend on the rest of its batch.
-        """
-        check_is_fitted(self)
-        check_layer(layer, "representation")
-        return self._forward(self._validate_X(X, reset=False), layer)
-
-    def curvature(
-        self,
-        X,
-        *,
-        layer="attention",
-        kind="acceleration",
-        method="exact",
-        metric=None,
-        condition_number=None,
-        covariance=None,
-        n_directions=8,
-        eps=1e-2,
-        random_state=0,
-        directions=None,
-    ):
-        """Curvature of the representation at each row of ``X``.
-
-        The same as :func:`skgate.representation_curvature` ``(self, X, ...)``:
-        the curvature of ``x -> representation(x, layer)`` measured by
-        :func:`skgate.geometry.curvature` in float64; with ``method="exact"``
-        the derivatives come from the network's own second-order forward pass.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or series
-            Series as the fit took them (a 3-D array or a list of 2-D
-            arrays): curvature in their own values' coordinates.
-        {layer}
-        {curvature_keywords}
-
-        Returns
-        -------
-        kappa : ndarray of shape (n_samples,), float64
-            One value per row of ``X``, averaged over the input directions.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_moons
-        >>> from skgate import GatedAttentionClassifier
-        >>> X, y = make_moons(100, random_state=0)
-        >>> ungated = GatedAttentionClassifier(alpha=0.0, max_epochs=2,
-        ...                                    random_state=0).fit(X, y)
-        >>> bool(ungated.curvature(X).max() < 1e-9)  # copied tokens: flat
-        True
-        >>> gated = GatedAttentionClassifier(alpha=1.0, max_epochs=2,
-        ...                                  random_state=0).fit(X, y)
-        >>> bool(gated.curvature(X).min() > 0)
-        True
-        """
-        given = locals()  # the curvature keywords, as stated above
-        kwargs = {name: given[name] for name in geometry.CURVATURE_KEYWORDS}
-        check_is_fitted(self)
-        check_layer(layer, "curvature")
-        if geometry._named(metric, "fisher"):
-            self._check_fisher(layer)
-        X = self._validate_X(X, reset=False)
-        if self.series_layout_ is None:
-            return geometry.curvature(self._representation_map(layer), X, **kwargs)
-        return self._series_curvature(X, layer, kwargs)
-
-    def _series_curvature(self, rows, layer, kwargs):
-        """Curvature at each series, in its own coordinates (its values,
-        channel-major as ``X.reshape(n, -1)`` flattens a 3-D array): each
-        length's series together, along directions of their dimension."""
-        layout = self.series_layout_
-        lengths = _series.series_lengths(rows, layout)
-        found = np.unique(lengths)
-        if kwargs.get("directions") is not None and len(found) > 1:
-            widths = ", ".join(str(layout.n_channels * int(n)) for n in found)
-            raise ValueError(
-                f"directions are one input space's, but X holds series of "
-                f"{len(found)} lengths ({', '.join(str(int(n)) for n in found)} "
-                f"time points: spaces of {widths} values); allowed: directions "
-                f"with series of one length, or directions=None (random ones "
-                f"in each series' own space)."
-            )
-        kappa = np.empty(len(rows))
-        module = self._float64_module().cpu()
-        for length in found:
-            which = np.flatnonzero(lengths == length)
-            points = _series.series_values(rows[which], layout, length)
-            f = _series.SeriesMap(module, layer, layout, int(length))
-            kappa[which] = geometry.curvature(f, points, **kwargs)
-        return kappa
-
-    def representation_map(self, layer="attention"):
-        """The map whose curvature :meth:`curvature` measures, as a float64
-        torch function of a batch of rows: for :mod:`skgate.geometry`
-        directly, e.g. :func:`~skgate.geometry.curvature_by_metric` (several
-        output metrics from one evaluation of the derivatives).
-
-        At a layer with a token axis ("attention" or a block index) the map
-        is ``x -> representation(x, layer) / sqrt(n_tokens)``, so that the
-        Euclidean norm of its flattened value is the root-mean-square over
-        tokens and ``n_tokens`` copies of a token measure what one does
-        (:class:`skgate.nn.RepresentationMap` with ``token_rms=True``; the
-        paper's Frobenius norm is ``sqrt(n_tokens)`` times it). At "pooled"
-        and "logits" it is ``x -> representation(x, layer)``.
-
-        Parameters
-        ----------
-        {layer}
-
-        Fitted on series, the map takes the series' own values as
-        :meth:`curvature` does: series of the fit's longest length
-        (``series_layout_.n_timepoints``), flattened channel-major as
-        ``X.reshape(n, -1)`` flattens a 3-D array; the root-mean-square is
-        over their tokens. (A shorter series is a point of another map:
-        :meth:`curvature` measures each length with its own.)
-
-        Returns
-        -------
-        skgate.nn.RepresentationMap
-            Takes a float64 torch tensor of shape (n, n_features) (anything
-            else is refused with a TypeError); a copy of the trained weights
-            in float64, so later fits do not change it. For series, a map of
-            the same interface taking (n, n_channels * n_timepoints).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import torch
-        >>> from sklearn.datasets import make_moons
-        >>> from skgate import GatedAttentionClassifier
-        >>> from skgate.geometry import curvature
-        >>> X, y = make_moons(60, random_state=0)
-        >>> clf = GatedAttentionClassifier(max_epochs=2, random_state=0).fit(X, y)
-        >>> f = clf.representation_map()
-        >>> bool((curvature(f, X[:5]) == clf.curvature(X[:5])).all())
-        True
-        >>> x = torch.as_tensor(X[:5])  # float64
-        >>> rms = clf.representation(X[:5]) / np.sqrt(clf.n_tokens)
-        >>> bool(np.allclose(f(x).detach().numpy(), rms))
-        True
-        >>> pooled = clf.representation_map("pooled")
-        >>> same = clf.representation(X[:5], "pooled")
-        >>> bool(np.allclose(pooled(x).detach().numpy(), same))
-        True
-        """
-        check_is_fitted(self)
-        check_layer(layer, "representation_map")
-        layout = getattr(self, "series_layout_", None)
-        if layout is not None:
-            module = self._float64_module().cpu()
-            return _series.SeriesMap(module, layer, layout, layout.n_timepoints)
-        return self._representation_map(layer)
-
-    def _check_fisher(self, layer):
-        """``metric="fisher"`` needs a predicted class distribution: a
-        classifier's logits."""
-        if not isinstance(self, ClassifierMixin):
-            raise ValueError(
-                f"metric='fisher' is the Fisher-Rao metric of a classifier's "
-                f"predicted class distribution; {type(self).__name__} predicts "
-                "none. To read its outputs as the means of N(f(x), Sigma), pass "
-                "covariance=Sigma (Fisher-Rao metric Sigma^-1) at layer='logits'."
-            )
-        check_fisher_layer("fisher", layer)
-
-    def _representation_map(self, layer):
-        """The float64 map whose curvature :meth:`curvature` measures."""
-        check_is_fitted(self)
-        module = self._float64_module().cpu()
-        return RepresentationMap(module, layer, token_rms=True)
-
-
-#: Where a representation is read: the constraint every ``layer`` argument shares.
-LAYER_CONSTRAINTS = {
-    "layer": [StrOptions(set(LAYERS)), Interval(Integral, None, None, closed="neither")]
-}
-
-#: The ``layer`` parameter's documentation, shared by every function that takes it.
-LAYER_DOC = """\
-layer : "attention", int, "pooled" or "logits", default="attention"
-    "attention": the last block's output before pooling, shape
-    (n_samples, n_tokens, d_model); an int: that block's output (0-based;
-    negative counts from the end); "pooled": the mean over tokens,
-    (n_samples, d_model); "logits": the head's output."""
-
-
-def check_layer(layer, caller_name):
-    """Validate a ``layer`` argument of ``caller_name`` against LAYER_CONSTRAINTS."""
-    validate_parameter_constraints(LAYER_CONSTRAINTS, {"layer": layer}, caller_name)
-
-
-def check_fisher_layer(metric, layer):
-    """``metric="fisher"`` reads the class distribution softmax(logits), so
-    it needs ``layer="logits"``: checked before any data is seen."""
-    if geometry._named(metric, "fisher") and layer != "logits":
-        raise ValueError(
-            f"metric='fisher' measures the class distribution softmax(logits): "
-            f"it needs layer='logits'; got layer={layer!r}."
-        )
-
-
-fill_docstring(_GatedAttentionBase.representation, layer=LAYER_DOC)
-fill_docstring(_GatedAttentionBase.curvature, layer=LAYER_DOC)
-fill_docstring(_GatedAttentionBase.representation_map, layer=LAYER_DOC)
-documents_curvature_keywords(_GatedAttentionBase.curvature)
 
 
 class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
@@ -1015,9 +546,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         return _engine.fit(self, X, y, sample_weight, incremental=True, classes=classes)
 
     def _prepare_targets(self, y, *, reset, classes=None):
-        labels = _check_labels(y)
+        labels = check_labels(y)
         if reset:
-            self.classes_ = labels if classes is None else _check_labels(classes)
+            self.classes_ = labels if classes is None else check_labels(classes)
             if len(self.classes_) < 2:
                 given = "y" if classes is None else f"classes={list(classes)!r}"
                 raise ValueError(
@@ -1025,7 +556,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                     f"{type(self).__name__} needs at least 2 classes."
                 )
         elif classes is not None and not np.array_equal(
-            _check_labels(classes), self.classes_
+            check_labels(classes), self.classes_
         ):
             raise ValueError(
                 f"classes={np.asarray(classes).tolist()!r} differs from the classes "
@@ -1043,7 +574,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         return y_encoded.astype(np.int64), len(self.classes_)
 
     def _check_same_targets(self, y):
-        labels = _check_labels(y)
+        labels = check_labels(y)
         if not np.array_equal(labels, self.classes_):
             raise ValueError(
                 f"warm_start=True continues the fitted network, so y must hold "
@@ -1064,7 +595,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                     f"of y; allowed keys: {list(self.classes_)!r}."
                 )
             for label, value in self.class_weight.items():
-                _check_class_weight_value(label, value)
+                check_class_weight_value(label, value)
         present = np.unique(y_net)
         weights = np.ones(len(self.classes_))
         weights[present] = (
@@ -1299,7 +830,7 @@ validation_scores_, best_validation_score_
         scale = (y2d / unit).std(axis=0) * unit
         self.y_scale_ = np.where(scale > 0, scale, 1.0)
         y_standard = (y2d / unit - self.y_mean_ / unit) / (self.y_scale_ / unit)
-        if np.abs(y_standard).max(initial=0) > _FLOAT32_MAX:
+        if np.abs(y_standard).max(initial=0) > FLOAT32_MAX:
             raise ValueError("y has values too far apart for float32 training.")
         return y_standard.astype(np.float32), self.n_outputs_
 

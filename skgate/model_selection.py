@@ -31,7 +31,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
 from ._docstrings import fill_docstring
-from .estimators import LAYER_DOC, check_fisher_layer, check_layer
+from ._represent import LAYER_DOC, check_fisher_layer, check_layer
 from .geometry import _check_options, documents_curvature_keywords
 
 __all__ = [

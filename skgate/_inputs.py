@@ -1,0 +1,169 @@
+"""What an estimator accepts as rows and labels: X as a table or as series
+(checked and laid out as tokens, before any training) and a classifier's
+labels and class weights.
+
+:class:`ChecksInputs` is a mixin of the estimators; ``_validate_X`` sets
+``n_features_in_`` (and ``series_layout_``) on a fresh fit and checks them
+afterwards, as scikit-learn's ``validate_data`` does.
+"""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_X_y, validate_data
+
+from . import _series
+
+#: The largest magnitude the model's float32 weights and activations hold.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_labels(y):
+    """The sorted distinct labels of ``y``, or a TypeError if they do not sort."""
+    try:
+        check_classification_targets(y)
+        return np.unique(y)
+    except (TypeError, ValueError) as exc:
+        labels = np.asarray(y).ravel()
+        kinds = sorted({type(label).__name__ for label in labels})
+        text = any(isinstance(label, str) for label in labels)
+        if isinstance(exc, ValueError) and not (text and len(kinds) > 1):
+            raise  # scikit-learn's own message (e.g. continuous targets)
+        raise TypeError(
+            f"y mixes labels of types {kinds}, which cannot be sorted into "
+            f"classes_; allowed: labels of one type (all numbers or all strings)."
+        ) from exc
+
+
+def check_class_weight_value(label, value):
+    """A class weight must be a finite number >= 0, as a sample weight."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(
+            f"class_weight[{label!r}] is {value!r} of type {type(value).__name__}; "
+            f"allowed: a finite number >= 0."
+        )
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"class_weight[{label!r}] is {value!r}; allowed: a finite number "
+            f">= 0 (a class of weight 0 takes no part in training, as a row of "
+            f"sample_weight 0)."
+        )
+
+
+class ChecksInputs:
+    """The checks of X (a table or series) that every estimator method runs."""
+
+    def _validate_X(self, X, y="no_validation", *, reset):
+        """Validate X (and y, when given) like scikit-learn: float64 X, or (X, y).
+
+        ``reset``: a fresh fit sets ``n_features_in_``; otherwise X must match it.
+        Series (a 3-D array, a list of 2-D arrays) become
+        :class:`~skgate._series.SeriesRows` of the fit's layout.
+        """
+        predicting = isinstance(y, str) and y == "no_validation"
+        X = _series.as_collection(X)
+        if getattr(X, "ndim", 0) > 3:
+            raise ValueError(
+                f"X has {X.ndim} dimensions (shape {X.shape}); allowed: "
+                f"{_series.ALLOWED}."
+            )
+        if _series.is_series(X):
+            X = self._validate_series(X, reset=reset)
+            if predicting:
+                return X
+            _, y = check_X_y(np.zeros((len(X), 1)), y, **self._y_checks)
+            return X, y
+        _series.check_patch_size(self.patch_size, "table")
+        if not reset and getattr(self, "series_layout_", None) is not None:
+            raise ValueError(
+                f"X is a table (shape {np.shape(X)}), but this "
+                f"{type(self).__name__} was fitted on series; allowed: a 3-D "
+                f"array (n_cases, n_channels, n_timepoints) or a list of 2-D "
+                f"arrays (n_channels, n_timepoints_i) of "
+                f"{self.series_layout_.n_channels} channels."
+            )
+        if not predicting:
+            X, y = validate_data(
+                self, X, y, reset=reset, dtype=np.float64, **self._y_checks
+            )
+        else:
+            X = validate_data(self, X, reset=reset, dtype=np.float64)
+        # Any layout (reversed, strided, Fortran): torch reads C-contiguous rows.
+        X = np.ascontiguousarray(X)
+        # Checked in float64, before the cast: a value beyond float32's range
+        # would become inf in the model and its outputs NaN.
+        if X.size and np.abs(X).max() > FLOAT32_MAX:
+            raise ValueError(
+                f"X has a value of magnitude {np.abs(X).max():.3g}, beyond the "
+                f"float32 range of the model (<= {FLOAT32_MAX:.3g}); scale X "
+                f"first, e.g. with sklearn.preprocessing.StandardScaler."
+            )
+        if reset:
+            self.series_layout_ = None
+        return X if predicting else (X, y)
+
+    def _validate_series(self, X, *, reset):
+        """Series ``X`` as rows of tokens: a fresh fit sets the layout
+        (``series_layout_``, ``n_features_in_`` = channels); later calls
+        must fit it."""
+        fitted = getattr(self, "series_layout_", None)
+        if not reset and fitted is None:
+            raise ValueError(
+                f"X holds series (a 3-D array or a list of 2-D arrays), but this "
+                f"{type(self).__name__} was fitted on a table; allowed: a 2-D "
+                f"array of {self.n_features_in_} features."
+            )
+        _series.check_patch_size(self.patch_size, "series")
+        if isinstance(X, _series.SeriesRows):
+            # Rows this estimator's checks made (the folds of a search).
+            if not reset and X.layout != fitted:
+                raise ValueError(
+                    f"X was laid out as {X.layout}, the model as {fitted}."
+                )
+            rows = X
+        else:
+            series = _series.check_series(X)
+            if reset:
+                layout = _series.layout_of(series, self.patch_size)
+            else:
+                layout = fitted
+                _series.check_fits(series, layout)
+            rows = _series.to_rows(series, layout)
+        if reset:
+            if self.token_dim is not None:
+                raise ValueError(
+                    f"token_dim={self.token_dim!r} reads a 2-D table as a "
+                    f"sequence; X holds series, whose tokens are patch_size "
+                    f"time points of every channel. Allowed with series: "
+                    f"token_dim=None."
+                )
+        uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
+        if uneven and self.attention != "softmax":
+            raise ValueError(
+                f"attention={self.attention!r} mixes a fixed number of tokens "
+                f"({rows.layout.n_tokens}); X holds series shorter than that (in "
+                f"tokens of patch_size {rows.layout.patch_size}). Allowed with "
+                f"them: attention='softmax'."
+            )
+        if reset:
+            self.series_layout_ = rows.layout
+            self.n_features_in_ = rows.layout.n_channels
+            self.__dict__.pop("feature_names_in_", None)
+        largest = np.nanmax(np.abs(rows)) if rows.size else 0.0
+        if largest > FLOAT32_MAX:
+            raise ValueError(
+                f"X has a value of magnitude {largest:.3g}, beyond the float32 "
+                f"range of the model (<= {FLOAT32_MAX:.3g}); scale X first."
+            )
+        return rows
+
+    def _check_token_dim(self, n_features):
+        if getattr(self, "series_layout_", None) is not None:
+            return  # series: the layout sets the tokens
+        if self.token_dim is not None and n_features % self.token_dim:
+            raise ValueError(
+                f"token_dim={self.token_dim} does not divide the number of "
+                f"features of X ({n_features}); allowed: None (copied tokens) or "
+                f"a divisor of {n_features}."
+            )
