@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from skgate import paired
-from skgate.benchmark import DECISION_PROBABILITY
+from skgate.compare import DECISION_PROBABILITY
 
 GATES = ("multiplicative", "silu", "none")
 BASELINES = ("MiniRocket", "1-NN DTW", "HGB")

@@ -450,7 +450,7 @@ def _tuned(**params):
 def tuned():
     """The tuned run, with every batch of gates fit_together trained and
     every baseline fit recorded."""
-    import skgate.benchmark
+    import skgate.benchmark.runs
 
     batches = []
 
@@ -458,10 +458,10 @@ def tuned():
         batches.append(([m.lr for m in models], [len(y) for _, y in items]))
         return fit_together(models, items)
 
-    fit_together = skgate.benchmark.fit_together
+    fit_together = skgate.benchmark.runs.fit_together
     _Recording.fits = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(skgate.benchmark, "fit_together", spy)
+        patch.setattr(skgate.benchmark.runs, "fit_together", spy)
         result = _tuned()
     return result, batches, list(_Recording.fits)
 
@@ -547,9 +547,10 @@ class TestTuned:
 def test_tuned_gates_train_the_pinned_epochs():
     """Without max_epochs the tuned gates train TUNED_MAX_EPOCHS, whatever
     the estimator's default; a grid may not set them."""
-    from skgate.benchmark import TUNED_MAX_EPOCHS, _design
+    from skgate.benchmark import TUNED_MAX_EPOCHS
+    from skgate.benchmark.design import make_design
 
-    design = _design(("multiplicative", "none"), None, [], 3, None, None, None,
+    design = make_design(("multiplicative", "none"), None, [], 3, None, None, None,
                      None, 0, {}, "grid", {"multiplicative": {"lr": [1e-3]},
                      "none": {"lr": [1e-3]}})  # fmt: skip
     assert {e.max_epochs for _, e in design.estimators} == {TUNED_MAX_EPOCHS}
