@@ -55,6 +55,13 @@ class _GatedAttentionCV(_CarriesGate, BaseEstimator):
     _estimator_class = None
     _score_name = None
 
+    def _estimator(self, alpha):
+        """The estimator every model of the search is (``_estimator_class``):
+        this search's values of its parameters, with gate strength ``alpha``."""
+        names = self._estimator_class._get_param_names()
+        params = {name: getattr(self, name) for name in names if name != "alpha"}
+        return self._estimator_class(**params, alpha=alpha)
+
     def _check_alphas(self):
         if any(
             isinstance(a, str | bytes)
@@ -525,38 +532,6 @@ class GatedAttentionClassifierCV(ClassifierMixin, _GatedAttentionCV):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _estimator(self, alpha):
-        """The GatedAttentionClassifier every model of the search is: this search's
-        parameters, with gate strength ``alpha``."""
-        return GatedAttentionClassifier(
-            gate=self.gate,
-            alpha=alpha,
-            depth=self.depth,
-            d_model=self.d_model,
-            n_tokens=self.n_tokens,
-            token_dim=self.token_dim,
-            patch_size=self.patch_size,
-            head=self.head,
-            n_heads=self.n_heads,
-            residual=self.residual,
-            norm=self.norm,
-            attention=self.attention,
-            max_epochs=self.max_epochs,
-            lr=self.lr,
-            batch_size=self.batch_size,
-            weight_decay=self.weight_decay,
-            class_weight=self.class_weight,
-            early_stopping=self.early_stopping,
-            validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
-            warm_start=self.warm_start,
-            callbacks=self.callbacks,
-            device=self.device,
-            random_state=self.random_state,
-            verbose=self.verbose,
-        )
-
     def _check_fold_targets(self, k, y_fold, y):
         classes, present = np.unique(y), np.unique(y_fold)
         if not np.array_equal(present, classes):
@@ -682,37 +657,6 @@ class GatedAttentionRegressorCV(RegressorMixin, _GatedAttentionCV):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
-
-    def _estimator(self, alpha):
-        """The GatedAttentionRegressor every model of the search is: this search's
-        parameters, with gate strength ``alpha``."""
-        return GatedAttentionRegressor(
-            gate=self.gate,
-            alpha=alpha,
-            depth=self.depth,
-            d_model=self.d_model,
-            n_tokens=self.n_tokens,
-            token_dim=self.token_dim,
-            patch_size=self.patch_size,
-            head=self.head,
-            n_heads=self.n_heads,
-            residual=self.residual,
-            norm=self.norm,
-            attention=self.attention,
-            max_epochs=self.max_epochs,
-            lr=self.lr,
-            batch_size=self.batch_size,
-            weight_decay=self.weight_decay,
-            early_stopping=self.early_stopping,
-            validation_fraction=self.validation_fraction,
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
-            warm_start=self.warm_start,
-            callbacks=self.callbacks,
-            device=self.device,
-            random_state=self.random_state,
-            verbose=self.verbose,
-        )
 
     @property
     def n_outputs_(self):

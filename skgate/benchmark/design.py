@@ -13,14 +13,7 @@ from sklearn.model_selection import ParameterGrid
 from .. import compare
 from ..estimators import GatedAttentionClassifier
 from ..nn import GATES
-from .defaults import (
-    DEFAULT_INNER_CV,
-    DEFAULT_REPEATS,
-    TUNED_MAX_EPOCHS,
-    TUNINGS,
-    default_baselines,
-    default_param_grid,
-)
+from . import defaults
 
 
 def good_name(name):
@@ -70,7 +63,7 @@ def check_datasets(datasets):
 
 def _check_baselines(baselines, arms):
     if baselines is None:
-        baselines = default_baselines()
+        baselines = defaults.default_baselines()
     elif not isinstance(baselines, Mapping):
         if isinstance(baselines, str) or not hasattr(baselines, "__iter__"):
             raise TypeError(
@@ -202,7 +195,7 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
     """None (every model at its defaults), or the search every model gets:
     its grid (param_grids', else :func:`default_param_grid`), checked, and
     every model with as many configurations."""
-    if not (tuning is None or (isinstance(tuning, str) and tuning in TUNINGS)):
+    if not (tuning is None or (isinstance(tuning, str) and tuning in defaults.TUNINGS)):
         raise ValueError(
             f"tuning must be None (every model at its defaults) or 'grid' (each "
             f"model at the best of a grid search on every training part); got "
@@ -242,7 +235,7 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
             grids[name] = param_grids[name]
         else:
             try:
-                grids[name] = default_param_grid(model)
+                grids[name] = defaults.default_param_grid(model)
             except TypeError as exc:
                 raise ValueError(
                     f"param_grids has no grid for {name!r}, and {exc}"
@@ -260,18 +253,18 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
 
 def make_design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
             preprocessor, random_state, estimator_params, tuning=None,
-            param_grids=None, inner_cv=DEFAULT_INNER_CV):  # fmt: skip
+            param_grids=None, inner_cv=defaults.DEFAULT_INNER_CV):  # fmt: skip
     gates = compare.design.check_gates(gates)
     alphas = compare.design.check_alphas(alphas, gates)
     arms = compare.design.make_arms(gates, alphas)
-    budget = {} if tuning is None else {"max_epochs": TUNED_MAX_EPOCHS}
+    budget = {} if tuning is None else {"max_epochs": defaults.TUNED_MAX_EPOCHS}
     estimators = compare.design.make_estimators(
         "classification",
         arms,
         {"random_state": random_state, **budget, **estimator_params},
     )
     if isinstance(cv, Integral) and not isinstance(cv, bool) and n_repeats is None:
-        n_repeats = DEFAULT_REPEATS
+        n_repeats = defaults.DEFAULT_REPEATS
     if not isinstance(cv, Integral | str | float) and not hasattr(cv, "split"):
         cv = list(cv)  # an iterable of splits serves every dataset, once read
     if "alpha" in estimator_params:

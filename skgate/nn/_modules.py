@@ -346,6 +346,8 @@ class GatedAttentionNet(nn.Module):
         and :func:`register_gate`).
     alpha : float, default=1.0
         Gate strength, used by gates with ``strength`` (the multiplicative gate).
+    gate_gain : float, default=2.0 (:data:`GATE_GAIN`)
+        The gate projection's initialisation gain (see :class:`GatedAttentionBlock`).
     depth : int, default=1
         Number of stacked blocks.
     d_model : int, default=64
@@ -364,8 +366,6 @@ class GatedAttentionNet(nn.Module):
         "mlp-relu": the same with a ReLU (piecewise linear: the logits' curvature
         is the representation's, bent only at the kinks);
         "linear": one Linear(d_model, n_outputs).
-    gate_gain : float, default=2.0 (:data:`GATE_GAIN`)
-        The gate projection's initialisation gain (see :class:`GatedAttentionBlock`).
     n_heads : int, default=1
         Attention heads of every block (``d_model`` divisible by it).
     residual : bool, default=False
@@ -399,12 +399,12 @@ class GatedAttentionNet(nn.Module):
         *,
         gate="multiplicative",
         alpha=1.0,
+        gate_gain=GATE_GAIN,
         depth=1,
         d_model=64,
         n_tokens=8,
         token_dim=None,
         head="mlp",
-        gate_gain=GATE_GAIN,
         n_heads=1,
         residual=False,
         norm=None,

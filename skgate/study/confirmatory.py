@@ -55,16 +55,12 @@ def comparison(claim, quantity, measure, sweep, task, better, worse):
     ('superiority', 'gated > SiLU')
     """
     return make_test(
-        claim,
-        quantity,
-        measure,
-        sweep,
-        task,
+        claim, quantity, measure, sweep, task,
         kind="superiority",
         better=better,
         worse=worse,
         comparison=f"{ARM_LABELS[better]} > {ARM_LABELS[worse]}",
-    )
+    )  # fmt: skip
 
 
 def trend(claim, quantity, measure, sweep, task, axis):
@@ -76,15 +72,11 @@ def trend(claim, quantity, measure, sweep, task, axis):
     'rises with depth'
     """
     return make_test(
-        claim,
-        quantity,
-        measure,
-        sweep,
-        task,
+        claim, quantity, measure, sweep, task,
         kind="trend",
         axis=axis,
         comparison=f"rises with {axis}",
-    )
+    )  # fmt: skip
 
 
 def fits_of(frame, test, condition):
