@@ -1,11 +1,12 @@
 """``python -m skgate``'s command line, read without importing torch.
 
-The commands (``reproduce``, ``pilot``, ``report``, ``compare``, ``demo``)
-and their arguments are read and checked here, without importing torch,
+The library's command (``compare``) and its arguments are read and checked
+here, and the study's (``reproduce``, ``pilot``, ``report``, ``demo``:
+:mod:`skgate.study.commands`) beside it, without importing torch,
 scikit-learn or skorch: ``--help`` and usage errors (bad values, a missing
 CSV file or column, a run folder without ``run.json``) answer at once; a
-valid command then runs in :mod:`skgate.study.cli` (``compare`` in the
-library: :func:`skgate.compare.run_command`).
+valid command then runs in the library (:func:`skgate.compare.run_command`)
+or in :mod:`skgate.study.cli`.
 """
 
 import argparse
@@ -18,11 +19,9 @@ from pathlib import Path
 from . import _options
 
 __all__ = [
-    "FULL_SEEDS",
-    "PARTS",
-    "QUICK_SEEDS",
     "CsvProblem",
     "check_csv_header",
+    "check_jobs",
     "check_writable",
     "header_problem",
     "parse",
@@ -39,66 +38,40 @@ fits ungated, SiLU and gated classifiers on three tasks and prints their
 held-out accuracy.
 """
 
-#: Seeds per sweep of the quick run (``make demo``): a pilot-sized run, the
-#: fewest with which a test can pass the primary family's Holm level (the
-#: smallest sign-flip p, 1 / 2^8 = 0.0039, is below 0.05 / 12).
-QUICK_SEEDS = 8
-#: Seeds of the full run's exploratory study, by default
-#: (:meth:`skgate.study.StudyDesign.full`).
-FULL_SEEDS = 10
-#: What ``reproduce`` runs: every part, or the second confirmatory part alone.
-PARTS = ("all", "sequences")
 
-
-def parse(argv=None):
+def parse(argv=None, *, extra=()):
     """The command line ``argv`` (default: ``sys.argv[1:]``) read and checked.
 
     Returns ``(args, parser)``: the parsed arguments and :func:`parser`'s
     parser. ``--help`` and usage errors exit here (code 0 and 2), the error
-    naming the command and showing its usage.
+    naming the command and showing its usage. ``extra``: modules of more
+    commands, as :func:`parser` takes them, each with ``CHECKS`` (a check
+    of each of its commands' values, by name).
 
     Examples
     --------
-    >>> args, _ = parse(["demo", "--n-samples", "200"])
+    >>> from skgate.study import commands as study_commands
+    >>> args, _ = parse(["demo", "--n-samples", "200"], extra=[study_commands])
     >>> args.command, args.n_samples
     ('demo', 200)
     """
-    commands = parser()
+    commands = parser(extra=extra)
     args, unknown = commands.parse_known_args(argv)
     # Errors name the command and show its usage, not the program's.
     command = commands.commands.choices[args.command]
     if unknown:
         command.error(f"unrecognized arguments: {' '.join(unknown)}")
-    _CHECKS[args.command](args, command)
+    checks = {**_CHECKS}
+    for more in extra:
+        checks.update(more.CHECKS)
+    checks[args.command](args, command)
     return args, commands
 
 
-def _check_jobs(args, fail):
+def check_jobs(args, fail):
+    """``--n-jobs``: >= 1, or -1 (all cores); else ``fail(message)``."""
     if args.n_jobs == 0 or args.n_jobs < -1:
         fail(f"--n-jobs must be >= 1 or -1 (all cores); got {args.n_jobs}.")
-
-
-def _check_reproduce(args, commands):
-    fail = commands.error
-    if not args.out.strip():
-        fail("--out must name a folder; got an empty string.")
-    _check_jobs(args, fail)
-    if args.seeds is not None and args.seeds < 2:
-        fail(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
-    if args.seeds is not None and args.part == "sequences" and not args.quick:
-        fail(
-            "--seeds with --part sequences needs --quick: the confirmatory run "
-            "takes the seeds docs/protocol-2.md fixed."
-        )
-    if args.toy and args.part != "all":
-        fail(
-            f"--toy runs with --part all only (the toy datasets join a whole "
-            f"run); got --part {args.part}."
-        )
-
-
-def _check_pilot(args, commands):
-    _check_jobs(args, commands.error)
 
 
 def _epochs(text):
@@ -111,28 +84,6 @@ def _epochs(text):
         raise argparse.ArgumentTypeError(
             f"must be an int or 'auto'; got {text!r}"
         ) from None
-
-
-def _check_demo(args, commands):
-    if args.n_samples < 10:
-        commands.error(f"--n-samples must be >= 10; got {args.n_samples}.")
-    if args.max_epochs is not None and args.max_epochs < 0:
-        commands.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
-    if not 0 <= args.random_state < 2**32:
-        commands.error(
-            f"--random-state must be an int in [0, 2**32 - 1] (a NumPy seed); "
-            f"got {args.random_state}."
-        )
-
-
-def _check_report(args, commands):
-    source = Path(args.source)
-    if not (source / "run.json").is_file():
-        commands.exit(
-            2,
-            f"{commands.prog}: error: --from {str(source)!r} holds no "
-            "run.json (the folder of a run of python -m skgate reproduce).\n",
-        )
 
 
 def _check_compare(args, commands):
@@ -270,7 +221,7 @@ def _check_compare_args(args, fail):
             fail(f"{name} must be >= {least}; got {value}.")
     if not (args.margin > 0 and math.isfinite(args.margin)):
         fail(f"--margin must be a finite number > 0; got {args.margin}.")
-    _check_jobs(args, fail)
+    check_jobs(args, fail)
     if not 0 <= args.random_state < 2**32:
         fail(
             f"--random-state must be an int in [0, 2**32 - 1]; got {args.random_state}."
@@ -284,24 +235,24 @@ def _check_compare_args(args, fail):
         fail("--out must name a folder; got an empty string.")
 
 
-#: Each command's checks of its arguments' values.
-_CHECKS = {
-    "reproduce": _check_reproduce,
-    "pilot": _check_pilot,
-    "demo": _check_demo,
-    "report": _check_report,
-    "compare": _check_compare,
-}
+#: The library's commands' checks of their arguments' values.
+_CHECKS = {"compare": _check_compare}
 
 
-def parser():
+def parser(*, extra=()):
     """The argument parser of ``python -m skgate`` (its values unchecked:
-    :func:`parse` checks them). Each command's parser is in
-    ``parser().commands.choices``, by name.
+    :func:`parse` checks them): the library's command, ``compare``, and the
+    commands of each module in ``extra`` (its ``add_commands(commands)``
+    adds them; ``python -m skgate`` passes :mod:`skgate.study.commands`,
+    the study's). Each command's parser is in ``parser().commands.choices``,
+    by name.
 
     Examples
     --------
-    >>> commands = parser()
+    >>> sorted(parser().commands.choices)
+    ['compare']
+    >>> from skgate.study import commands as study_commands
+    >>> commands = parser(extra=[study_commands])
     >>> sorted(commands.commands.choices)
     ['compare', 'demo', 'pilot', 'report', 'reproduce']
     >>> commands.parse_args(["compare", "data.csv", "--target", "y"]).target
@@ -311,44 +262,9 @@ def parser():
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
     parser.commands = commands  # each command's parser, by name: .choices
-    _add_reproduce(commands)
-    pilot = commands.add_parser(
-        "pilot", help="the pilot the protocol's seeds were planned from"
-    )
-    pilot.add_argument(
-        "--protocol",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="1: copied tokens (docs/protocol.md); 2: softmax attention over "
-        "sequences (docs/protocol-2.md)",
-    )
-    pilot.add_argument(
-        "--out",
-        default=None,
-        help="output folder (default: benchmarks/pilot, or benchmarks/pilot-2 "
-        "for --protocol 2); a second pilot run into the same folder resumes "
-        "at the sweep the first one was in",
-    )
-    pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
-    again = commands.add_parser(
-        "report", help="render REPORT.md again from a run's CSVs (no training)"
-    )
-    again.add_argument("--from", dest="source", required=True, help="the run's folder")
-    again.add_argument("--out", default=None, help="output folder (default: --from)")
-    again.add_argument(
-        "--user-guide",
-        default=None,
-        help="a Markdown file whose findings block is rewritten",
-    )
+    for more in extra:
+        more.add_commands(commands)
     _add_compare(commands)
-    demo_parser = commands.add_parser(
-        "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
-    )
-    demo_parser.add_argument("--n-samples", type=int, default=1000)
-    # None: the study's budget (skgate.study.facts.STUDY_EPOCHS).
-    demo_parser.add_argument("--max-epochs", type=int, default=None)
-    demo_parser.add_argument("--random-state", type=int, default=0)
     return parser
 
 
@@ -360,48 +276,6 @@ def _version():
         return f"skgate {version('skgate')}"
     except PackageNotFoundError:
         return "skgate (not installed: no version recorded)"
-
-
-def _add_reproduce(commands):
-    """The ``reproduce`` command and its arguments."""
-    study = commands.add_parser("reproduce", help="the study of the paper's claims")
-    study.add_argument(
-        "--quick",
-        action="store_true",
-        help="both parts' primary tests on pilot-sized seeds and shortened "
-        "budgets (about 70 s on 2 cores)",
-    )
-    study.add_argument(
-        "--out",
-        default="benchmarks/results",
-        help="output folder (default: benchmarks/results)",
-    )
-    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
-    study.add_argument(
-        "--seeds",
-        type=int,
-        default=None,
-        help=f"seeds: of the quick run's primary sweeps (default {QUICK_SEEDS}), or "
-        f"of the full run's exploratory study (default "
-        f"{FULL_SEEDS}; its primary sweeps take the protocol's)",
-    )
-    study.add_argument(
-        "--scheduler",
-        default=None,
-        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
-    )
-    study.add_argument(
-        "--part",
-        choices=PARTS,
-        default="all",
-        help="all: every part; sequences: the second confirmatory part alone "
-        "(docs/protocol-2.md), into --out beside any run already there",
-    )
-    study.add_argument(
-        "--toy",
-        action="store_true",
-        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
-    )
 
 
 def _add_compare(commands):

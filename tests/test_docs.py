@@ -31,6 +31,7 @@ PUBLIC_MODULES = (
     "skgate.parallel",
     "skgate.search",
     "skgate.study",
+    "skgate.study.commands",
 )
 
 

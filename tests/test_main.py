@@ -173,10 +173,11 @@ def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
 def test_the_command_lines_defaults_are_the_librarys():
     from skgate import GatedAttentionClassifier, _options, command
     from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS
+    from skgate.study import commands
     from skgate.study.design import StudyDesign
 
     assert _options.MAX_EPOCHS == GatedAttentionClassifier().max_epochs
-    assert len(StudyDesign.full().seeds) == command.FULL_SEEDS
+    assert len(StudyDesign.full().seeds) == commands.FULL_SEEDS
     compare = command.parser().parse_args(["compare", "data.csv", "--target", "y"])
     assert (compare.cv, compare.repeats) == (DEFAULT_CV, DEFAULT_REPEATS)
     assert (compare.margin, compare.test) == (SCORE_MARGIN, TESTS[0])

@@ -31,17 +31,56 @@ uses the library's public API alone (its batched training too:
   ``render_beyond``, ``render_summary``; TOY.md: ``render_toy``),
   :mod:`~skgate.study.plots` and :mod:`~skgate.study.plots_confirmatory`,
   :mod:`~skgate.study.runfiles`;
-- :mod:`~skgate.study.cli`: ``python -m skgate``'s commands.
+- :mod:`~skgate.study.commands` and :mod:`~skgate.study.cli`:
+  ``python -m skgate``'s study commands, their arguments (read without
+  torch) and their work.
 """
 
-from .cli import main
-from .demo import demo
-from .design import StudyDesign
-from .evaluation import evaluate_claims, verdicts
-from .parts.toy_datasets import run_toy
-from .pipeline import reproduce
-from .sweeps import grid, make_task, run_setting, run_sweep
-from .toy import run_toy_benchmark, toy_datasets
+import importlib
+from typing import TYPE_CHECKING
+
+#: Where each public name lives: imported on first use, so that the
+#: command line can read the study's commands (:mod:`.commands`) without
+#: importing torch.
+_HOMES = {
+    "StudyDesign": "design",
+    "demo": "demo",
+    "evaluate_claims": "evaluation",
+    "grid": "sweeps",
+    "main": "cli",
+    "make_task": "sweeps",
+    "reproduce": "pipeline",
+    "run_setting": "sweeps",
+    "run_sweep": "sweeps",
+    "run_toy": "parts.toy_datasets",
+    "run_toy_benchmark": "toy",
+    "toy_datasets": "toy",
+    "verdicts": "evaluation",
+}
+
+if TYPE_CHECKING:  # what editors and static analysis read
+    from .cli import main
+    from .demo import demo
+    from .design import StudyDesign
+    from .evaluation import evaluate_claims, verdicts
+    from .parts.toy_datasets import run_toy
+    from .pipeline import reproduce
+    from .sweeps import grid, make_task, run_setting, run_sweep
+    from .toy import run_toy_benchmark, toy_datasets
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'skgate.study' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__():
+    return sorted(__all__)
+
 
 __all__ = [
     "StudyDesign",

@@ -11,7 +11,7 @@ from pathlib import Path
 from .. import command as command_line
 from .. import compare
 from ..parallel import on_cluster
-from . import realdata, report, sequences_pilot
+from . import commands, realdata, report, sequences_pilot
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
 from .facts import STUDY_EPOCHS
@@ -162,7 +162,7 @@ def _demo_command(args, parser):
 
 def main(argv=None):
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
-    args, parser = command_line.parse(argv)
+    args, parser = command_line.parse(argv, extra=[commands])
     return run(args, parser)
 
 

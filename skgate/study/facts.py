@@ -7,9 +7,9 @@ alone decides (its model, its training budget, its files) stays in the
 part's module.
 """
 
-from ..command import FULL_SEEDS, QUICK_SEEDS
 from ..estimators import GatedAttentionClassifier
 from ..paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
+from .commands import FULL_SEEDS, QUICK_SEEDS
 
 __all__ = [
     "ACCURACY_MARGIN",

@@ -1,0 +1,174 @@
+"""The study's commands on ``python -m skgate``'s command line (``reproduce``,
+``pilot``, ``report``, ``demo``): their arguments, defaults and checks,
+read without importing torch, scikit-learn or skorch, so that ``--help``
+and usage errors answer at once.
+
+:func:`add_commands` adds them to the library's parser
+(:func:`skgate.command.parser` ``(extra=[this module])``, as
+``python -m skgate`` does); :data:`CHECKS` checks each one's values; the
+commands then run in :mod:`skgate.study.cli`.
+"""
+
+from pathlib import Path
+
+from ..command import check_jobs
+
+__all__ = ["CHECKS", "FULL_SEEDS", "PART_CHOICES", "QUICK_SEEDS", "add_commands"]
+
+#: Seeds per sweep of the quick run (``make demo``): a pilot-sized run, the
+#: fewest with which a test can pass the primary family's Holm level (the
+#: smallest sign-flip p, 1 / 2^8 = 0.0039, is below 0.05 / 12).
+QUICK_SEEDS = 8
+#: Seeds of the full run's exploratory study, by default
+#: (:meth:`skgate.study.StudyDesign.full`).
+FULL_SEEDS = 10
+#: What ``reproduce`` runs: every part, or the second confirmatory part alone.
+PART_CHOICES = ("all", "sequences")
+
+
+def add_commands(commands):
+    """Add the study's commands to ``commands`` (an argparse subparsers
+    object): ``reproduce``, ``pilot``, ``report`` and ``demo``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skgate.study import commands
+    >>> parser = argparse.ArgumentParser()
+    >>> commands.add_commands(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["reproduce", "--quick"]).seeds is None
+    True
+    """
+    _add_reproduce(commands)
+    pilot = commands.add_parser(
+        "pilot", help="the pilot the protocol's seeds were planned from"
+    )
+    pilot.add_argument(
+        "--protocol",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="1: copied tokens (docs/protocol.md); 2: softmax attention over "
+        "sequences (docs/protocol-2.md)",
+    )
+    pilot.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default: benchmarks/pilot, or benchmarks/pilot-2 "
+        "for --protocol 2); a second pilot run into the same folder resumes "
+        "at the sweep the first one was in",
+    )
+    pilot.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    again = commands.add_parser(
+        "report", help="render REPORT.md again from a run's CSVs (no training)"
+    )
+    again.add_argument("--from", dest="source", required=True, help="the run's folder")
+    again.add_argument("--out", default=None, help="output folder (default: --from)")
+    again.add_argument(
+        "--user-guide",
+        default=None,
+        help="a Markdown file whose findings block is rewritten",
+    )
+    demo_parser = commands.add_parser(
+        "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
+    )
+    demo_parser.add_argument("--n-samples", type=int, default=1000)
+    # None: the study's budget (skgate.study.facts.STUDY_EPOCHS).
+    demo_parser.add_argument("--max-epochs", type=int, default=None)
+    demo_parser.add_argument("--random-state", type=int, default=0)
+
+
+def _add_reproduce(commands):
+    """The ``reproduce`` command and its arguments."""
+    study = commands.add_parser("reproduce", help="the study of the paper's claims")
+    study.add_argument(
+        "--quick",
+        action="store_true",
+        help="both parts' primary tests on pilot-sized seeds and shortened "
+        "budgets (about 70 s on 2 cores)",
+    )
+    study.add_argument(
+        "--out",
+        default="benchmarks/results",
+        help="output folder (default: benchmarks/results)",
+    )
+    study.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    study.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help=f"seeds: of the quick run's primary sweeps (default {QUICK_SEEDS}), or "
+        f"of the full run's exploratory study (default "
+        f"{FULL_SEEDS}; its primary sweeps take the protocol's)",
+    )
+    study.add_argument(
+        "--scheduler",
+        default=None,
+        help="a Dask scheduler's address (e.g. tcp://host:8786): the fits run there",
+    )
+    study.add_argument(
+        "--part",
+        choices=PART_CHOICES,
+        default="all",
+        help="all: every part; sequences: the second confirmatory part alone "
+        "(docs/protocol-2.md), into --out beside any run already there",
+    )
+    study.add_argument(
+        "--toy",
+        action="store_true",
+        help="also benchmark on scikit-learn's toy datasets (TOY.md)",
+    )
+
+
+def check_reproduce(args, commands):
+    fail = commands.error
+    if not args.out.strip():
+        fail("--out must name a folder; got an empty string.")
+    check_jobs(args, fail)
+    if args.seeds is not None and args.seeds < 2:
+        fail(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    if args.seeds is not None and args.part == "sequences" and not args.quick:
+        fail(
+            "--seeds with --part sequences needs --quick: the confirmatory run "
+            "takes the seeds docs/protocol-2.md fixed."
+        )
+    if args.toy and args.part != "all":
+        fail(
+            f"--toy runs with --part all only (the toy datasets join a whole "
+            f"run); got --part {args.part}."
+        )
+
+
+def check_pilot(args, commands):
+    check_jobs(args, commands.error)
+
+
+def check_demo(args, commands):
+    if args.n_samples < 10:
+        commands.error(f"--n-samples must be >= 10; got {args.n_samples}.")
+    if args.max_epochs is not None and args.max_epochs < 0:
+        commands.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
+    if not 0 <= args.random_state < 2**32:
+        commands.error(
+            f"--random-state must be an int in [0, 2**32 - 1] (a NumPy seed); "
+            f"got {args.random_state}."
+        )
+
+
+def check_report(args, commands):
+    source = Path(args.source)
+    if not (source / "run.json").is_file():
+        commands.exit(
+            2,
+            f"{commands.prog}: error: --from {str(source)!r} holds no "
+            "run.json (the folder of a run of python -m skgate reproduce).\n",
+        )
+
+
+#: Each of the study's commands' checks of its arguments' values.
+CHECKS = {
+    "reproduce": check_reproduce,
+    "pilot": check_pilot,
+    "demo": check_demo,
+    "report": check_report,
+}
