@@ -28,7 +28,7 @@ from sklearn.neural_network import MLPClassifier
 from skgate import GatedAttentionClassifier, make_curved_task
 from skgate.geometry import curvature
 from skgate.nn import GatedAttentionNet, RepresentationMap
-from skgate.study.sweeps import BATCH_SIZE
+from skgate.parallel import MODELS_PER_JOB
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -652,7 +652,7 @@ def bench_command_line(repeats):
 def bench_engine_choices(repeats):
     """The measurements behind the training engine's constants: a small
     fit on one torch thread or two (ONE_THREAD_WORK); 20 and 40 fold models,
-    and 40 sequence models, as one network or in parts (MAX_MODELS); the
+    and 40 sequence models, as one network or in parts (MAX_MODELS_PER_NETWORK); the
     classifier's validation score against scikit-learn's accuracy_score;
     the refit inside the fold batch against after it; the state copy of
     partial_fit against copy.deepcopy."""
@@ -707,10 +707,10 @@ def bench_engine_choices(repeats):
         results[f"{n} models"] = interleaved(
             {
                 "one network": lambda n_alphas=n_alphas, n=n: with_constant(
-                    training, "MAX_MODELS", n, batch(n_alphas)
+                    training, "MAX_MODELS_PER_NETWORK", n, batch(n_alphas)
                 ),
                 "two networks": lambda n_alphas=n_alphas, n=n: with_constant(
-                    training, "MAX_MODELS", n // 2, batch(n_alphas)
+                    training, "MAX_MODELS_PER_NETWORK", n // 2, batch(n_alphas)
                 ),
             },
             repeats,
@@ -732,9 +732,11 @@ def bench_engine_choices(repeats):
 
     results["40 sequence models"] = interleaved(
         {
-            "one network": lambda: with_constant(training, "MAX_MODELS", 40, sequences),
+            "one network": lambda: with_constant(
+                training, "MAX_MODELS_PER_NETWORK", 40, sequences
+            ),
             "two networks": lambda: with_constant(
-                training, "MAX_MODELS", 20, sequences
+                training, "MAX_MODELS_PER_NETWORK", 20, sequences
             ),
         },
         repeats,
@@ -1115,7 +1117,7 @@ def main(argv=None):
         f"{search['batched training alone, 4 alphas x 5 folds']:.2f} s "
         f"(one fit alone: {search['one fit']:.2f} s). The study's sweeps train "
         "settings that differ only in seed, alpha and learning rate as one batch "
-        f"(at most {BATCH_SIZE} settings per batch): the {n_study} fits of the "
+        f"(at most {MODELS_PER_JOB} settings per batch): the {n_study} fits of the "
         f"committed design's sweeps of the five claims ({', '.join(STUDY_SWEEPS)}) "
         "take "
         f"{study[False]:.0f} s fitted one by one and {study[True]:.0f} s batched "

@@ -424,7 +424,7 @@ def test_the_device_reaches_the_one_loop(monkeypatch, device):
 
 
 def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch):
-    """Above MAX_MODELS a batch is cut into consecutive parts of about equal
+    """Above MAX_MODELS_PER_NETWORK a batch is cut into consecutive parts of about equal
     size (5 models at most 2 per network: 2, 2 and 1), each model still its
     fit alone."""
     import skgate._engine.fitting as together
@@ -438,7 +438,7 @@ def test_large_batches_train_as_several_networks_each_model_as_alone(monkeypatch
             sizes.append(len(self.sizes))
 
     monkeypatch.setattr(batched, "_Pool", Spy)
-    monkeypatch.setattr(together, "MAX_MODELS", 2)
+    monkeypatch.setattr(together, "MAX_MODELS_PER_NETWORK", 2)
     X, y = make_curved_task(100, random_state=0)
     estimators = [
         GatedAttentionClassifier(alpha=a, **{**PARAMS, "random_state": s})

@@ -15,7 +15,7 @@ import joblib
 import joblib.parallel
 import pytest
 
-from skgate.parallel import BACKEND_NAME, register_dask_resilient_backend
+from skgate.parallel import BACKEND_NAME, equal_parts, register_dask_resilient_backend
 
 
 def _modules_after(code):
@@ -112,3 +112,30 @@ def test_a_missing_dask_gives_a_clear_error(monkeypatch, missing):
     monkeypatch.setitem(sys.modules, missing, None)
     with pytest.raises(ImportError, match=r"pip install 'skgate\[dask\]'"):
         register_dask_resilient_backend()
+
+
+def test_equal_parts_are_numpys_array_split_as_slices():
+    """equal_parts(items, k) is numpy.array_split into ceil(n / k) sections,
+    as slices of ``items`` (lists stay lists): every length 0..100 by every
+    size 1..30; each part at most k, the larger first, nothing lost."""
+    import numpy as np
+
+    for n in range(0, 101):
+        items = [f"setting {i}" for i in range(n)]
+        for size in range(1, 31):
+            parts = equal_parts(items, size)
+            expected = (
+                [list(s) for s in np.array_split(np.array(items), -(-n // size))]
+                if n
+                else []
+            )
+            assert parts == expected, (n, size)
+            assert all(type(part) is list and 1 <= len(part) <= size for part in parts)
+            assert [x for part in parts for x in part] == items
+    assert equal_parts((1, 2, 3), 2) == [(1, 2), (3,)]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "3", None])
+def test_equal_parts_refuses_a_size_that_is_not_a_positive_int(bad):
+    with pytest.raises(ValueError, match=r"max_size must be an int >= 1; got"):
+        equal_parts([1, 2], bad)

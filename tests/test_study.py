@@ -83,31 +83,15 @@ class TestSweeps:
 
     def test_batches_group_by_setting_and_cut_large_groups(self):
         """Settings differing only in seed, alpha or learning rate share a
-        batch; a group above BATCH_SIZE is cut into consecutive parts of
-        about equal size (25 -> 9, 8, 8), in the settings' order."""
+        batch; a group above skgate.parallel.MODELS_PER_JOB is cut into
+        consecutive parts of about equal size (25 -> 9, 8, 8), in the
+        settings' order."""
         settings = grid(gate=["none"], seed=list(range(25))) + grid(
             gate=["silu"], lr=[1e-3, 2e-3], seed=[0, 1]
         )
         parts = sweeps.batches(settings)
         assert [len(p) for p in parts] == [9, 8, 8, 4]
         assert [i for p in parts for i in p] == list(range(29))
-
-    def test_equal_parts_cuts_as_the_training_engine_does(self):
-        """The study's equal_parts (numpy.array_split) gives the parts of the
-        library's private skgate._engine.fitting.equal_parts, which it replaced, so
-        the study's batches, and its rows, are those they were: every length
-        1..100 by every size 1..30, as lists of the same items."""
-        from skgate._engine.fitting import equal_parts as engine_parts
-
-        for n in range(1, 101):
-            items = [f"setting {i}" for i in range(n)]
-            for size in range(1, 31):
-                ours = sweeps.equal_parts(items, size)
-                assert ours == engine_parts(items, size), (n, size)
-                assert all(type(part) is list for part in ours)
-        assert sweeps.equal_parts([], 10) == []
-        with pytest.raises(ValueError, match="max_size must be >= 1; got 0"):
-            sweeps.equal_parts([1], 0)
 
     def test_same_rows_whatever_n_jobs(self):
         settings = grid(

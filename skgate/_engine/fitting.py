@@ -14,6 +14,7 @@ from sklearn.base import is_regressor
 
 from ..nn import _BUILT_IN as _BUILT_IN_GATES
 from ..nn import GATES
+from ..parallel import MAX_MODELS_PER_NETWORK, equal_parts
 from .hooks import (
     NetHooks,
     NetState,
@@ -144,14 +145,6 @@ def _result(estimator, net, plan, curve):
     )
 
 
-#: Models per batched network at most; a larger batch trains as consecutive
-#: parts of about equal size (benchmarks/results/SPEED.md, "The engine's
-#: constants": 20 and 40 fold models as one network and as two). Models of
-#: copied tokens would gain from larger networks, sequence models lose: 40
-#: sequence models train faster as two networks of 20 than as one.
-MAX_MODELS = 20
-
-
 #: Parameters that may differ inside one batch.
 _PER_MODEL = ("alpha", "random_state", "lr")
 
@@ -230,7 +223,7 @@ def fit_together(estimators, data, *, name_items=False):
         # models still stepping are a run of the stacks, read as views rather
         # than copies. (The order changes no model's bits.)
         members = sorted(members, key=_training_rows)
-        for part in equal_parts(members, MAX_MODELS):
+        for part in equal_parts(members, MAX_MODELS_PER_NETWORK):
             results = fit_batch(part)
             for (estimator, _), result in zip(part, results, strict=True):
                 estimator._adopt(result)
@@ -258,15 +251,6 @@ def _naming(where, on):
 def _training_rows(member):
     _, plan = member
     return len(plan.train.X)
-
-
-def equal_parts(items, max_size):
-    """``items`` cut into the fewest consecutive parts of at most
-    ``max_size``, as equal in size as can be (25 by 10: 9, 8, 8)."""
-    n = -(-len(items) // max_size)
-    size, extra = divmod(len(items), n)
-    starts = [i * size + min(i, extra) for i in range(n + 1)]
-    return [items[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
 
 
 def _same_data(first, second):

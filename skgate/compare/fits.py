@@ -16,6 +16,7 @@ from sklearn.utils import _safe_indexing
 from .. import _series
 from .._engine import fit_together
 from ..model_selection import representation_curvature
+from ..parallel import MODELS_PER_JOB
 from .design import curvature_label
 
 
@@ -104,7 +105,8 @@ def split_chunks(splits):
     groups = list(by_repeat.values())
     if len(groups) == 1:
         indices = groups[0]
-        groups = [indices[i : i + 10] for i in range(0, len(indices), 10)]
+        step = MODELS_PER_JOB
+        groups = [indices[i : i + step] for i in range(0, len(indices), step)]
     return groups
 
 

@@ -35,7 +35,6 @@ __all__ = [
     "BASELINE_MAX_ITER",
     "BASELINE_TASKS",
     "BATCH_FREE_KEYS",
-    "BATCH_SIZE",
     "BUDGETS",
     "DEFAULTS",
     "FISHER_TASKS",
@@ -124,12 +123,6 @@ BASELINE_MAX_ITER = 2000
 
 #: Setting keys that may differ inside one batch of a batched sweep.
 BATCH_FREE_KEYS = ("seed", "alpha", "lr")
-#: Settings per batch at most: a larger group is cut into consecutive parts
-#: of about equal size, so that two workers share a sweep's few large groups
-#: evenly (the long-budget C2 sweep has 5 groups of 120 fits) and no network
-#: grows past the size at which a model's training stops getting cheaper
-#: (measured: 53 ms per model at 10 models, 58 at 20, 71 at 40).
-BATCH_SIZE = 10
 
 
 def grid(**axes):

@@ -18,9 +18,9 @@ from numbers import Integral
 import numpy as np
 
 from ..estimators import GatedAttentionRegressor
-from ..parallel import fit_together
-from .design import BATCH_SIZE, RADIUS, SPHERE_GATES, sphere_settings
-from .sweeps import equal_parts, run_groups, torch_threads
+from ..parallel import MODELS_PER_JOB, equal_parts, fit_together
+from .design import RADIUS, SPHERE_GATES, sphere_settings
+from .sweeps import run_groups, torch_threads
 
 __all__ = [
     "RADIUS",
@@ -144,7 +144,7 @@ def run_sphere(settings, *, n_jobs=1, progress=True):
     groups = {}
     for i, s in enumerate(settings):
         groups.setdefault((s["gate"], s["n_samples"], s["max_epochs"]), []).append(i)
-    parts = [p for group in groups.values() for p in equal_parts(group, BATCH_SIZE)]
+    parts = [p for group in groups.values() for p in equal_parts(group, MODELS_PER_JOB)]
     return run_groups(
         settings,
         parts,

@@ -39,13 +39,12 @@ from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from ..geometry import curvature_by_metric
 from ..model_selection import representation_curvature
-from ..parallel import fit_together
+from ..parallel import MODELS_PER_JOB, equal_parts, fit_together
 from . import realdata
 from .design import (
     ARCHITECTURES,
     BASELINE_MAX_ITER,
     BATCH_FREE_KEYS,
-    BATCH_SIZE,
     DEFAULTS,
     MODEL_KEYS,
     SEQUENCE_TOKEN_DIM,
@@ -64,7 +63,6 @@ __all__ = [
     "PyTorchGateInitClassifier",
     "TIMINGS",
     "batches",
-    "equal_parts",
     "gaussian_plane",
     "grid",
     "make_task",
@@ -360,30 +358,12 @@ def run_batch(settings, measure=None):
         return [_row(s, clf, split, fit_seconds, measure) for s, clf, split in prepared]
 
 
-def equal_parts(items, max_size):
-    """``items`` cut into the fewest consecutive parts of at most
-    ``max_size``, as equal in size as can be, the larger first (25 by 10: 9,
-    8, 8): :func:`numpy.array_split` into ceil(len / max_size) sections, as
-    slices of ``items``.
-
-    Examples
-    --------
-    >>> [len(part) for part in equal_parts(list(range(25)), 10)]
-    [9, 8, 8]
-    """
-    if max_size < 1:
-        raise ValueError(f"max_size must be >= 1; got {max_size!r}.")
-    if len(items) == 0:
-        return []
-    n_parts = -(-len(items) // max_size)
-    sections = np.array_split(np.arange(len(items)), n_parts)
-    return [items[section[0] : section[-1] + 1] for section in sections]
-
-
 def batches(settings):
     """Indices of ``settings`` grouped into batches: settings that differ only
     in :data:`BATCH_FREE_KEYS`, in order of first appearance, in consecutive
-    parts of at most :data:`BATCH_SIZE`. The grouping depends on the settings
+    parts of at most :data:`skgate.parallel.MODELS_PER_JOB` (so that two
+    workers share a sweep's few large groups evenly: the long-budget C2 sweep
+    has 5 groups of 120 fits). The grouping depends on the settings
     alone, never on ``n_jobs``, so the rows do not either."""
     groups = {}
     for i, setting in enumerate(settings):
@@ -391,7 +371,7 @@ def batches(settings):
         key = repr(sorted((k, v) for k, v in s.items() if k not in BATCH_FREE_KEYS))
         groups.setdefault(key, []).append(i)
     return [
-        part for group in groups.values() for part in equal_parts(group, BATCH_SIZE)
+        part for group in groups.values() for part in equal_parts(group, MODELS_PER_JOB)
     ]
 
 
