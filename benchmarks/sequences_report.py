@@ -228,19 +228,8 @@ def _pair_test(table, ranks, better, worse, margin, random_state):
         **paired.signed_rank_bayes(d, margin, random_state=random_state),
         "margin": margin,
     }
-    row["outcome"] = decide(row)
+    row["outcome"] = paired.signed_rank_outcome(row, probability=DECISION_PROBABILITY)
     return row
-
-
-def decide(row):
-    """The Bayesian signed-rank test's outcome at DECISION_PROBABILITY."""
-    if row["probability better"] >= DECISION_PROBABILITY:
-        return paired.HOLDS
-    if row["probability worse"] >= DECISION_PROBABILITY:
-        return paired.REVERSED
-    if row["probability equivalent"] >= DECISION_PROBABILITY:
-        return paired.NO_EFFECT
-    return paired.INCONCLUSIVE
 
 
 def _configurations(scores, grid=None):

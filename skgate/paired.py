@@ -51,6 +51,7 @@ __all__ = [
     "sign_flip_summary",
     "sign_flip_test",
     "signed_rank_bayes",
+    "signed_rank_outcome",
     "smallest_p",
 ]
 
@@ -876,3 +877,30 @@ def signed_rank_bayes(
         "probability equivalent": float(shares[1]),
         "probability worse": float(shares[0]),
     }
+
+
+def signed_rank_outcome(result, *, probability):
+    """The outcome of :func:`signed_rank_bayes`'s ``result`` in the words of
+    every other test: :data:`HOLDS` when "probability better" reaches
+    ``probability``, :data:`REVERSED` when "probability worse" does,
+    :data:`NO_EFFECT` when "probability equivalent" does, else
+    :data:`INCONCLUSIVE`.
+
+    Examples
+    --------
+    >>> signed_rank_outcome(
+    ...     {"probability better": 0.97, "probability equivalent": 0.03,
+    ...      "probability worse": 0.0}, probability=0.95)
+    'holds'
+    """
+    probability = _check_number(
+        probability, "probability", "in (0.5, 1] (a decision's posterior probability)",
+        lambda p: 0.5 < p <= 1,
+    )  # fmt: skip
+    if result["probability better"] >= probability:
+        return HOLDS
+    if result["probability worse"] >= probability:
+        return REVERSED
+    if result["probability equivalent"] >= probability:
+        return NO_EFFECT
+    return INCONCLUSIVE

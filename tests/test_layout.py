@@ -501,3 +501,47 @@ def test_the_public_api_check_finds_each_kind(tmp_path):
         "y = row._4\nz = self._cache\n"
     )
     assert len(_reached_privates(module, 2)) == 4
+
+
+def _compare_privates(source):
+    """Private names of skgate.compare that ``source`` (a module of
+    skgate.benchmark) imports or reads (``compare._name``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if module.split(".")[0] in ("compare", "skgate") and "compare" in module:
+                if any(_private(part) for part in module.split(".")):
+                    found.append(f"from {module}")
+                found += [
+                    f"from {module} import {a.name}"
+                    for a in node.names
+                    if _private(a.name)
+                ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "compare"
+            and _private(node.attr)
+        ):
+            found.append(f"compare.{node.attr}")
+    return found
+
+
+def test_the_benchmark_uses_compares_public_names_only():
+    """skgate.benchmark builds on skgate.compare's public surface: no
+    private name or module of it is imported or read."""
+    found = {
+        path.name: _compare_privates(path.read_text())
+        for path in sorted((PACKAGE / "benchmark").glob("*.py"))
+    }
+    assert {name: uses for name, uses in found.items() if uses} == {}
+    source = (
+        "from ..compare.fits import _chunks, split_chunks\nfrom .. import compare\n"
+        "from ..compare._x import y\nz = compare._design(1) + compare.CsvProblem\n"
+    )
+    assert _compare_privates(source) == [
+        "from compare.fits import _chunks",
+        "from compare._x",
+        "compare._design",
+    ]

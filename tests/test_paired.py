@@ -538,3 +538,33 @@ def test_family_outcomes_names_missing_columns_and_unknown_kinds():
         paired.adjust(tests.drop(columns="p equivalence"))
     outcomes = paired.family_outcomes(tests.assign(kind="trend"))["outcome"]
     assert outcomes.tolist() == [paired.HOLDS]
+
+
+@pytest.mark.parametrize(
+    ("better", "equivalent", "worse", "outcome"),
+    [
+        (0.96, 0.04, 0.0, paired.HOLDS),
+        (0.95, 0.05, 0.0, paired.HOLDS),  # reaching the level decides
+        (0.0, 0.03, 0.97, paired.REVERSED),
+        (0.01, 0.98, 0.01, paired.NO_EFFECT),
+        (0.94, 0.06, 0.0, paired.INCONCLUSIVE),
+        (0.5, 0.0, 0.5, paired.INCONCLUSIVE),
+    ],
+)
+def test_signed_rank_outcome_reads_the_three_probabilities(
+    better, equivalent, worse, outcome
+):
+    result = {
+        "probability better": better,
+        "probability equivalent": equivalent,
+        "probability worse": worse,
+    }
+    assert paired.signed_rank_outcome(result, probability=0.95) == outcome
+
+
+@pytest.mark.parametrize("bad", [0.5, 0.0, 1.5, float("nan"), "0.95"])
+def test_signed_rank_outcome_refuses_a_level_outside_half_to_one(bad):
+    result = {"probability better": 1.0, "probability equivalent": 0.0,
+              "probability worse": 0.0}  # fmt: skip
+    with pytest.raises((ValueError, TypeError), match="probability"):
+        paired.signed_rank_outcome(result, probability=bad)

@@ -397,24 +397,13 @@ def _pair_tests(scores, table, average, margin, random_state):
             "n datasets": n_datasets,
         })  # fmt: skip
     tests = pd.DataFrame(rows)
-    tests["outcome"] = tests.apply(_decision, axis=1)
+    tests["outcome"] = tests.apply(
+        paired.signed_rank_outcome, axis=1, probability=DECISION_PROBABILITY
+    )
     return tests
 
 
 _OUTCOMES = (paired.HOLDS, paired.REVERSED, paired.NO_EFFECT, paired.INCONCLUSIVE)
-
-
-def _decision(row):
-    """The Bayesian signed-rank test's verdict at DECISION_PROBABILITY, in
-    the words of every other test (holds, reversed, no effect,
-    inconclusive)."""
-    if row["probability better"] >= DECISION_PROBABILITY:
-        return paired.HOLDS
-    if row["probability worse"] >= DECISION_PROBABILITY:
-        return paired.REVERSED
-    if row["probability equivalent"] >= DECISION_PROBABILITY:
-        return paired.NO_EFFECT
-    return paired.INCONCLUSIVE
 
 
 def _mode_words(settings):
