@@ -11,6 +11,9 @@ torch nor Dask): call :func:`register_dask_resilient_backend` once, then use
 
 from contextlib import contextmanager
 
+from . import _batching
+from ._batching import equal_parts
+
 __all__ = [
     "BACKEND_NAME",
     "MAX_MODELS_PER_NETWORK",
@@ -24,57 +27,21 @@ __all__ = [
 #: The name the backend is registered under.
 BACKEND_NAME = "dask-resilient"
 
+# The batching constants, documented here (their values are _batching's).
 #: Models per batched network at most: :func:`fit_together` trains a larger
 #: group as consecutive parts of about equal size (benchmarks/results/SPEED.md,
 #: "The engine's constants": 20 and 40 fold models as one network and as
 #: two). Models of copied tokens would gain from larger networks, sequence
 #: models lose: 40 sequence models train faster as two networks of 20 than
 #: as one.
-MAX_MODELS_PER_NETWORK = 20
+MAX_MODELS_PER_NETWORK = _batching.MAX_MODELS_PER_NETWORK
 
 #: Models per parallel job, where many fits are spread over workers (a
 #: batch of the study's sweeps, a group of a comparison's splits): small
 #: enough that two workers share a few large groups evenly, large enough
 #: that a model's training is near its cheapest (measured: 53 ms per model
 #: at 10 models, 58 at 20, 71 at 40).
-MODELS_PER_JOB = 10
-
-
-def equal_parts(items, max_size):
-    """``items`` cut into the fewest consecutive parts of at most
-    ``max_size``, as equal in size as can be, the larger first.
-
-    Parameters
-    ----------
-    items : sequence
-        Anything that slices (a list, a tuple, an array).
-    max_size : int
-        The largest part, at least 1.
-
-    Returns
-    -------
-    list
-        Slices of ``items``, in order; empty for no items.
-
-    Raises
-    ------
-    ValueError
-        When ``max_size`` is not an int of at least 1.
-
-    Examples
-    --------
-    >>> from skgate.parallel import equal_parts
-    >>> [len(part) for part in equal_parts(list(range(25)), 10)]
-    [9, 8, 8]
-    """
-    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-        raise ValueError(f"max_size must be an int >= 1; got {max_size!r}.")
-    if len(items) == 0:
-        return []
-    n_parts = -(-len(items) // max_size)
-    size, extra = divmod(len(items), n_parts)
-    starts = [i * size + min(i, extra) for i in range(n_parts + 1)]
-    return [items[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]
+MODELS_PER_JOB = _batching.MODELS_PER_JOB
 
 
 def _resilient_backend_class():

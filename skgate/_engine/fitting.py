@@ -12,9 +12,9 @@ import torch
 from sklearn import get_config
 from sklearn.base import is_regressor
 
+from .._batching import MAX_MODELS_PER_NETWORK, equal_parts
 from ..nn import _BUILT_IN as _BUILT_IN_GATES
 from ..nn import GATES
-from ..parallel import MAX_MODELS_PER_NETWORK, equal_parts
 from .hooks import (
     NetHooks,
     NetState,

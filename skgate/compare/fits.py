@@ -14,9 +14,9 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
 from .. import _series
+from .._batching import MODELS_PER_JOB
 from .._engine import fit_together
 from ..model_selection import representation_curvature
-from ..parallel import MODELS_PER_JOB
 from .design import curvature_label
 
 
