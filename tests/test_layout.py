@@ -4,6 +4,7 @@ These are properties of the source tree, checked so that they stay true.
 """
 
 import ast
+import dataclasses
 import inspect
 import re
 import subprocess
@@ -19,6 +20,7 @@ from skgate import (
     representation_curvature,
 )
 from skgate.nn import GatedAttentionNet
+from skgate.study import facts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(skgate.__file__).parent
@@ -205,8 +207,8 @@ PART_INTERFACE = {"PART", "PROTOCOL", "PLAN", "TABLES"}
 #: Grids of different facts that happen to be equal: each protocol fixed its
 #: own, which equals a grid another part uses.
 COINCIDENCES = {
-    frozenset({"COARSE_ALPHAS", "COPIED_ALPHAS"}),  # the quick sweep's; protocol 1's
-    frozenset({"COPIED_DEPTHS", "SEQUENCE_DEPTHS"}),  # protocol 1's; protocol 2's
+    frozenset({"GRIDS.coarse_alphas", "GRIDS.copied_alphas"}),  # quick; protocol 1's
+    frozenset({"GRIDS.copied_depths", "GRIDS.sequence_depths"}),  # protocol 1's; 2's
 }
 #: The kinds of fact the study shares, by name: gate and arm labels and
 #: colours, claim statements, seeds, conditions (task settings, condition
@@ -287,7 +289,8 @@ def test_every_study_fact_is_defined_once():
 
 def _paired_assignments(path):
     """(name, value node) of every module-level assignment in ``path``, an
-    unpacking ``A, B = 1, 2`` paired element by element."""
+    unpacking ``A, B = 1, 2`` paired element by element, and a record
+    ``R = Record(a=1)`` field by field (as ``R.a``)."""
     for node in ast.parse(path.read_text()).body:
         if not isinstance(node, ast.Assign):
             continue
@@ -295,6 +298,9 @@ def _paired_assignments(path):
             if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
                 for name, value in zip(target.elts, node.value.elts, strict=True):
                     yield name.id, value
+            elif isinstance(target, ast.Name) and isinstance(node.value, ast.Call):
+                for keyword in node.value.keywords:
+                    yield f"{target.id}.{keyword.arg}", keyword.value
             else:
                 yield from ((n.id, node.value) for n in ast.walk(target)
                             if isinstance(n, ast.Name))  # fmt: skip
@@ -328,10 +334,47 @@ def test_no_study_value_is_written_twice():
 
 def test_the_value_check_finds_a_value_written_twice(tmp_path):
     one, two = tmp_path / "one.py", tmp_path / "two.py"
-    one.write_text("GATES = ('a', 'b')\nGRID = (0.5, 1.0)\nBUDGET = 300\n")
-    two.write_text("ORDER = ('a', 'b')\nOTHER = (1.0, 0.5)\nCAP = 300\n")
+    one.write_text(
+        "GATES = ('a', 'b')\nGRID = (0.5, 1.0)\nBUDGET = 300\n"
+        "GRIDS = Grids(alphas=(0.0, 0.5), depths=(1, 2))\n"
+    )
+    two.write_text("ORDER = ('a', 'b')\nOTHER = (1.0, 0.5)\nCAP = 300\nD = (1, 2)\n")
     found = [sorted(n) for n in _written_values([one, two]).values() if len(n) > 1]
-    assert found == [["GATES", "ORDER"]]
+    assert found == [["GATES", "ORDER"], ["D", "GRIDS.depths"]]
+
+
+#: The study's frozen records of facts, each built once, in facts.py.
+RECORDS = {
+    "STUDY_GATES": facts.StudyGates,
+    "EPOCHS": facts.Budgets,
+    "SEQUENCE": facts.SequenceForm,
+    "GRIDS": facts.Grids,
+}
+
+
+def test_the_facts_are_frozen_records_built_once():
+    """Budgets, the sequence form, the grids and the gates' order, labels and
+    colours are frozen records, with read-only mappings, built in facts.py
+    only; every other module reads them."""
+    for name, record in RECORDS.items():
+        value = getattr(facts, name)
+        assert type(value) is record and dataclasses.is_dataclass(value)
+        field = dataclasses.fields(value)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, field, None)
+    with pytest.raises(TypeError):
+        facts.STUDY_GATES.arm_labels["none"] = "flat"
+    built = [
+        f"{path.name}:{node.lineno}"
+        for path in STUDY
+        if path.name != "facts.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and getattr(node.func, "id", getattr(node.func, "attr", None))
+        in {record.__name__ for record in RECORDS.values()}
+    ]
+    assert built == []
 
 
 def test_the_fact_check_finds_a_second_definition(tmp_path):

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from skgate.study.cli import demo, main
-from skgate.study.facts import GATE_LABELS
+from skgate.study.facts import STUDY_GATES
 
 
 def test_demo_table_has_every_task_and_gate():
@@ -14,7 +14,7 @@ def test_demo_table_has_every_task_and_gate():
     assert list(table.index) == ["checkerboard", "linear", "moons"]
     assert list(table.columns) == ["ungated", "SiLU", "gated (alpha=1)"]
     assert list(table.columns) == [
-        GATE_LABELS[g] for g in ("none", "silu", "multiplicative")
+        STUDY_GATES.labels[g] for g in ("none", "silu", "multiplicative")
     ]
     assert ((table >= 0) & (table <= 1)).all().all()
 

@@ -48,7 +48,7 @@ def _fits(n_seeds=12, accuracy_gap=0.0, rng=None):
                         "positive_share": 0.0 if flat else 0.2 + rng.normal(0, 0.02),
                     }
                 )
-            for a in primary.ALPHAS:
+            for a in facts.GRIDS.copied_alphas:
                 alpha.append(
                     {
                         **task,
@@ -59,7 +59,7 @@ def _fits(n_seeds=12, accuracy_gap=0.0, rng=None):
                         "turning": a + rng.normal(0, 0.01),
                     }
                 )
-        for d in primary.DEPTHS:
+        for d in facts.GRIDS.copied_depths:
             depth.append(
                 {
                     **curved,
@@ -179,7 +179,7 @@ class TestMediation:
         rng = np.random.default_rng(1)
         rows = []
         for seed in range(30):
-            for a in primary.ALPHAS:
+            for a in facts.GRIDS.copied_alphas:
                 turning = a + rng.normal(0, 0.5)
                 rows.append(
                     {

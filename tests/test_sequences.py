@@ -14,13 +14,13 @@ from skgate.study import (
     confirmatory,
     facts,
     pipeline,
-    primary,
     report,
     runfiles,
     sequences,
     sequences_pilot,
     sequences_secondary,
 )
+from skgate.study.facts import GRIDS, STUDY_GATES
 from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import run_batch
 
@@ -157,7 +157,7 @@ class TestFamily:
         test has the gated arm on one side and no arm identically flat, C6
         is against SiLU."""
         family = sequences.tests(_CONDITIONS, "trend")
-        assert min(sequences.ALPHAS) > 0
+        assert min(GRIDS.sequence_alphas) > 0
         for test in family:
             if test["kind"] in ("superiority", "equivalence"):
                 assert "multiplicative" in (test["better"], test["worse"]) or (
@@ -253,7 +253,7 @@ class TestCommittedRun:
         for condition in sequences.CONDITIONS:
             assert f"`{condition['shape']}`, noise {condition['noise']:g}" in text
         for (task, gate), lr in sequences.LEARNING_RATES.items():
-            assert f"| {task} | {primary.ARM_LABELS[gate]} | {lr:g} |" in text
+            assert f"| {task} | {STUDY_GATES.arm_labels[gate]} | {lr:g} |" in text
         for sweep, n in sequences.SEEDS.items():
             assert f"**{n} seeds for the {sweep}" in text
         assert f"family of {len(sequences.tests())}" in text

@@ -36,7 +36,7 @@ from skgate.study import (
 )
 from skgate.study import stats as study_stats
 from skgate.study.design import StudyDesign
-from skgate.study.facts import COARSE_ALPHAS, CONDITION_NUMBERS
+from skgate.study.facts import GRIDS
 from skgate.study.parts import exploratory
 from skgate.study.parts import softmax_sequences as sequences_report
 from skgate.study.sweeps import grid, run_setting, run_sweep
@@ -223,10 +223,10 @@ class TestSweeps:
 
     def test_defaults_are_the_classifiers(self):
         from skgate import GatedAttentionClassifier
-        from skgate.study.facts import STUDY_EPOCHS
+        from skgate.study.facts import EPOCHS
 
         # The study's own budget, where the estimators' default is "auto".
-        params = {**GatedAttentionClassifier().get_params(), "max_epochs": STUDY_EPOCHS}
+        params = {**GatedAttentionClassifier().get_params(), "max_epochs": EPOCHS.study}
         for key in sweeps.MODEL_KEYS:
             assert sweeps.DEFAULTS[key] == params[key]
 
@@ -775,7 +775,7 @@ class TestFigures:
         assert figure.axes[0].get_ylabel() == "curvature (acceleration)"
         alpha = pd.read_csv(out / "alpha.csv")
         assert plots.plot_alpha(alpha).axes[0].get_xlabel() == "gate strength alpha"
-        anis = plots.plot_anisotropy(gates, CONDITION_NUMBERS)
+        anis = plots.plot_anisotropy(gates, GRIDS.condition_numbers)
         assert anis.axes[0].get_xscale() == "log"
 
 
@@ -855,7 +855,7 @@ def test_toy_benchmark_rows_and_report(tmp_path):
     assert len(frame) == 2 * 5 * 8
     assert set(frame["task"]) == {"classification", "regression"}
     gated = frame[frame["model"] == toy.GATED]
-    assert gated["alpha"].isin(COARSE_ALPHAS).all()
+    assert gated["alpha"].isin(GRIDS.coarse_alphas).all()
     assert gated["curvature"].notna().all()
     assert frame.loc[frame["model"] != toy.GATED, "alpha"].isna().all()
     text = render_toy.render_toy_report(frame, seconds=1.0)
@@ -1350,7 +1350,7 @@ def _production_rows(gated_gain, sequence_gain):
         for n in (1, 4):
             gain = gated_gain if n == 1 else sequence_gain
             arms = [("silu", np.nan, 1.0), ("none", np.nan, 0.0)]
-            arms += [("multiplicative", a, 2 * a) for a in COARSE_ALPHAS]
+            arms += [("multiplicative", a, 2 * a) for a in GRIDS.coarse_alphas]
             if gated == "sigmoid":
                 arms.append(("sigmoid", np.nan, 2.0))
             for gate, alpha, rank in arms:

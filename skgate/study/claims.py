@@ -22,9 +22,9 @@ from .design import RADIUS
 from .facts import (
     ACCURACY_MARGIN,
     CEILING_MARGIN,
-    CONDITION_NUMBERS,
     CURVATURE_MARGIN,
-    GATE_ORDER,
+    GRIDS,
+    STUDY_GATES,
     TREND_MARGIN,
 )
 from .realdata import bayes_accuracy_estimate
@@ -150,9 +150,9 @@ def verdict_of(tests, condition):
     return verdict(table["status"], _condition_names(table, condition))
 
 
-def gate_ordering(frame, value, condition=GATE_CONDITION, order=GATE_ORDER):
+def gate_ordering(frame, value, condition=GATE_CONDITION, order=STUDY_GATES.order):
     """C1's ordering in ``value``: each gate against the next of ``order``
-    (default :data:`~skgate.study.design.GATE_ORDER`), per ``condition``
+    (default ``STUDY_GATES.order``), per ``condition``
     (default: shape, head, tokens), paired by seed (unadjusted; ``frame``
     with a tokens column when the condition names it)."""
     return pd.concat(
@@ -296,11 +296,11 @@ def claim_anisotropy(gates):
     families = {
         name: prefix
         for name, prefix in METRIC_FAMILIES.items()
-        if f"{prefix}_{CONDITION_NUMBERS[0]:g}" in frame
+        if f"{prefix}_{GRIDS.condition_numbers[0]:g}" in frame
     }
     tables = []
     for family, prefix in families.items():
-        for c in CONDITION_NUMBERS:
+        for c in GRIDS.condition_numbers:
             tests = gate_ordering(frame, f"{prefix}_{c:g}")
             tests.insert(0, "condition_number", c)
             tests.insert(0, "metric", family)
@@ -310,12 +310,12 @@ def claim_anisotropy(gates):
     table = statuses(tests, by)
     euclidean = table[
         (table["metric"] == "diagonal")
-        & (table["condition_number"] == CONDITION_NUMBERS[0])
+        & (table["condition_number"] == GRIDS.condition_numbers[0])
     ]
     held = euclidean.set_index(GATE_CONDITION)["status"] == HOLDS
     per_metric, names = [], []
     for family in families:
-        for c in CONDITION_NUMBERS:
+        for c in GRIDS.condition_numbers:
             here = table[(table["metric"] == family) & (table["condition_number"] == c)]
             here = here.set_index(GATE_CONDITION)["status"]
             kept = here.loc[held[held].index] if held.any() else here
@@ -331,11 +331,11 @@ def claim_anisotropy(gates):
     ratios = pd.concat(
         [
             frame.groupby("gate", sort=False)[
-                [f"{prefix}_{c:g}" for c in CONDITION_NUMBERS]
+                [f"{prefix}_{c:g}" for c in GRIDS.condition_numbers]
             ]
             .mean()
             .div(euclidean_mean, axis=0)
-            .set_axis([f"{c:g}" for c in CONDITION_NUMBERS], axis=1)
+            .set_axis([f"{c:g}" for c in GRIDS.condition_numbers], axis=1)
             .assign(metric=family)
             .reset_index()
             for family, prefix in families.items()

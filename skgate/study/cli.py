@@ -14,7 +14,7 @@ from ..parallel import on_cluster
 from . import commands, realdata, report, sequences_pilot
 from .demo import demo
 from .design import TEST_SIZE, StudyDesign
-from .facts import STUDY_EPOCHS
+from .facts import EPOCHS
 from .part import log
 from .parts.copied_tokens import run_pilot
 from .parts.toy_datasets import run_toy
@@ -150,7 +150,7 @@ def _render_report(args, parser, source, out):
 
 def _demo_command(args, parser):
     table = demo(args.n_samples, args.max_epochs, args.random_state)
-    epochs = STUDY_EPOCHS if args.max_epochs is None else args.max_epochs
+    epochs = EPOCHS.study if args.max_epochs is None else args.max_epochs
     print(
         f"\nHeld-out accuracy ({round(100 * TEST_SIZE)} % test split, "
         f"n_samples={args.n_samples}, max_epochs={epochs}, "

@@ -73,7 +73,7 @@ def add_commands(commands):
         "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
     )
     demo_parser.add_argument("--n-samples", type=int, default=1000)
-    # None: the study's budget (skgate.study.facts.STUDY_EPOCHS).
+    # None: the study's budget (skgate.study.facts.EPOCHS.study).
     demo_parser.add_argument("--max-epochs", type=int, default=None)
     demo_parser.add_argument("--random-state", type=int, default=0)
 

@@ -16,11 +16,11 @@ family's table (:data:`TEST_COLUMNS`), a claim's verdict from its tests
 import numpy as np
 
 from . import stats
-from .facts import ARM_LABELS, POWER
 from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
 from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_SESOI as SESOI
 from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
+from .facts import POWER, STUDY_GATES
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
@@ -54,12 +54,13 @@ def comparison(claim, quantity, measure, sweep, task, better, worse):
     >>> test["kind"], test["comparison"]
     ('superiority', 'gated > SiLU')
     """
+    labels = STUDY_GATES.arm_labels
     return make_test(
         claim, quantity, measure, sweep, task,
         kind="superiority",
         better=better,
         worse=worse,
-        comparison=f"{ARM_LABELS[better]} > {ARM_LABELS[worse]}",
+        comparison=f"{labels[better]} > {labels[worse]}",
     )  # fmt: skip
 
 

@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from ..datasets import make_curved_task, make_linear_task
 from ..estimators import GatedAttentionClassifier
 from .design import TEST_SIZE
-from .facts import GATE_LABELS, GATE_ORDER, STUDY_EPOCHS
+from .facts import EPOCHS, STUDY_GATES
 
 __all__ = ["demo"]
 
@@ -28,7 +28,7 @@ def _demo_tasks(n_samples, random_state):
 def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
     """Held-out accuracy of each gate on each task, as a DataFrame (tasks x gates).
 
-    ``max_epochs=None`` trains for the study's budget (``STUDY_EPOCHS``);
+    ``max_epochs=None`` trains for the study's budget (``EPOCHS.study``);
     each fit prints a progress line to ``log`` (None: silent).
 
     Examples
@@ -37,9 +37,9 @@ def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
     >>> table.shape
     (3, 3)
     """
-    epochs = {"max_epochs": STUDY_EPOCHS if max_epochs is None else max_epochs}
+    epochs = {"max_epochs": EPOCHS.study if max_epochs is None else max_epochs}
     tasks = _demo_tasks(n_samples, random_state)
-    gates = list(reversed(GATE_ORDER))  # weakest first
+    gates = list(reversed(STUDY_GATES.order))  # weakest first
     rows, n_fits = {}, len(tasks) * len(gates)
     for task, (X, y) in tasks.items():
         X_train, X_test, y_train, y_test = train_test_split(
@@ -49,11 +49,11 @@ def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
             start = time.perf_counter()
             clf = GatedAttentionClassifier(gate, **epochs, random_state=random_state)
             accuracy = clf.fit(X_train, y_train).score(X_test, y_test)
-            rows.setdefault(task, {})[GATE_LABELS[gate]] = accuracy
+            rows.setdefault(task, {})[STUDY_GATES.labels[gate]] = accuracy
             if log is not None:
                 print(
                     f"[{sum(map(len, rows.values()))}/{n_fits}] {task:<12} "
-                    f"{GATE_LABELS[gate]:<16} accuracy {accuracy:.3f} "
+                    f"{STUDY_GATES.labels[gate]:<16} accuracy {accuracy:.3f} "
                     f"({time.perf_counter() - start:.1f} s)",
                     file=log,
                     flush=True,

@@ -16,18 +16,14 @@ from ..datasets import CURVED_SHAPES, make_curved_task
 from ..estimators import GatedAttentionClassifier
 from ..nn import GatedAttentionNet
 from .facts import (
-    ALPHAS,
-    COARSE_ALPHAS,
-    CONDITION_NUMBERS,
+    EPOCHS,
     FULL_SEEDS,
-    GATE_ORDER,
+    GRIDS,
     INIT_SEED_FACTOR,
-    LONG_EPOCHS,
-    PAPER_EPOCHS,
-    STUDY_EPOCHS,
+    SEQUENCE,
+    STUDY_GATES,
     THEOREM_SEEDS,
 )
-from .facts import CONTROL_LEARNING_RATES as LEARNING_RATES
 from .realdata import REAL_TASKS
 
 __all__ = [
@@ -38,7 +34,6 @@ __all__ = [
     "BUDGETS",
     "DEFAULTS",
     "FISHER_TASKS",
-    "LEARNING_RATES",
     "MODEL_KEYS",
     "NOISES",
     "PRODUCTION_LENGTHS",
@@ -46,8 +41,6 @@ __all__ = [
     "QUICK_TOY",
     "RADIUS",
     "REGIME_DEPTH",
-    "SEQUENCE_LENGTH",
-    "SEQUENCE_TOKEN_DIM",
     "SPHERE_BUDGETS",
     "SPHERE_GATES",
     "SPHERE_SIZES",
@@ -105,7 +98,7 @@ DEFAULTS = {
         for key in ("n_samples", "noise", "n_observations", "n_classes")
     },
     **{key: _MODEL_DEFAULTS[key] for key in MODEL_KEYS},
-    "max_epochs": STUDY_EPOCHS,
+    "max_epochs": EPOCHS.study,
     "gate_init": "gain 2",
     "architecture": "plain",
     "seed": 0,
@@ -115,8 +108,6 @@ DEFAULTS = {
 
 #: The held-out share of every split, stratified and seeded by the setting's seed.
 TEST_SIZE = 0.3
-#: Width of a token in the sequence form (the tasks' 2-D observations).
-SEQUENCE_TOKEN_DIM = 2
 #: Iteration limit of the iterative baselines (MLP's default, 200, stops short).
 BASELINE_MAX_ITER = 2000
 
@@ -142,7 +133,7 @@ def grid(**axes):
 
 # -- the depth regime map, the sphere cap, the toy benchmark ------------------
 
-#: The map's axes (and :data:`~skgate.study.facts.REGIME_ALPHAS`).
+#: The map's axes (and ``GRIDS.regime_alphas``).
 WEIGHT_SCALES = (0.5, 1.0, math.sqrt(3), 2.5, 4.0)
 #: Blocks of the deepest network; the map fits over depths 1..REGIME_DEPTH.
 REGIME_DEPTH = 8
@@ -152,7 +143,7 @@ REGIME_DEPTH = 8
 RADIUS = 2.0
 #: The arms: gated (the regressor's default alpha), SiLU (a curved arm
 #: without a gate) and the flat control.
-SPHERE_GATES = GATE_ORDER
+SPHERE_GATES = STUDY_GATES.order
 
 
 def sphere_settings(sizes, budgets, seeds, gates=SPHERE_GATES):
@@ -177,11 +168,9 @@ TOY_ROWS = 500
 
 # -- the claims -----------------------------------------------------------------
 
-#: Observations per row in the sequence conditions (each one 2-D token).
-SEQUENCE_LENGTH = 8
 #: The controls' training budgets (epochs): the paper's and a long one, at
 #: which every arm has stopped improving on its validation rows.
-BUDGETS = (PAPER_EPOCHS, LONG_EPOCHS)
+BUDGETS = (EPOCHS.paper, EPOCHS.long)
 #: Noise levels of the noise sweep (every other sweep uses the makers' 0.2).
 NOISES = (0.05, 0.1, 0.2, 0.4)
 #: The production rerun (C1, C2): the paper's toy block beside the gated
@@ -241,7 +230,7 @@ THEOREM_ATTENTIONS = ("softmax", "fixed")
 THEOREM_HEADS = ("mlp", "linear")
 #: The sequence part's gates: C1's three and the per-head sigmoid gate (one
 #: scalar per token and head; with one head, a scalar per token).
-THEOREM_GATES = (*GATE_ORDER, "sigmoid_head")
+THEOREM_GATES = (*STUDY_GATES.order, "sigmoid_head")
 #: Its multi-class tasks, by name: the curved shapes with 3 and 5 classes,
 #: the digits' first two principal directions (5 and 10 digits), wine.
 FISHER_TASKS = {
@@ -296,7 +285,7 @@ class StudyDesign:
     skipped_real_tasks: tuple = ()
     #: The controls: training budgets, learning rates searched, noise levels.
     budgets: tuple = BUDGETS
-    learning_rates: tuple = LEARNING_RATES
+    learning_rates: tuple = GRIDS.control_learning_rates
     noises: tuple = NOISES
     #: C6's sphere-cap fits: training rows and epochs.
     sphere_sizes: tuple = SPHERE_SIZES
@@ -305,7 +294,7 @@ class StudyDesign:
     #: and C2's alphas there (they must hold the classifier's default, the
     #: toy block's gated arm in C1).
     production_lengths: tuple = PRODUCTION_LENGTHS
-    production_alphas: tuple = COARSE_ALPHAS
+    production_alphas: tuple = GRIDS.coarse_alphas
     #: C5 at initialisation runs this many times the seeds (untrained
     #: networks are cheap).
     init_seed_factor: int = INIT_SEED_FACTOR
@@ -335,7 +324,7 @@ class StudyDesign:
             label="full",
             seeds=tuple(range(first_seed, first_seed + n_seeds)),
             shapes=CURVED_SHAPES,
-            alphas=ALPHAS,
+            alphas=GRIDS.alphas,
             depths=tuple(range(1, 9)),
             n_samples=1000,
             # The shape with accuracy headroom (circle and cross sit at their
@@ -354,7 +343,7 @@ class StudyDesign:
             label="quick",
             seeds=tuple(range(n_seeds)),
             shapes=("checkerboard",),
-            alphas=COARSE_ALPHAS,
+            alphas=GRIDS.coarse_alphas,
             depths=(1, 2, 3),
             n_samples=600,
             production_shapes=("checkerboard",),
@@ -443,9 +432,10 @@ class StudyDesign:
         """The settings of every sweep, by name.
 
         - "gates" (C1, C4): curved tasks x gates x head {mlp, linear} x tokens
-          {copied, :data:`SEQUENCE_LENGTH` noisy observations as a sequence},
+          {copied, ``SEQUENCE.n_observations`` noisy observations as a
+          sequence},
           with curvature under the anisotropic metrics of
-          :data:`CONDITION_NUMBERS`.
+          ``GRIDS.condition_numbers``.
         - "alpha" (C2, C3): ``alphas`` on the curved tasks and the linear task.
         - "depth_init", "depth_trained" (C5): ``depths`` at initialisation
           (0 epochs, ``init_seed_factor`` times the seeds) and trained.
@@ -457,17 +447,17 @@ class StudyDesign:
           budget, MLP head, the default learning rate; "matched": SiLU and
           ungated at :func:`matched_width`; "gate_init": gated with PyTorch's
           default gate initialisation; "alpha_budget": C2 and C3 at the
-          longest budget, :data:`COARSE_ALPHAS`, each alpha with its learning
+          longest budget, ``GRIDS.coarse_alphas``, each alpha with its learning
           rate searched as in "budget".
         - "real" and "real_alpha" (C1-C3 on ``real_tasks``): every gate, and
-          :data:`COARSE_ALPHAS`, MLP head, copied tokens.
+          ``GRIDS.coarse_alphas``, MLP head, copied tokens.
         - "production" (C1, C2 in the architecture production models run):
           see :meth:`_production`.
 
         The depth sweeps run each of the plain, residual and pre-LN residual
         stacks (:data:`~skgate.study.sweeps.ARCHITECTURES`).
         """
-        shapes, gates = list(self.shapes), list(GATE_ORDER)
+        shapes, gates = list(self.shapes), list(STUDY_GATES.order)
         heads = ["mlp", "linear"]
         return {
             "gates": self._grid(
@@ -475,8 +465,8 @@ class StudyDesign:
                 shape=shapes,
                 gate=gates,
                 head=heads,
-                n_observations=[1, SEQUENCE_LENGTH],
-                condition_numbers=[CONDITION_NUMBERS],
+                n_observations=[1, SEQUENCE.n_observations],
+                condition_numbers=[GRIDS.condition_numbers],
             ),
             "alpha": self._grid(task=["curved"], shape=shapes, alpha=list(self.alphas))
             + self._grid(task=["linear"], alpha=list(self.alphas)),
@@ -496,7 +486,7 @@ class StudyDesign:
             ),
             **self._controls(shapes, gates, heads),
             "real": self._real(gate=gates),
-            "real_alpha": self._real(alpha=list(COARSE_ALPHAS)),
+            "real_alpha": self._real(alpha=list(GRIDS.coarse_alphas)),
             "production": self._production(),
         }
 
@@ -553,13 +543,13 @@ class StudyDesign:
             "alpha_budget": self._budgeted(
                 task=["curved"],
                 shape=shapes,
-                alpha=list(COARSE_ALPHAS),
+                alpha=list(GRIDS.coarse_alphas),
                 lr=list(self.learning_rates),
                 budgets=self.budgets[-1:],
             )
             + self._budgeted(
                 task=["linear"],
-                alpha=list(COARSE_ALPHAS),
+                alpha=list(GRIDS.coarse_alphas),
                 lr=list(self.learning_rates),
                 budgets=self.budgets[-1:],
             ),

@@ -7,24 +7,29 @@ alone decides (its model, its training budget, its files) stays in the
 part's module.
 """
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
 from ..estimators import GatedAttentionClassifier
 from ..paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from .commands import FULL_SEEDS, QUICK_SEEDS
 
 __all__ = [
+    "StudyGates",
+    "SequenceForm",
+    "STUDY_GATES",
+    "SEQUENCE",
+    "Grids",
+    "GRIDS",
+    "EPOCHS",
+    "Budgets",
     "ACCURACY_MARGIN",
-    "ALPHAS",
-    "ARM_LABELS",
     "CEILING_MARGIN",
     "CLAIMS",
-    "COARSE_ALPHAS",
-    "CONTROL_LEARNING_RATES",
-    "CONDITION_NUMBERS",
-    "COPIED_ALPHAS",
     "COPIED_CANDIDATES",
     "COPIED_CONDITION",
     "COPIED_CONDITION_NUMBER",
-    "COPIED_DEPTHS",
     "COPIED_FIRST_SEED",
     "COPIED_MIN_SEEDS",
     "COPIED_MAX_SEEDS",
@@ -35,9 +40,6 @@ __all__ = [
     "CURVATURE_MARGIN_SHARE",
     "EPOCHS20_SEEDS",
     "FULL_SEEDS",
-    "GATE_COLORS",
-    "GATE_LABELS",
-    "GATE_ORDER",
     "HEADROOM",
     "INIT_SEED_FACTOR",
     "LINEAR",
@@ -46,11 +48,8 @@ __all__ = [
     "QUICK_CURVATURE_POINTS",
     "QUICK_SEEDS",
     "QUICK_SEQUENCE_SEEDS",
-    "REGIME_ALPHAS",
     "SCORE_MARGIN",
-    "SEQUENCE_ALPHAS",
     "SEQUENCE_CONDITIONS",
-    "SEQUENCE_DEPTHS",
     "SEQUENCE_FIRST_SEED",
     "SEQUENCE_LEARNING_RATES",
     "SEQUENCE_MIN_SEEDS",
@@ -58,7 +57,6 @@ __all__ = [
     "SEQUENCE_PILOT_SEEDS",
     "SEQUENCE_SEEDS",
     "SEQUENCE_SHAPES",
-    "THEOREM_ARM_LABELS",
     "THEOREM_SEEDS",
     "TREND_MARGIN",
     "statements",
@@ -66,22 +64,45 @@ __all__ = [
 
 # -- gates ------------------------------------------------------------------------
 
-#: C1's predicted order, most curved first. The gates the study compares, not
-#: the gates the model offers (:data:`skgate.nn.GATES`), though today they agree.
-GATE_ORDER = ("multiplicative", "silu", "none")
-#: How the exploratory tables and figures name the gates (gated: at the
-#: classifier's default alpha).
-GATE_LABELS = {
-    "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
-    "silu": "SiLU",
-    "none": "ungated",
-}
-#: How the confirmatory tables, sentences and figures name the arms.
-ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
-#: The theorem's setting names its fourth arm, the per-head sigmoid gate.
-THEOREM_ARM_LABELS = {**ARM_LABELS, "sigmoid_head": "per-head gated"}
-#: Each gate's colour in every figure.
-GATE_COLORS = {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
+
+@dataclass(frozen=True)
+class StudyGates:
+    """How the study orders, names and colours the gates it compares: the
+    gates the study compares, not the gates the model offers
+    (:data:`skgate.nn.GATES`), though today they agree. Its mappings are
+    read-only."""
+
+    #: C1's predicted order, most curved first.
+    order: tuple
+    #: How the exploratory tables and figures name the gates (gated: at the
+    #: classifier's default alpha).
+    labels: Mapping
+    #: How the confirmatory tables, sentences and figures name the arms.
+    arm_labels: Mapping
+    #: The theorem's setting names its fourth arm, the per-head sigmoid gate.
+    theorem_arm_labels: Mapping
+    #: Each gate's colour in every figure.
+    colors: Mapping
+
+
+_ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+STUDY_GATES = StudyGates(
+    order=("multiplicative", "silu", "none"),
+    labels=MappingProxyType(
+        {
+            "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
+            "silu": "SiLU",
+            "none": "ungated",
+        }
+    ),
+    arm_labels=MappingProxyType(_ARM_LABELS),
+    theorem_arm_labels=MappingProxyType(
+        {**_ARM_LABELS, "sigmoid_head": "per-head gated"}
+    ),
+    colors=MappingProxyType(
+        {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
+    ),
+)
 
 # -- claims -----------------------------------------------------------------------
 
@@ -135,19 +156,52 @@ def statements(part):
     return {claim: words[part] for claim, words in CLAIMS.items()}
 
 
+# -- training budgets -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Training budgets, in epochs."""
+
+    #: The paper's: the controls' first budget and the confirmatory parts'
+    #: 20-epoch secondary analysis.
+    paper: int
+    #: The long one, at which every arm has stopped improving: the controls'
+    #: second budget and the confirmatory parts' cap.
+    long: int
+
+    @property
+    def study(self):
+        """Epochs of a fit whose setting names none: the paper's (the
+        estimators' default was 20 when the study's runs were made; theirs is
+        now "auto", which the study never uses)."""
+        return self.paper
+
+
+EPOCHS = Budgets(paper=20, long=300)
+
+
+# -- the sequence form -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequenceForm:
+    """How a row is a sequence in the sequence conditions."""
+
+    #: Noisy observations of the latent point per row, one token each.
+    n_observations: int
+    #: Width of each token (one 2-D observation).
+    token_dim: int
+
+
+SEQUENCE = SequenceForm(n_observations=8, token_dim=2)
+
+
 # -- seeds ------------------------------------------------------------------------
 
 #: The first part (copied tokens): the pilot's seeds and the first
 #: confirmatory seed, disjoint from each other and from every seed an earlier
 #: run used (0-19) ...
-#: The paper's training budget (epochs), and the long one at which every
-#: arm has stopped improving: the controls' two budgets, the confirmatory
-#: parts' cap, and their 20-epoch secondary analysis.
-PAPER_EPOCHS, LONG_EPOCHS = 20, 300
-#: Epochs of a fit whose setting names none: the study's budget, the
-#: paper's (the estimators' default was 20 when its runs were made; theirs
-#: is now "auto", which the study never uses).
-STUDY_EPOCHS = PAPER_EPOCHS
 
 COPIED_PILOT_SEEDS = tuple(range(500, 520))
 COPIED_FIRST_SEED = 1000
@@ -210,9 +264,6 @@ SEQUENCE_CONDITIONS = (
 #: The first part's anisotropic output metric (C4): log-spaced eigenvalues
 #: 1 .. 1/1000.
 COPIED_CONDITION_NUMBER = 1000
-#: Condition numbers of the exploratory study's anisotropic output metrics
-#: (C4); 1 is Euclidean.
-CONDITION_NUMBERS = (1, 10, 100, 1000, 10000)
 
 # -- margins ----------------------------------------------------------------------
 
@@ -246,19 +297,45 @@ CEILING_MARGIN = 0.05
 
 # -- grids ------------------------------------------------------------------------
 
-#: Gate strengths of the exploratory study's full alpha sweep (C2, C3).
-ALPHAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-#: The coarse grid: the quick alpha sweep and the toy benchmark's inner search.
-COARSE_ALPHAS = (0.0, 0.5, 1.0, 1.5)
-#: The depth regime map's gate strengths.
-REGIME_ALPHAS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
-#: The first part's C2/C3 gate strengths and C5's depths (plain blocks,
-#: gated at alpha 1).
-COPIED_ALPHAS = (0.0, 0.5, 1.0, 1.5)
-COPIED_DEPTHS = (1, 2, 3, 4)
-#: The second part's (alpha > 0 only: at alpha = 0 the gate is off).
-SEQUENCE_ALPHAS = (0.25, 0.5, 1.0, 1.5)
-SEQUENCE_DEPTHS = (1, 2, 3, 4)
+
+@dataclass(frozen=True)
+class Grids:
+    """The grids the study sweeps, each written once."""
+
+    #: Gate strengths of the exploratory study's full alpha sweep (C2, C3).
+    alphas: tuple
+    #: The coarse grid: the quick alpha sweep and the toy benchmark's inner search.
+    coarse_alphas: tuple
+    #: The depth regime map's gate strengths.
+    regime_alphas: tuple
+    #: The first part's C2/C3 gate strengths and C5's depths (plain blocks,
+    #: gated at alpha 1).
+    copied_alphas: tuple
+    copied_depths: tuple
+    #: The second part's (alpha > 0 only: at alpha = 0 the gate is off).
+    sequence_alphas: tuple
+    sequence_depths: tuple
+    #: Condition numbers of the exploratory study's anisotropic output
+    #: metrics (C4); 1 is Euclidean.
+    condition_numbers: tuple
+    #: The exploratory controls' learning-rate search: the classifier's
+    #: default and a factor of 4 either side; each arm picks its own on its
+    #: validation rows.
+    control_learning_rates: tuple
+
+
+GRIDS = Grids(
+    alphas=(0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
+    coarse_alphas=(0.0, 0.5, 1.0, 1.5),
+    regime_alphas=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
+    copied_alphas=(0.0, 0.5, 1.0, 1.5),
+    copied_depths=(1, 2, 3, 4),
+    sequence_alphas=(0.25, 0.5, 1.0, 1.5),
+    sequence_depths=(1, 2, 3, 4),
+    condition_numbers=(1, 10, 100, 1000, 10000),
+    control_learning_rates=(5e-4, 2e-3, 8e-3),
+)
+
 #: The second part's learning rate of each arm, by task label and gate,
 #: fixed by protocol 2 from the pilot
 #: (:func:`skgate.study.sequences_pilot.choose_learning_rates`).
@@ -273,6 +350,3 @@ SEQUENCE_LEARNING_RATES = {
     ("linear task", "silu"): 0.008,
     ("linear task", "none"): 0.002,
 }
-#: The exploratory controls' learning-rate search: the classifier's default
-#: and a factor of 4 either side; each arm picks its own on its validation rows.
-CONTROL_LEARNING_RATES = (5e-4, 2e-3, 8e-3)

@@ -15,7 +15,7 @@ from ..datasets import CURVED_SHAPES
 from .beyond import production_arms
 from .claims import with_tokens
 from .design import DEFAULTS
-from .facts import GATE_COLORS, GATE_LABELS, GATE_ORDER
+from .facts import STUDY_GATES
 from .stats import t_half_width
 
 __all__ = [
@@ -96,8 +96,8 @@ def plot_gates(gates):
 def _gate_bars(ax, frame, key, categories, value):
     """Bars of ``value`` per gate (mean, 95 % CI) at each of ``categories``
     of column ``key``; curvature on a symmetric log axis."""
-    width = 0.8 / len(GATE_ORDER)
-    for i, gate in enumerate(GATE_ORDER):
+    width = 0.8 / len(STUDY_GATES.order)
+    for i, gate in enumerate(STUDY_GATES.order):
         mean, below, above = (
             part.reindex(categories)
             for part in _mean_ci(
@@ -113,8 +113,8 @@ def _gate_bars(ax, frame, key, categories, value):
             mean,
             width,
             yerr=[below, above],
-            color=GATE_COLORS[gate],
-            label=GATE_LABELS[gate],
+            color=STUDY_GATES.colors[gate],
+            label=STUDY_GATES.labels[gate],
             capsize=2,
         )
     ax.set_xticks(np.arange(len(categories)), categories)
@@ -176,14 +176,14 @@ def plot_anisotropy(gates, condition_numbers):
     for ax, form in zip(axes[0], forms, strict=True):
         part = frame[frame["tokens"] == form]
         left_out = []
-        for gate in GATE_ORDER:
+        for gate in STUDY_GATES.order:
             rows = part[part["gate"] == gate]
             for family, (prefix, style) in families.items():
                 columns = [f"{prefix}_{c:g}" for c in condition_numbers]
                 if columns[0] not in rows or rows.empty:
                     continue
                 if not (rows[columns] > 0).all().all():
-                    left_out.append(GATE_LABELS[gate])
+                    left_out.append(STUDY_GATES.labels[gate])
                     continue
                 means, lows, highs = zip(
                     *(_geometric_ci(rows[c]) for c in columns), strict=True
@@ -196,8 +196,8 @@ def plot_anisotropy(gates, condition_numbers):
                     marker="o",
                     capsize=3,
                     linestyle=style,
-                    color=GATE_COLORS[gate],
-                    label=f"{GATE_LABELS[gate]}, {family}",
+                    color=STUDY_GATES.colors[gate],
+                    label=f"{STUDY_GATES.labels[gate]}, {family}",
                 )
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -260,7 +260,7 @@ def plot_production(frame):
                 form=lambda f: f["tokens"].map(forms.index)
             )
             for gate in arms["gate"].unique():
-                base = "multiplicative" if gate not in GATE_COLORS else gate
+                base = "multiplicative" if gate not in STUDY_GATES.colors else gate
                 part = arms[arms["gate"] == gate]
                 for row, value, high in (
                     (0, "accuracy", 1.0),
@@ -272,7 +272,7 @@ def plot_production(frame):
                         "form",
                         value,
                         high=high,
-                        color=GATE_COLORS[base],
+                        color=STUDY_GATES.colors[base],
                         linestyle=styles[model],
                         label=f"{model}: {gate}",
                     )
@@ -330,15 +330,15 @@ def plot_boundaries(panels, resolution=60):
 def _gate_lines(ax, frame, x, value, high=None):
     """``value`` against ``x``, one line per gate (mean, 95 % CI cut at
     ``high``)."""
-    for gate in GATE_ORDER:
+    for gate in STUDY_GATES.order:
         _ci_line(
             ax,
             frame[frame["gate"] == gate],
             x,
             value,
             high=high,
-            color=GATE_COLORS[gate],
-            label=GATE_LABELS[gate],
+            color=STUDY_GATES.colors[gate],
+            label=STUDY_GATES.labels[gate],
         )
 
 
@@ -585,7 +585,7 @@ def _sphere_errors(fig, columns, sphere, target):
             ax.plot(
                 sizes,
                 ungated.groupby("n_samples")["median_K"].mean().reindex(sizes),
-                color=GATE_COLORS["none"],
+                color=STUDY_GATES.colors["none"],
                 marker="s",
                 linestyle=":",
                 label="ungated (every budget)",
@@ -698,14 +698,14 @@ def plot_fisher(fisher, fitted, radius):
     for j, (value, label, reference, frame) in enumerate(panels):
         ax = fig.add_subplot(2, 2, 3 + j)
         tasks = list(dict.fromkeys(frame["task_name"]))
-        for k, gate in enumerate(GATE_ORDER):
+        for k, gate in enumerate(STUDY_GATES.order):
             means = (
                 frame[frame["gate"] == gate].groupby("task_name")[value].mean()
             ).reindex(tasks)
             ax.scatter(
                 means,
                 np.arange(len(tasks)) + (k - 1) * 0.2,
-                label=GATE_LABELS[gate],
+                label=STUDY_GATES.labels[gate],
                 s=25,
             )
         ax.axvline(reference, color="0.4", linestyle="--", linewidth=1)

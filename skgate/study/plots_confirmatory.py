@@ -9,7 +9,7 @@ imported when a figure is drawn, each function returns its figure.
 
 import numpy as np
 
-from .facts import ARM_LABELS
+from .facts import STUDY_GATES
 from .plots import pyplot
 
 __all__ = ["plot_learning_rates", "plot_primary", "plot_sequence_arms"]
@@ -120,7 +120,7 @@ def plot_sequence_arms(fits, arms):
         ]
     )
     tasks = list(dict.fromkeys(fits["task_label"]))
-    labels = ARM_LABELS
+    labels = STUDY_GATES.arm_labels
     fig, axes = plt.subplots(
         1, len(tasks), figsize=(4.2 * len(tasks), 3.6), squeeze=False
     )

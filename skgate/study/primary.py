@@ -25,33 +25,20 @@ from ..model_selection import representation_curvature
 from . import confirmatory, stats
 from .confirmatory import comparison, trend
 from .design import DEFAULTS
-from .facts import (
-    ARM_LABELS,
-    GATE_ORDER,
-    HEADROOM,
-    LINEAR,
-    LONG_EPOCHS,
-    PAPER_EPOCHS,
-    POWER,
-    statements,
-)
-from .facts import COPIED_ALPHAS as ALPHAS
 from .facts import COPIED_CANDIDATES as CANDIDATES
 from .facts import COPIED_CONDITION as CONDITION
 from .facts import COPIED_CONDITION_NUMBER as CONDITION_NUMBER
-from .facts import COPIED_DEPTHS as DEPTHS
 from .facts import COPIED_FIRST_SEED as FIRST_CONFIRMATORY_SEED
 from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
 from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_PILOT_SEEDS as PILOT_SEEDS
 from .facts import COPIED_SEEDS as SEEDS
 from .facts import COPIED_SESOI as SESOI
+from .facts import EPOCHS, GRIDS, HEADROOM, LINEAR, POWER, STUDY_GATES, statements
 from .stats import ALPHA_LEVEL
 from .sweeps import gaussian_plane, run_sweep
 
 __all__ = [
-    "ALPHAS",
-    "ARM_LABELS",
     "BY_CONSTRUCTION",
     "C1_ACCURACY",
     "TESTS_BY_ID",
@@ -60,7 +47,6 @@ __all__ = [
     "CONDITION",
     "CONDITION_NUMBER",
     "CONFIRMATORY_SEEDS",
-    "DEPTHS",
     "HEADROOM",
     "MAX_SEEDS",
     "MIN_SEEDS",
@@ -88,7 +74,7 @@ __all__ = [
 #: Training budget (epochs) of every primary fit: early stopping on a held-out
 #: tenth of the training rows that never stops before the budget, keeping the
 #: weights of the epoch with the best validation accuracy.
-BUDGET = LONG_EPOCHS
+BUDGET = EPOCHS.long
 #: The primary model: the design's GELU MLP head, copied tokens, the gate
 #: projection initialised as PyTorch's nn.Linear (not the gain 2 an earlier
 #: session tuned on the checkerboard for the gated arm).
@@ -112,7 +98,7 @@ def confirmatory_seeds(n):
 CONFIRMATORY_SEEDS = confirmatory_seeds(max(SEEDS.values()))
 
 
-_GATED, _SILU, _NONE = GATE_ORDER
+_GATED, _SILU, _NONE = STUDY_GATES.order
 #: The primary family: one entry per test; a claim holds when all its tests do.
 TESTS = (
     comparison("C1", "curvature", "turning", "arms", "curved", _GATED, _SILU),
@@ -230,38 +216,38 @@ def _sweep_settings(condition, seeds, sweeps=("arms", "alpha", "depth")):
         out["arms"] = [
             s
             for task in (curved, LINEAR)
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             for s in _settings(task, seeds["arms"], gate=gate)
         ]
     if "alpha" in sweeps:
         out["alpha"] = [
             s
             for task in (curved, LINEAR)
-            for alpha in ALPHAS
+            for alpha in GRIDS.copied_alphas
             for s in _settings(task, seeds["alpha"], gate=_GATED, alpha=alpha)
         ]
     if "depth" in sweeps:
         out["depth"] = [
             s
-            for depth in DEPTHS
+            for depth in GRIDS.copied_depths
             for s in _settings(curved, seeds["depth"], gate=_GATED, depth=depth)
         ]
     # Secondary: the ReLU head and the paper's 20-epoch budget, C1's arms.
     if "relu" in sweeps:
         out["relu"] = [
             s
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             for s in _settings(curved, seeds["arms"], gate=gate, head="mlp-relu")
         ]
     if "epochs20" in sweeps:
         out["epochs20"] = [
             s
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             for s in _settings(
                 curved,
                 seeds["arms"],
                 gate=gate,
-                max_epochs=PAPER_EPOCHS,
+                max_epochs=EPOCHS.paper,
                 early_stopping=False,
                 n_iter_no_change=DEFAULTS["n_iter_no_change"],
             )
@@ -473,7 +459,7 @@ def arm_summary(frames, condition=None, bayes=None):
             rows.append(
                 {
                     "task": _condition_label({"task": task}, condition),
-                    "arm": ARM_LABELS[gate],
+                    "arm": STUDY_GATES.arm_labels[gate],
                     "accuracy": group["accuracy"].mean(),
                     "accuracy sd": group["accuracy"].std(),
                     "Bayes accuracy": ceiling,
@@ -502,7 +488,7 @@ def convergence(frames, condition=None):
             rows.append(
                 {
                     "task": _condition_label({"task": task}, condition),
-                    "arm": ARM_LABELS[gate],
+                    "arm": STUDY_GATES.arm_labels[gate],
                     "median best epoch": float(group["best_epoch"].median()),
                     f"share after epoch {LATE_EPOCH}": float(
                         (group["best_epoch"] > LATE_EPOCH).mean()

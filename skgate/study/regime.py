@@ -24,12 +24,11 @@ from ..datasets import make_curved_task
 from ..geometry import curvature
 from ..nn import GatedAttentionNet, RepresentationMap
 from .design import ARCHITECTURES, REGIME_DEPTH, WEIGHT_SCALES
-from .facts import REGIME_ALPHAS
+from .facts import GRIDS
 from .sweeps import parallel_rows
 
 __all__ = [
     "ARCHITECTURES",
-    "REGIME_ALPHAS",
     "REGIME_DEPTH",
     "WEIGHT_SCALES",
     "regime_curvatures",
@@ -39,7 +38,7 @@ __all__ = [
 
 def _axes(axes):
     """(architectures, alphas, weight scales): ``axes``, or the full map's."""
-    return axes or (tuple(ARCHITECTURES), REGIME_ALPHAS, WEIGHT_SCALES)
+    return axes or (tuple(ARCHITECTURES), GRIDS.regime_alphas, WEIGHT_SCALES)
 
 
 def _scaled_net(architecture, alpha, weight_scale, seed, d_model):
@@ -92,7 +91,7 @@ def regime_curvatures(seeds, *, n_points=100, d_model=64, axes=None):
     scaling of the representation changes.
 
     ``axes``: optional (architectures, alphas, weight scales) to map (default:
-    :data:`ARCHITECTURES`, :data:`REGIME_ALPHAS`, :data:`WEIGHT_SCALES`).
+    :data:`ARCHITECTURES`, ``GRIDS.regime_alphas``, :data:`WEIGHT_SCALES`).
     """
     architectures, alphas, scales = _axes(axes)
     X = make_curved_task(n_points, random_state=0)[0]

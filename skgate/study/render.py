@@ -30,13 +30,8 @@ from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from . import claims as claim_rules
 from . import describe, evaluation, realdata, words
-from .design import (
-    DEFAULTS,
-    SEQUENCE_LENGTH,
-    TEST_SIZE,
-    StudyDesign,
-)
-from .facts import STUDY_EPOCHS
+from .design import DEFAULTS, TEST_SIZE, StudyDesign
+from .facts import EPOCHS, SEQUENCE
 from .render_beyond import production_section, real_section, regime_section
 from .render_blocks import at_default_noise, dataset_table
 from .render_claims import (
@@ -64,7 +59,7 @@ def _defaults(function):
 
 def _model_text():
     # The study's budget: the estimators' default when its runs were made.
-    p = {**GatedAttentionClassifier().get_params(), "max_epochs": STUDY_EPOCHS}
+    p = {**GatedAttentionClassifier().get_params(), "max_epochs": EPOCHS.study}
     tokens = "copied tokens" if p["token_dim"] is None else "tokens"
     return (
         f"- Model: `GatedAttentionClassifier` defaults (d_model {p['d_model']}, "
@@ -78,6 +73,7 @@ def _model_text():
 def _curvature_text():
     c = _defaults(representation_curvature)
     tokens = GatedAttentionClassifier().n_tokens
+    observed = SEQUENCE.n_observations
     return (
         f"- Curvature: the paper's {c['kind']} `‖D²f(x)[v,v]‖` of the "
         f"{c['layer']} output (last block, before pooling), mean over "
@@ -92,7 +88,7 @@ def _curvature_text():
         "copies of a token measure what one does); the paper's Frobenius norm "
         f"of the same layer is sqrt(n_tokens) times the acceleration here: "
         f"{math.sqrt(tokens):.3g} with {tokens} copied tokens, "
-        f"{math.sqrt(SEQUENCE_LENGTH):.3g} with {SEQUENCE_LENGTH} observed ones."
+        f"{math.sqrt(observed):.3g} with {observed} observed ones."
     )
 
 
@@ -202,7 +198,7 @@ def _worst(agreement):
 
 
 def _differences_section(agreement):
-    epochs = STUDY_EPOCHS
+    epochs = EPOCHS.study
     return [
         "",
         "## What differs from the paper, and why",

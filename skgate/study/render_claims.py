@@ -12,11 +12,7 @@ import pandas as pd
 
 from . import claims as claim_rules
 from . import describe, stats, words
-from .facts import (
-    ACCURACY_MARGIN,
-    GATE_LABELS,
-    GATE_ORDER,
-)
+from .facts import ACCURACY_MARGIN, STUDY_GATES
 from .render_blocks import (
     PAIRED_COLUMNS,
     TREND_COLUMNS,
@@ -167,7 +163,7 @@ def anisotropy_section(c4, figure):
     by = ["metric", "condition_number"]
     table = stats.statuses(c4["tests"], by + claim_rules.GATE_CONDITION)
     ordering = describe.ordering_counts(table, by)
-    order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
+    order = " > ".join(STUDY_GATES.labels[gate] for gate in STUDY_GATES.order)
     return [
         "",
         "## C4: the curvature ordering under anisotropic metrics",

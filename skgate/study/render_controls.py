@@ -15,11 +15,7 @@ from .design import (
     DEFAULTS,
     effective_weights,
 )
-from .facts import (
-    CEILING_MARGIN,
-    COARSE_ALPHAS,
-    GATE_ORDER,
-)
+from .facts import CEILING_MARGIN, GRIDS, STUDY_GATES
 from .render_blocks import (
     TREND_COLUMNS,
     by_measure,
@@ -65,7 +61,7 @@ def _arm_table(frame, by, value):
     order = {shape: i for i, shape in enumerate(CURVED_SHAPES)}
     frame = frame.sort_values("shape", key=lambda s: s.map(order), kind="stable")
     table = mean_sd_table(frame, by + ["gate"], value, "gate")
-    return table[by + [g for g in GATE_ORDER if g in table.columns]]
+    return table[by + [g for g in STUDY_GATES.order if g in table.columns]]
 
 
 def _budget_part(budget, design, figure):
@@ -121,7 +117,7 @@ def _alpha_budget_part(control, figure):
         f"### C2 and C3 at {epochs} epochs",
         "",
         f"The alpha sweep at {epochs} epochs (alphas "
-        f"{words.values(COARSE_ALPHAS)}), each alpha with its "
+        f"{words.values(GRIDS.coarse_alphas)}), each alpha with its "
         "learning rate chosen by the same search, the same protocol as above.",
         "",
         f"C2: **{control['C2']['verdict']}**. By measure: {by_measure(control['C2'])}.",

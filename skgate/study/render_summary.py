@@ -8,12 +8,7 @@ Rendering only: every number is computed elsewhere.
 
 from . import beyond, describe, stats, words
 from . import claims as claim_rules
-from .facts import (
-    ARM_LABELS,
-    CEILING_MARGIN,
-    GATE_LABELS,
-    GATE_ORDER,
-)
+from .facts import CEILING_MARGIN, STUDY_GATES
 from .render_blocks import (
     c3_statements,
     status_tally,
@@ -28,7 +23,7 @@ def summary(claims):
     """The report's summary, sentence by sentence, generated from ``claims``
     (the user guide quotes it verbatim; a test holds the two equal)."""
     c1, c2, c3, c4, c5 = (claims[f"C{i}"] for i in range(1, 6))
-    order = " > ".join(GATE_LABELS[gate] for gate in GATE_ORDER)
+    order = " > ".join(STUDY_GATES.labels[gate] for gate in STUDY_GATES.order)
     c1_parts = [
         f"{label}: {_measure_tally(c1, m)}"
         for m, label in (("curvature_exact", "curvature"), ("accuracy", "accuracy"))
@@ -104,9 +99,8 @@ def _pairwise(tests, measure="accuracy"):
     parts = []
     for comparison, held, n in describe.pairwise_counts(tests, measure):
         better, worse = comparison.split(" > ")
-        parts.append(
-            f"{ARM_LABELS[better]} > {ARM_LABELS[worse]} in {words.tally(held, n)}"
-        )
+        labels = STUDY_GATES.arm_labels
+        parts.append(f"{labels[better]} > {labels[worse]} in {words.tally(held, n)}")
     return ", ".join(parts)
 
 
@@ -254,7 +248,7 @@ def _positive_sentence(c6):
         f"{tokens}: "
         + words.arm_values(
             (gate, shares[(tokens, gate)])
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             if (tokens, gate) in shares.index
         )
         for tokens in dict.fromkeys(shares.index.get_level_values("tokens"))

@@ -14,9 +14,7 @@ from .design import (
     TOY_INNER_FOLDS,
     TOY_OUTER_FOLDS,
 )
-from .facts import (
-    COARSE_ALPHAS,
-)
+from .facts import GRIDS
 from .render_blocks import (
     dataset_table,
 )
@@ -40,7 +38,7 @@ def render_toy_report(toy, seconds):
     lines += [
         "Mean fit time per fold in seconds (this run, one torch thread; the "
         f"gated model's includes its inner {TOY_INNER_FOLDS}-fold search over "
-        f"{len(COARSE_ALPHAS)} alphas):",
+        f"{len(GRIDS.coarse_alphas)} alphas):",
         "",
         words.table(times, digits=3),
         "",
@@ -71,7 +69,8 @@ def _toy_intro():
         "",
         f"{TOY_OUTER_FOLDS}-fold cross-validation (stratified for classification, "
         "shuffled, seed 0), StandardScaler before every model. The gated model's "
-        f"alpha is tuned over {list(COARSE_ALPHAS)} by an inner {TOY_INNER_FOLDS}-fold "
+        f"alpha is tuned over {list(GRIDS.coarse_alphas)} by an inner "
+        f"{TOY_INNER_FOLDS}-fold "
         "search selecting like `least_curvature_refit` (accuracy or R², then the "
         "least curvature): `GatedAttentionClassifierCV` (or the regressor's), the "
         "candidates GridSearchCV would fit, trained as one batch; SiLU and "

@@ -3,9 +3,10 @@
 The first confirmatory part (:mod:`skgate.study.primary`) copies one 2-D
 observation into every token, so attention weights are uniform and the
 block is, in effect, a gated MLP. Here each row is a sequence of
-:data:`N_OBSERVATIONS` noisy observations of a latent point, one per token
-(``token_dim=2``), so softmax attention weighs tokens by their content and
-ungated attention is already curved. Every arm trains at its own learning
+``SEQUENCE.n_observations`` (:mod:`skgate.study.facts`) noisy observations of
+a latent point, one per token (``SEQUENCE.token_dim``, 2), so softmax
+attention weighs tokens by their content and ungated attention is already
+curved. Every arm trains at its own learning
 rate, chosen on the pilot's validation rows, with early stopping that lets
 it converge.
 
@@ -32,21 +33,20 @@ from sklearn.covariance import LedoitWolf
 
 from ..model_selection import representation_curvature
 from . import confirmatory, primary, stats
-from .design import DEFAULTS, SEQUENCE_LENGTH
+from .design import DEFAULTS
 from .facts import (
+    EPOCHS,
     EPOCHS20_SEEDS,
-    GATE_ORDER,
+    GRIDS,
     HEADROOM,
     LINEAR,
-    LONG_EPOCHS,
     LR_GRID_SEEDS,
-    PAPER_EPOCHS,
     POWER,
+    SEQUENCE,
+    STUDY_GATES,
     statements,
 )
-from .facts import SEQUENCE_ALPHAS as ALPHAS
 from .facts import SEQUENCE_CONDITIONS as CONDITIONS
-from .facts import SEQUENCE_DEPTHS as DEPTHS
 from .facts import SEQUENCE_FIRST_SEED as FIRST_CONFIRMATORY_SEED
 from .facts import SEQUENCE_LEARNING_RATES as LEARNING_RATES
 from .facts import SEQUENCE_MIN_SEEDS as MIN_SEEDS
@@ -57,12 +57,10 @@ from .facts import SEQUENCE_SHAPES as SHAPES
 from .stats import ALPHA_LEVEL
 
 __all__ = [
-    "ALPHAS",
     "C2_CURVATURE",
     "CAP",
     "CONDITIONS",
     "DEFAULT_LR",
-    "DEPTHS",
     "EPOCHS20_SEEDS",
     "FIRST_CONFIRMATORY_SEED",
     "HEADROOM",
@@ -77,7 +75,6 @@ __all__ = [
     "MIN_SEEDS",
     "MODEL",
     "NOISES",
-    "N_OBSERVATIONS",
     "PATIENCE",
     "PILOT_SEEDS",
     "POWER",
@@ -104,16 +101,14 @@ __all__ = [
     "tests",
 ]
 
-_GATED, _SILU, _NONE = GATE_ORDER
+_GATED, _SILU, _NONE = STUDY_GATES.order
 
 # -- the design fixed before the pilot ------------------------------------------
 
-#: Noisy observations per row, one per token of width 2.
-N_OBSERVATIONS = SEQUENCE_LENGTH
 #: Training: at most :data:`CAP` epochs; early stopping on a held-out tenth
 #: of the training rows stops a fit :data:`PATIENCE` epochs after its best
 #: validation accuracy and keeps that epoch's weights.
-CAP = LONG_EPOCHS
+CAP = EPOCHS.long
 PATIENCE = 50
 #: Convergence rule: fewer than LATE_SHARE of an arm's fits may have their
 #: best validation epoch in the last LATE_FRACTION of the cap.
@@ -123,7 +118,7 @@ LATE_SHARE, LATE_FRACTION = 0.05, 0.2
 MODEL = {
     "head": "mlp",
     "gate_init": "pytorch",
-    "n_observations": N_OBSERVATIONS,
+    "n_observations": SEQUENCE.n_observations,
     "max_epochs": CAP,
     "early_stopping": True,
     "n_iter_no_change": PATIENCE,
@@ -204,17 +199,17 @@ def _lr(rates, task, gate):
 
 
 def sweep_settings(conditions, rates, seeds, sweeps=("alpha", "depth")):
-    """The alpha sweep (gated, :data:`ALPHAS`, on the first curved condition
-    and the linear task) and the depth sweep (gated, :data:`DEPTHS`, on the
-    first curved condition), each at the gated arm's learning rate of its
-    task; by sweep name."""
+    """The alpha sweep (gated, ``GRIDS.sequence_alphas``, on the first curved
+    condition and the linear task) and the depth sweep (gated,
+    ``GRIDS.sequence_depths``, on the first curved condition), each at the
+    gated arm's learning rate of its task; by sweep name."""
     first = curved(conditions[0])
     out = {}
     if "alpha" in sweeps:
         out["alpha"] = [
             s
             for task in (first, LINEAR)
-            for alpha in ALPHAS
+            for alpha in GRIDS.sequence_alphas
             for s in fit_settings(
                 task,
                 seeds["alpha"],
@@ -226,7 +221,7 @@ def sweep_settings(conditions, rates, seeds, sweeps=("alpha", "depth")):
     if "depth" in sweeps:
         out["depth"] = [
             s
-            for depth in DEPTHS
+            for depth in GRIDS.sequence_depths
             for s in fit_settings(
                 first,
                 seeds["depth"],
@@ -243,7 +238,7 @@ def arms_settings(conditions, rates, seeds):
     return [
         s
         for task in every_task(conditions)
-        for gate in GATE_ORDER
+        for gate in STUDY_GATES.order
         for s in fit_settings(task, seeds, gate=gate, lr=_lr(rates, task, gate))
     ]
 
@@ -274,7 +269,7 @@ def confirmatory_settings(
         out["lr_grid"] = [
             s
             for condition in conditions
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             for lr in sorted(
                 set(LR_GRID) | {r for (t, g), r in rates.items() if g == gate}
             )
@@ -284,13 +279,13 @@ def confirmatory_settings(
         out["epochs20"] = [
             s
             for condition in conditions
-            for gate in GATE_ORDER
+            for gate in STUDY_GATES.order
             for s in fit_settings(
                 curved(condition),
                 seeds.get("epochs20", seeds["arms"][:EPOCHS20_SEEDS]),
                 gate=gate,
                 lr=DEFAULT_LR,
-                max_epochs=PAPER_EPOCHS,
+                max_epochs=EPOCHS.paper,
                 early_stopping=False,
                 n_iter_no_change=DEFAULTS["n_iter_no_change"],
             )
@@ -374,9 +369,9 @@ def candidates(conditions, c2_curvature="trend"):
                 kind="superiority",
                 column="alpha",
                 better=peak,
-                worse=ALPHAS[0],
+                worse=GRIDS.sequence_alphas[0],
             ),
-            "comparison": f"alpha {peak:g} > alpha {ALPHAS[0]:g}",
+            "comparison": f"alpha {peak:g} > alpha {GRIDS.sequence_alphas[0]:g}",
         }
     family += [
         {**c2, **_where(first)},

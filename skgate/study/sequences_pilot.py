@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import confirmatory, primary
-from .facts import ARM_LABELS, EPOCHS20_SEEDS, GATE_ORDER, HEADROOM, LR_GRID_SEEDS
+from .facts import EPOCHS20_SEEDS, HEADROOM, LR_GRID_SEEDS, SEQUENCE, STUDY_GATES
 from .facts import SEQUENCE_MIN_SEEDS as MIN_SEEDS
 from .facts import SEQUENCE_NOISES as NOISES
 from .facts import SEQUENCE_PILOT_SEEDS as PILOT_SEEDS
@@ -26,7 +26,6 @@ from .sequences import (
     CAP,
     DEFAULT_LR,
     LR_GRID,
-    N_OBSERVATIONS,
     candidates,
     curved,
     every_task,
@@ -75,7 +74,7 @@ def headroom_settings(seeds=PILOT_SEEDS[:6], shapes=SHAPES, noises=NOISES):
         s
         for shape in shapes
         for noise in noises
-        for gate in GATE_ORDER
+        for gate in STUDY_GATES.order
         for s in fit_settings(
             curved({"shape": shape, "noise": noise}), seeds, gate=gate, lr=DEFAULT_LR
         )
@@ -94,7 +93,7 @@ def choose_noises(frame, bayes):
         ceiling = bayes[
             (bayes["shape"] == shape)
             & np.isclose(bayes["noise"], noise)
-            & (bayes["n_observations"] == N_OBSERVATIONS)
+            & (bayes["n_observations"] == SEQUENCE.n_observations)
         ]["bayes accuracy"].iloc[0]
         rows.append(({"shape": shape, "noise": noise}, best, ceiling))
     table = primary.headroom_table(rows, HEADROOM)
@@ -120,7 +119,7 @@ def lr_settings(conditions, learning_rates=LR_GRID, seeds=PILOT_SEEDS, gates=Non
     return [
         s
         for task in every_task(conditions)
-        for gate in gates or GATE_ORDER
+        for gate in gates or STUDY_GATES.order
         for lr in learning_rates
         for s in fit_settings(task, seeds, gate=gate, lr=lr)
     ]
@@ -147,7 +146,7 @@ def choose_learning_rates(frame):
         rows.append(
             {
                 "task": task,
-                "arm": ARM_LABELS[gate],
+                "arm": STUDY_GATES.arm_labels[gate],
                 "gate": gate,
                 "lr": float(best),
                 "validation accuracy": float(means.loc[best, "validation_score"]),
@@ -203,7 +202,9 @@ def sweep_costs(frames, n_conditions):
     }
     curved = frames["arms"][frames["arms"]["task"] == "curved"]
     grid = frames["lr"][frames["lr"]["task"] == "curved"]
-    grid_fits = len(GATE_ORDER) * (len(LR_GRID) - 1) * n_conditions * LR_GRID_SEEDS
+    grid_fits = (
+        len(STUDY_GATES.order) * (len(LR_GRID) - 1) * n_conditions * LR_GRID_SEEDS
+    )
     early = curved["fit_seconds"] * 20 / curved["epochs_run"] + MEASURE_SECONDS
     early_per_seed = float(early.sum() / curved["seed"].nunique())
     costs["secondary"] = (
@@ -358,7 +359,9 @@ def run_pilot(out, *, n_jobs=1, log=None, seeds=PILOT_SEEDS, fixed=None):
         for name, settings in sweep_settings(conditions, rates, by_seed).items()
     }
     chosen = [
-        (label(task), gate) for task in every_task(conditions) for gate in GATE_ORDER
+        (label(task), gate)
+        for task in every_task(conditions)
+        for gate in STUDY_GATES.order
     ]
     lr = lr.assign(task_label=lr.apply(task_label, axis=1))
     keep = [

@@ -12,7 +12,7 @@ C2's curve over alpha (:func:`alpha_curve`).
 import numpy as np
 import pandas as pd
 
-from .facts import ARM_LABELS
+from .facts import SEQUENCE, STUDY_GATES
 from .sequences import (
     C2_CURVATURE,
     CAP,
@@ -22,7 +22,6 @@ from .sequences import (
     LATE_SHARE,
     LEFT_FAMILY,
     LR_GRID,
-    N_OBSERVATIONS,
     family_results,
     secondary_family,
     task_label,
@@ -90,7 +89,7 @@ def lr_table(frames):
         rows.append(
             {
                 "task": task,
-                "arm": ARM_LABELS[gate],
+                "arm": STUDY_GATES.arm_labels[gate],
                 "lr": lr,
                 "own rate": bool(fits["own"].any()),
                 "accuracy": fits["accuracy"].mean(),
@@ -117,7 +116,7 @@ def metric_agreement(arms):
         rows.append(
             {
                 "task": task,
-                "arm": ARM_LABELS[gate],
+                "arm": STUDY_GATES.arm_labels[gate],
                 "turning": fits["turning"].mean(),
                 "turning, own metric": fits["turning_mahalanobis"].mean(),
                 "ratio": fits["turning_mahalanobis"].mean() / fits["turning"].mean(),
@@ -149,7 +148,7 @@ def arm_summary(arms, bayes=None):
             first = fits.iloc[0]
             known = bayes[
                 (bayes["task"] == first["task"])
-                & (bayes["n_observations"] == N_OBSERVATIONS)
+                & (bayes["n_observations"] == SEQUENCE.n_observations)
                 & np.isclose(bayes["noise"], first["noise"])
             ]
             if first["task"] == "curved":
@@ -158,7 +157,7 @@ def arm_summary(arms, bayes=None):
         rows.append(
             {
                 "task": task,
-                "arm": ARM_LABELS[gate],
+                "arm": STUDY_GATES.arm_labels[gate],
                 "lr": fits["lr"].iloc[0],
                 "accuracy": fits["accuracy"].mean(),
                 "accuracy sd": fits["accuracy"].std(),
@@ -204,7 +203,7 @@ def convergence(frame, cap=CAP):
         rows.append(
             {
                 "task": task,
-                "arm": ARM_LABELS[gate],
+                "arm": STUDY_GATES.arm_labels[gate],
                 "lr": lr,
                 "fits": len(fits),
                 "median best epoch": float(fits["best_epoch"].median()),

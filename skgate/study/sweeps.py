@@ -47,10 +47,10 @@ from .design import (
     BATCH_FREE_KEYS,
     DEFAULTS,
     MODEL_KEYS,
-    SEQUENCE_TOKEN_DIM,
     TEST_SIZE,
     grid,
 )
+from .facts import SEQUENCE
 from .realdata import LOADED
 from .runfiles import TIMINGS
 
@@ -277,7 +277,7 @@ def _prepared(setting):
     """The setting completed with the defaults, its classifier (unfitted) and
     its split (X_train, X_test, y_train, y_test)."""
     s = {**DEFAULTS, **setting}
-    token_dim = SEQUENCE_TOKEN_DIM if s["n_observations"] > 1 else None
+    token_dim = SEQUENCE.token_dim if s["n_observations"] > 1 else None
     if s["gate_init"] not in GATE_INITS:
         raise ValueError(
             f"gate_init must be one of {list(GATE_INITS)}; got {s['gate_init']!r}."
@@ -316,7 +316,7 @@ def run_setting(setting):
 
     The row holds the setting (``alpha`` is NaN for gates other than
     "multiplicative", where it has no effect; ``shape`` is None for tasks other
-    than "curved"), ``token_dim`` (:data:`SEQUENCE_TOKEN_DIM` for sequences),
+    than "curved"), ``token_dim`` (``SEQUENCE.token_dim`` for sequences),
     and the measurements on up to ``n_curvature`` test rows: ``accuracy`` (on
     the whole test split), ``curvature_fd`` (the paper's acceleration by float64
     central differences), ``curvature_exact`` (the same, exact),

@@ -8,7 +8,7 @@ input), so the study's sequence results tested another model. Two parts
 test the claims where the premise holds; neither is pre-registered.
 
 - **Sequences** (:func:`sequence_settings`): the curved shapes as sequences
-  of :data:`~skgate.study.design.SEQUENCE_LENGTH` 2-D tokens, every gate,
+  of :attr:`~skgate.study.facts.SequenceForm.n_observations` 2-D tokens, every gate,
   both heads, under softmax attention and under ``attention="fixed"`` (a
   learned token mixing, the same for every input: ungated attention is then
   exactly affine in ``x``). C1 (the curvature and accuracy ordering) and C6
@@ -17,7 +17,7 @@ test the claims where the premise holds; neither is pre-registered.
   (:func:`~skgate.study.primary.measure_primary`).
 - **Fisher-Rao** (:func:`fisher_settings`): tasks with 3, 5 and 10 classes
   (:data:`FISHER_TASKS`), copied tokens, both heads, SiLU, ungated and the
-  multiplicative gate at :data:`~skgate.study.primary.ALPHAS`. The output
+  multiplicative gate at :attr:`~skgate.study.facts.Grids.copied_alphas`. The output
   ``p = softmax(logits)`` read as a point ``2 sqrt(p)`` of the sphere of
   radius :data:`FISHER_RADIUS`; the image of the input plane is a surface
   on it. C1 and C2 on its Gaussian curvature and on the extrinsic curvature
@@ -46,14 +46,12 @@ from . import confirmatory, runfiles, stats, words
 from .design import (
     DEFAULTS,
     FISHER_TASKS,
-    SEQUENCE_LENGTH,
     THEOREM_ATTENTIONS,
     THEOREM_GATES,
     THEOREM_HEADS,
     grid,
 )
-from .facts import COPIED_ALPHAS as ALPHAS
-from .facts import GATE_ORDER, THEOREM_ARM_LABELS
+from .facts import GRIDS, SEQUENCE, STUDY_GATES
 from .sweeps import gaussian_plane, make_task
 
 __all__ = [
@@ -124,7 +122,7 @@ def sequence_settings(seeds, shapes=CURVED_SHAPES, fixed=None):
         shape=list(shapes),
         gate=list(THEOREM_GATES),
         head=list(THEOREM_HEADS),
-        n_observations=[SEQUENCE_LENGTH],
+        n_observations=[SEQUENCE.n_observations],
         attention=list(THEOREM_ATTENTIONS),
         seed=list(seeds),
         **{key: [value] for key, value in fixed.items()},
@@ -155,7 +153,9 @@ def fisher_settings(seeds, tasks=None, fixed=None):
             **{key: [value] for key, value in fixed.items()},
         }
         settings += grid(gate=["silu", "none"], **axes)
-        settings += grid(gate=["multiplicative"], alpha=list(ALPHAS), **axes)
+        settings += grid(
+            gate=["multiplicative"], alpha=list(GRIDS.copied_alphas), **axes
+        )
     return settings
 
 
@@ -221,7 +221,7 @@ def fit_fisher_examples(
     task="circle, 3 classes",
     n_samples=1000,
     max_epochs=FISHER_EXAMPLE_EPOCHS,
-    gates=GATE_ORDER,
+    gates=STUDY_GATES.order,
 ):
     """(title, fitted classifier, X, y) per gate on a three-class task of
     :data:`FISHER_TASKS`, linear head, copied tokens, seed 0, ``max_epochs``
@@ -297,6 +297,7 @@ _ORDER = (("multiplicative", "silu"), ("silu", "none"))
 
 
 def _comparisons(claim, measure, quantity):
+    labels = STUDY_GATES.theorem_arm_labels
     return [
         {
             "claim": claim,
@@ -305,7 +306,7 @@ def _comparisons(claim, measure, quantity):
             "kind": "superiority",
             "better": better,
             "worse": worse,
-            "comparison": f"{THEOREM_ARM_LABELS[better]} > {THEOREM_ARM_LABELS[worse]}",
+            "comparison": f"{labels[better]} > {labels[worse]}",
         }
         for better, worse in _ORDER
     ]
@@ -319,7 +320,7 @@ def _against_ungated(claim, measure, quantity, gate):
         "kind": "superiority",
         "better": gate,
         "worse": "none",
-        "comparison": f"{THEOREM_ARM_LABELS[gate]} > ungated",
+        "comparison": f"{STUDY_GATES.theorem_arm_labels[gate]} > ungated",
     }
 
 
@@ -672,7 +673,11 @@ def _arm_table(fisher, bayes):
     table = arms.pivot_table(
         index=["task_name", "head"], columns="gate", values="accuracy", sort=False
     )
-    table = table[list(GATE_ORDER)].rename(columns=THEOREM_ARM_LABELS).reset_index()
+    table = (
+        table[list(STUDY_GATES.order)]
+        .rename(columns=STUDY_GATES.theorem_arm_labels)
+        .reset_index()
+    )
     ceilings = bayes.set_index("task")
     table.insert(1, "classes", ceilings.loc[table["task_name"], "n_classes"].to_numpy())
     table["Bayes"] = ceilings.loc[table["task_name"], "bayes accuracy"].to_numpy()

@@ -46,7 +46,7 @@ from .design import (
     TOY_OUTER_FOLDS,
     TOY_ROWS,
 )
-from .facts import COARSE_ALPHAS
+from .facts import GRIDS
 from .sweeps import parallel_rows, torch_threads
 
 __all__ = [
@@ -176,7 +176,7 @@ def _toy_models(task, token_dim, max_epochs):
     # The alpha search is the batched CV estimator: the candidates
     # GridSearchCV(gated(**common), alphas, refit=least_curvature_refit)
     # would fit, on the same splits, trained as one network.
-    tuned = gated_cv(COARSE_ALPHAS, cv=TOY_INNER_FOLDS, **common)
+    tuned = gated_cv(GRIDS.coarse_alphas, cv=TOY_INNER_FOLDS, **common)
     return {
         GATED: tuned,
         "SiLU": gated(gate="silu", **common),

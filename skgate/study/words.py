@@ -12,7 +12,7 @@ Markdown tables: :func:`table` (a frame), :func:`pipe_table` (rows),
 
 import numpy as np
 
-from .facts import ARM_LABELS
+from .facts import STUDY_GATES
 from .stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 __all__ = [
@@ -122,7 +122,9 @@ def arm_values(pairs):
     >>> arm_values([("multiplicative", 0.8123), ("silu", 0.79)])
     'gated 0.812, SiLU 0.790'
     """
-    return ", ".join(f"{ARM_LABELS[gate]} {value:.3f}" for gate, value in pairs)
+    return ", ".join(
+        f"{STUDY_GATES.arm_labels[gate]} {value:.3f}" for gate, value in pairs
+    )
 
 
 def verdict_word(verdict):

@@ -30,7 +30,7 @@ from .. import (
     words,
 )
 from ..design import StudyDesign
-from ..facts import CLAIMS, CONDITION_NUMBERS
+from ..facts import CLAIMS, GRIDS
 from ..part import Part, log
 
 __all__ = ["PART", "Exploratory"]
@@ -65,7 +65,7 @@ def _draw_figures(results, evaluated, design, out):
         "gates": lambda: plots.plot_gates(results["gates"]),
         "alpha": lambda: plots.plot_alpha(results["alpha"]),
         "anisotropy": lambda: plots.plot_anisotropy(
-            results["gates"], CONDITION_NUMBERS
+            results["gates"], GRIDS.condition_numbers
         ),
         "depth": lambda: plots.plot_depth(
             results["depth_init"], results["depth_trained"]

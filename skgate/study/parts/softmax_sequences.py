@@ -11,7 +11,7 @@ import pandas as pd
 
 from .. import plots, plots_confirmatory, primary, runfiles, sequences, words
 from .. import sequences_secondary as secondary
-from ..facts import ARM_LABELS, QUICK_SEQUENCE_SEEDS
+from ..facts import QUICK_SEQUENCE_SEEDS, STUDY_GATES
 from ..part import Part
 from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
 
@@ -409,7 +409,7 @@ def secondary_lines(parts, record):
         f"{_short(task)} " + "/".join(f"{r.lr:g}" for r in group.itertuples())
         for task, group in rates.groupby("task", sort=False)
     )
-    arms = "/".join(ARM_LABELS[g] for g in dict.fromkeys(rates["gate"]))
+    arms = "/".join(STUDY_GATES.arm_labels[g] for g in dict.fromkeys(rates["gate"]))
     lines.append(f"**Learning rates** ({arms}, from the pilot): {chosen}.")
     left = parts["secondary"]
     left = left[left["analysis"].str.startswith("left the primary family")]
@@ -536,7 +536,7 @@ def _primary_part(parts, record):
         ["claim", *_SHOWN, "p equivalence holm", "margin", "n", "outcome"]
     ]
     rates = pd.DataFrame(record["learning_rates"])
-    rates = rates.assign(arm=rates["gate"].map(ARM_LABELS))
+    rates = rates.assign(arm=rates["gate"].map(STUDY_GATES.arm_labels))
     return [
         "",
         "### Verdicts",
