@@ -154,25 +154,12 @@ class Represents:
         check_layer(layer, "representation")
         return self._forward(self._validate_X(X, reset=False), layer)
 
-    def curvature(
-        self,
-        X,
-        *,
-        layer="attention",
-        kind="acceleration",
-        method="exact",
-        metric=None,
-        condition_number=None,
-        covariance=None,
-        n_directions=8,
-        eps=1e-2,
-        random_state=0,
-        directions=None,
-    ):
+    def curvature(self, X, *, layer="attention", **kwargs):
         """Curvature of the representation at each row of ``X``.
 
-        The same as :func:`skgate.representation_curvature` ``(self, X, ...)``:
-        the curvature of ``x -> representation(x, layer)`` measured by
+        The same as :func:`skgate.representation_curvature` ``(self, X,
+        **kwargs)``, which states the keywords in its signature: the
+        curvature of ``x -> representation(x, layer)`` measured by
         :func:`skgate.geometry.curvature` in float64; with ``method="exact"``
         the derivatives come from the network's own second-order forward pass.
 
@@ -182,7 +169,11 @@ class Represents:
             Series as the fit took them (a 3-D array or a list of 2-D
             arrays): curvature in their own values' coordinates.
         {layer}
-        {curvature_keywords}
+        **kwargs
+            The curvature keywords of :func:`skgate.representation_curvature`
+            (its defaults where not given); any other keyword is refused:
+
+            {curvature_keywords}
 
         Returns
         -------
@@ -203,11 +194,10 @@ class Represents:
         >>> bool(gated.curvature(X).min() > 0)
         True
         """
-        given = locals()  # the curvature keywords, as stated above
-        kwargs = {name: given[name] for name in geometry.CURVATURE_KEYWORDS}
+        geometry._check_options("curvature", **kwargs)
         check_is_fitted(self)
         check_layer(layer, "curvature")
-        if geometry._named(metric, "fisher"):
+        if geometry._named(kwargs.get("metric"), "fisher"):
             self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
         if self.series_layout_ is None:

@@ -124,11 +124,16 @@ def test_the_curvature_keywords_are_declared_once():
         "random_state",
         "directions",
     ]
+    stated = inspect.signature(representation_curvature).parameters
+    assert "__signature__" not in vars(representation_curvature)  # not rewritten
+    assert [stated[name] for name in home] == list(home.values())
+    # The fitted model's method is representation_curvature(self, X, **kwargs)
+    # (the design's words): it states layer, takes the keywords as **kwargs
+    # and documents them.
+    method = inspect.signature(GatedAttentionClassifier.curvature).parameters
+    assert list(method) == ["self", "X", "layer", "kwargs"]
+    assert method["layer"].default == stated["layer"].default == "attention"
     for function in (representation_curvature, GatedAttentionClassifier.curvature):
-        assert "__signature__" not in vars(function)  # stated, not rewritten
-        parameters = inspect.signature(function).parameters
-        assert [parameters[name] for name in home] == list(home.values())
-        assert parameters["layer"].default == "attention"
         for name in home:  # the shared docstring fragment is filled in
             assert f"    {name} :" in function.__doc__
 

@@ -211,6 +211,26 @@ class TestScorers:
         with pytest.raises(error, match=match):
             make_curvature_scorer(**kwargs)
 
+    def test_the_method_is_the_function(self, gated, data):
+        """clf.curvature(X, **kwargs) is representation_curvature(clf, X,
+        **kwargs): the same values, its keywords validated the same way, an
+        unknown keyword refused by name."""
+        X, _ = data
+        kwargs = {"kind": "extrinsic", "n_directions": 3, "random_state": 2}
+        assert np.array_equal(
+            gated.curvature(X[:20], layer="pooled", **kwargs),
+            representation_curvature(gated, X[:20], layer="pooled", **kwargs),
+        )
+        assert np.array_equal(
+            gated.curvature(X[:5]), representation_curvature(gated, X[:5])
+        )
+        with pytest.raises(TypeError, match=r"curvature got unknown .*\['kindd'\]"):
+            gated.curvature(X, kindd="extrinsic")
+        with pytest.raises(ValueError, match="'eps' parameter"):
+            gated.curvature(X, eps=0)
+        with pytest.raises(ValueError, match="it needs layer='logits'"):
+            gated.curvature(X, metric="fisher")
+
     def test_joint_scorer(self, gated, data):
         X, y = data
         scorer = make_joint_scorer(tradeoff=0.05, layer="pooled")
