@@ -178,7 +178,7 @@ def test_refit_rule_on_a_single_metric_search():
         (["reproduce", "--n-jobs", "-2"], "--n-jobs must be >= 1 or -1"),
         (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
         (["reproduce", "--quick", "--out", "README.md"], "--out must be a folder"),
-        (["demo", "--n-samples", "-5"], "--n-samples must be >= 10"),
+        (["demo", "--seeds", "-5"], "--seeds must be >= 1"),
         (["unknown"], "invalid choice"),
     ],
 )

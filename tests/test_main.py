@@ -1,58 +1,124 @@
 """The command line: python -m skgate demo (skgate.study.cli)."""
 
+import dataclasses
+import importlib
+import re
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
+from skgate.study import facts, sequences
 from skgate.study.cli import demo, main
-from skgate.study.facts import STUDY_GATES
+
+#: The module (skgate.study.demo is also the function's name in skgate.study).
+demo_module = importlib.import_module("skgate.study.demo")
+#: A shrunken demo: few epochs on few rows (the protocol's fits need a minute).
+TINY = {"max_epochs": 2, "n_samples": 120, "n_iter_no_change": 2}
 
 
-def test_demo_table_has_every_task_and_gate():
-    table = demo(n_samples=120, max_epochs=2, log=None)
-    assert list(table.index) == ["checkerboard", "linear", "moons"]
-    assert list(table.columns) == ["ungated", "SiLU", "gated (alpha=1)"]
-    assert list(table.columns) == [
-        STUDY_GATES.labels[g] for g in ("none", "silu", "multiplicative")
-    ]
-    assert ((table >= 0) & (table <= 1)).all().all()
+@pytest.fixture(scope="module")
+def tiny_demo():
+    return demo(n_seeds=3, progress=False, committed=None, fixed=TINY)
 
 
-def test_demo_is_deterministic():
-    first = demo(n_samples=120, max_epochs=2, log=None)
-    second = demo(n_samples=120, max_epochs=2, log=None)
-    assert first.equals(second)
+def test_the_demo_decides_protocol_2s_first_test(tiny_demo):
+    """The demo fits gated and SiLU on both curved conditions, on the
+    confirmatory run's first seeds at each arm's protocol rate, and tests C1's
+    accuracy at the family's strictest Holm level: 3 seeds cannot reach it
+    (the smallest sign-flip p is 1/8), so the verdict is inconclusive."""
+    fits = tiny_demo.fits
+    assert len(fits) == 2 * 2 * 3
+    assert set(fits["gate"]) == {"multiplicative", "silu"}
+    assert sorted(fits["seed"].unique()) == [3000, 3001, 3002]
+    rates = {(row.condition, row.gate): row.lr for row in fits.itertuples(index=False)}
+    assert rates == {
+        key: rate
+        for key, rate in facts.SEQUENCE_LEARNING_RATES.items()
+        if key[0] != "linear task" and key[1] != "none"
+    }
+    assert tiny_demo.test["comparison"] == "gated > SiLU"
+    assert tiny_demo.level == pytest.approx(0.05 / len(sequences.tests()))
+    assert tiny_demo.result["p"] >= 1 / 8 and tiny_demo.outcome == "inconclusive"
+    gated = fits[fits["gate"] == "multiplicative"].sort_values(["condition", "seed"])
+    silu = fits[fits["gate"] == "silu"].sort_values(["condition", "seed"])
+    differences = gated["accuracy"].to_numpy() - silu["accuracy"].to_numpy()
+    mean_by_seed = differences.reshape(2, 3).mean(axis=0)  # the test's unit
+    assert tiny_demo.result["estimate"] == pytest.approx(mean_by_seed.mean())
+
+
+def test_the_demo_is_at_most_30_lines_and_names_what_it_changed(tiny_demo):
+    lines = tiny_demo.lines()
+    assert len(lines) <= 30
+    text = "\n".join(lines)
+    assert "Verdict of this demo: inconclusive" in text
+    assert "Not the protocol's fits" in text and "'max_epochs': 2" in text
+    assert "REPORT.md" in text  # where the full results are
+
+
+def test_the_demo_sets_its_verdict_beside_the_committed_one(tiny_demo, tmp_path):
+    """Beside a committed run holding the demo's own fits, the rows match
+    exactly; where the committed verdict differs, the demo says the
+    confirmatory run's is the study's."""
+    fits = tiny_demo.fits
+    fits.assign(sweep="arms").to_csv(tmp_path / "seq_arms.csv", index=False)
+    test = tiny_demo.test
+    row = {"claim": test["claim"], "quantity": test["quantity"]}
+    row |= {"comparison": test["comparison"], "estimate": 0.08, "ci low": 0.07}
+    row |= {"ci high": 0.09, "outcome": "holds", "n": 99}
+    pd.DataFrame([row]).to_csv(tmp_path / "tests_2_primary.csv", index=False)
+    committed = demo_module._committed(fits, test, tmp_path)
+    assert committed["matched"] == len(fits) and committed["largest difference"] == 0
+    text = "\n".join(dataclasses.replace(tiny_demo, committed=committed).lines())
+    assert "The confirmatory run (99 seeds): +0.080 [+0.070, +0.090], holds" in text
+    assert "the confirmatory run's 'holds' on 99 is the study's verdict" in text
+    agreeing = {**committed, "outcome": "inconclusive"}
+    text = "\n".join(dataclasses.replace(tiny_demo, committed=agreeing).lines())
+    assert "This demo agrees with it." in text
+
+
+@pytest.mark.parametrize(
+    "result, outcome",
+    [
+        ({"p": 0.001, "p reverse": 0.999, "p equivalence": 0.9}, "holds"),
+        ({"p": 0.006, "p reverse": 0.99, "p equivalence": 0.9}, "inconclusive"),
+        ({"p": 0.999, "p reverse": 0.001, "p equivalence": 0.9}, "reversed"),
+        ({"p": 0.5, "p reverse": 0.5, "p equivalence": 0.004}, "no effect"),
+    ],
+)
+def test_the_demos_level_is_the_familys_strictest(result, outcome):
+    assert demo_module._outcome(result, 10) == outcome
+
+
+def test_the_demo_refuses_a_bad_seed_count():
+    with pytest.raises(ValueError, match="n_seeds must be an int >= 1; got 0"):
+        demo(n_seeds=0)
 
 
 @pytest.mark.slow
-def test_cli_prints_progress_and_table():
+def test_make_demo_decides_in_the_protocols_own_fits():
+    """python -m skgate demo, as make demo runs it: the protocol's fits on 10
+    seeds, the same accuracies as the committed run's rows for them, a
+    verdict at the level, at most 30 lines."""
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skgate",
-            "demo",
-            "--n-samples",
-            "100",
-            "--max-epochs",
-            "1",
-        ],
+        [sys.executable, "-m", "skgate", "demo", "--n-jobs", "2"],
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "[9/9] moons" in result.stderr
-    assert "Held-out accuracy" in result.stdout
-    assert "checkerboard" in result.stdout and "gated (alpha=1)" in result.stdout
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) <= 30
+    assert "40 rows for these fits hold the same accuracies" in result.stdout
+    assert re.search(r"Verdict of this demo: (holds|reversed|no effect)", result.stdout)
 
 
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--n-samples", "3"], "--n-samples must be >= 10"),
-        (["demo", "--max-epochs", "-1"], "--max-epochs must be >= 0"),
-        (["demo", "--n-samples", "many"], "invalid int value"),
+        (["demo", "--seeds", "0"], "--seeds must be >= 1"),
+        (["demo", "--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+        (["demo", "--seeds", "many"], "invalid int value"),
         (["fly"], "invalid choice"),
         ([], "required"),
     ],
@@ -67,7 +133,7 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--n-samples", "3"], "--n-samples must be >= 10"),
+        (["demo", "--seeds", "0"], "--seeds must be >= 1"),
         (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
         (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
         (["compare", "x.csv", "--target", "y", "--bogus"], "unrecognized arguments"),
@@ -121,7 +187,7 @@ print(code, sorted(name for name in heavy if name in sys.modules))
         ["compare", "no-such.csv", "--target", "y"],
         ["reproduce", "--seeds", "1"],
         ["report", "--from", "no-such-folder"],
-        ["demo", "--n-samples", "3"],
+        ["demo", "--seeds", "0"],
         ["pilot", "--n-jobs", "0"],
     ],
 )

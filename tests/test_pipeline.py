@@ -3,6 +3,8 @@ and the pipeline runs and renders it as it does every other part."""
 
 import importlib
 import json
+import re
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skgate.study import parts, pipeline, report
+from skgate.study import parts, pipeline, report, runfiles
 from skgate.study.design import StudyDesign
 from skgate.study.facts import (
     COPIED_FIRST_SEED,
@@ -114,6 +116,71 @@ def test_a_new_part_is_one_module_and_one_line(coin, tmp_path, monkeypatch):
     again = tmp_path / "again"
     report.render_run(out, again)
     assert (again / "REPORT.md").read_text() == text
+    # The run knows its code: the commit at the part's start and end.
+    here = runfiles.code_state()
+    assert info["code"] == {"coin fits": {"start": here, "end": here}}
+    assert re.fullmatch(r"[0-9a-f]{40}", here["commit"])
+    assert f"Code: `{here['commit'][:12]}`" in text
+
+
+def _commit(checkout, message):
+    git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+    subprocess.run([*git, "commit", "-qm", message], check=True, capture_output=True)
+
+
+def test_a_run_records_the_commit_and_whether_its_code_changed(tmp_path):
+    """code_state reads the checkout's commit, and calls it dirty when the
+    code (not the run's own outputs) differs from it; outside a checkout,
+    no commit."""
+    checkout = tmp_path / "checkout"
+    (checkout / "skgate").mkdir(parents=True)
+    (checkout / "skgate" / "a.py").write_text("x = 1\n")
+    (checkout / "results.csv").write_text("a\n1\n")
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    _commit(checkout, "one")
+    clean = runfiles.code_state(checkout)
+    assert re.fullmatch(r"[0-9a-f]{40}", clean["commit"]) and clean["dirty"] is False
+    (checkout / "results.csv").write_text("a\n2\n")  # an output: still clean
+    (checkout / "new.csv").write_text("b\n")
+    assert runfiles.code_state(checkout) == clean
+    (checkout / "skgate" / "a.py").write_text("x = 2\n")
+    assert runfiles.code_state(checkout) == {**clean, "dirty": True}
+    _commit(checkout, "two")
+    later = runfiles.code_state(checkout)
+    assert later["commit"] != clean["commit"] and later["dirty"] is False
+    assert runfiles.code_state(tmp_path) == {"commit": None, "dirty": None}
+    assert runfiles.code_state(checkout / "skgate") == {"commit": None, "dirty": None}
+
+
+def test_the_report_names_both_commits_and_warns_when_they_differ(tmp_path, capsys):
+    one, two = (
+        {"commit": "a" * 40, "dirty": False},
+        {"commit": "b" * 40, "dirty": False},
+    )
+    same = {"code": {"arms": {"start": one, "end": one}}}
+    assert runfiles.code_text(same) == (
+        "Code: `aaaaaaaaaaaa` at the start of every part and `aaaaaaaaaaaa` at its end."
+    )
+    assert runfiles.code_changes(same) == []
+    moved = {
+        "code": {
+            "arms": {"start": one, "end": two},
+            "alpha": {"start": two, "end": two},
+        }
+    }
+    text = runfiles.code_text(moved)
+    assert "arms `aaaaaaaaaaaa` at its start and `bbbbbbbbbbbb` at its end" in text
+    assert "**Warning**: the code of arms changed" in text
+    assert runfiles.code_changes(moved) == ["arms"]
+    dirty = {"code": {"arms": {"start": one, "end": {**one, "dirty": True}}}}
+    assert runfiles.code_changes(dirty) == ["arms"]
+    assert "files changed" in runfiles.code_text(dirty)
+    assert "records no commit" in runfiles.code_text({})
+    # The committed run predates the record: its report says so, no warning.
+    info = runfiles.load_info(RESULTS)
+    assert "code" not in info and runfiles.code_changes(info) == []
+    assert "- Code: run.json records no commit" in (RESULTS / "REPORT.md").read_text()
 
 
 @pytest.mark.slow

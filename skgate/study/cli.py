@@ -13,8 +13,7 @@ from .. import compare
 from ..parallel import on_cluster
 from . import commands, realdata, report, sequences_pilot
 from .demo import demo
-from .design import TEST_SIZE, StudyDesign
-from .facts import EPOCHS
+from .design import StudyDesign
 from .part import log
 from .parts.copied_tokens import run_pilot
 from .parts.toy_datasets import run_toy
@@ -149,14 +148,8 @@ def _render_report(args, parser, source, out):
 
 
 def _demo_command(args, parser):
-    table = demo(args.n_samples, args.max_epochs, args.random_state)
-    epochs = EPOCHS.study if args.max_epochs is None else args.max_epochs
-    print(
-        f"\nHeld-out accuracy ({round(100 * TEST_SIZE)} % test split, "
-        f"n_samples={args.n_samples}, max_epochs={epochs}, "
-        f"random_state={args.random_state}):\n"
-    )
-    print(table.to_string(float_format="{:.3f}".format))
+    result = demo(args.seeds, n_jobs=args.n_jobs)
+    print("\n".join(result.lines()))
     return 0
 
 

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from ..command import check_jobs
 
-__all__ = ["CHECKS", "FULL_SEEDS", "PART_CHOICES", "QUICK_SEEDS", "add_commands"]
+__all__ = [
+    "CHECKS",
+    "DEMO_SEEDS",
+    "FULL_SEEDS",
+    "PART_CHOICES",
+    "QUICK_SEEDS",
+    "add_commands",
+]
 
 #: Seeds per sweep of the quick run (``make demo``): a pilot-sized run, the
 #: fewest with which a test can pass the primary family's Holm level (the
@@ -22,6 +29,10 @@ QUICK_SEEDS = 8
 #: Seeds of the full run's exploratory study, by default
 #: (:meth:`skgate.study.StudyDesign.full`).
 FULL_SEEDS = 10
+#: Seeds per arm and condition of ``python -m skgate demo`` (``make demo``):
+#: the confirmatory run's first ten (the smallest sign-flip p-value, 1 / 2^10,
+#: is below the primary family's strictest Holm level, 0.05 / 10).
+DEMO_SEEDS = 10
 #: What ``reproduce`` runs: every part, or the second confirmatory part alone.
 PART_CHOICES = ("all", "sequences")
 
@@ -70,12 +81,18 @@ def add_commands(commands):
         help="a Markdown file whose findings block is rewritten",
     )
     demo_parser = commands.add_parser(
-        "demo", help="accuracy of ungated, SiLU and gated attention on three tasks"
+        "demo",
+        help="protocol 2's first primary test (gated vs SiLU accuracy over "
+        "softmax attention on sequences), decided in about a minute",
     )
-    demo_parser.add_argument("--n-samples", type=int, default=1000)
-    # None: the study's budget (skgate.study.facts.EPOCHS.study).
-    demo_parser.add_argument("--max-epochs", type=int, default=None)
-    demo_parser.add_argument("--random-state", type=int, default=0)
+    demo_parser.add_argument(
+        "--seeds",
+        type=int,
+        default=DEMO_SEEDS,
+        help="seeds per arm and condition, the confirmatory run's first "
+        "(below 8 no test can reach the level)",
+    )
+    demo_parser.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
 
 
 def _add_reproduce(commands):
@@ -144,15 +161,9 @@ def check_pilot(args, commands):
 
 
 def check_demo(args, commands):
-    if args.n_samples < 10:
-        commands.error(f"--n-samples must be >= 10; got {args.n_samples}.")
-    if args.max_epochs is not None and args.max_epochs < 0:
-        commands.error(f"--max-epochs must be >= 0; got {args.max_epochs}.")
-    if not 0 <= args.random_state < 2**32:
-        commands.error(
-            f"--random-state must be an int in [0, 2**32 - 1] (a NumPy seed); "
-            f"got {args.random_state}."
-        )
+    if args.seeds < 1:
+        commands.error(f"--seeds must be >= 1; got {args.seeds}.")
+    check_jobs(args, commands.error)
 
 
 def check_report(args, commands):

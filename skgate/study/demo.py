@@ -1,63 +1,282 @@
-"""``python -m skgate demo``: held-out accuracy of each gate on three tasks."""
+"""``make demo`` (``python -m skgate demo``): one pre-registered question,
+decided in about a minute.
 
-import sys
+The question is protocol 2's first primary test (``docs/protocol-2.md``):
+over softmax attention on sequences of noisy observations, is gated
+attention more accurate than SiLU, on the mean of the protocol's two curved
+conditions? The demo fits the two arms on the confirmatory run's first
+seeds exactly as that run fitted them (the protocol's model and cap, each
+arm's learning rate, early stopping, batched as the run batched them),
+measures accuracy alone, and tests the paired difference as the protocol
+does (sign-flip p-value over seeds, bootstrap interval) at the primary
+family's strictest Holm level, where a test passes whatever the family's
+other tests do. Its verdict is set beside the committed confirmatory one,
+and where they differ the demo says which is the study's.
+"""
+
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
-from sklearn.datasets import make_moons
-from sklearn.model_selection import train_test_split
 
-from ..datasets import make_curved_task, make_linear_task
-from ..estimators import GatedAttentionClassifier
-from .design import TEST_SIZE
-from .facts import EPOCHS, STUDY_GATES
+from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+from . import confirmatory, sequences, sweeps
+from .commands import DEMO_SEEDS
+from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, STUDY_GATES
 
-__all__ = ["demo"]
+__all__ = ["DemoResult", "demo", "measure_accuracy"]
+
+#: Where the committed confirmatory run lies, in a checkout.
+COMMITTED = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+_GATED, _SILU, _ = STUDY_GATES.order
 
 
-def _demo_tasks(n_samples, random_state):
+def _question():
+    """The protocol's test the demo decides: C1, accuracy, gated > SiLU, on
+    the mean of the curved conditions."""
+    (test,) = [
+        t
+        for t in sequences.tests()
+        if t["claim"] == "C1"
+        and t["quantity"] == "accuracy"
+        and (t["better"], t["worse"]) == (_GATED, _SILU)
+    ]
+    return test
+
+
+def _settings(seeds, fixed):
+    """The arms sweep's fits of the two arms on the curved conditions, as the
+    confirmatory run made them, with the keys ``fixed``."""
+    arms = sequences.arms_settings(
+        sequences.CONDITIONS, sequences.LEARNING_RATES, seeds
+    )
+    return [
+        {**s, **fixed}
+        for s in arms
+        if s["task"] == "curved" and s["gate"] in (_GATED, _SILU)
+    ]
+
+
+def measure_accuracy(clf, X_test, y_test, setting):
+    """What a demo fit measures: held-out accuracy, the epoch whose weights
+    it keeps, and how many it ran."""
     return {
-        "checkerboard": make_curved_task(
-            n_samples, shape="checkerboard", random_state=random_state
-        ),
-        "linear": make_linear_task(n_samples, random_state=random_state),
-        "moons": make_moons(n_samples, noise=0.2, random_state=random_state),
+        "accuracy": clf.score(X_test, y_test),
+        "best_epoch": int(np.argmax(clf.validation_scores_)) + 1,
+        "epochs_run": clf.n_iter_,
     }
 
 
-def demo(n_samples=1000, max_epochs=None, random_state=0, log=sys.stderr):
-    """Held-out accuracy of each gate on each task, as a DataFrame (tasks x gates).
+def _outcome(result, n_tests):
+    """The outcome at the family's strictest Holm level (the level alone
+    over the number of tests): where a test passes whatever the rest do."""
+    level = ALPHA_LEVEL / n_tests
+    if result["p"] < level:
+        return HOLDS
+    if result["p reverse"] < level:
+        return REVERSED
+    if result["p equivalence"] < level:
+        return NO_EFFECT
+    return INCONCLUSIVE
 
-    ``max_epochs=None`` trains for the study's budget (``EPOCHS.study``);
-    each fit prints a progress line to ``log`` (None: silent).
+
+def _committed(frame, test, folder):
+    """The committed run's outcome of ``test`` and its rows for the demo's
+    fits, or None where the folder has no such run (an installed wheel)."""
+    folder = Path(folder)
+    tests, arms = folder / "tests_2_primary.csv", folder / "seq_arms.csv"
+    if not (tests.is_file() and arms.is_file()):
+        return None
+    table = pd.read_csv(tests)
+    row = table[
+        (table["claim"] == test["claim"])
+        & (table["quantity"] == test["quantity"])
+        & (table["comparison"] == test["comparison"])
+    ].iloc[0]
+    keys = ["shape", "gate", "seed"]
+    same = frame[[*keys, "accuracy"]].merge(
+        pd.read_csv(arms)[[*keys, "accuracy"]], on=keys, suffixes=("", " committed")
+    )
+    return {
+        "estimate": row["estimate"],
+        "ci": (row["ci low"], row["ci high"]),
+        "outcome": row["outcome"],
+        "n": int(row["n"]),
+        "matched": len(same),
+        "largest difference": float(
+            (same["accuracy"] - same["accuracy committed"]).abs().max()
+            if len(same)
+            else np.nan
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo found: its fits, the test and its outcome at the
+    level, the convergence of the fits, and the committed run's answer."""
+
+    #: One row per fit (condition, arm, seed, accuracy, best epoch, epochs run).
+    fits: pd.DataFrame
+    #: The protocol's test (its claim, comparison and conditions).
+    test: dict
+    #: estimate, "ci low", "ci high", p, "p reverse", "p equivalence", n.
+    result: dict
+    #: The outcome at :attr:`level`: "holds", "reversed", "no effect" or
+    #: "inconclusive".
+    outcome: str
+    #: The family's strictest Holm level.
+    level: float
+    #: Share of fits whose best epoch is in the last part of the cap the
+    #: protocol's convergence rule names.
+    late_share: float
+    #: The committed confirmatory run's outcome and its rows for these fits
+    #: (None where there is none beside the package).
+    committed: dict | None
+    #: Wall time of the fits (s).
+    seconds: float
+    #: Setting keys that replaced the protocol's (none in ``make demo``).
+    fixed: dict
+
+    def lines(self):
+        """The demo's report, at most 30 lines of plain text."""
+        t, r = self.test, self.result
+        seeds = sorted(self.fits["seed"].unique())
+        means = self.fits.pivot_table(
+            index="condition", columns="gate", values="accuracy", sort=False
+        )
+        label = STUDY_GATES.arm_labels
+        lines = [
+            "Does gated attention beat SiLU over softmax attention on sequences?",
+            f"Protocol 2's first primary test (docs/protocol-2.md): {t['claim']}, "
+            f"accuracy, {t['comparison']}, on the {sequences.label(t['condition'])}.",
+            f"{len(self.fits)} fits in {self.seconds:.0f} s: 2 arms x "
+            f"{len(means)} conditions x {len(seeds)} seeds ({seeds[0]}-{seeds[-1]}, "
+            f"the confirmatory run's first), sequences of {SEQUENCE.n_observations} "
+            f"observations, each arm at its protocol learning rate, early "
+            f"stopping within {self.fits['max_epochs'].iloc[0]} epochs.",
+            *(
+                [f"Not the protocol's fits: {self.fixed} replace its settings."]
+                if self.fixed
+                else []
+            ),
+            "",
+            f"  {'condition':<26}{label[_GATED]:>8}{label[_SILU]:>8}   difference",
+            *(
+                f"  {condition:<26}{row[_GATED]:>8.3f}{row[_SILU]:>8.3f}   "
+                f"{row[_GATED] - row[_SILU]:+.3f}"
+                for condition, row in means.iterrows()
+            ),
+            "",
+            f"Test: {t['comparison']}, mean of both conditions, paired by seed: "
+            f"{r['estimate']:+.3f} [{r['ci low']:+.3f}, {r['ci high']:+.3f}] "
+            f"(95 % bootstrap), sign-flip p = {r['p']:.4f} over {r['n']} seeds.",
+            f"Verdict of this demo: {self.outcome}, at level {self.level:.3g} "
+            f"(the protocol's {ALPHA_LEVEL:g} over its "
+            f"{round(ALPHA_LEVEL / self.level)} primary tests).",
+            f"Convergence: {self.late_share:.0%} of the fits kept an epoch in the "
+            f"last {sequences.LATE_FRACTION:.0%} of the cap (the protocol's rule: "
+            f"under {sequences.LATE_SHARE:.0%}).",
+            *self._committed_lines(),
+        ]
+        return lines
+
+    def _committed_lines(self):
+        c = self.committed
+        if c is None:
+            return [
+                "The committed confirmatory results are benchmarks/results/"
+                "REPORT.md in skgate's repository."
+            ]
+        if c["matched"] == 0:
+            same = "It has no rows for these fits."
+        elif c["largest difference"] == 0:
+            same = f"Its {c['matched']} rows for these fits hold the same accuracies."
+        else:
+            same = (
+                f"Its {c['matched']} rows for these fits differ from the demo's "
+                f"by up to {c['largest difference']:.3g} in accuracy."
+            )
+        answer = (
+            f"The confirmatory run ({c['n']} seeds): {c['estimate']:+.3f} "
+            f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], {c['outcome']}. {same}"
+        )
+        if c["outcome"] == self.outcome:
+            agree = "This demo agrees with it."
+        else:
+            agree = (
+                f"This demo says {self.outcome!r} on {self.result['n']} seeds; the "
+                f"confirmatory run's {c['outcome']!r} on {c['n']} is the study's "
+                "verdict (the demo is a pilot of its first seeds)."
+            )
+        return [
+            answer,
+            agree,
+            f"Full results: {COMMITTED / 'REPORT.md'}; all of them again: "
+            "python -m skgate reproduce --n-jobs 2 (hours).",
+        ]
+
+
+def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed=None):
+    """Decide protocol 2's first primary test (C1, accuracy, gated > SiLU,
+    softmax attention over sequences) on ``n_seeds`` of the confirmatory
+    run's seeds: a :class:`DemoResult` (``.lines()`` is its report).
+
+    Parameters
+    ----------
+    n_seeds : int >= 1, default=DEMO_SEEDS
+        Seeds per arm and condition, from the confirmatory run's first; below
+        8 no sign-flip p-value can reach the level.
+    n_jobs : int, default=1
+        joblib workers; the fits do not depend on it.
+    progress : bool, default=True
+        A progress bar on stderr, counting fits.
+    committed : path, default=COMMITTED
+        The folder of the committed confirmatory run (its
+        ``tests_2_primary.csv`` and ``seq_arms.csv``), if any.
+    fixed : dict, optional
+        Setting keys every fit takes instead of the protocol's (a shrunken
+        demo in the tests: ``{"max_epochs": 2}``); the report then no longer
+        is the protocol's, and says which keys differ.
 
     Examples
     --------
-    >>> table = demo(n_samples=100, max_epochs=1, log=None)
-    >>> table.shape
-    (3, 3)
+    >>> from skgate.study.demo import demo
+    >>> result = demo(n_seeds=2, progress=False)  # doctest: +SKIP
+    >>> result.outcome  # doctest: +SKIP
+    'inconclusive'
     """
-    epochs = {"max_epochs": EPOCHS.study if max_epochs is None else max_epochs}
-    tasks = _demo_tasks(n_samples, random_state)
-    gates = list(reversed(STUDY_GATES.order))  # weakest first
-    rows, n_fits = {}, len(tasks) * len(gates)
-    for task, (X, y) in tasks.items():
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=TEST_SIZE, stratify=y, random_state=random_state
-        )
-        for gate in gates:
-            start = time.perf_counter()
-            clf = GatedAttentionClassifier(gate, **epochs, random_state=random_state)
-            accuracy = clf.fit(X_train, y_train).score(X_test, y_test)
-            rows.setdefault(task, {})[STUDY_GATES.labels[gate]] = accuracy
-            if log is not None:
-                print(
-                    f"[{sum(map(len, rows.values()))}/{n_fits}] {task:<12} "
-                    f"{STUDY_GATES.labels[gate]:<16} accuracy {accuracy:.3f} "
-                    f"({time.perf_counter() - start:.1f} s)",
-                    file=log,
-                    flush=True,
-                )
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "task"
-    return table
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1:
+        raise ValueError(f"n_seeds must be an int >= 1; got {n_seeds!r}.")
+    test = _question()
+    seeds = sequences.confirmatory_seeds(n_seeds, SEQUENCE_FIRST_SEED)
+    start = time.perf_counter()
+    fits = sweeps.run_sweep(
+        _settings(seeds, fixed or {}),
+        n_jobs=n_jobs,
+        progress=progress,
+        description="demo fits",
+        measure=measure_accuracy,
+        leave=False,
+    )
+    seconds = time.perf_counter() - start
+    fits["condition"] = [sequences.task_label(row) for _, row in fits.iterrows()]
+    result = confirmatory.statistics(test, sequences.test_rows(fits, test))
+    n_tests = len(sequences.tests())
+    cap = fits["max_epochs"].iloc[0]
+    late = fits["best_epoch"] > (1 - sequences.LATE_FRACTION) * cap
+    return DemoResult(
+        fits=fits,
+        test=test,
+        result={**result, "n": n_seeds},
+        outcome=_outcome(result, n_tests),
+        level=ALPHA_LEVEL / n_tests,
+        late_share=float(late.mean()),
+        committed=None
+        if committed is None
+        else _committed(fits, test, Path(committed)),
+        seconds=seconds,
+        fixed=dict(fixed or {}),
+    )

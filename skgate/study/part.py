@@ -33,9 +33,10 @@ class Job:
     tests), and the confirmatory parts run on its seeds and fixed keys
     rather than their protocols'; ``seeds``: seeds per sweep asked for
     (None: each part's own); ``toy``: run the toy datasets too.
-    ``command`` is the command line written into run.json; ``seconds`` and
-    ``records`` collect each part's wall time and run.json record as the
-    parts run.
+    ``command`` is the command line written into run.json; ``seconds``,
+    ``code`` and ``records`` collect each part's wall time, the commit of the
+    code at its start and end (:func:`~skgate.study.runfiles.code_state`)
+    and its run.json record as the parts run.
     """
 
     out: Path
@@ -47,6 +48,7 @@ class Job:
     toy: bool = False
     command: str = ""
     seconds: dict = field(default_factory=dict)
+    code: dict = field(default_factory=dict)
     records: dict = field(default_factory=dict)
 
     @property

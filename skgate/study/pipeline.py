@@ -58,10 +58,11 @@ def run_sweeps(part, job):
 def run_part(part, job):
     """Run ``part`` for ``job``: its sweeps, then the rest; its record and
     wall time into the job."""
-    start = time.perf_counter()
+    start, code = time.perf_counter(), runfiles.code_state()
     frames = run_sweeps(part, job)
     job.records[part.name] = part.finish(job, frames)
     job.seconds[part.label] = time.perf_counter() - start
+    job.code[part.label] = {"start": code, "end": runfiles.code_state()}
 
 
 def _command(quick, seeds, design, part):
@@ -151,6 +152,7 @@ def reproduce(
         run_part(p, job)
     info = {"command": job.command, "machine": render.machine_text()}
     info["seconds"] = dict(job.seconds)
+    info["code"] = dict(job.code)
     info["parts"] = [p.name for p in chosen]
     for p in chosen:
         p.store(info, job.records[p.name])
@@ -222,6 +224,7 @@ def _store(part, job):
         info = {"command": job.command, "machine": render.machine_text(), "seconds": {}}
     part.store(info, job.records[part.name])
     info["seconds"][part.label] = job.seconds[part.label]
+    info.setdefault("code", {})[part.label] = job.code[part.label]
     if part.name not in info.setdefault("parts", []):
         info["parts"].append(part.name)
     runfiles.save_run_info(job.out, info)

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import parts as registry
 from . import primary, runfiles, sequences
 from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
+from .part import log
 from .parts.softmax_sequences import QUICK_SEQUENCE_EPOCHS
 
 __all__ = [
@@ -66,6 +67,7 @@ def _cost_section(info):
         "## Setup and cost",
         "",
         f"- Machine: {info['machine']}.",
+        f"- {runfiles.code_text(info)}",
         "- Wall time per part (s): "
         + ", ".join(f"{part} {value:.0f}" for part, value in seconds.items())
         + f"; total {sum(seconds.values()):.0f}.",
@@ -150,6 +152,12 @@ def render_run(folder, out=None, user_guide=None):
         raise
     if user_guide is not None:
         _replace_block(Path(user_guide), block)
+    changed = runfiles.code_changes(info)
+    if changed:  # rendered all the same: the numbers are that code's
+        log(
+            f"warning: the code of {', '.join(changed)} changed during the run or "
+            "differed from its commit (run.json's 'code'); REPORT.md says so"
+        )
     return report
 
 

@@ -13,6 +13,7 @@ the others).
 
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,9 @@ import pandas as pd
 
 __all__ = [
     "add_seconds",
+    "code_changes",
+    "code_state",
+    "code_text",
     "load_info",
     "plain",
     "protocol_sha256",
@@ -43,6 +47,7 @@ RECORD_TYPES = {
     "design": dict,
     "plan": dict,
     "seconds": dict,
+    "code": dict,
     "seeds": dict,
     "sequences": dict,
     "parts": list,
@@ -235,3 +240,98 @@ def write_csv(frame, path):
     frame.drop(columns=TIMINGS, errors="ignore").to_csv(
         path, index=False, float_format="%.10g"
     )
+
+
+# -- the code a run ran ---------------------------------------------------------------
+
+#: The checkout whose code runs: the folder above the package, when it is a
+#: git work tree holding it (not a wheel's site-packages).
+_CHECKOUT = Path(__file__).resolve().parents[2]
+#: What "dirty" looks at: the code and what installs it, not the run's outputs
+#: (a run may write its CSVs into the checkout).
+_CODE_PATHS = ("skgate", "pyproject.toml", "constraints.txt")
+
+
+def _git(*args, checkout):
+    """The output of ``git args`` in ``checkout``, or None where git or the
+    checkout is missing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def code_state(checkout=None):
+    """The commit of the code running now and whether its files differ from
+    it: ``{"commit": sha, "dirty": bool}``, or ``{"commit": None, "dirty":
+    None}`` where the package is not in a git checkout (an installed wheel).
+
+    Examples
+    --------
+    >>> from skgate.study import runfiles
+    >>> sorted(runfiles.code_state())
+    ['commit', 'dirty']
+    """
+    checkout = _CHECKOUT if checkout is None else Path(checkout)
+    top = _git("rev-parse", "--show-toplevel", checkout=checkout)
+    commit = _git("rev-parse", "HEAD", checkout=checkout)
+    if top is None or commit is None or Path(top).resolve() != checkout.resolve():
+        return {"commit": None, "dirty": None}
+    changed = _git(
+        "status", "--porcelain", "--untracked-files=no", "--", *_CODE_PATHS,
+        checkout=checkout,
+    )  # fmt: skip
+    return {"commit": commit, "dirty": None if changed is None else changed != ""}
+
+
+def _state_text(state):
+    if state.get("commit") is None:
+        return "no git checkout"
+    dirty = {True: ", files changed", False: "", None: ", state unknown"}
+    return f"`{state['commit'][:12]}`{dirty[state.get('dirty')]}"
+
+
+def code_changes(info):
+    """The parts of the run in ``info`` (run.json) whose code differs
+    between their start and end, or ran from changed files: their labels."""
+    return [
+        label
+        for label, states in info.get("code", {}).items()
+        if states["start"] != states["end"]
+        or True in (states["start"].get("dirty"), states["end"].get("dirty"))
+    ]
+
+
+def code_text(info):
+    """The report's line on the code the run in ``info`` ran: the commit at
+    the start and at the end of each part, and a warning where they differ
+    or the files had changed."""
+    code = info.get("code")
+    if not code:
+        return "Code: run.json records no commit (the run predates that record)."
+    pairs = {
+        label: (_state_text(states["start"]), _state_text(states["end"]))
+        for label, states in code.items()
+    }
+    if len(set(pairs.values())) == 1:
+        start, end = next(iter(pairs.values()))
+        text = f"Code: {start} at the start of every part and {end} at its end"
+    else:
+        text = "Code: " + "; ".join(
+            f"{label} {start} at its start and {end} at its end"
+            for label, (start, end) in pairs.items()
+        )
+    changed = code_changes(info)
+    if changed:
+        text += (
+            f". **Warning**: the code of {', '.join(changed)} changed during the "
+            "run or differed from its commit; the numbers are that code's"
+        )
+    return text + "."

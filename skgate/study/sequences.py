@@ -98,6 +98,7 @@ __all__ = [
     "secondary_family",
     "sweep_settings",
     "task_label",
+    "test_rows",
     "tests",
 ]
 
@@ -162,7 +163,7 @@ def label(task):
     return f"{task['shape']}, noise {task['noise']:g}"
 
 
-def _test_rows(frame, test):
+def test_rows(frame, test):
     """The fits a test reads: its task's, or every curved condition's for a
     test on their mean (the paired differences then average, seed by seed,
     over the conditions)."""
@@ -448,7 +449,7 @@ def family_results(family, frames):
     family, with outcomes; the first part's columns."""
     rows = []
     for test in family:
-        data = _test_rows(frames[test["sweep"]], test)
+        data = test_rows(frames[test["sweep"]], test)
         rows.append(
             {
                 **test,
