@@ -5,8 +5,8 @@ The question is protocol 2's first primary test (``docs/protocol-2.md``):
 over softmax attention on sequences of noisy observations, is gated
 attention more accurate than SiLU, on the mean of the protocol's two curved
 conditions? The demo fits the two arms on the confirmatory run's first
-seeds exactly as that run fitted them (the protocol's model and cap, each
-arm's learning rate, early stopping, batched as the run batched them),
+seeds with that run's settings (the protocol's model and cap, each arm's
+learning rate, early stopping, batched as the run batched them),
 measures accuracy alone, and tests the paired difference as the protocol
 does (sign-flip p-value over seeds, bootstrap interval) at the primary
 family's strictest Holm level, where a test passes whatever the family's
@@ -47,8 +47,8 @@ def _question():
 
 
 def _settings(seeds, fixed):
-    """The arms sweep's fits of the two arms on the curved conditions, as the
-    confirmatory run made them, with the keys ``fixed``."""
+    """The arms sweep's fits of the two arms on the curved conditions, with
+    the confirmatory run's settings and the keys ``fixed``."""
     arms = sequences.arms_settings(
         sequences.CONDITIONS, sequences.LEARNING_RATES, seeds
     )
