@@ -123,6 +123,34 @@ class TestPrimaryFamily:
             [HOLDS, HOLDS, REVERSED], list("abc")
         ).startswith("contradicted (reversed: c; 2 of 3 hold)")
 
+    def test_words_no_stronger_than_the_tests(self):
+        """Tests that could not fail support nothing; a trend whose mean
+        peaks inside its grid is named by its peak, not as a rise."""
+        verdict = confirmatory.claim_verdict
+        assert verdict([HOLDS], ["c"], fixed=[True]) == (
+            "consistent by construction (its 1 test could not fail)"
+        )
+        assert verdict([HOLDS, HOLDS], list("ab"), fixed=[True, True]).startswith(
+            "consistent by construction (none of its 2 tests could fail)"
+        )
+        assert verdict([HOLDS, HOLDS], list("ab"), fixed=[False, True]) == (
+            "reproduced (1 of 1 tests that could fail hold; 1 by construction)"
+        )
+        peaked = verdict([HOLDS, HOLDS], list("ab"), peaks=[None, "b peaks at alpha 1"])
+        assert peaked == "partly reproduced (b peaks at alpha 1; 2 of 2 tests hold)"
+        # A reversal still outranks construction.
+        assert verdict([REVERSED], ["c"], fixed=[True]).startswith("contradicted")
+
+    def test_a_trends_peak_is_where_its_mean_is_highest(self):
+        test = {"kind": "trend", "axis": "alpha", "measure": "turning"}
+        rows = pd.DataFrame(
+            {"alpha": [0, 0.5, 1, 1.5] * 2, "turning": [0, 3, 2, 1, 0, 4, 3, 2]}
+        )
+        assert confirmatory.trend_peak(test, rows) == 0.5
+        rising = rows.assign(turning=[0, 1, 2, 3, 0, 1, 2, 4])
+        assert confirmatory.trend_peak(test, rising) is None
+        assert confirmatory.trend_peak({**test, "kind": "superiority"}, rows) is None
+
     def test_an_equivalence_test_is_reversed_by_a_difference_either_way(self):
         frames = _fits()
         linear = frames["arms"]["task"] == "linear"
@@ -273,6 +301,17 @@ class TestCommittedRun:
         alpha = pd.read_csv(RESULTS / "primary_alpha.csv")
         means = alpha[alpha["task"] == "curved"].groupby("alpha")["turning"].mean()
         assert means.idxmax() == 0.5 and f"peaks at alpha {means.idxmax():g}" in first
+        # ... and nowhere is a claim resting on it, or on tests that could not
+        # fail, called reproduced: C2 partly, C6 consistent by construction.
+        findings = text.split("## Findings", 1)[1].split("\n## ", 1)[0]
+        part_1 = findings.split("**Copied tokens, uniform attention (part 1)**")[1]
+        assert "C2 partly reproduced" in part_1 and "C2 reproduced" not in part_1
+        assert "C6 consistent by construction" in part_1
+        assert (
+            "| C2 | curvature and accuracy rise with alpha on a curved task | "
+            in (first)
+            and "partly reproduced (curvature peaks at alpha 0.5;" in first
+        )
         arms = pd.read_csv(RESULTS / "arms.csv")
         share = arms[arms["task"] != "linear task"].set_index("arm")["positive share"]
         assert share["SiLU"] > share["gated"]

@@ -125,6 +125,54 @@ class TestPilotRules:
         table = sequences_secondary.convergence(frame.iloc[3:], cap=600)
         assert table.loc[0, "converged"]
 
+    def test_stalled_fits_and_each_alpha_apart(self):
+        """Beside the rule, the share of fits whose best epoch is in the
+        first 5 % of the cap; every alpha of the sweep is its own row."""
+        frame = _fits(
+            {
+                "task": "curved",
+                "shape": "rings",
+                "noise": 0.3,
+                "gate": "multiplicative",
+                "lr": 0.008,
+                "alpha": alpha,
+                "best_epoch": best,
+                "epochs_run": best + 50,
+            }
+            for alpha, bests in ((0.5, [3, 15, 16, 100]), (1.5, [250, 20, 30, 40]))
+            for best in bests
+        )
+        table = sequences_secondary.convergence(frame, cap=300).set_index("alpha")
+        assert table.loc[0.5, "share best by epoch 15"] == pytest.approx(2 / 4)
+        assert table.loc[1.5, "share best by epoch 15"] == 0
+        assert table.loc[1.5, "share best after epoch 240"] == pytest.approx(1 / 4)
+        assert table.loc[0.5, "converged"] and not table.loc[1.5, "converged"]
+
+    def test_c2_step_by_step(self):
+        """Known steps: the turning rate rises by 1 from 0.25 to 0.5 in
+        every seed, by 0 +- noise after; seeds rising at every step counted."""
+        rng = np.random.default_rng(0)
+        rows = []
+        for seed in range(12):
+            noise = rng.normal(0, 0.5, 2)
+            turning = {0.25: 1.0, 0.5: 2.0, 1.0: 2.0 + noise[0], 1.5: 2.0 + noise[1]}
+            for alpha, value in turning.items():
+                rows.append(
+                    {"task": "curved", "seed": seed, "alpha": alpha,
+                     "turning": value, "accuracy": 0.5 + alpha / 10}
+                )  # fmt: skip
+        steps = sequences_secondary.alpha_steps(pd.DataFrame(rows))
+        steps = steps.set_index(["quantity", "step"])
+        first = steps.loc[("curvature", "0.25 -> 0.5")]
+        assert first["estimate"] == pytest.approx(1.0) and first["outcome"] == "holds"
+        assert steps.loc[("accuracy", "1 -> 1.5"), "outcome"] == "holds"
+        table = pd.DataFrame(rows).pivot_table(
+            index="seed", columns="alpha", values="turning"
+        )
+        every = int((table.diff(axis=1).iloc[:, 1:] > 0).all(axis=1).sum())
+        assert (steps.xs("curvature")["seeds rising at every step"] == every).all()
+        assert steps.loc[("accuracy", "0.5 -> 1"), "seeds rising at every step"] == 12
+
     def test_seed_plan_at_the_family_level(self):
         family = sequences.tests(sequences.CONDITIONS or _CONDITIONS, "trend")
         pilot = pd.DataFrame(
@@ -283,6 +331,26 @@ class TestCommittedRun:
 
     @pytest.mark.slow
     @pytest.mark.xdist_group("committed_render")
+    def test_c2_and_convergence_are_said_as_the_fits_show_them(self):
+        """The Findings give C2 step by step and the convergence share per
+        alpha, from the committed fits (recomputed here from seq_alpha.csv)."""
+        text = (RESULTS / "REPORT.md").read_text()
+        findings = text.split("## Findings", 1)[1].split("\n## ", 1)[0]
+        alpha = pd.read_csv(RESULTS / "seq_alpha.csv")
+        rings = alpha[alpha["task"] == "curved"]
+        table = rings.pivot_table(index="seed", columns="alpha", values="turning")
+        step = (table[1.0] - table[0.5]).mean()
+        every = int((table.diff(axis=1).iloc[:, 1:] > 0).all(axis=1).sum())
+        assert f"By step (0.25 -> 0.5, 0.5 -> 1, 1 -> 1.5;" in findings
+        assert f", {step:.3g} [" in findings
+        assert f"({every} of {len(table)} seeds rise at every step)" in findings
+        late = rings[rings["alpha"] == 1.5]["best_epoch"] > 240
+        assert f"largest share {late.mean():.1%}: gated, rings at alpha 1.5" in findings
+        arms = pd.read_csv(RESULTS / "seq_arms.csv")
+        ungated = arms[(arms["shape"] == "rings") & (arms["gate"] == "none")]
+        stalled = (ungated["best_epoch"] <= 15).mean()
+        assert f"up to {stalled:.0%} on the curved tasks (ungated, rings)" in findings
+
     def test_part_renders_again_from_its_files(self, committed_render):
         tmp_path, parts = committed_render.out, committed_render.parts
         for name in (*sequences_report.TABLES.values(), "REPORT.md"):

@@ -159,26 +159,69 @@ TEST_COLUMNS = [
 ]
 
 
-def claim_verdict(results, comparisons):
+def trend_peak(test, rows):
+    """Where a trend test's mean measure (over the seeds, at each value of
+    its axis) peaks, when that is inside its grid rather than at the grid's
+    largest value: a mean that peaks and falls does not "rise", whatever the
+    rank test says. None for a mean that peaks at the end, or a test of
+    another kind."""
+    if test["kind"] != "trend":
+        return None
+    means = rows.groupby(test["axis"])[test["measure"]].mean()
+    peak = means.idxmax()
+    return None if peak == means.index.max() else float(peak)
+
+
+def claim_verdict(results, comparisons, fixed=None, peaks=None):
     """A claim's verdict from its tests' results (outcomes) and their names
-    (``comparisons``); reversals are named first.
+    (``comparisons``); reversals are named first. ``fixed``: for each test,
+    whether no data could fail it (it holds by construction); ``peaks``: for
+    each trend test whose mean peaks inside its grid, "peaks at alpha 0.5"
+    (else None).
+
+    A claim is **contradicted** when a test is reversed; when every test
+    holds, it is **reproduced** if each test that could fail holds and rises
+    where it says "rises", **partly reproduced** when a trend holds but its
+    mean peaks inside the grid, and **consistent by construction** when no
+    test could fail; **not reproduced** when a test shows no effect, else
+    **inconclusive**.
 
     Examples
     --------
     >>> claim_verdict(["holds", "reversed"], ["accuracy", "curvature"])
     'contradicted (reversed: curvature; 1 of 2 hold)'
+    >>> claim_verdict(["holds"], ["positive curvature"], fixed=[True])
+    'consistent by construction (its 1 test could not fail)'
     """
-    reversed_ = [c for c, r in zip(comparisons, results, strict=True) if r == REVERSED]
-    absent = [c for c, r in zip(comparisons, results, strict=True) if r == NO_EFFECT]
-    held = sum(r == HOLDS for r in results)
     n = len(results)
+    fixed = [False] * n if fixed is None else list(fixed)
+    peaks = [None] * n if peaks is None else list(peaks)
+    named = list(zip(comparisons, results, strict=True))
+    reversed_ = [c for c, r in named if r == REVERSED]
+    absent = [c for c, r in named if r == NO_EFFECT]
+    held = sum(r == HOLDS for r in results)
     if reversed_:
         return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
     if held == n:
-        return f"reproduced ({n} of {n} tests hold)"
+        return _all_hold(n, sum(fixed), [p for p in peaks if p is not None])
     if absent:
         return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
     return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+
+
+def _all_hold(n, n_fixed, peaked):
+    """The verdict of a claim whose ``n`` tests all hold, ``n_fixed`` of them
+    by construction, ``peaked`` its trends whose mean peaks inside the grid."""
+    if n_fixed == n:
+        could_not = "its 1 test" if n == 1 else f"none of its {n} tests"
+        return f"consistent by construction ({could_not} could {'not ' * (n == 1)}fail)"
+    testable = f"{n - n_fixed} of {n - n_fixed} tests that could fail hold"
+    aside = f"; {n_fixed} by construction" if n_fixed else ""
+    if peaked:
+        return f"partly reproduced ({'; '.join(peaked)}; {n} of {n} tests hold{aside})"
+    if n_fixed:
+        return f"reproduced ({testable}{aside})"
+    return f"reproduced ({n} of {n} tests hold)"
 
 
 def power(kind, effect, sd, n, alpha):

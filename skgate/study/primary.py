@@ -57,6 +57,7 @@ __all__ = [
     "TESTS",
     "choose_condition",
     "claim_verdicts",
+    "trend_peaks",
     "measure_primary",
     "mediation",
     "pilot_settings",
@@ -502,28 +503,61 @@ def convergence(frames, condition=None):
 # -- verdicts -------------------------------------------------------------------------
 
 
-def claim_verdicts(tests):
+def claim_verdicts(tests, frames=None, condition=None):
     """One verdict per claim from the primary family: claim, statement,
-    verdict. A claim is **contradicted** when any of its tests is reversed
-    (named first), **reproduced** when all hold, **not reproduced** when a
-    test shows no effect (the difference lies within its margin), else
-    **inconclusive**."""
+    verdict, by :func:`~skgate.study.confirmatory.claim_verdict`'s rule: a
+    test of :data:`BY_CONSTRUCTION` supports nothing (a claim resting on
+    such tests alone is "consistent (by construction)"), and a trend whose
+    mean peaks inside its grid on ``frames`` (the fits by sweep, of
+    ``condition``) is named by its peak, not as a rise."""
+    found = trend_peaks(tests, frames, condition)
     rows = []
     for claim, group in tests.groupby("claim", sort=True):
+        names = [id_of(row) for row in group.to_dict("records")]
+        peaks = [found.get(name) for name in names]
         labels = [
-            f"{outcome} {compared}"
-            for outcome, compared in zip(
-                group["quantity"], group["comparison"], strict=True
+            f"{row['quantity']} {row['comparison']}"
+            if peak is None
+            else f"{row['quantity']} peaks at {TESTS_BY_ID[name]['axis']} {peak:g}"
+            for row, name, peak in zip(
+                group.to_dict("records"), names, peaks, strict=True
             )
         ]
+        verdict = confirmatory.claim_verdict(
+            list(group["outcome"]),
+            labels,
+            fixed=[name in BY_CONSTRUCTION for name in names],
+            peaks=[
+                None if p is None else label
+                for p, label in zip(peaks, labels, strict=True)
+            ],
+        )
         rows.append(
             {
                 "claim": claim,
                 "statement": statements("copied")[claim],
-                "verdict": confirmatory.claim_verdict(list(group["outcome"]), labels),
+                "verdict": verdict,
             }
         )
     return pd.DataFrame(rows)
+
+
+def trend_peaks(tests, frames=None, condition=None):
+    """Where each trend test of ``tests`` (the primary family's table) has
+    its mean peak inside its grid on ``frames`` (the fits by sweep, of
+    ``condition``), by test name (:func:`id_of`); tests whose mean peaks at
+    the grid's end are left out (all without ``frames``)."""
+    if frames is None:
+        return {}
+    condition = CONDITION if condition is None else condition
+    peaks = {}
+    for name in map(id_of, tests.to_dict("records")):
+        test = TESTS_BY_ID[name]
+        rows = confirmatory.fits_of(frames[test["sweep"]], test, condition)
+        peak = confirmatory.trend_peak(test, rows)
+        if peak is not None:
+            peaks[name] = peak
+    return peaks
 
 
 # -- power -------------------------------------------------------------------------

@@ -66,6 +66,7 @@ __all__ = [
     "HEADROOM",
     "LARGEST_RATE",
     "LATE_FRACTION",
+    "EARLY_FRACTION",
     "LATE_SHARE",
     "LEARNING_RATES",
     "LEFT_FAMILY",
@@ -114,6 +115,10 @@ PATIENCE = 50
 #: Convergence rule: fewer than LATE_SHARE of an arm's fits may have their
 #: best validation epoch in the last LATE_FRACTION of the cap.
 LATE_SHARE, LATE_FRACTION = 0.05, 0.2
+#: A fit whose best validation epoch lies in the first EARLY_FRACTION of the
+#: cap stalled: a second rule, added after the run (the protocol's cannot
+#: see it), reported beside it, descriptive.
+EARLY_FRACTION = 0.05
 #: The model of every fit: the first part's (GELU MLP head, the gate
 #: projection initialised as PyTorch's nn.Linear) over sequences.
 MODEL = {
@@ -478,24 +483,52 @@ def can_decide(n_seeds):
     return 0.5**n_seeds < family_level()
 
 
-def claim_verdicts(results):
+def claim_verdicts(results, frames=None, family=None):
     """One verdict per claim of the primary family, by the first part's rule
-    (contradicted, reproduced, not reproduced, inconclusive), each test
-    named with its condition."""
+    (:func:`~skgate.study.confirmatory.claim_verdict`; no test of this
+    family holds by construction), each test named with its condition; a
+    trend whose mean peaks inside its grid on ``frames`` (the fits by
+    sweep; ``family``: the tests ``results`` holds, in order) is named by
+    its peak."""
+    family = tests() if family is None else family
+    peaks = [
+        None if frames is None else confirmatory.trend_peak(
+            test, test_rows(frames[test["sweep"]], test)
+        )
+        for test in family
+    ]  # fmt: skip
+    results = results.assign(peak=peaks)
     rows = []
     for claim, group in results.groupby("claim", sort=True):
         labels = [
             f"{row.quantity} {row.comparison} ({row.condition})"
-            for row in group.itertuples(index=False)
+            if pd.isna(row.peak)
+            else f"{row.quantity} peaks at {row.measure_axis} {row.peak:g} "
+            f"({row.condition})"
+            for row in group.assign(
+                measure_axis=[_axis(family, i) for i in group.index]
+            ).itertuples(index=False)
         ]
+        verdict = confirmatory.claim_verdict(
+            list(group["outcome"]),
+            labels,
+            peaks=[
+                None if pd.isna(p) else label
+                for p, label in zip(group["peak"], labels, strict=True)
+            ],
+        )
         rows.append(
             {
                 "claim": claim,
                 "statement": statements("sequences")[claim],
-                "verdict": confirmatory.claim_verdict(list(group["outcome"]), labels),
+                "verdict": verdict,
             }
         )
     return pd.DataFrame(rows)
+
+
+def _axis(family, i):
+    return family[i].get("axis", "")
 
 
 # -- the secondary family -------------------------------------------------------------

@@ -12,11 +12,13 @@ C2's curve over alpha (:func:`alpha_curve`).
 import numpy as np
 import pandas as pd
 
+from . import stats
 from .facts import SEQUENCE, STUDY_GATES
 from .sequences import (
     C2_CURVATURE,
     CAP,
     CONDITIONS,
+    EARLY_FRACTION,
     LARGEST_RATE,
     LATE_FRACTION,
     LATE_SHARE,
@@ -29,6 +31,7 @@ from .sequences import (
 
 __all__ = [
     "alpha_curve",
+    "alpha_steps",
     "arm_summary",
     "convergence",
     "lr_table",
@@ -190,26 +193,74 @@ def alpha_curve(alpha, task="curved"):
 
 
 def convergence(frame, cap=CAP):
-    """Per task and arm of an early-stopped sweep: fits, median best epoch,
-    median epochs run, and the share whose best validation epoch lies in the
-    last :data:`LATE_FRACTION` of ``cap`` (the rule: below :data:`LATE_SHARE`)."""
-    late = cap * (1 - LATE_FRACTION)
+    """Per task, arm and alpha of an early-stopped sweep: fits, median best
+    epoch, median epochs run, the share whose best validation epoch lies in
+    the last :data:`LATE_FRACTION` of ``cap`` (the protocol's rule: below
+    :data:`LATE_SHARE`), and the share whose best epoch lies in the first
+    :data:`EARLY_FRACTION` of it: fits that stalled, which the protocol's
+    rule cannot see (added after the run; descriptive)."""
+    late, early = cap * (1 - LATE_FRACTION), cap * EARLY_FRACTION
     frame = frame.assign(task_label=frame.apply(task_label, axis=1))
+    if "alpha" not in frame:
+        frame = frame.assign(alpha=np.nan)
     rows = []
-    for (task, gate, lr), fits in frame.groupby(
-        ["task_label", "gate", "lr"], sort=False
-    ):
+    keys = ["task_label", "gate", "lr", "alpha"]
+    for (task, gate, lr, alpha), fits in frame.groupby(keys, sort=False, dropna=False):
         share = float((fits["best_epoch"] > late).mean())
         rows.append(
             {
                 "task": task,
                 "arm": STUDY_GATES.arm_labels[gate],
                 "lr": lr,
+                "alpha": alpha,
                 "fits": len(fits),
                 "median best epoch": float(fits["best_epoch"].median()),
                 "median epochs run": float(fits["epochs_run"].median()),
                 f"share best after epoch {late:g}": share,
                 "converged": share < LATE_SHARE,
+                f"share best by epoch {early:g}": float(
+                    (fits["best_epoch"] <= early).mean()
+                ),
             }
         )
     return pd.DataFrame(rows)
+
+
+def alpha_steps(alpha, task="curved"):
+    """C2 step by step on ``task``'s fits of the alpha sweep (secondary,
+    descriptive): for each quantity (the turning rate, accuracy) and each
+    step between neighbouring alphas, the mean paired difference over seeds
+    with its 95 % bootstrap interval, one-sided sign-flip p-values of a rise
+    and of a fall, Holm over every step of both quantities, the outcome, how
+    many seeds rise at the step and how many rise at every step. The
+    protocol's trend test says whether the curve rises overall; this says
+    where."""
+    fits = alpha[alpha["task"] == task]
+    rows = []
+    for quantity, measure in (("curvature", "turning"), ("accuracy", "accuracy")):
+        table = fits.pivot_table(index="seed", columns="alpha", values=measure)
+        grid = list(table.columns)
+        every = int((table.diff(axis=1).iloc[:, 1:] > 0).all(axis=1).sum())
+        for low, high in zip(grid[:-1], grid[1:], strict=True):
+            d = (table[high] - table[low]).dropna().to_numpy()
+            result = stats.permutation_comparison(d, 0.0)
+            rows.append(
+                {
+                    "quantity": quantity,
+                    "step": f"{low:g} -> {high:g}",
+                    "estimate": result["estimate"],
+                    "ci low": result["ci low"],
+                    "ci high": result["ci high"],
+                    "p": result["p"],
+                    "p reverse": result["p reverse"],
+                    "p equivalence": 1.0,
+                    "kind": "superiority",
+                    "n": result["n"],
+                    "seeds rising": int((d > 0).sum()),
+                    "seeds rising at every step": every,
+                }
+            )
+    table = stats.family_outcomes(pd.DataFrame(rows))
+    columns = ["quantity", "step", "estimate", "ci low", "ci high", "p holm"]
+    columns += ["outcome", "n", "seeds rising", "seeds rising at every step"]
+    return table[columns]

@@ -54,9 +54,10 @@ def load_plan(path=PLAN):
 _num, _interval, _RESULT_WORDS = words.number, words.interval, words.RESULT_WORDS
 
 
-def _test_phrase(row):
-    """One test in words: what, its estimate and interval, its outcome, and
-    whether the estimate reaches the smallest effect of interest."""
+def _test_phrase(row, peaks=None):
+    """One test in words: what, its estimate and interval, its outcome,
+    whether the estimate reaches the smallest effect of interest, and for a
+    trend whose mean peaks inside its grid, where (it does not rise)."""
     what = "mean within-seed rho" if row["kind"] == "trend" else "difference"
     outcome = _RESULT_WORDS[row["outcome"]]
     margin = _num(row["margin"])
@@ -66,11 +67,15 @@ def _test_phrase(row):
         outcome += f" (equivalent within +-{margin})"
     elif row["outcome"] == HOLDS and row["estimate"] < row["margin"]:
         outcome += f" (but below the smallest effect of interest, {margin})"
+    peak = (peaks or {}).get(primary.id_of(row))
+    if peak is not None:
+        axis = primary.TESTS_BY_ID[primary.id_of(row)]["axis"]
+        outcome += f"; its mean peaks at {axis} {peak:g}, so it does not rise"
     return f"{row['quantity']} {row['comparison']}: {what} {_interval(row)}, {outcome}"
 
 
-def _claim_sentence(claim, group, verdict, notes=None):
-    tests = "; ".join(_test_phrase(row) for _, row in group.iterrows())
+def _claim_sentence(claim, group, verdict, notes=None, peaks=None):
+    tests = "; ".join(_test_phrase(row, peaks) for _, row in group.iterrows())
     note = (notes or {}).get(claim, "")
     return (
         f"**{claim}** ({statements('copied')[claim]}): {words.verdict_word(verdict)}. "
@@ -205,11 +210,14 @@ def findings(
     theorem_parts=None,
     frames=None,
     arms=None,
+    condition=None,
 ):
     """The first part's results in plain sentences, each from the numbers
     (with the theorem's own setting's answer when ``theorem_parts`` is
-    given; with the fits ``frames`` and the ``arms`` table, where C2's curve
-    peaks, C6 beside SiLU's share and the 20-epoch accuracies)."""
+    given; with the fits ``frames`` of ``condition`` and the ``arms``
+    table, where each trend's mean peaks, C6 beside SiLU's share and the
+    20-epoch accuracies)."""
+    peaks = primary.trend_peaks(tests, frames, condition)
     notes = {}
     if frames is not None and "alpha" in frames:
         notes["C2"] = _alpha_note(frames)
@@ -217,7 +225,11 @@ def findings(
         notes["C6"] = _positive_note(arms)
     sentences = [
         _claim_sentence(
-            claim, group, verdicts.set_index("claim").loc[claim, "verdict"], notes
+            claim,
+            group,
+            verdicts.set_index("claim").loc[claim, "verdict"],
+            notes,
+            peaks,
         )
         for claim, group in tests.groupby("claim", sort=True)
     ]
@@ -394,8 +406,9 @@ def _primary_parts(frames, info, bayes=None):
     tests = primary.primary_tests(frames, condition)
     plan = pd.DataFrame(info["plan"])
     return {
+        "condition": condition,
         "tests": tests,
-        "verdicts": primary.claim_verdicts(tests),
+        "verdicts": primary.claim_verdicts(tests, frames, condition),
         "secondary": primary.secondary_tests(frames, condition),
         "head": primary.head_sensitivity(frames, condition)
         if "relu" in frames
@@ -447,6 +460,7 @@ def _findings(parts, frames=None, theorem_parts=None):
         theorem_parts,
         frames,
         parts["arms"],
+        parts.get("condition"),
     )
 
 

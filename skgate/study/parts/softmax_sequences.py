@@ -13,7 +13,7 @@ from .. import plots, plots_confirmatory, primary, runfiles, sequences, words
 from .. import sequences_secondary as secondary
 from ..facts import QUICK_SEQUENCE_SEEDS, STUDY_GATES
 from ..part import Part
-from ..stats import ALPHA_LEVEL, HOLDS, NO_EFFECT, REVERSED
+from ..stats import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 __all__ = [
     "FILES",
@@ -49,6 +49,7 @@ TABLES = {
     "metric": "metric_2.csv",
     "association": "association_2.csv",
     "alpha curve": "alpha_curve_2.csv",
+    "alpha steps": "alpha_steps_2.csv",
 }
 FIGURES = {
     "tests": "fig_primary_2.png",
@@ -147,7 +148,7 @@ def evaluate(frames, record):
         "fits": frames["arms"],
         "conditions": conditions,
         "tests": tests,
-        "verdicts": sequences.claim_verdicts(tests),
+        "verdicts": sequences.claim_verdicts(tests, frames, family),
         "secondary": secondary.secondary_tests(
             frames, conditions, record["c2_curvature"], left
         ),
@@ -165,6 +166,7 @@ def evaluate(frames, record):
         else None,
         "lr": secondary.lr_table(frames) if "lr_grid" in frames else None,
         "alpha curve": secondary.alpha_curve(frames["alpha"]),
+        "alpha steps": secondary.alpha_steps(frames["alpha"]),
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -369,7 +371,7 @@ def findings(parts):
             )
             comparisons.append(f"{quantity} {comparison}: {each}")
         verdict = words.verdict_word(verdicts[claim])
-        note = _shape_note(parts["alpha curve"]) if claim == "C2" else ""
+        note = _steps_note(parts["alpha steps"]) if claim == "C2" else ""
         lines.append(
             f"{claim} {verdict} ({words.tally(held, len(group))} hold): "
             + "; ".join(comparisons)
@@ -378,11 +380,79 @@ def findings(parts):
     return lines
 
 
-def _shape_note(curve):
-    """The mean turning rate by alpha and where the seeds' curves peak."""
-    means = ", ".join(f"{r.alpha:g}: {r.turning:.3g}" for r in curve.itertuples())
-    peaks = ", ".join(f"{r._4} at {r.alpha:g}" for r in curve.itertuples() if r._4)
-    return f" Mean turning rate by alpha {means}; seeds' peaks: {peaks}."
+def _steps_note(steps):
+    """C2 step by step: each step's mean change with its interval (and its
+    outcome where it holds), and how many seeds rise at every step."""
+    parts = []
+    for quantity, rows in steps.groupby("quantity", sort=False):
+        each = ", ".join(
+            f"{_num(r['estimate'])} [{_num(r['ci low'])}, {_num(r['ci high'])}]"
+            + (f" {_WORDS[r['outcome']]}" if r["outcome"] != INCONCLUSIVE else "")
+            for _, r in rows.iterrows()
+        )
+        first = rows.iloc[0]
+        parts.append(
+            f"{quantity} {each} ({first['seeds rising at every step']} of "
+            f"{first['n']} seeds rise at every step)"
+        )
+    steps_named = ", ".join(dict.fromkeys(steps["step"]))
+    return (
+        f" By step ({steps_named}; secondary, Holm over the steps, "
+        f"inconclusive unless said): {'; '.join(parts)}."
+    )
+
+
+def _blank_alpha(table):
+    """``table`` with an empty alpha where the arm has none (SiLU, ungated)."""
+    alpha = table["alpha"].map(lambda a: "" if pd.isna(a) else f"{a:g}")
+    return table.assign(alpha=alpha)
+
+
+def _at_alpha(row):
+    return "" if pd.isna(row["alpha"]) else f" at alpha {row['alpha']:g}"
+
+
+def _stalled_clause(convergence):
+    """The stalled fits beside the rule: the largest share of an arm's fits
+    whose best epoch is in the first part of the cap, on the curved tasks
+    (on the linear task, near its ceiling, an early best epoch is a fit
+    done, not stalled)."""
+    early = [c for c in convergence.columns if c.startswith("share best by epoch")][0]
+    linear = convergence["task"] == "linear task"
+    worst = convergence[~linear].loc[lambda t: t[early].idxmax()]
+    return (
+        f"stalled (best epoch by {early.removeprefix('share best by ')}; added "
+        f"after the run): up to {worst[early]:.0%} on the curved tasks "
+        f"({worst['arm']}, {_short(worst['task'])}{_at_alpha(worst)}), "
+        f"{convergence[linear][early].min():.0%}-"
+        f"{convergence[linear][early].max():.0%} on the linear task, near its "
+        "ceiling"
+    )
+
+
+def _largest_rate_note(secondary):
+    """The grid's largest rate in words (every arm at it, secondary), and
+    whether its few seeds can decide anything: for the section."""
+    largest = secondary[secondary["analysis"].str.startswith("every arm at lr")]
+    if not len(largest):
+        return []
+    phrases = "; ".join(
+        f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
+        for _, row in largest.iterrows()
+    )
+    n = int(largest["n"].min())
+    level = ALPHA_LEVEL / len(secondary)
+    powerless = (
+        f" ({n} seeds: no p below 1/{2**n}, above the level {level:.2g}; "
+        "descriptive only)"
+        if 0.5**n >= level
+        else ""
+    )
+    return [
+        "",
+        f"At the grid's largest rate ({largest['analysis'].iloc[0]}), accuracy: "
+        f"{phrases}{powerless}.",
+    ]
 
 
 def secondary_lines(parts, record):
@@ -402,15 +472,10 @@ def secondary_lines(parts, record):
             else f"not met in {len(failed)} of {len(convergence)} arm-task-sweeps"
         )
         + f" (largest share {worst[late]:.1%}: {worst['arm']}, "
-        f"{_short(worst['task'])}, {worst['sweep']} sweep)."
+        f"{_short(worst['task'])}{_at_alpha(worst)}, {worst['sweep']} sweep); "
+        + _stalled_clause(convergence)
+        + "."
     ]
-    rates = pd.DataFrame(record["learning_rates"])
-    chosen = "; ".join(
-        f"{_short(task)} " + "/".join(f"{r.lr:g}" for r in group.itertuples())
-        for task, group in rates.groupby("task", sort=False)
-    )
-    arms = "/".join(STUDY_GATES.arm_labels[g] for g in dict.fromkeys(rates["gate"]))
-    lines.append(f"**Learning rates** ({arms}, from the pilot): {chosen}.")
     left = parts["secondary"]
     left = left[left["analysis"].str.startswith("left the primary family")]
     if len(left):
@@ -424,25 +489,6 @@ def secondary_lines(parts, record):
     early = early_line(parts)
     if early is not None:
         lines.append(early)
-    secondary = parts["secondary"]
-    largest = secondary[secondary["analysis"].str.startswith("every arm at lr")]
-    if len(largest):
-        phrases = "; ".join(
-            f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
-            for _, row in largest.iterrows()
-        )
-        n = int(largest["n"].min())
-        level = ALPHA_LEVEL / len(secondary)
-        powerless = (
-            f" ({n} seeds: no p below 1/{2**n}, above the level {level:.2g}; "
-            "descriptive only)"
-            if 0.5**n >= level
-            else ""
-        )
-        lines.append(
-            f"**At the grid's largest rate** ({largest['analysis'].iloc[0]}, "
-            f"secondary), accuracy: {phrases}{powerless}."
-        )
     association = parts["association"]
     short = {
         "within the gated arm, across alpha and seeds": "across alpha",
@@ -566,9 +612,12 @@ def _primary_part(parts, record):
         "",
         f"Rule: fewer than {sequences.LATE_SHARE:.0%} of an arm's fits have "
         f"their best validation epoch in the last "
-        f"{sequences.LATE_FRACTION:.0%} of the cap.",
+        f"{sequences.LATE_FRACTION:.0%} of the cap, per task, arm and alpha. "
+        "Beside it (added after the run, descriptive; the rule cannot see "
+        "it): the share of fits that stalled, their best epoch in the first "
+        f"{sequences.EARLY_FRACTION:.0%} of the cap.",
         "",
-        words.table(parts["convergence"], 3),
+        words.table(_blank_alpha(parts["convergence"]), 3),
     ]
 
 
@@ -605,6 +654,7 @@ def _secondary_part(parts):
         "One Holm family of its own (`tests_2_secondary.csv`).",
         "",
         words.table(shown, 4),
+        *_largest_rate_note(parts["secondary"]),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
         "how much the metric can reorder):",
@@ -636,6 +686,13 @@ def _secondary_part(parts):
         "turning rate peaks at each alpha):",
         "",
         words.table(parts["alpha curve"], 3),
+        "",
+        "C2 step by step (secondary, descriptive): the mean paired change "
+        "between neighbouring alphas, its 95 % bootstrap interval and "
+        "one-sided sign-flip tests of a rise or a fall, Holm over every step "
+        "of both quantities (`alpha_steps_2.csv`):",
+        "",
+        words.table(parts["alpha steps"], 3),
         "",
         "Association of curvature with accuracy across fits (not a causal "
         "effect): OLS of test accuracy on the standardised turning rate with "
