@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from skgate.study import (
+    attainable,
     confirmatory,
     facts,
     pipeline,
@@ -19,6 +20,7 @@ from skgate.study import (
     sequences,
     sequences_pilot,
     sequences_secondary,
+    sweeps,
 )
 from skgate.study.facts import GRIDS, STUDY_GATES
 from skgate.study.parts import softmax_sequences as sequences_report
@@ -172,6 +174,40 @@ class TestPilotRules:
         every = int((table.diff(axis=1).iloc[:, 1:] > 0).all(axis=1).sum())
         assert (steps.xs("curvature")["seeds rising at every step"] == every).all()
         assert steps.loc[("accuracy", "0.5 -> 1"), "seeds rising at every step"] == 12
+
+    def test_the_ceiling_and_the_arms_that_did_not_learn(self):
+        arms = pd.DataFrame(
+            {
+                "task": ["linear task"] * 3 + ["rings, noise 0.3"] * 3,
+                "arm": ["gated", "SiLU", "ungated"] * 2,
+                "accuracy": [0.976, 0.978, 0.979, 0.606, 0.544, 0.525],
+                "Bayes accuracy": [0.984] * 3 + [0.839] * 3,
+            }
+        )
+        note = confirmatory.ceiling_note(arms, "linear task", "ungated")
+        assert "At the ceiling (Bayes 0.984, ungated 0.979)" in note
+        assert "a gain above 0.005 was impossible" in note
+        assert confirmatory.ceiling_note(arms, "rings, noise 0.3", "ungated") == ""
+        table = pd.DataFrame(
+            {"task": ["linear task", "rings, noise 0.3"], "majority class": [0.5, 0.52]}
+        )
+        idle = attainable.not_learning(arms, table)
+        assert idle[["task", "arm"]].values.tolist() == [
+            ["rings, noise 0.3", "ungated"]
+        ]
+        assert attainable.not_learning(arms, table, margin=0.0).empty
+
+    def test_attainable_models_read_the_arms_own_split(self):
+        setting = {"task": "curved", "shape": "rings", "noise": 0.3, "seed": 3}
+        setting |= {"n_observations": 8, "n_samples": 120}
+        rows = pd.DataFrame(sweeps.run_attainable(setting, max_iter=20))
+        assert len(rows) == 1 + 2 * 3 and set(rows["seed"]) == {3}
+        _, _, y_train, y_test = sweeps._split({**sweeps.DEFAULTS, **setting})
+        majority = pd.Series(y_train).mode()[0]
+        rate = rows.loc[rows["model"] == "majority class", "accuracy"].iloc[0]
+        assert rate == pytest.approx(np.mean(y_test == majority))
+        assert set(rows["input"]) == {"none", "flat sequence", "mean of observations"}
+        assert rows["accuracy"].between(0, 1).all()
 
     def test_seed_plan_at_the_family_level(self):
         family = sequences.tests(sequences.CONDITIONS or _CONDITIONS, "trend")
@@ -341,15 +377,44 @@ class TestCommittedRun:
         table = rings.pivot_table(index="seed", columns="alpha", values="turning")
         step = (table[1.0] - table[0.5]).mean()
         every = int((table.diff(axis=1).iloc[:, 1:] > 0).all(axis=1).sum())
-        assert f"By step (0.25 -> 0.5, 0.5 -> 1, 1 -> 1.5;" in findings
+        assert "By step (secondary, Holm; 0.25->0.5, 0.5->1, 1->1.5;" in findings
         assert f", {step:.3g} [" in findings
-        assert f"({every} of {len(table)} seeds rise at every step)" in findings
+        assert f"seeds rising at every step: {every} and " in findings
+        assert f" of {len(table)}." in findings
         late = rings[rings["alpha"] == 1.5]["best_epoch"] > 240
         assert f"largest share {late.mean():.1%}: gated, rings at alpha 1.5" in findings
         arms = pd.read_csv(RESULTS / "seq_arms.csv")
         ungated = arms[(arms["shape"] == "rings") & (arms["gate"] == "none")]
         stalled = (ungated["best_epoch"] <= 15).mean()
         assert f"up to {stalled:.0%} on the curved tasks (ungated, rings)" in findings
+
+    def test_the_arms_stand_beside_what_is_attainable(self):
+        """The Findings set each condition's arms against the Bayes accuracy,
+        the best scikit-learn model on the same rows and the majority class
+        (recomputed from seq_attainable.csv); the ungated arm on rings is
+        named as not learning, in the Findings and the bottom line; C3's
+        equivalence names its ceiling."""
+        text = (RESULTS / "REPORT.md").read_text()
+        findings = text.split("## Findings", 1)[1].split("\n## ", 1)[0]
+        bottom = text.split("## Bottom line", 1)[1].split("\n## ", 1)[0]
+        attainable = pd.read_csv(RESULTS / "seq_attainable.csv")
+        rings = attainable[attainable["shape"] == "rings"]
+        means = rings.groupby(["model", "input"])["accuracy"].mean()
+        best = means.drop("majority class").max()
+        assert f"rings Bayes 0.839, best {best:.3f} (k-NN, mean)" in findings
+        majority = means["majority class"].iloc[0]
+        arms = pd.read_csv(RESULTS / "seq_arms.csv")
+        ungated = arms[(arms["shape"] == "rings") & (arms["gate"] == "none")]
+        assert ungated["accuracy"].mean() - majority < 0.02
+        assert (
+            f"Ungated on rings ({ungated['accuracy'].mean():.3f}) is within" in findings
+        )
+        assert "C1, C4 gated > ungated rest on it there" in findings
+        assert "on rings the ungated arm did not learn" in bottom
+        bayes = pd.read_csv(RESULTS / "seq_bayes.csv")
+        linear = bayes.loc[bayes["task"] == "linear", "bayes accuracy"].iloc[0]
+        assert f"at its ceiling (Bayes {linear:.3f})" in bottom
+        assert f"At the ceiling (Bayes {linear:.3f}, ungated" in findings
 
     def test_part_renders_again_from_its_files(self, committed_render):
         tmp_path, parts = committed_render.out, committed_render.parts

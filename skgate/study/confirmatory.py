@@ -16,14 +16,15 @@ family's table (:data:`TEST_COLUMNS`), a claim's verdict from its tests
 import numpy as np
 
 from . import stats
+from .facts import CEILING_MARGIN, POWER, STUDY_GATES
 from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
 from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_SESOI as SESOI
 from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
-from .facts import POWER, STUDY_GATES
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
+    "ceiling_note",
     "TEST_COLUMNS",
     "claim_verdict",
     "comparison",
@@ -157,6 +158,24 @@ TEST_COLUMNS = [
     "kind",
     "outcome",
 ]
+
+
+def ceiling_note(arms, task, worse):
+    """Where every arm's mean accuracy on ``task`` is within
+    :data:`~skgate.study.facts.CEILING_MARGIN` of its Bayes accuracy (the
+    study's ceiling rule), the words an equivalence test there needs: the
+    ceiling, and how small a gain over the ``worse`` arm could have been; ""
+    elsewhere. ``arms``: a part's arms table (task, arm, accuracy, Bayes
+    accuracy); ``worse``: the arm's label (as the table names it)."""
+    rows = arms[arms["task"] == task]
+    bayes = rows["Bayes accuracy"].iloc[0] if len(rows) else np.nan
+    if not np.isfinite(bayes) or rows["accuracy"].min() < bayes - CEILING_MARGIN:
+        return ""
+    below = rows.set_index("arm").loc[worse, "accuracy"]
+    return (
+        f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): a gain above "
+        f"{bayes - below:.3f} was impossible; only a loss could fail it."
+    )
 
 
 def trend_peak(test, rows):

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import claims, plots, plots_confirmatory, primary, runfiles, theorem, words
+from .. import (
+    claims,
+    confirmatory,
+    plots,
+    plots_confirmatory,
+    primary,
+    runfiles,
+    theorem,
+    words,
+)
 from ..facts import QUICK_SEEDS, statements
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
@@ -223,6 +232,10 @@ def findings(
         notes["C2"] = _alpha_note(frames)
     if arms is not None:
         notes["C6"] = _positive_note(arms)
+        for _, row in tests[tests["kind"] == "equivalence"].iterrows():
+            worse = row["comparison"].split(" = ")[1]
+            note = confirmatory.ceiling_note(arms, row["condition"], worse)
+            notes[row["claim"]] = notes.get(row["claim"], "") + note
     sentences = [
         _claim_sentence(
             claim,

@@ -9,9 +9,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import plots, plots_confirmatory, primary, runfiles, sequences, words
+from .. import (
+    attainable,
+    confirmatory,
+    plots,
+    plots_confirmatory,
+    primary,
+    runfiles,
+    sequences,
+    words,
+)
 from .. import sequences_secondary as secondary
-from ..facts import QUICK_SEQUENCE_SEEDS, STUDY_GATES
+from ..facts import (
+    ATTAINABLE_SEEDS,
+    EPOCHS,
+    QUICK_SEQUENCE_SEEDS,
+    SEQUENCE,
+    STUDY_GATES,
+)
 from ..part import Part
 from ..stats import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
@@ -50,6 +65,7 @@ TABLES = {
     "association": "association_2.csv",
     "alpha curve": "alpha_curve_2.csv",
     "alpha steps": "alpha_steps_2.csv",
+    "attainable": "attainable_2.csv",
 }
 FIGURES = {
     "tests": "fig_primary_2.png",
@@ -93,7 +109,7 @@ def load(folder):
             f"{', '.join(missing)} missing beside {FILES['arms']} in {str(folder)!r}: "
             "the second part's run is incomplete."
         )
-    files = {**FILES, "bayes": BAYES}
+    files = {**FILES, "bayes": BAYES, "attainable": attainable.FILE}
     frames = {
         # Seeds are checked cell by cell below (naming the short cell).
         name: runfiles.read_csv(folder / file, count_seeds=False)
@@ -102,6 +118,8 @@ def load(folder):
     }
     for name in REQUIRED:
         _check_balanced(frames[name], FILES[name])
+    if "attainable" in frames:
+        frames["attainable"]["shape"] = frames["attainable"]["shape"].fillna("")
     return frames
 
 
@@ -167,6 +185,9 @@ def evaluate(frames, record):
         "lr": secondary.lr_table(frames) if "lr_grid" in frames else None,
         "alpha curve": secondary.alpha_curve(frames["alpha"]),
         "alpha steps": secondary.alpha_steps(frames["alpha"]),
+        "attainable": attainable.table(frames["attainable"], frames["arms"])
+        if "attainable" in frames
+        else None,
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -261,12 +282,16 @@ def bottom_line(parts, first=None):
     (``first``: the first part's tests, for the copied-token answer)."""
     tests = parts["tests"]
     sentences = [
-        "Over softmax attention on sequences of 8 noisy observations, at "
-        "convergence with each arm's own learning rate, gated attention "
-        f"{_answer(tests, 'SiLU')} SiLU (accuracy difference "
+        f"Over softmax attention on sequences of {SEQUENCE.n_observations} noisy "
+        "observations, at convergence with each arm's own learning rate, gated "
+        f"attention {_answer(tests, 'SiLU')} SiLU (accuracy difference "
         + "; ".join(_accuracy_phrases(tests, "SiLU", parts["secondary"]))
+        + attainable.idle_clause(parts.get("attainable"), parts["arms"], "SiLU", _short)
         + f") and {_answer(tests, 'ungated')} ungated attention ("
         + "; ".join(_accuracy_phrases(tests, "ungated", parts["secondary"]))
+        + attainable.idle_clause(
+            parts.get("attainable"), parts["arms"], "ungated", _short
+        )
         + ")."
     ]
     linear = tests[(tests["claim"] == "C3") & (tests["quantity"] == "accuracy")]
@@ -283,8 +308,14 @@ def bottom_line(parts, first=None):
         )
     if len(linear):
         row = linear.iloc[0]
+        arms = parts["arms"]
+        bayes = arms.loc[arms["task"] == row["condition"], "Bayes accuracy"]
+        ceiling = confirmatory.ceiling_note(
+            arms, row["condition"], row["comparison"].split(" = ")[1]
+        )
+        at = f", at its ceiling (Bayes {bayes.iloc[0]:.3f})," if ceiling else ""
         sentences.append(
-            "On the linear control gated minus ungated accuracy is "
+            f"On the linear control{at} gated minus ungated accuracy is "
             f"{_interval(row)} ({_outcome(row)}){clause}."
         )
     sentences.append(_curvature_sentence(tests))
@@ -339,14 +370,17 @@ def early_line(parts):
             + (f" ({_num(late['estimate'].iloc[0])})" if len(late) else "")
         )
     return (
-        "**After 20 epochs at lr 0.002** (the exploratory setting, secondary; "
-        "in parentheses at convergence), accuracy: " + "; ".join(phrases) + "."
+        f"**After {EPOCHS.paper} epochs at lr {sequences.DEFAULT_LR:g}** (secondary; "
+        "at convergence in parentheses), accuracy: " + "; ".join(phrases) + "."
     )
 
 
 def _short(condition):
     """A condition's name in the Findings: its shape ("linear" for the task;
-    "mean of rings and checkerboard" for a test on their mean)."""
+    "mean of both" for a test on the mean of the curved conditions, which
+    the Findings name first)."""
+    if condition.startswith("mean of "):
+        return "mean of both"
     return condition.split(",")[0].removesuffix(" task")
 
 
@@ -372,6 +406,9 @@ def findings(parts):
             comparisons.append(f"{quantity} {comparison}: {each}")
         verdict = words.verdict_word(verdicts[claim])
         note = _steps_note(parts["alpha steps"]) if claim == "C2" else ""
+        for _, row in group[group["kind"] == "equivalence"].iterrows():
+            worse = row["comparison"].split(" = ")[1]
+            note += confirmatory.ceiling_note(parts["arms"], row["condition"], worse)
         lines.append(
             f"{claim} {verdict} ({words.tally(held, len(group))} hold): "
             + "; ".join(comparisons)
@@ -383,22 +420,20 @@ def findings(parts):
 def _steps_note(steps):
     """C2 step by step: each step's mean change with its interval (and its
     outcome where it holds), and how many seeds rise at every step."""
-    parts = []
+    parts, every = [], []
     for quantity, rows in steps.groupby("quantity", sort=False):
         each = ", ".join(
             f"{_num(r['estimate'])} [{_num(r['ci low'])}, {_num(r['ci high'])}]"
             + (f" {_WORDS[r['outcome']]}" if r["outcome"] != INCONCLUSIVE else "")
             for _, r in rows.iterrows()
         )
-        first = rows.iloc[0]
-        parts.append(
-            f"{quantity} {each} ({first['seeds rising at every step']} of "
-            f"{first['n']} seeds rise at every step)"
-        )
-    steps_named = ", ".join(dict.fromkeys(steps["step"]))
+        parts.append(f"{quantity} {each}")
+        every.append(str(rows["seeds rising at every step"].iloc[0]))
+    named = ", ".join(step.replace(" ", "") for step in dict.fromkeys(steps["step"]))
     return (
-        f" By step ({steps_named}; secondary, Holm over the steps, "
-        f"inconclusive unless said): {'; '.join(parts)}."
+        f" By step (secondary, Holm; {named}; inconclusive unless said): "
+        f"{'; '.join(parts)}; seeds rising at every step: {' and '.join(every)} "
+        f"of {steps['n'].iloc[0]}."
     )
 
 
@@ -463,7 +498,7 @@ def secondary_lines(parts, record):
     failed = convergence[~convergence["converged"]]
     worst = convergence.loc[convergence[late].idxmax()]
     lines = [
-        f"**Convergence** (rule: under {sequences.LATE_SHARE:.0%} of an arm's "
+        f"**Convergence** (under {sequences.LATE_SHARE:.0%} of an arm's "
         f"fits peaking in the last {sequences.LATE_FRACTION:.0%} of "
         f"{_cap(record)} epochs): "
         + (
@@ -476,6 +511,12 @@ def secondary_lines(parts, record):
         + _stalled_clause(convergence)
         + "."
     ]
+    if parts.get("attainable") is not None:
+        lines.append(
+            attainable.findings_line(
+                parts["attainable"], parts["arms"], parts["tests"], _short
+            )
+        )
     left = parts["secondary"]
     left = left[left["analysis"].str.startswith("left the primary family")]
     if len(left):
@@ -489,20 +530,6 @@ def secondary_lines(parts, record):
     early = early_line(parts)
     if early is not None:
         lines.append(early)
-    association = parts["association"]
-    short = {
-        "within the gated arm, across alpha and seeds": "across alpha",
-        "across arms, beyond the gate": "across arms",
-    }
-    phrases = "; ".join(
-        f"{_short(row['task'])} {short.get(row['analysis'], row['analysis'])} "
-        f"{_interval(row, 'accuracy per sd of turning')}"
-        for _, row in association.iterrows()
-    )
-    lines.append(
-        "**Curvature and accuracy across fits** (an association, not an effect), "
-        f"accuracy per sd of turning: {phrases}."
-    )
     return lines
 
 
@@ -604,6 +631,7 @@ def _primary_part(parts, record):
         "",
         words.table(parts["arms"], 3),
         "",
+        *attainable.section_lines(parts.get("attainable"), TABLES["attainable"]),
         "Learning rates fixed by the protocol from the pilot:",
         "",
         words.table(rates[["task", "arm", "lr"]], 3),
@@ -764,11 +792,19 @@ class SoftmaxSequences(Part):
         return sequences.measure_sequence
 
     def outputs(self):
-        return [*FILES.values(), BAYES, *TABLES.values(), *FIGURES.values()]
+        files = [*FILES.values(), BAYES, attainable.FILE]
+        return [*files, *TABLES.values(), *FIGURES.values()]
 
     def finish(self, job, frames):
         write_bayes(job.out, (2_000, 200) if job.quick else (20_000, 1_000))
         seeds = seeds_by_sweep(job)
+        attainable.write(
+            job.out,
+            frames["arms"],
+            seeds["arms"][:ATTAINABLE_SEEDS],
+            max_iter=getattr(job.design, "baseline_max_iter", None),
+            n_jobs=job.n_jobs,
+        )
         secondary = {
             name: int(frames[name]["seed"].nunique())
             for name in ("lr_grid", "epochs20")
