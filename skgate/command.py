@@ -51,9 +51,9 @@ def parse(argv=None, *, extra=()):
     Examples
     --------
     >>> from skgate.study import commands as study_commands
-    >>> args, _ = parse(["demo", "--n-samples", "200"], extra=[study_commands])
-    >>> args.command, args.n_samples
-    ('demo', 200)
+    >>> args, _ = parse(["demo", "--seeds", "12"], extra=[study_commands])
+    >>> args.command, args.seeds
+    ('demo', 12)
     """
     commands = parser(extra=extra)
     args, unknown = commands.parse_known_args(argv)
