@@ -48,7 +48,7 @@ def number(value):
     >>> number(0.012345), number(-3e-15)
     ('0.0123', '0')
     """
-    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
+    return "0" if abs(value) < 1e-10 else f"{value:.3g}"
 
 
 def interval(row, estimate="estimate"):
