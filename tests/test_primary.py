@@ -320,6 +320,24 @@ class TestCommittedRun:
         assert "Does curvature explain accuracy" not in text
         assert "an association, not an effect" in first
 
+    def test_the_arms_stand_beside_what_is_attainable(self):
+        """Part 1's arms beside scikit-learn models on their own rows and
+        splits (primary_attainable.csv, recomputed here), the majority class
+        and the Bayes accuracy; its convergence table shows stalled fits."""
+        text = (RESULTS / "REPORT.md").read_text()
+        first = text.split("## Part 1: copied tokens", 1)[1].split("\n## ", 1)[0]
+        attained = pd.read_csv(RESULTS / "primary_attainable.csv")
+        rings = attained[attained["shape"] == "rings"]
+        means = rings.groupby("model")["accuracy"].mean()
+        best = means.drop("majority class").max()
+        line = f"rings Bayes 0.718, best {best:.3f} (k-NN, flat), majority"
+        assert line in first and f"majority {means['majority class']:.3f}" in first
+        assert "it did not learn" not in first  # every arm is above the majority
+        arms = pd.read_csv(RESULTS / "primary_arms.csv")
+        ungated = arms[(arms["task"] == "curved") & (arms["gate"] == "none")]
+        stalled = (ungated["best_epoch"] <= 15).mean()
+        assert f"ungated {stalled:.0%}." in first
+
     def test_protocol_fixes_what_the_code_runs(self):
         text = (ROOT / "docs" / "protocol.md").read_text()
         seeds = primary.SEEDS

@@ -35,9 +35,9 @@ FILE = "seq_attainable.csv"
 _READINGS = {"flat sequence": "flat", "mean of observations": "mean"}
 
 
-def write(folder, arms, seeds, *, max_iter=None, n_jobs=1, progress=True):
-    """:data:`FILE` into ``folder``: :func:`skgate.study.sweeps.run_attainable`
-    on every task of ``arms`` (the arms sweep's fits: the curved conditions
+def write(folder, arms, seeds, *, file=FILE, max_iter=None, n_jobs=1, progress=True):
+    """``file`` into ``folder``: :func:`skgate.study.sweeps.run_attainable`
+    on every task of ``arms`` (an arms sweep's fits: the curved conditions
     and the linear task) and each of ``seeds``, on the split the arms used
     (``max_iter``: the MLP's iterations, default the study's)."""
     tasks = arms.drop_duplicates(["task", "shape", "noise"])
@@ -57,7 +57,7 @@ def write(folder, arms, seeds, *, max_iter=None, n_jobs=1, progress=True):
             for row in group
         ]
     )
-    frame.to_csv(Path(folder) / FILE, index=False, float_format="%.10g")
+    frame.to_csv(Path(folder) / file, index=False, float_format="%.10g")
 
 
 def table(attainable, arms):
@@ -155,17 +155,17 @@ def idle_clause(attainable, arms, arm, short):
     return f"; on {' and '.join(tasks)} the {arm} arm did not learn"
 
 
-def section_lines(attainable, csv_name):
+def section_lines(attainable, csv_name, source=FILE):
     """The section's paragraph and table (none without ``attainable``)."""
     if attainable is None:
         return []
     return [
         "What the arms' own rows allow: scikit-learn models fitted on the same "
         "training rows and tested on the same test rows as the arms, each "
-        "reading a row flat (every observation) or as the mean of its "
+        "reading a row as it is (flat) or, for sequences, as the mean of its "
         "observations, beside the training majority class's rate on the test "
         "rows and each arm, means over the first seeds of the arms "
-        f"(`{csv_name}`, from `{FILE}`):",
+        f"(`{csv_name}`, from `{source}`):",
         "",
         words.table(attainable, 3),
         "",

@@ -16,6 +16,7 @@ from ..paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from .commands import FULL_SEEDS, QUICK_SEEDS
 
 __all__ = [
+    "STALL_FRACTION",
     "ATTAINABLE_SEEDS",
     "StudyGates",
     "SequenceForm",
@@ -237,6 +238,12 @@ ATTAINABLE_SEEDS = 10
 THEOREM_SEEDS = 20
 #: Untrained networks are cheap: C5 at initialisation uses this many times the seeds.
 INIT_SEED_FACTOR = 2
+
+#: A fit whose best validation epoch lies in the first STALL_FRACTION of its
+#: budget stalled: a rule added after both confirmatory runs (their
+#: convergence rules look at the end of the budget only), reported beside
+#: them in both parts, descriptive.
+STALL_FRACTION = 0.05
 
 # -- conditions -------------------------------------------------------------------
 

@@ -34,7 +34,16 @@ from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_PILOT_SEEDS as PILOT_SEEDS
 from .facts import COPIED_SEEDS as SEEDS
 from .facts import COPIED_SESOI as SESOI
-from .facts import EPOCHS, GRIDS, HEADROOM, LINEAR, POWER, STUDY_GATES, statements
+from .facts import (
+    EPOCHS,
+    GRIDS,
+    HEADROOM,
+    LINEAR,
+    POWER,
+    STALL_FRACTION,
+    STUDY_GATES,
+    statements,
+)
 from .stats import ALPHA_LEVEL
 from .sweeps import gaussian_plane, run_sweep
 
@@ -479,8 +488,11 @@ LATE_EPOCH = 250
 
 def convergence(frames, condition=None):
     """Did the primary arms converge within the budget? Per task and gate of
-    the "arms" sweep: the median best validation epoch and the share of fits
-    whose best epoch is after :data:`LATE_EPOCH`."""
+    the "arms" sweep: the median best validation epoch, the share of fits
+    whose best epoch is after :data:`LATE_EPOCH`, and beside it the share
+    that stalled, their best epoch in the first
+    :data:`~skgate.study.facts.STALL_FRACTION` of the budget."""
+    early = BUDGET * STALL_FRACTION
     condition = CONDITION if condition is None else condition
     rows = []
     for task in ("curved", "linear"):
@@ -493,6 +505,9 @@ def convergence(frames, condition=None):
                     "median best epoch": float(group["best_epoch"].median()),
                     f"share after epoch {LATE_EPOCH}": float(
                         (group["best_epoch"] > LATE_EPOCH).mean()
+                    ),
+                    f"share by epoch {early:g}": float(
+                        (group["best_epoch"] <= early).mean()
                     ),
                     "fits": len(group),
                 }

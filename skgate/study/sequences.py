@@ -66,7 +66,6 @@ __all__ = [
     "HEADROOM",
     "LARGEST_RATE",
     "LATE_FRACTION",
-    "EARLY_FRACTION",
     "LATE_SHARE",
     "LEARNING_RATES",
     "LEFT_FAMILY",
@@ -115,10 +114,6 @@ PATIENCE = 50
 #: Convergence rule: fewer than LATE_SHARE of an arm's fits may have their
 #: best validation epoch in the last LATE_FRACTION of the cap.
 LATE_SHARE, LATE_FRACTION = 0.05, 0.2
-#: A fit whose best validation epoch lies in the first EARLY_FRACTION of the
-#: cap stalled: a second rule, added after the run (the protocol's cannot
-#: see it), reported beside it, descriptive.
-EARLY_FRACTION = 0.05
 #: The model of every fit: the first part's (GELU MLP head, the gate
 #: projection initialised as PyTorch's nn.Linear) over sequences.
 MODEL = {

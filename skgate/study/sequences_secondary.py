@@ -13,12 +13,11 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .facts import SEQUENCE, STUDY_GATES
+from .facts import SEQUENCE, STALL_FRACTION, STUDY_GATES
 from .sequences import (
     C2_CURVATURE,
     CAP,
     CONDITIONS,
-    EARLY_FRACTION,
     LARGEST_RATE,
     LATE_FRACTION,
     LATE_SHARE,
@@ -197,9 +196,10 @@ def convergence(frame, cap=CAP):
     epoch, median epochs run, the share whose best validation epoch lies in
     the last :data:`LATE_FRACTION` of ``cap`` (the protocol's rule: below
     :data:`LATE_SHARE`), and the share whose best epoch lies in the first
-    :data:`EARLY_FRACTION` of it: fits that stalled, which the protocol's
-    rule cannot see (added after the run; descriptive)."""
-    late, early = cap * (1 - LATE_FRACTION), cap * EARLY_FRACTION
+    :data:`~skgate.study.facts.STALL_FRACTION` of it: fits that stalled,
+    which the protocol's rule cannot see (added after the run;
+    descriptive)."""
+    late, early = cap * (1 - LATE_FRACTION), cap * STALL_FRACTION
     frame = frame.assign(task_label=frame.apply(task_label, axis=1))
     if "alpha" not in frame:
         frame = frame.assign(alpha=np.nan)

@@ -556,10 +556,10 @@ def attainable_models(seed, max_iter=BASELINE_MAX_ITER):
 
 
 def run_attainable(setting, max_iter=BASELINE_MAX_ITER):
-    """What the models of :func:`attainable_models` reach on one sequence
-    setting's split (the rows its arms trained and were tested on), each
-    reading a row as it is ("flat sequence") and as the mean of its
-    observations ("mean of observations"), and the rate of the training
+    """What the models of :func:`attainable_models` reach on one setting's
+    split (the rows its arms trained and were tested on), each reading a row
+    as it is ("flat sequence") and, for a sequence of several observations,
+    as their mean ("mean of observations"), and the rate of the training
     rows' majority class on the test rows: rows of model, input, seed and
     accuracy."""
     s = {**DEFAULTS, **setting}
@@ -576,10 +576,9 @@ def run_attainable(setting, max_iter=BASELINE_MAX_ITER):
     def mean(X):
         return X.reshape(len(X), -1, SEQUENCE.token_dim).mean(axis=1)
 
-    inputs = {
-        "flat sequence": (X_train, X_test),
-        "mean of observations": (mean(X_train), mean(X_test)),
-    }
+    inputs = {"flat sequence": (X_train, X_test)}
+    if s["n_observations"] > 1:
+        inputs["mean of observations"] = (mean(X_train), mean(X_test))
     with torch_threads(1):
         for reading, (train, test) in inputs.items():
             for name, model in attainable_models(s["seed"], max_iter).items():

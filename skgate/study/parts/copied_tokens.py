@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import (
+    attainable,
     claims,
     confirmatory,
     plots,
@@ -21,7 +22,7 @@ from .. import (
     theorem,
     words,
 )
-from ..facts import QUICK_SEEDS, statements
+from ..facts import ATTAINABLE_SEEDS, QUICK_SEEDS, statements
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
 
@@ -36,6 +37,8 @@ PROTOCOL = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 PLAN = Path(__file__).resolve().parents[3] / "benchmarks" / "pilot" / "plan.csv"
 
 
+#: What scikit-learn models reach on the arms' own rows (written by the run).
+ATTAINABLE = "primary_attainable.csv"
 #: Primary sweeps' CSVs, by sweep name.
 PRIMARY_FILES = {
     name: f"primary_{name}.csv"
@@ -90,6 +93,11 @@ def _claim_sentence(claim, group, verdict, notes=None, peaks=None):
         f"**{claim}** ({statements('copied')[claim]}): {words.verdict_word(verdict)}. "
         f"{tests}.{note}"
     )
+
+
+def _shape(task):
+    """A task's name in a sentence: its shape, or "linear task"."""
+    return task.split(",")[0]
 
 
 def _alpha_note(frames):
@@ -188,12 +196,24 @@ def _budget_sentence(tests, secondary, frames=None):
 
 def _convergence_clause(convergence):
     curved = convergence[convergence["task"] != "linear task"]
-    late = curved.columns[3]
+    late = f"share after epoch {primary.LATE_EPOCH}"
     shares = ", ".join(f"{row['arm']} {row[late]:.0%}" for _, row in curved.iterrows())
+    stall = [c for c in curved.columns if c.startswith("share by epoch")]
+    stalled = (
+        ", ".join(f"{row['arm']} {row[stall[0]]:.0%}" for _, row in curved.iterrows())
+        if stall
+        else ""
+    )
     return (
         f"share of fits on the curved task whose best validation epoch came "
         f"after epoch {primary.LATE_EPOCH} of {primary.BUDGET}: {shares} (an "
         "arm with a larger share may still have been improving)"
+        + (
+            f"; whose best epoch came by {stall[0].removeprefix('share by ')} "
+            f"(stalled; a rule added after the run): {stalled}"
+            if stall
+            else ""
+        )
     )
 
 
@@ -220,6 +240,7 @@ def findings(
     frames=None,
     arms=None,
     condition=None,
+    attained=None,
 ):
     """The first part's results in plain sentences, each from the numbers
     (with the theorem's own setting's answer when ``theorem_parts`` is
@@ -232,6 +253,11 @@ def findings(
         notes["C2"] = _alpha_note(frames)
     if arms is not None:
         notes["C6"] = _positive_note(arms)
+    if attained is not None and arms is not None:  # C1's accuracy beside it
+        line = attainable.findings_line(attained, arms, tests, _shape)
+        notes["C1"] = " " + line.replace(
+            "**Attainable accuracy**", "Attainable accuracy"
+        )
         for _, row in tests[tests["kind"] == "equivalence"].iterrows():
             worse = row["comparison"].split(" = ")[1]
             note = confirmatory.ceiling_note(arms, row["condition"], worse)
@@ -360,6 +386,12 @@ def _arms_section(arms):
     ]
 
 
+def _attainable_section(table):
+    if table is None:
+        return []
+    return ["", *attainable.section_lines(table, "attainable.csv", ATTAINABLE)[:-1]]
+
+
 def _convergence_section(convergence):
     return [
         "",
@@ -414,7 +446,7 @@ def _secondary_section(secondary, head, mediation):
     ]
 
 
-def _primary_parts(frames, info, bayes=None):
+def _primary_parts(frames, info, bayes=None, attained=None):
     condition = info["condition"]
     tests = primary.primary_tests(frames, condition)
     plan = pd.DataFrame(info["plan"])
@@ -429,12 +461,16 @@ def _primary_parts(frames, info, bayes=None):
         "mediation": primary.mediation(frames, condition),
         "convergence": primary.convergence(frames, condition),
         "arms": primary.arm_summary(frames, condition, bayes),
+        "attainable": None
+        if attained is None
+        else attainable.table(attained, frames["arms"]),
         "power": primary.power_table(plan, tests),
     }
 
 
 def _write_tables(folder, parts):
     names = ("tests", "secondary", "power", "mediation", "head", "convergence", "arms")
+    names += ("attainable",)
     for name in names:
         if parts[name] is None:
             continue
@@ -474,6 +510,7 @@ def _findings(parts, frames=None, theorem_parts=None):
         frames,
         parts["arms"],
         parts.get("condition"),
+        parts.get("attainable"),
     )
 
 
@@ -500,6 +537,7 @@ def _first_part(parts, info, frames, theorem_parts=None):
         *_verdicts_section(parts["verdicts"]),
         *_primary_section(parts["tests"], "fig_primary.png"),
         *_arms_section(parts["arms"]),
+        *_attainable_section(parts.get("attainable")),
         *_convergence_section(parts["convergence"]),
         *_power_section(parts["power"]),
         *_secondary_section(parts["secondary"], parts["head"], parts["mediation"]),
@@ -532,6 +570,10 @@ class CopiedTokens(Part):
     label = "primary and secondary fits"
     files = PRIMARY_FILES
     label_sweeps = True
+
+    def outputs(self):
+        return [*PRIMARY_FILES.values(), ATTAINABLE]
+
     protocol_number = 1
 
     def _fixed(self, job):
@@ -548,6 +590,14 @@ class CopiedTokens(Part):
 
     def finish(self, job, frames):
         seeds = seeds_by_sweep(job)
+        attainable.write(
+            job.out,
+            frames["arms"],
+            seeds["arms"][:ATTAINABLE_SEEDS],
+            file=ATTAINABLE,
+            max_iter=getattr(job.design, "baseline_max_iter", None),
+            n_jobs=job.n_jobs,
+        )
         return {
             "quick": bool(job.quick),
             "seeds": {name: len(s) for name, s in seeds.items()},
@@ -581,11 +631,17 @@ class CopiedTokens(Part):
         # The tasks' Bayes accuracies, where the exploratory study wrote them.
         bayes = folder / "bayes.csv"
         bayes = runfiles.read_csv(bayes) if "design" in info else None
-        return {"frames": frames, "bayes": bayes}
+        attained = folder / ATTAINABLE
+        attained = runfiles.read_csv(attained) if attained.is_file() else None
+        if attained is not None:
+            attained["shape"] = attained["shape"].fillna("")
+        return {"frames": frames, "bayes": bayes, "attainable": attained}
 
     def evaluate(self, frames, info):
         return {
-            **_primary_parts(frames["frames"], info, frames["bayes"]),
+            **_primary_parts(
+                frames["frames"], info, frames["bayes"], frames.get("attainable")
+            ),
             "frames": frames["frames"],
         }
 

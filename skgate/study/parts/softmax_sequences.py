@@ -25,6 +25,7 @@ from ..facts import (
     EPOCHS,
     QUICK_SEQUENCE_SEEDS,
     SEQUENCE,
+    STALL_FRACTION,
     STUDY_GATES,
 )
 from ..part import Part
@@ -643,7 +644,7 @@ def _primary_part(parts, record):
         f"{sequences.LATE_FRACTION:.0%} of the cap, per task, arm and alpha. "
         "Beside it (added after the run, descriptive; the rule cannot see "
         "it): the share of fits that stalled, their best epoch in the first "
-        f"{sequences.EARLY_FRACTION:.0%} of the cap.",
+        f"{STALL_FRACTION:.0%} of the cap.",
         "",
         words.table(_blank_alpha(parts["convergence"]), 3),
     ]
