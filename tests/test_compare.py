@@ -626,7 +626,7 @@ class TestCompareCommand:
             ("header only", [], "has a header but no rows"),
             ("one minority row", ["--cv", "2"], "class 'rare' has 1"),
             (None, ["--cv", "40"], "--cv 40 stratified folds need at least 40 rows"),
-            (None, ["--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+            (None, ["--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
             (None, ["--random-state", "-3"], "--random-state must be an int in"),
             (None, ["--scheduler", "not an address"], "--scheduler must be an address"),
             (None, ["--scheduler", "tcp://127.0.0.1:1x"], "--scheduler must be"),

@@ -91,9 +91,55 @@ def test_the_demos_level_is_the_familys_strictest(result, outcome):
     assert demo_module._outcome(result, 10) == outcome
 
 
-def test_the_demo_refuses_a_bad_seed_count():
-    with pytest.raises(ValueError, match="n_seeds must be an int >= 1; got 0"):
-        demo(n_seeds=0)
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"n_seeds": 0}, ValueError, "n_seeds must be between 2 and 99 .*; got 0"),
+        ({"n_seeds": 1}, ValueError, "n_seeds must be between 2 and 99"),
+        ({"n_seeds": 100}, ValueError, "n_seeds must be between 2 and 99"),
+        ({"n_seeds": 1.5}, TypeError, "n_seeds must be an int; got 1.5"),
+        ({"n_seeds": True}, TypeError, "n_seeds must be an int; got True"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be >= 1 or -1"),
+        ({"n_jobs": "2"}, TypeError, "n_jobs must be an int"),
+        ({"fixed": "x"}, TypeError, "fixed must be a dict"),
+        (
+            {"fixed": {"seed": 5}},
+            ValueError,
+            r"never what the test compares; got \['seed'\]",
+        ),
+        ({"fixed": {"bogus": 1}}, ValueError, r"got \['bogus'\]"),
+        ({"committed": 42}, TypeError, "committed must be a folder's path or None"),
+    ],
+)
+def test_the_demo_refuses_bad_arguments_by_name(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        demo(**{"n_seeds": 2, "progress": False, **kwargs})
+
+
+def test_the_demo_says_why_few_seeds_cannot_decide(tiny_demo):
+    text = "\n".join(tiny_demo.lines())
+    assert (
+        "with 3 seeds it could not be otherwise: the smallest sign-flip p is 1/8"
+        in text
+    )
+
+
+def test_a_damaged_committed_run_is_named_not_a_crash(tiny_demo, tmp_path):
+    tiny_demo.fits.assign(sweep="arms").to_csv(tmp_path / "seq_arms.csv", index=False)
+    (tmp_path / "tests_2_primary.csv").write_text("claim,quantity\nC1,accuracy\n")
+    found = demo_module._committed(tiny_demo.fits, tiny_demo.test, tmp_path)
+    assert found["error"].startswith("KeyError")
+    text = "\n".join(dataclasses.replace(tiny_demo, committed=found).lines())
+    assert f"The committed results in {tmp_path} could not be read" in text
+    (tmp_path / "tests_2_primary.csv").write_bytes(b"\xff\xfe\x00garbage")
+    found = demo_module._committed(tiny_demo.fits, tiny_demo.test, tmp_path)
+    assert "error" in found
+
+
+def test_the_demos_seed_limit_is_the_runs():
+    from skgate.study import commands
+
+    assert commands.DEMO_MAX_SEEDS == facts.SEQUENCE_SEEDS["arms"]
 
 
 @pytest.mark.slow
@@ -118,9 +164,13 @@ def test_make_demo_decides_in_the_protocols_own_fits():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--seeds", "0"], "--seeds must be >= 1"),
-        (["demo", "--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+        (["demo", "--seeds", "0"], "--seeds must be between 2 and 99"),
+        (["demo", "--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
         (["demo", "--seeds", "many"], "invalid int value"),
+        (["demo", "--seeds", "1"], "--seeds must be between 2 and 99"),
+        (["demo", "--seeds", "100"], "--seeds must be between 2 and 99"),
+        (["demo", "--seeds", "99999999999"], "--seeds must be between 2 and 99"),
+        (["demo", "--n-jobs", "99999999999999999999"], "--n-jobs must be between"),
         (["fly"], "invalid choice"),
         ([], "required"),
     ],
@@ -135,7 +185,7 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["demo", "--seeds", "0"], "--seeds must be >= 1"),
+        (["demo", "--seeds", "0"], "--seeds must be between 2 and 99"),
         (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
         (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
         (["compare", "x.csv", "--target", "y", "--bogus"], "unrecognized arguments"),

@@ -153,6 +153,24 @@ def test_a_run_records_the_commit_and_whether_its_code_changed(tmp_path):
     assert runfiles.code_state(checkout / "skgate") == {"commit": None, "dirty": None}
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        {"arms": []},
+        {"arms": {"start": {"commit": "a" * 40, "dirty": False}}},
+        {"arms": {"start": None, "end": None}},
+        {"arms": {"start": {"commit": ["a" * 40], "dirty": False}, "end": {}}},
+        {"arms": {"start": {"commit": "", "dirty": False}, "end": {}}},
+        {"arms": {"start": {"commit": "abc\n## Injected", "dirty": False}, "end": {}}},
+        {"arms": {"start": {"commit": "a" * 40, "dirty": "yes"}, "end": {}}},
+    ],
+)
+def test_a_damaged_code_record_is_named(tmp_path, code):
+    (tmp_path / "run.json").write_text(json.dumps({"command": "x", "code": code}))
+    with pytest.raises(ValueError, match=r"run.json: 'code' of 'arms'"):
+        runfiles.load_info(tmp_path)
+
+
 def test_the_report_names_both_commits_and_warns_when_they_differ(tmp_path, capsys):
     one, two = (
         {"commit": "a" * 40, "dirty": False},
@@ -171,12 +189,22 @@ def test_the_report_names_both_commits_and_warns_when_they_differ(tmp_path, caps
     }
     text = runfiles.code_text(moved)
     assert "arms `aaaaaaaaaaaa` at its start and `bbbbbbbbbbbb` at its end" in text
-    assert "**Warning**: the code of arms changed" in text
-    assert runfiles.code_changes(moved) == ["arms"]
+    assert "**Warning**: the code of arms, alpha changed" in text  # b differs too
+    assert runfiles.code_changes(moved) == ["arms", "alpha"]
     dirty = {"code": {"arms": {"start": one, "end": {**one, "dirty": True}}}}
     assert runfiles.code_changes(dirty) == ["arms"]
     assert "files changed" in runfiles.code_text(dirty)
     assert "records no commit" in runfiles.code_text({})
+    extra = {"start": {**one, "branch": "main"}, "end": one}
+    assert runfiles.code_changes({"code": {"arms": extra}}) == []
+    apart = {
+        "code": {
+            "arms": {"start": one, "end": one},
+            "alpha": {"start": two, "end": two},
+        }
+    }
+    assert runfiles.code_changes(apart) == ["arms", "alpha"]
+    assert "differed from another part's" in runfiles.code_text(apart)
     # The committed run predates the record: its report says so, no warning.
     info = runfiles.load_info(RESULTS)
     assert "code" not in info and runfiles.code_changes(info) == []

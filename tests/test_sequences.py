@@ -186,7 +186,10 @@ class TestPilotRules:
         )
         note = confirmatory.ceiling_note(arms, "linear task", "ungated")
         assert "At the ceiling (Bayes 0.984, ungated 0.979)" in note
-        assert "a gain above 0.005 was impossible" in note
+        assert "an expected gain above 0.005 was impossible" in note
+        above = arms.assign(accuracy=[0.976, 0.978, 0.987, 0.606, 0.544, 0.525])
+        note = confirmatory.ceiling_note(above, "linear task", "ungated")
+        assert "no expected gain was possible" in note and "-0.0" not in note
         assert confirmatory.ceiling_note(arms, "rings, noise 0.3", "ungated") == ""
         table = pd.DataFrame(
             {"task": ["linear task", "rings, noise 0.3"], "majority class": [0.5, 0.52]}
@@ -411,6 +414,13 @@ class TestCommittedRun:
         )
         assert "C1, C4 gated > ungated rest on it there" in findings
         assert "on rings the ungated arm did not learn" in bottom
+        assert (
+            "(holds) against ungated (on rings the ungated arm did not learn)" in bottom
+        )
+        early = pd.read_csv(RESULTS / "seq_epochs20.csv")
+        rings = early[(early["shape"] == "rings") & (early["gate"] == "none")]
+        assert rings["accuracy"].mean() - majority < 0.02
+        assert "not yet learning then (within 0.02 of the majority class): " in findings
         bayes = pd.read_csv(RESULTS / "seq_bayes.csv")
         linear = bayes.loc[bayes["task"] == "linear", "bayes accuracy"].iloc[0]
         assert f"at its ceiling (Bayes {linear:.3f})" in bottom

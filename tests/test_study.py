@@ -783,11 +783,14 @@ class TestCommandLine:
     @pytest.mark.parametrize(
         "argv, message",
         [
-            (["reproduce", "--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+            (
+                ["reproduce", "--n-jobs", "0"],
+                "--n-jobs must be between 1 and 1024, or -1",
+            ),
             (["reproduce", "--seeds", "1"], "--seeds must be >= 2"),
             (["reproduce", "--seeds", "x"], "invalid int value"),
             (["demo", "--random-state", "1"], "unrecognized arguments"),
-            (["demo", "--seeds", "-1"], "--seeds must be >= 1"),
+            (["demo", "--seeds", "-1"], "--seeds must be between 2 and 99"),
         ],
     )
     def test_bad_arguments(self, argv, message, capsys):
@@ -801,7 +804,7 @@ class TestCommandLine:
         [
             (["--out", ""], "--out must name a folder; got an empty string"),
             (["--out", "  "], "--out must name a folder"),
-            (["--n-jobs", "0"], "--n-jobs must be >= 1 or -1"),
+            (["--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
             (["--seeds", "1"], "--seeds must be >= 2"),
         ],
     )

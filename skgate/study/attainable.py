@@ -22,6 +22,7 @@ __all__ = [
     "FILE",
     "findings_line",
     "idle_clause",
+    "idle_then",
     "not_learning",
     "section_lines",
     "table",
@@ -170,3 +171,25 @@ def section_lines(attainable, csv_name, source=FILE):
         words.table(attainable, 3),
         "",
     ]
+
+
+def idle_then(fits, attainable, short):
+    """The arms of ``fits`` (a sweep's rows, e.g. after the paper's epochs)
+    whose mean accuracy per task sits within the margin of the majority
+    class, in words ("" where none does, or without ``attainable``)."""
+    if fits is None or attainable is None:
+        return ""
+    fits = fits.assign(task=fits.apply(task_label, axis=1))
+    means = fits.groupby(["task", "gate"], sort=False)["accuracy"].mean().reset_index()
+    means["arm"] = means["gate"].map(STUDY_GATES.arm_labels)
+    idle = not_learning(means, attainable)
+    if idle.empty:
+        return ""
+    named = ", ".join(
+        f"{arm} on {' and '.join(short(t) for t in group['task'])}"
+        for arm, group in idle.groupby("arm", sort=False)
+    )
+    return (
+        f"; not yet learning then (within {SCORE_MARGIN:g} of the majority "
+        f"class): {named}"
+    )

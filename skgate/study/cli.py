@@ -104,6 +104,9 @@ def _report_command(args, parser):
     command_line.check_writable(parser, str(out), "report")
     try:
         _render_report(args, parser, source, out)
+    except KeyboardInterrupt:
+        log(f"interrupted; {out} is as it was")
+        return 130
     except SystemExit:
         if new_out and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # a refused render leaves no folder it made
@@ -148,7 +151,11 @@ def _render_report(args, parser, source, out):
 
 
 def _demo_command(args, parser):
-    result = demo(args.seeds, n_jobs=args.n_jobs)
+    try:
+        result = demo(args.seeds, n_jobs=args.n_jobs)
+    except KeyboardInterrupt:
+        log("interrupted; the demo wrote nothing")
+        return 130
     print("\n".join(result.lines()))
     return 0
 

@@ -15,6 +15,7 @@ from ..command import check_jobs
 
 __all__ = [
     "CHECKS",
+    "DEMO_MAX_SEEDS",
     "DEMO_SEEDS",
     "FULL_SEEDS",
     "PART_CHOICES",
@@ -33,6 +34,9 @@ FULL_SEEDS = 10
 #: the confirmatory run's first ten (the smallest sign-flip p-value, 1 / 2^10,
 #: is below the primary family's strictest Holm level, 0.05 / 10).
 DEMO_SEEDS = 10
+#: The most it takes: the confirmatory run's seeds per arm (protocol 2's
+#: arms sweep; a test holds it to skgate.study.facts.SEQUENCE_SEEDS).
+DEMO_MAX_SEEDS = 99
 #: What ``reproduce`` runs: every part, or the second confirmatory part alone.
 PART_CHOICES = ("all", "sequences")
 
@@ -89,8 +93,8 @@ def add_commands(commands):
         "--seeds",
         type=int,
         default=DEMO_SEEDS,
-        help="seeds per arm and condition, the confirmatory run's first "
-        "(below 8 no test can reach the level)",
+        help="seeds per arm and condition, the confirmatory run's first: 2 to "
+        "the run's count (below 8 no test can reach the level)",
     )
     demo_parser.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
 
@@ -161,8 +165,11 @@ def check_pilot(args, commands):
 
 
 def check_demo(args, commands):
-    if args.seeds < 1:
-        commands.error(f"--seeds must be >= 1; got {args.seeds}.")
+    if not 2 <= args.seeds <= DEMO_MAX_SEEDS:
+        commands.error(
+            f"--seeds must be between 2 and {DEMO_MAX_SEEDS} (the confirmatory "
+            f"run's seeds per arm); got {args.seeds}."
+        )
     check_jobs(args, commands.error)
 
 

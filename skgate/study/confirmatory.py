@@ -166,15 +166,22 @@ def ceiling_note(arms, task, worse):
     study's ceiling rule), the words an equivalence test there needs: the
     ceiling, and how small a gain over the ``worse`` arm could have been; ""
     elsewhere. ``arms``: a part's arms table (task, arm, accuracy, Bayes
-    accuracy); ``worse``: the arm's label (as the table names it)."""
+    accuracy); ``worse``: the arm's label (as the table names it). No
+    classifier's expected accuracy exceeds the Bayes accuracy (a test set's
+    can, by sampling noise), so the gain is bounded in expectation."""
     rows = arms[arms["task"] == task]
     bayes = rows["Bayes accuracy"].iloc[0] if len(rows) else np.nan
     if not np.isfinite(bayes) or rows["accuracy"].min() < bayes - CEILING_MARGIN:
         return ""
     below = rows.set_index("arm").loc[worse, "accuracy"]
+    if below >= bayes:  # test rows can put an arm above it by sampling noise
+        return (
+            f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): no "
+            "expected gain was possible; only a loss could fail it."
+        )
     return (
-        f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): a gain above "
-        f"{bayes - below:.3f} was impossible; only a loss could fail it."
+        f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): an expected "
+        f"gain above {bayes - below:.3f} was impossible; only a loss could fail it."
     )
 
 

@@ -14,17 +14,19 @@ other tests do. Its verdict is set beside the committed confirmatory one,
 and where they differ the demo says which is the study's.
 """
 
+import os
 import time
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
-from . import confirmatory, sequences, sweeps
+from . import confirmatory, runfiles, sequences, sweeps
 from .commands import DEMO_SEEDS
-from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, STUDY_GATES
+from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
 
 __all__ = ["DemoResult", "demo", "measure_accuracy"]
 
@@ -84,26 +86,40 @@ def _outcome(result, n_tests):
 
 def _committed(frame, test, folder):
     """The committed run's outcome of ``test`` and its rows for the demo's
-    fits, or None where the folder has no such run (an installed wheel)."""
+    fits; None where the folder has no such run (an installed wheel), and
+    ``{"error": why}`` where its files cannot be read as a run's."""
     folder = Path(folder)
     tests, arms = folder / "tests_2_primary.csv", folder / "seq_arms.csv"
     if not (tests.is_file() and arms.is_file()):
         return None
-    table = pd.read_csv(tests)
+    try:
+        return _read_committed(frame, test, tests, arms)
+    except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
+        why = " ".join(str(exc).split())[:200]
+        return {"error": f"{type(exc).__name__}: {why}", "folder": str(folder)}
+
+
+def _read_committed(frame, test, tests, arms):
+    table = runfiles.read_csv(tests, count_seeds=False)
     row = table[
         (table["claim"] == test["claim"])
         & (table["quantity"] == test["quantity"])
         & (table["comparison"] == test["comparison"])
     ].iloc[0]
+    numbers = [float(row[key]) for key in ("estimate", "ci low", "ci high", "n")]
+    if not np.isfinite(numbers).all() or row["outcome"] not in _OUTCOMES:
+        raise ValueError(f"{tests.name}'s row of the test is not a test's result")
     keys = ["shape", "gate", "seed"]
     same = frame[[*keys, "accuracy"]].merge(
-        pd.read_csv(arms)[[*keys, "accuracy"]], on=keys, suffixes=("", " committed")
+        runfiles.read_csv(arms)[[*keys, "accuracy"]],
+        on=keys,
+        suffixes=("", " committed"),
     )
     return {
-        "estimate": row["estimate"],
-        "ci": (row["ci low"], row["ci high"]),
+        "estimate": numbers[0],
+        "ci": (numbers[1], numbers[2]),
         "outcome": row["outcome"],
-        "n": int(row["n"]),
+        "n": int(numbers[3]),
         "matched": len(same),
         "largest difference": float(
             (same["accuracy"] - same["accuracy committed"]).abs().max()
@@ -175,13 +191,29 @@ class DemoResult:
             f"(95 % bootstrap), sign-flip p = {r['p']:.4f} over {r['n']} seeds.",
             f"Verdict of this demo: {self.outcome}, at level {self.level:.3g} "
             f"(the protocol's {ALPHA_LEVEL:g} over its "
-            f"{round(ALPHA_LEVEL / self.level)} primary tests).",
+            f"{round(ALPHA_LEVEL / self.level)} primary tests)" + self._reach() + ".",
             f"Convergence: {self.late_share:.0%} of the fits kept an epoch in the "
             f"last {sequences.LATE_FRACTION:.0%} of the cap (the protocol's rule: "
-            f"under {sequences.LATE_SHARE:.0%}).",
+            f"under {sequences.LATE_SHARE:.0%}"
+            + (
+                "; not met: the fits may still have been improving)."
+                if self.late_share >= sequences.LATE_SHARE
+                else ")."
+            ),
             *self._committed_lines(),
         ]
         return lines
+
+    def _reach(self):
+        """Why a verdict is inconclusive by construction: too few seeds for
+        the smallest sign-flip p-value to reach the level."""
+        n = self.result["n"]
+        if 0.5**n < self.level:
+            return ""
+        return (
+            f"; with {n} seeds it could not be otherwise: the smallest sign-flip "
+            f"p is 1/{2**n}, above the level (8 seeds are the fewest that can decide)"
+        )
 
     def _committed_lines(self):
         c = self.committed
@@ -189,6 +221,11 @@ class DemoResult:
             return [
                 "The committed confirmatory results are benchmarks/results/"
                 "REPORT.md in skgate's repository."
+            ]
+        if "error" in c:
+            return [
+                f"The committed results in {c['folder']} could not be read "
+                f"({c['error']}); this demo's verdict stands alone."
             ]
         if c["matched"] == 0:
             same = "It has no rows for these fits."
@@ -219,6 +256,36 @@ class DemoResult:
         ]
 
 
+#: Setting keys a shrunken demo may change: how much each fit trains and on
+#: how many rows, never what the test compares (task, arms, seeds, rates).
+_FIXABLE = ("max_epochs", "n_samples", "n_iter_no_change", "d_model", "n_curvature")
+_OUTCOMES = (HOLDS, REVERSED, NO_EFFECT, INCONCLUSIVE)
+
+
+def _check(n_seeds, n_jobs, fixed):
+    """The arguments' values, each refused by name."""
+    most = SEQUENCE_SEEDS["arms"]
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, Integral):
+        raise TypeError(f"n_seeds must be an int; got {n_seeds!r}.")
+    if not 2 <= n_seeds <= most:
+        raise ValueError(
+            f"n_seeds must be between 2 and {most} (the confirmatory run's seeds "
+            f"per arm); got {n_seeds}."
+        )
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
+        raise TypeError(f"n_jobs must be an int (>= 1, or -1); got {n_jobs!r}.")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be >= 1 or -1 (all cores); got {n_jobs}.")
+    if fixed is not None and not isinstance(fixed, dict):
+        raise TypeError(f"fixed must be a dict of setting keys; got {fixed!r}.")
+    unknown = sorted(set(fixed or {}) - set(_FIXABLE))
+    if unknown:
+        raise ValueError(
+            f"fixed may set {list(_FIXABLE)} (how much each fit trains), never "
+            f"what the test compares; got {unknown}."
+        )
+
+
 def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed=None):
     """Decide protocol 2's first primary test (C1, accuracy, gated > SiLU,
     softmax attention over sequences) on ``n_seeds`` of the confirmatory
@@ -226,20 +293,25 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
 
     Parameters
     ----------
-    n_seeds : int >= 1, default=DEMO_SEEDS
-        Seeds per arm and condition, from the confirmatory run's first; below
-        8 no sign-flip p-value can reach the level.
-    n_jobs : int, default=1
+    n_seeds : int, default=DEMO_SEEDS
+        Seeds per arm and condition, from the confirmatory run's first: 2 to
+        the run's 99; below 8 no sign-flip p-value can reach the level (the
+        verdict says so).
+    n_jobs : int >= 1 or -1, default=1
         joblib workers; the fits do not depend on it.
     progress : bool, default=True
         A progress bar on stderr, counting fits.
-    committed : path, default=COMMITTED
+    committed : path or None, default=COMMITTED
         The folder of the committed confirmatory run (its
-        ``tests_2_primary.csv`` and ``seq_arms.csv``), if any.
+        ``tests_2_primary.csv`` and ``seq_arms.csv``); a folder without them
+        (or None) sets nothing beside the verdict, one whose files cannot be
+        read says so.
     fixed : dict, optional
-        Setting keys every fit takes instead of the protocol's (a shrunken
-        demo in the tests: ``{"max_epochs": 2}``); the report then no longer
-        is the protocol's, and says which keys differ.
+        Setting keys every fit takes instead of the protocol's, among
+        ``max_epochs``, ``n_samples``, ``n_iter_no_change``, ``d_model`` and
+        ``n_curvature`` (a shrunken demo in the tests: ``{"max_epochs": 2}``);
+        the report then no longer is the protocol's, and says which keys
+        differ.
 
     Examples
     --------
@@ -248,8 +320,11 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
     >>> result.outcome  # doctest: +SKIP
     'inconclusive'
     """
-    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 1:
-        raise ValueError(f"n_seeds must be an int >= 1; got {n_seeds!r}.")
+    _check(n_seeds, n_jobs, fixed)
+    if committed is not None and not isinstance(committed, str | os.PathLike):
+        raise TypeError(
+            f"committed must be a folder's path or None; got {committed!r}."
+        )
     test = _question()
     seeds = sequences.confirmatory_seeds(n_seeds, SEQUENCE_FIRST_SEED)
     start = time.perf_counter()

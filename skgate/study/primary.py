@@ -492,7 +492,7 @@ def convergence(frames, condition=None):
     whose best epoch is after :data:`LATE_EPOCH`, and beside it the share
     that stalled, their best epoch in the first
     :data:`~skgate.study.facts.STALL_FRACTION` of the budget."""
-    early = BUDGET * STALL_FRACTION
+    early = max(1, int(BUDGET * STALL_FRACTION))
     condition = CONDITION if condition is None else condition
     rows = []
     for task in ("curved", "linear"):

@@ -13,6 +13,7 @@ the others).
 
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -97,7 +98,36 @@ def read_record(path):
                 f"{path}: 'seeds' of {name!r} must be a whole number >= 1; got "
                 f"{json.dumps(seeds)}."
             )
+    for label, states in record.get("code", {}).items():
+        _check_code(states, f"{path}: 'code' of {label!r}")
     return record
+
+
+#: A commit as run.json records it: git's hexadecimal name, 7 to 40 digits.
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+
+
+def _check_code(states, where):
+    """A part's code record: ``{"start": state, "end": state}``, each state
+    ``{"commit": hex or null, "dirty": bool or null}``; else a ValueError
+    saying ``where``."""
+    if not isinstance(states, dict) or set(states) != {"start", "end"}:
+        raise ValueError(
+            f"{where} must be a JSON object with 'start' and 'end'; got "
+            f"{json.dumps(states)[:80]}."
+        )
+    for moment, state in states.items():
+        commit = state.get("commit") if isinstance(state, dict) else "?"
+        dirty = state.get("dirty") if isinstance(state, dict) else "?"
+        fine = (
+            commit is None or (isinstance(commit, str) and _COMMIT.fullmatch(commit))
+        ) and (dirty is None or isinstance(dirty, bool))
+        if not fine:
+            raise ValueError(
+                f'{where}, {moment!r} must be {{"commit": a hexadecimal git '
+                f'commit or null, "dirty": true, false or null}}; got '
+                f"{json.dumps(state)[:80]}."
+            )
 
 
 def _of_type(value, kind):
@@ -298,14 +328,22 @@ def _state_text(state):
     return f"`{state['commit'][:12]}`{dirty[state.get('dirty')]}"
 
 
+def _state(state):
+    return state.get("commit"), state.get("dirty")
+
+
 def code_changes(info):
     """The parts of the run in ``info`` (run.json) whose code differs
-    between their start and end, or ran from changed files: their labels."""
+    between their start and end, or ran from changed files, or whose commit
+    differs from another part's: their labels."""
+    code = info.get("code", {})
+    commits = {_state(s)[0] for states in code.values() for s in states.values()}
     return [
         label
-        for label, states in info.get("code", {}).items()
-        if states["start"] != states["end"]
+        for label, states in code.items()
+        if _state(states["start"]) != _state(states["end"])
         or True in (states["start"].get("dirty"), states["end"].get("dirty"))
+        or len(commits) > 1
     ]
 
 
@@ -332,6 +370,7 @@ def code_text(info):
     if changed:
         text += (
             f". **Warning**: the code of {', '.join(changed)} changed during the "
-            "run or differed from its commit; the numbers are that code's"
+            "run, differed from its commit, or differed from another part's; "
+            "the numbers are that code's"
         )
     return text + "."

@@ -199,7 +199,7 @@ def convergence(frame, cap=CAP):
     :data:`~skgate.study.facts.STALL_FRACTION` of it: fits that stalled,
     which the protocol's rule cannot see (added after the run;
     descriptive)."""
-    late, early = cap * (1 - LATE_FRACTION), cap * STALL_FRACTION
+    late, early = cap * (1 - LATE_FRACTION), max(1, int(cap * STALL_FRACTION))
     frame = frame.assign(task_label=frame.apply(task_label, axis=1))
     if "alpha" not in frame:
         frame = frame.assign(alpha=np.nan)
@@ -261,6 +261,8 @@ def alpha_steps(alpha, task="curved"):
                 }
             )
     table = stats.family_outcomes(pd.DataFrame(rows))
+    for bound in ("ci low", "ci high"):  # rounding noise of equal means is 0
+        table[bound] = table[bound].where(table[bound].abs() >= 1e-10, 0.0)
     columns = ["quantity", "step", "estimate", "ci low", "ci high", "p holm"]
     columns += ["outcome", "n", "seeds rising", "seeds rising at every step"]
     return table[columns]

@@ -22,7 +22,13 @@ from .. import (
     theorem,
     words,
 )
-from ..facts import ATTAINABLE_SEEDS, QUICK_SEEDS, statements
+from ..facts import (
+    ATTAINABLE_SEEDS,
+    QUICK_SEEDS,
+    SCORE_MARGIN,
+    STUDY_GATES,
+    statements,
+)
 from ..part import Part, log
 from ..stats import HOLDS, NO_EFFECT
 
@@ -173,8 +179,10 @@ def _early_accuracies(frames):
     return words.arm_values(means.mean().items())
 
 
-def _budget_sentence(tests, secondary, frames=None):
-    """The paper's 20-epoch accuracy beside the primary one at convergence."""
+def _budget_sentence(tests, secondary, frames=None, attained=None):
+    """The paper's 20-epoch accuracy beside the primary one at convergence,
+    and beside the majority class's rate (``attained``: the attainable
+    table), naming the arms that had not learned then."""
     early = secondary[secondary["analysis"] == "20 epochs (the paper's budget)"]
     late = tests[(tests["quantity"] == "accuracy") & (tests["claim"] == "C1")]
     parts = [
@@ -184,14 +192,34 @@ def _budget_sentence(tests, secondary, frames=None):
     ]
     chance = ""
     if frames is not None and "epochs20" in frames:
-        chance = (
-            f"; mean accuracies after 20 epochs: {_early_accuracies(frames)}, "
-            "where chance is 0.5"
-        )
+        chance = f"; mean accuracies after 20 epochs: {_early_accuracies(frames)}, "
+        chance += _majority_clause(frames, attained)
     return (
         f"**At the paper's 20 epochs** (secondary{chance}), accuracy "
         "differences: " + "; ".join(parts)
     )
+
+
+def _majority_clause(frames, attained):
+    """Where the curved task's majority class lies, and which arms sat
+    within the margin of it after 20 epochs (without ``attained``: chance)."""
+    if attained is None:
+        return "where chance is 0.5"
+    majority = attained[attained["task"] != "linear task"]["majority class"].iloc[0]
+    early = frames["epochs20"]
+    means = early[early["task"] == "curved"].groupby("gate", sort=False)["accuracy"]
+    idle = [
+        STUDY_GATES.arm_labels[gate]
+        for gate, value in means.mean().items()
+        if value - majority < SCORE_MARGIN
+    ]
+    said = f"where the majority class is {majority:.3f}"
+    if idle:
+        said += (
+            f" ({' and '.join(idle)} within {SCORE_MARGIN:g} of it: not yet "
+            "learning, and the comparisons with them rest on that)"
+        )
+    return said
 
 
 def _convergence_clause(convergence):
@@ -276,7 +304,8 @@ def findings(
         # The budget and convergence in one sentence: both say what the
         # training budget does.
         sentences.append(
-            f"{_budget_sentence(tests, secondary, frames)}; at {primary.BUDGET} "
+            f"{_budget_sentence(tests, secondary, frames, attained)}; at "
+            f"{primary.BUDGET} "
             "epochs, "
             f"{_convergence_clause(convergence)}."
         )

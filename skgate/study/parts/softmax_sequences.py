@@ -186,6 +186,7 @@ def evaluate(frames, record):
         "lr": secondary.lr_table(frames) if "lr_grid" in frames else None,
         "alpha curve": secondary.alpha_curve(frames["alpha"]),
         "alpha steps": secondary.alpha_steps(frames["alpha"]),
+        "epochs20": frames.get("epochs20"),
         "attainable": attainable.table(frames["attainable"], frames["arms"])
         if "attainable" in frames
         else None,
@@ -319,14 +320,21 @@ def bottom_line(parts, first=None):
             f"On the linear control{at} gated minus ungated accuracy is "
             f"{_interval(row)} ({_outcome(row)}){clause}."
         )
-    sentences.append(_curvature_sentence(tests))
+    idle = attainable.idle_clause(
+        parts.get("attainable"), parts["arms"], "ungated", _short
+    )
+    sentences.append(
+        _curvature_sentence(
+            tests, idle.replace("; on", " (on", 1) + ")" if idle else ""
+        )
+    )
     return sentences[:3]
 
 
-def _curvature_sentence(tests):
+def _curvature_sentence(tests, idle=""):
     """Whether gating brings curvature: C1's turning rate against SiLU and
-    ungated, C4's own-metric turning rate and C6's positive share against
-    SiLU."""
+    ungated (``idle``: where ungated did not learn), C4's own-metric turning
+    rate and C6's positive share against SiLU."""
 
     def phrase(claim, comparison):
         rows = tests[(tests["claim"] == claim) & (tests["comparison"] == comparison)]
@@ -343,7 +351,7 @@ def _curvature_sentence(tests):
     ]
     said = [
         f"{what} {silu} against SiLU"
-        + (f" and {ungated} against ungated" if ungated else "")
+        + (f" and {ungated} against ungated{idle}" if ungated else "")
         for what, silu, ungated in parts
         if silu is not None
     ]
@@ -372,7 +380,10 @@ def early_line(parts):
         )
     return (
         f"**After {EPOCHS.paper} epochs at lr {sequences.DEFAULT_LR:g}** (secondary; "
-        "at convergence in parentheses), accuracy: " + "; ".join(phrases) + "."
+        "at convergence in parentheses), accuracy: "
+        + "; ".join(phrases)
+        + attainable.idle_then(parts.get("epochs20"), parts.get("attainable"), _short)
+        + "."
     )
 
 
@@ -499,7 +510,7 @@ def secondary_lines(parts, record):
     failed = convergence[~convergence["converged"]]
     worst = convergence.loc[convergence[late].idxmax()]
     lines = [
-        f"**Convergence** (under {sequences.LATE_SHARE:.0%} of an arm's "
+        f"**Convergence** (under {sequences.LATE_SHARE:.0%} of "
         f"fits peaking in the last {sequences.LATE_FRACTION:.0%} of "
         f"{_cap(record)} epochs): "
         + (
@@ -518,16 +529,6 @@ def secondary_lines(parts, record):
                 parts["attainable"], parts["arms"], parts["tests"], _short
             )
         )
-    left = parts["secondary"]
-    left = left[left["analysis"].str.startswith("left the primary family")]
-    if len(left):
-        phrases = "; ".join(
-            f"{row['claim']} {row['quantity']} {row['comparison']} "
-            f"({_short(row['condition'])}, {row['n']} seeds) {_interval(row)} "
-            f"{_WORDS[row['outcome']]}"
-            for _, row in left.iterrows()
-        )
-        lines.append(f"**Left the family for the budget** (secondary): {phrases}.")
     early = early_line(parts)
     if early is not None:
         lines.append(early)
