@@ -4,8 +4,10 @@ These are properties of the source tree, checked so that they stay true.
 """
 
 import ast
+import copy
 import dataclasses
 import inspect
+import pickle
 import re
 import subprocess
 from pathlib import Path
@@ -374,6 +376,19 @@ def test_the_facts_are_frozen_records_built_once():
             setattr(value, field, None)
     with pytest.raises(TypeError):
         facts.STUDY_GATES.arm_labels["none"] = "flat"
+    # Every table of facts is read-only too, and still pickles and copies.
+    tables = [facts.SEQUENCE_LEARNING_RATES, facts.COPIED_SEEDS, facts.LINEAR]
+    tables += [facts.CLAIMS, facts.CLAIMS["C1"], *facts.SEQUENCE_CONDITIONS]
+    for table in tables:
+        with pytest.raises(TypeError, match="read-only"):
+            table[next(iter(table))] = None
+        with pytest.raises(TypeError, match="read-only"):
+            table.update({})
+    for value in (facts.STUDY_GATES, facts.GRIDS, facts.CLAIMS):
+        assert pickle.loads(pickle.dumps(value)) == value
+        assert copy.deepcopy(value) == value
+    changed = {**facts.LINEAR, "task": "curved"}  # a copy is an ordinary dict
+    assert changed["task"] == "curved" and facts.LINEAR["task"] == "linear"
     built = [
         f"{path.name}:{node.lineno}"
         for path in STUDY

@@ -9,13 +9,13 @@ part's module.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from ..estimators import GatedAttentionClassifier
 from ..paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 from .commands import FULL_SEEDS, QUICK_SEEDS
 
 __all__ = [
+    "ReadOnlyDict",
     "STALL_FRACTION",
     "ATTAINABLE_SEEDS",
     "StudyGates",
@@ -64,6 +64,31 @@ __all__ = [
     "statements",
 ]
 
+
+class ReadOnlyDict(dict):
+    """A dict whose items cannot change once made: a fact many modules read.
+    Unlike :class:`types.MappingProxyType` it pickles and copies (to itself),
+    and ``{**fact}`` or ``dict(fact)`` give an ordinary dict to change."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(
+            "a study fact is read-only (stated once, in skgate.study.facts); "
+            "change a copy: dict(fact)."
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return (type(self), (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 # -- gates ------------------------------------------------------------------------
 
 
@@ -87,21 +112,19 @@ class StudyGates:
     colors: Mapping
 
 
-_ARM_LABELS = {"multiplicative": "gated", "silu": "SiLU", "none": "ungated"}
+_ARM_LABELS = ReadOnlyDict(multiplicative="gated", silu="SiLU", none="ungated")
 STUDY_GATES = StudyGates(
     order=("multiplicative", "silu", "none"),
-    labels=MappingProxyType(
+    labels=ReadOnlyDict(
         {
             "multiplicative": f"gated (alpha={GatedAttentionClassifier().alpha:g})",
             "silu": "SiLU",
             "none": "ungated",
         }
     ),
-    arm_labels=MappingProxyType(_ARM_LABELS),
-    theorem_arm_labels=MappingProxyType(
-        {**_ARM_LABELS, "sigmoid_head": "per-head gated"}
-    ),
-    colors=MappingProxyType(
+    arm_labels=ReadOnlyDict(_ARM_LABELS),
+    theorem_arm_labels=ReadOnlyDict({**_ARM_LABELS, "sigmoid_head": "per-head gated"}),
+    colors=ReadOnlyDict(
         {"multiplicative": "tab:red", "silu": "tab:orange", "none": "tab:blue"}
     ),
 )
@@ -112,7 +135,7 @@ STUDY_GATES = StudyGates(
 #: study's titles, and the two protocols' statements (docs/protocol.md,
 #: docs/protocol-2.md), which each protocol fixed before its run and which
 #: therefore differ where the parts test different things.
-CLAIMS = {
+_CLAIMS = {
     "C1": {
         "exploratory": "C1 gate ordering (curvature and accuracy)",
         "copied": "gated > SiLU > ungated in curvature and accuracy on a curved task",
@@ -147,6 +170,7 @@ CLAIMS = {
         "sequences": "gating reaches positive curvature more often than SiLU",
     },
 }
+CLAIMS = ReadOnlyDict({claim: ReadOnlyDict(said) for claim, said in _CLAIMS.items()})
 
 
 def statements(part):
@@ -210,7 +234,7 @@ COPIED_FIRST_SEED = 1000
 #: ... and its seeds per sweep, fixed by protocol 1 from the pilot
 #: (:func:`skgate.study.primary.plan_seeds`; a test checks them against the
 #: committed pilot), within these bounds.
-COPIED_SEEDS = {"arms": 129, "alpha": 34, "depth": 20}
+COPIED_SEEDS = ReadOnlyDict(arms=129, alpha=34, depth=20)
 COPIED_MIN_SEEDS, COPIED_MAX_SEEDS = 10, 150
 #: The second part (sequences): pilot seeds and the first confirmatory seed,
 #: disjoint from each other and from every earlier run (0-19, 500-519,
@@ -219,7 +243,7 @@ SEQUENCE_PILOT_SEEDS = tuple(range(2000, 2008))
 SEQUENCE_FIRST_SEED = 3000
 #: ... its seeds per sweep (:func:`skgate.study.sequences_pilot.plan_seeds`), at
 #: least SEQUENCE_MIN_SEEDS each ...
-SEQUENCE_SEEDS = {"arms": 99, "alpha": 39, "depth": 10}
+SEQUENCE_SEEDS = ReadOnlyDict(arms=99, alpha=39, depth=10)
 SEQUENCE_MIN_SEEDS = 10
 #: ... and the seeds of its secondary sweeps: the learning-rate grid (every
 #: arm at every other rate) and the 20-epoch arms (the first of the arms').
@@ -251,16 +275,16 @@ STALL_FRACTION = 0.05
 #: preference: the first with accuracy headroom (:data:`HEADROOM`) is the
 #: primary condition ...
 COPIED_CANDIDATES = (
-    {"shape": "checkerboard", "noise": 0.2},
-    {"shape": "checkerboard", "noise": 0.1},
-    {"shape": "rings", "noise": 0.2},
-    {"shape": "rings", "noise": 0.1},
+    ReadOnlyDict(shape="checkerboard", noise=0.2),
+    ReadOnlyDict(shape="checkerboard", noise=0.1),
+    ReadOnlyDict(shape="rings", noise=0.2),
+    ReadOnlyDict(shape="rings", noise=0.1),
 )
 #: ... and the one protocol 1 fixed from the pilot
 #: (:func:`skgate.study.primary.choose_condition`).
-COPIED_CONDITION = {"shape": "rings", "noise": 0.2}
+COPIED_CONDITION = ReadOnlyDict(shape="rings", noise=0.2)
 #: The linear control task (C3), in both parts.
-LINEAR = {"task": "linear"}
+LINEAR = ReadOnlyDict(task="linear")
 #: The second part's curved shapes, and each one's candidate noise levels in
 #: the order of preference (the first with headroom in the pilot's first
 #: stage is the condition) ...
@@ -269,8 +293,8 @@ SEQUENCE_NOISES = (0.3, 0.5)
 #: ... and the conditions protocol 2 fixed from the pilot
 #: (:func:`skgate.study.sequences_pilot.choose_noises`).
 SEQUENCE_CONDITIONS = (
-    {"shape": "rings", "noise": 0.3},
-    {"shape": "checkerboard", "noise": 0.3},
+    ReadOnlyDict(shape="rings", noise=0.3),
+    ReadOnlyDict(shape="checkerboard", noise=0.3),
 )
 #: The first part's anisotropic output metric (C4): log-spaced eigenvalues
 #: 1 .. 1/1000.
@@ -284,7 +308,7 @@ COPIED_CONDITION_NUMBER = 1000
 #: :data:`CURVATURE_MARGIN_SHARE` (a quarter) of the two arms' mean (relative:
 #: curvatures have no common unit across measures; the exploratory study's
 #: 10 % needs 224-318 seeds at the pilot's spread).
-COPIED_SESOI = {"accuracy": SCORE_MARGIN, "positive_share": 0.05, "rho": 0.3}
+COPIED_SESOI = ReadOnlyDict(accuracy=SCORE_MARGIN, positive_share=0.05, rho=0.3)
 #: Bayes accuracy minus the best arm's mean, and the best arm's mean minus
 #: chance, at least this in a pilot for a condition to be a confirmatory
 #: part's (both parts).
@@ -350,14 +374,16 @@ GRIDS = Grids(
 #: The second part's learning rate of each arm, by task label and gate,
 #: fixed by protocol 2 from the pilot
 #: (:func:`skgate.study.sequences_pilot.choose_learning_rates`).
-SEQUENCE_LEARNING_RATES = {
-    ("rings, noise 0.3", "multiplicative"): 0.008,
-    ("rings, noise 0.3", "silu"): 0.008,
-    ("rings, noise 0.3", "none"): 0.004,
-    ("checkerboard, noise 0.3", "multiplicative"): 0.004,
-    ("checkerboard, noise 0.3", "silu"): 0.004,
-    ("checkerboard, noise 0.3", "none"): 0.004,
-    ("linear task", "multiplicative"): 0.016,
-    ("linear task", "silu"): 0.008,
-    ("linear task", "none"): 0.002,
-}
+SEQUENCE_LEARNING_RATES = ReadOnlyDict(
+    {
+        ("rings, noise 0.3", "multiplicative"): 0.008,
+        ("rings, noise 0.3", "silu"): 0.008,
+        ("rings, noise 0.3", "none"): 0.004,
+        ("checkerboard, noise 0.3", "multiplicative"): 0.004,
+        ("checkerboard, noise 0.3", "silu"): 0.004,
+        ("checkerboard, noise 0.3", "none"): 0.004,
+        ("linear task", "multiplicative"): 0.016,
+        ("linear task", "silu"): 0.008,
+        ("linear task", "none"): 0.002,
+    }
+)
