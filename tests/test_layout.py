@@ -264,6 +264,18 @@ COMMAND_LINE_SEEDS = {
 }
 
 
+def _nodes_outside_facts(found):
+    """ "file:line" of every syntax node of the study outside facts.py for
+    which ``found(node)`` is true."""
+    return [
+        f"{path.name}:{node.lineno}"
+        for path in STUDY
+        if path.name != "facts.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if found(node)
+    ]
+
+
 def test_every_study_fact_is_defined_once():
     """No public name is assigned in two of the study's modules; every gate
     label, claim statement, seed, condition, margin and grid written out is
@@ -288,14 +300,12 @@ def test_every_study_fact_is_defined_once():
     ]
     assert outside == []
     gates = {"multiplicative", "silu", "none"}
-    tables = [
-        f"{path.name}:{node.lineno}"
-        for path in STUDY
-        if path.name != "facts.py"
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Dict)
-        and gates <= {k.value for k in node.keys if isinstance(k, ast.Constant)}
-    ]
+    tables = _nodes_outside_facts(
+        lambda node: (
+            isinstance(node, ast.Dict)
+            and gates <= {k.value for k in node.keys if isinstance(k, ast.Constant)}
+        )
+    )
     assert tables == []
 
 
@@ -389,16 +399,14 @@ def test_the_facts_are_frozen_records_built_once():
         assert copy.deepcopy(value) == value
     changed = {**facts.LINEAR, "task": "curved"}  # a copy is an ordinary dict
     assert changed["task"] == "curved" and facts.LINEAR["task"] == "linear"
-    built = [
-        f"{path.name}:{node.lineno}"
-        for path in STUDY
-        if path.name != "facts.py"
-        for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name | ast.Attribute)
-        and getattr(node.func, "id", getattr(node.func, "attr", None))
-        in {record.__name__ for record in RECORDS.values()}
-    ]
+    names = {record.__name__ for record in RECORDS.values()}
+    built = _nodes_outside_facts(
+        lambda node: (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) in names
+        )
+    )
     assert built == []
 
 

@@ -14,6 +14,7 @@ family's table (:data:`TEST_COLUMNS`), a claim's verdict from its tests
 """
 
 import numpy as np
+import pandas as pd
 
 from . import stats
 from .facts import CEILING_MARGIN, POWER, STUDY_GATES
@@ -25,6 +26,7 @@ from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
     "ceiling_note",
+    "claim_verdicts",
     "TEST_COLUMNS",
     "claim_verdict",
     "comparison",
@@ -233,6 +235,39 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None):
     if absent:
         return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
     return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+
+
+def claim_verdicts(results, statements, axes, peaks, fixed=None, condition=False):
+    """One verdict per claim of a primary family's ``results`` (claim,
+    statement, verdict) by :func:`claim_verdict`'s rule. Per row of
+    ``results``: ``axes`` (a trend's axis, else ""), ``peaks`` (where its mean
+    peaks inside its grid, else None: :func:`trend_peak`) and ``fixed``
+    (whether no data could fail it; default none). ``statements``: each
+    claim's words; ``condition``: name each test with its condition."""
+    results = results.reset_index(drop=True)
+    fixed = [False] * len(results) if fixed is None else list(fixed)
+    rows = []
+    for claim, group in results.groupby("claim", sort=True):
+        labels, peaked = [], []
+        for i, row in group.iterrows():
+            what = (
+                f"{row['quantity']} {row['comparison']}"
+                if peaks[i] is None
+                else f"{row['quantity']} peaks at {axes[i]} {peaks[i]:g}"
+            )
+            label = what + (f" ({row['condition']})" if condition else "")
+            labels.append(label)
+            peaked.append(None if peaks[i] is None else label)
+        verdict = claim_verdict(
+            list(group["outcome"]),
+            labels,
+            fixed=[fixed[i] for i in group.index],
+            peaks=peaked,
+        )
+        rows.append(
+            {"claim": claim, "statement": statements[claim], "verdict": verdict}
+        )
+    return pd.DataFrame(rows)
 
 
 def _all_hold(n, n_fixed, peaked):

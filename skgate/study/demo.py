@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED, adjust
 from . import confirmatory, runfiles, sequences, sweeps
 from .commands import DEMO_SEEDS
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
@@ -73,15 +73,12 @@ def measure_accuracy(clf, X_test, y_test, setting):
 
 def _outcome(result, n_tests):
     """The outcome at the family's strictest Holm level (the level alone
-    over the number of tests): where a test passes whatever the rest do."""
-    level = ALPHA_LEVEL / n_tests
-    if result["p"] < level:
-        return HOLDS
-    if result["p reverse"] < level:
-        return REVERSED
-    if result["p equivalence"] < level:
-        return NO_EFFECT
-    return INCONCLUSIVE
+    over the number of tests): where a test passes whatever the rest do.
+    Its p-values times ``n_tests`` (Holm's first step) against the level,
+    by the family's own rule (:func:`skgate.paired.adjust`)."""
+    keys = ("p", "p reverse", "p equivalence")
+    scaled = pd.DataFrame([{key: min(1.0, result[key] * n_tests) for key in keys}])
+    return adjust(scaled)["outcome"].iloc[0]
 
 
 def _committed(frame, test, folder):
@@ -208,7 +205,7 @@ class DemoResult:
         """Why a verdict is inconclusive by construction: too few seeds for
         the smallest sign-flip p-value to reach the level."""
         n = self.result["n"]
-        if 0.5**n < self.level:
+        if sequences.can_decide(n):
             return ""
         return (
             f"; with {n} seeds it could not be otherwise: the smallest sign-flip "

@@ -522,39 +522,18 @@ def claim_verdicts(tests, frames=None, condition=None):
     """One verdict per claim from the primary family: claim, statement,
     verdict, by :func:`~skgate.study.confirmatory.claim_verdict`'s rule: a
     test of :data:`BY_CONSTRUCTION` supports nothing (a claim resting on
-    such tests alone is "consistent (by construction)"), and a trend whose
+    such tests alone is "consistent by construction"), and a trend whose
     mean peaks inside its grid on ``frames`` (the fits by sweep, of
     ``condition``) is named by its peak, not as a rise."""
     found = trend_peaks(tests, frames, condition)
-    rows = []
-    for claim, group in tests.groupby("claim", sort=True):
-        names = [id_of(row) for row in group.to_dict("records")]
-        peaks = [found.get(name) for name in names]
-        labels = [
-            f"{row['quantity']} {row['comparison']}"
-            if peak is None
-            else f"{row['quantity']} peaks at {TESTS_BY_ID[name]['axis']} {peak:g}"
-            for row, name, peak in zip(
-                group.to_dict("records"), names, peaks, strict=True
-            )
-        ]
-        verdict = confirmatory.claim_verdict(
-            list(group["outcome"]),
-            labels,
-            fixed=[name in BY_CONSTRUCTION for name in names],
-            peaks=[
-                None if p is None else label
-                for p, label in zip(peaks, labels, strict=True)
-            ],
-        )
-        rows.append(
-            {
-                "claim": claim,
-                "statement": statements("copied")[claim],
-                "verdict": verdict,
-            }
-        )
-    return pd.DataFrame(rows)
+    names = [id_of(row) for row in tests.to_dict("records")]
+    return confirmatory.claim_verdicts(
+        tests,
+        statements("copied"),
+        axes=[TESTS_BY_ID[name].get("axis", "") for name in names],
+        peaks=[found.get(name) for name in names],
+        fixed=[name in BY_CONSTRUCTION for name in names],
+    )
 
 
 def trend_peaks(tests, frames=None, condition=None):

@@ -492,38 +492,13 @@ def claim_verdicts(results, frames=None, family=None):
         )
         for test in family
     ]  # fmt: skip
-    results = results.assign(peak=peaks)
-    rows = []
-    for claim, group in results.groupby("claim", sort=True):
-        labels = [
-            f"{row.quantity} {row.comparison} ({row.condition})"
-            if pd.isna(row.peak)
-            else f"{row.quantity} peaks at {row.measure_axis} {row.peak:g} "
-            f"({row.condition})"
-            for row in group.assign(
-                measure_axis=[_axis(family, i) for i in group.index]
-            ).itertuples(index=False)
-        ]
-        verdict = confirmatory.claim_verdict(
-            list(group["outcome"]),
-            labels,
-            peaks=[
-                None if pd.isna(p) else label
-                for p, label in zip(group["peak"], labels, strict=True)
-            ],
-        )
-        rows.append(
-            {
-                "claim": claim,
-                "statement": statements("sequences")[claim],
-                "verdict": verdict,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _axis(family, i):
-    return family[i].get("axis", "")
+    return confirmatory.claim_verdicts(
+        results,
+        statements("sequences"),
+        axes=[test.get("axis", "") for test in family],
+        peaks=peaks,
+        condition=True,
+    )
 
 
 # -- the secondary family -------------------------------------------------------------

@@ -205,14 +205,18 @@ def _majority_clause(frames, attained):
     within the margin of it after 20 epochs (without ``attained``: chance)."""
     if attained is None:
         return "where chance is 0.5"
-    majority = attained[attained["task"] != "linear task"]["majority class"].iloc[0]
+    curved = attained[attained["task"] != "linear task"].iloc[0]
+    majority = curved["majority class"]
     early = frames["epochs20"]
     means = early[early["task"] == "curved"].groupby("gate", sort=False)["accuracy"]
-    idle = [
-        STUDY_GATES.arm_labels[gate]
-        for gate, value in means.mean().items()
-        if value - majority < SCORE_MARGIN
-    ]
+    arms = pd.DataFrame(
+        {
+            "task": curved["task"],
+            "arm": [STUDY_GATES.arm_labels[gate] for gate in means.mean().index],
+            "accuracy": means.mean().to_numpy(),
+        }
+    )
+    idle = list(attainable.not_learning(arms, attained)["arm"])
     said = f"where the majority class is {majority:.3f}"
     if idle:
         said += (
