@@ -116,18 +116,46 @@ def _check_p_values(p_values):
 
 def _as_floats(values, name, allowed):
     """``values`` as a float array, or a ValueError saying ``allowed`` (a
-    string or an object that is not numbers)."""
+    string, an array holding one, or an object that is not numbers): a
+    number's text ("0.5") is refused, not read as the number."""
     if values is None or isinstance(values, str | bytes):
         raise ValueError(f"{allowed}; got {values!r}.")
     try:
-        return np.asarray(values, dtype=float)
+        raw = np.asarray(values)
+        if raw.dtype.kind in "US":  # numpy made every item text: find the given text
+            raw = np.asarray(values, dtype=object)
+    except (TypeError, ValueError) as exc:  # e.g. rows of different lengths
+        raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
+    text = _first_text(raw)
+    if text is not None:
+        index = text[0] if len(text) == 1 else text
+        raise ValueError(
+            f"{allowed}; got {_short(values)} ({_short(raw[text])} at index "
+            f"{index} is text, not a number)."
+        )
+    try:
+        return raw.astype(float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
 
 
+def _first_text(values):
+    """The index (a tuple) of the first string in the array ``values``, or
+    None when it holds none."""
+    if values.dtype != object or values.size == 0:
+        return None
+    is_text = np.vectorize(lambda v: isinstance(v, str | bytes), otypes=[bool])
+    where = np.argwhere(is_text(values))
+    return tuple(int(i) for i in where[0]) if len(where) else None
+
+
 def _short(value):
-    """``repr(value)``, cut to 60 characters for a message."""
+    """``repr(value)``, cut to 60 characters for a message; a value whose
+    repr spans lines (a DataFrame) is named by its type and shape."""
     text = repr(value)
+    if "\n" in text:
+        shape = getattr(value, "shape", None)
+        return f"a {type(value).__name__}" + (f" of shape {shape}" if shape else "")
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -637,8 +665,11 @@ def adjust(tests):
     :data:`NO_EFFECT` or :data:`INCONCLUSIVE`: the claimed direction's
     adjusted p below :data:`ALPHA_LEVEL`, else the reverse's, else the
     equivalence's), and "holds" (outcome is :data:`HOLDS`). ``tests`` is a
-    pandas DataFrame with the columns "p", "p reverse" and "p equivalence"
-    (p-values in [0, 1], as :func:`holm` takes them), one row per test.
+    pandas DataFrame with the columns "p", "p reverse" and "p equivalence",
+    one row per test, each a p-value: a number in [0, 1]. NaN is refused
+    (unlike :func:`holm`, which leaves it out of the family): a test that
+    could not be computed has no outcome, and leaving it out would shrink
+    one column's family and not the others'.
 
     Examples
     --------
@@ -648,10 +679,13 @@ def adjust(tests):
     >>> adjust(tests)["outcome"].tolist()
     ['holds', 'no effect']
     """
-    _check_test_table(tests, ("p", "p reverse", "p equivalence"))
+    columns = ("p", "p reverse", "p equivalence")
+    _check_test_table(tests, columns)
+    p_values = {column: _p_column(tests, column) for column in columns}
     tests = tests.reset_index(drop=True).copy()
-    for column in ("p", "p reverse", "p equivalence"):
-        tests[f"{column} holm"] = holm(tests[column])
+    for column in columns:
+        tests[column] = p_values[column]
+        tests[f"{column} holm"] = holm(p_values[column])
     outcome = np.full(len(tests), INCONCLUSIVE, dtype=object)
     outcome[tests["p equivalence holm"] < ALPHA_LEVEL] = NO_EFFECT
     outcome[tests["p reverse holm"] < ALPHA_LEVEL] = REVERSED
@@ -675,6 +709,32 @@ def _check_test_table(tests, columns):
             f"tests must have the columns {', '.join(map(repr, columns))}; "
             f"missing {', '.join(map(repr, missing))}."
         )
+
+
+def _p_column(tests, column):
+    """``tests[column]`` as floats, each a real number (not a bool, not
+    text) in [0, 1]; else a ValueError naming the column, the first bad
+    value and its row."""
+    values = tests[column].to_numpy()
+    if values.dtype.kind in "iuf":
+        p = values.astype(float)
+    else:  # object (or bool): only real numbers count
+        real = np.fromiter(
+            (isinstance(v, Real) and not isinstance(v, bool | np.bool_)
+             for v in values), dtype=bool, count=len(values),
+        )  # fmt: skip
+        p = np.where(real, values, np.nan).astype(float)
+    bad = np.flatnonzero(~((p >= 0) & (p <= 1)))
+    if len(bad):
+        value, row = (
+            v.item() if isinstance(v, np.generic) else v
+            for v in (values[bad[0]], tests.index[bad[0]])
+        )
+        raise ValueError(
+            f"tests[{column!r}] must hold p-values, numbers in [0, 1] (not NaN); "
+            f"got {_short(value)} in row {row!r}."
+        )
+    return p
 
 
 #: The kinds of test :func:`family_outcomes` knows ("kind" column).
@@ -724,7 +784,10 @@ def family_outcomes(tests):
 
 
 def _check_score_table(table):
-    table = np.asarray(table, dtype=float)
+    """``table`` as a float array of (datasets, models) finite scores, at
+    least 2 of each."""
+    allowed = "table must be a (datasets, models) table of scores (finite numbers)"
+    table = _as_floats(table, "table", allowed)
     if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 2:
         raise ValueError(
             f"table must be (datasets, models) with at least 2 of each; got shape "
@@ -816,13 +879,23 @@ def nemenyi_p(rank_difference, n_models, n_datasets):
     studentized range's tail at sqrt(2) abs(difference) / scale): below alpha
     exactly when the difference exceeds :func:`nemenyi_critical_difference`.
 
+    ``rank_difference`` is one number, of either sign, at most k - 1 in
+    size (two average ranks of k models lie in [1, k]); ``n_models`` (k) is
+    an int >= 2, ``n_datasets`` an int >= 1.
+
     Examples
     --------
     >>> bool(nemenyi_p(1.5, 4, 14) < 0.05 < nemenyi_p(1.0, 4, 14))  # CD 1.25
     True
     """
     scale = _rank_scale(n_models, n_datasets)
-    z = np.abs(rank_difference) / scale
+    largest = n_models - 1
+    rank_difference = _check_number(
+        rank_difference, "rank_difference",
+        f"a finite number within +-{largest} (two average ranks of "
+        f"{n_models} models)", lambda d: np.isfinite(d) and abs(d) <= largest,
+    )  # fmt: skip
+    z = abs(rank_difference) / scale
     return float(stats.studentized_range.sf(np.sqrt(2) * z, n_models, np.inf))
 
 

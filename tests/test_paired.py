@@ -568,3 +568,82 @@ def test_signed_rank_outcome_refuses_a_level_outside_half_to_one(bad):
               "probability worse": 0.0}  # fmt: skip
     with pytest.raises((ValueError, TypeError), match="probability"):
         paired.signed_rank_outcome(result, probability=bad)
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        (np.nan, ValueError, "rank_difference must be a finite number .*; got nan"),
+        (np.inf, ValueError, "rank_difference must be a finite number .*; got inf"),
+        (4.0, ValueError, r"rank_difference .* within \+-3 .*; got 4.0"),
+        ("1", TypeError, "rank_difference must be a finite number .*; got '1'"),
+        (None, TypeError, "rank_difference must be a finite number .*; got None"),
+        (True, TypeError, "rank_difference must be a finite number .*; got True"),
+        ([1.0, 2.0], TypeError, r"rank_difference must .*; got \[1.0, 2.0\]"),
+    ],
+)
+def test_nemenyi_p_refuses_a_rank_difference_that_is_not_one(bad, error, match):
+    """One pair's difference of average ranks of 4 models: a finite number
+    within +-(4 - 1); NaN returned NaN and a string numpy's ufunc error."""
+    with pytest.raises(error, match=match):
+        paired.nemenyi_p(bad, 4, 14)
+    assert paired.nemenyi_p(-3.0, 4, 14) == pytest.approx(paired.nemenyi_p(3, 4, 14))
+    with pytest.raises(TypeError, match="n_models must be an int >= 2"):
+        paired.nemenyi_p(1.0, 4.0, 14)
+    with pytest.raises(ValueError, match="n_datasets must be an int >= 1"):
+        paired.nemenyi_p(1.0, 4, 0)
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"),
+    [
+        (np.nan, "nan"),
+        (None, "None"),
+        ("x", "'x'"),
+        ("0.5", "'0.5'"),  # a number's text is not a number
+        (1.5, "1.5"),
+        (-0.1, "-0.1"),
+        (True, "True"),
+    ],
+)
+def test_adjust_names_the_column_and_row_of_a_bad_p_value(bad, shown):
+    """One line naming tests['p reverse'], the value, its row and what is
+    allowed; it named holm's p_values and printed the whole column (or let
+    NaN through as an inconclusive test, leaving it out of the family)."""
+    import pandas as pd
+
+    tests = pd.DataFrame(
+        {"p": [0.001, 0.5], "p reverse": [0.99, 0.5], "p equivalence": [0.9, 0.01]},
+        index=[7, 8],
+    ).astype({"p reverse": object})
+    tests.loc[8, "p reverse"] = bad
+    with pytest.raises(ValueError) as error:
+        paired.adjust(tests)
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("tests['p reverse'] must hold p-values")
+    assert "numbers in [0, 1]" in message
+    assert f"got {shown} in row 8" in message
+    with pytest.raises(ValueError, match=r"tests\['p'\] must hold p-values"):
+        paired.family_outcomes(tests.assign(kind="trend", p=[0.1, "x"]))
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        [["a", "b"], ["c", "d"]],
+        [["0.9", "0.8"], ["0.7", "0.6"]],  # numbers' text
+        np.array([[0.9, 0.8], [0.7, "0.6"]], dtype=object),
+    ],
+)
+def test_average_ranks_refuses_a_table_of_strings_naming_it(table):
+    import pandas as pd
+
+    for given in (table, pd.DataFrame(table)):
+        with pytest.raises(
+            ValueError, match=r"table must be a \(datasets, models\) table of scores"
+        ) as error:
+            paired.average_ranks(given)
+        assert "\n" not in str(error.value) and "is text" in str(error.value)
+    with pytest.raises(ValueError, match="table must be"):
+        paired.friedman_test(table)
