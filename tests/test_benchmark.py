@@ -667,3 +667,28 @@ def test_readme_quotes_what_the_new_default_changed_on_keel():
     sentence = " ".join(_keel_report().budget_sentence(*runs).split())
     for page in ("README.md", "benchmarks/results/KEEL.md"):
         assert sentence in _words(page), page
+
+
+def _synthetic_scores():
+    """Two models on 3 datasets, 3 splits each: no fitting."""
+    rows = [
+        {"dataset": f"d{d}", "model": m, "kind": "gate", "repeat": 0, "fold": f,
+         "n_train": 80, "n_test": 20, "curvature": 1.0,
+         "score": 0.6 + 0.1 * (m == "a") + 0.01 * (f + d)}
+        for d in range(3) for m in ("a", "b") for f in range(3)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("column", ["dataset", "repeat", "fold"])
+@pytest.mark.parametrize("missing", [np.nan, None])
+def test_from_scores_names_a_row_without_its_dataset_or_split(column, missing):
+    """A missing dataset name (or repeat, fold) is named with its row, not
+    pandas' KeyError from the rows groupby left out."""
+    scores = _synthetic_scores().astype({column: object})
+    scores.loc[4, column] = missing
+    with pytest.raises(ValueError, match=f"scores' '{column}' column .* row 4"):
+        GateBenchmark.from_scores(scores)
+    scores.loc[:, column] = missing  # every row
+    with pytest.raises(ValueError, match=f"scores' '{column}' column .* row 0"):
+        GateBenchmark.from_scores(scores)

@@ -211,6 +211,14 @@ _NEEDED = {"dataset", "model", "kind", "repeat", "fold", "score", "curvature",
            "n_train", "n_test"}  # fmt: skip
 
 
+#: The columns that say which dataset and split a row is of, and what each holds.
+_KEYS = {
+    "dataset": "its dataset's name",
+    "repeat": "its split's repeat (a number)",
+    "fold": "its split's fold (a number)",
+}
+
+
 def _check_record(settings, best_params):
     """What :meth:`GateBenchmark.from_scores` keeps as given."""
     if settings is not None and not isinstance(settings, Mapping):
@@ -252,6 +260,18 @@ def _check_scores(scores):
         raise ValueError(
             f"scores lacks the columns {missing}; it needs {sorted(_NEEDED)}."
         )
+    for column, what in _KEYS.items():
+        missing = scores[column].isna().to_numpy()
+        if missing.any():
+            first = int(np.flatnonzero(missing)[0])
+            value, row = (
+                v.item() if isinstance(v, np.generic) else v
+                for v in (scores[column].iloc[first], scores.index[first])
+            )
+            raise ValueError(
+                f"scores' {column!r} column has no value ({value!r}) in row "
+                f"{row!r}; every row needs {what}."
+            )
     odd = [m for m in dict.fromkeys(scores["model"]) if not good_name(m)]
     if odd:
         raise ValueError(
