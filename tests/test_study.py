@@ -1699,3 +1699,31 @@ def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["report", "--from", str(tmp_path)])
     assert "run.json is not valid JSON" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("claims", "error", "match"),
+    [
+        (None, TypeError, "claims must be a dict .*; got NoneType"),
+        ("C1", TypeError, "claims must be a dict .*; got str"),
+        (3, TypeError, "claims must be a dict .*; got int"),
+        ([("C1", {})], TypeError, "claims must be a dict .*; got list"),
+        (pd.DataFrame({"C1": ["x"]}), TypeError, "claims must be a dict .*DataFrame"),
+        ({"C1": None}, TypeError, r"claims\['C1'\] must be a dict .*; got NoneType"),
+        ({"C1": {"tests": 1}}, ValueError, r"claims\['C1'\] has no 'verdict'"),
+        ({"controls": []}, TypeError, r"claims\['controls'\] must be a dict"),
+        ({"real": "x"}, TypeError, r"claims\['real'\] must be a dict"),
+    ],
+)
+def test_verdicts_refuses_what_evaluate_claims_does_not_make(claims, error, match):
+    """verdicts(None) was "argument of type 'NoneType' is not iterable", a
+    string an AttributeError, a DataFrame an empty table of verdicts."""
+    from skgate.study.facts import statements
+
+    with pytest.raises(error, match=match) as info:
+        evaluation.verdicts(claims)
+    assert "\n" not in str(info.value)
+    assert evaluation.verdicts({}) == {}
+    assert evaluation.verdicts({"C2": {"verdict": "reproduced"}}) == {
+        statements("exploratory")["C2"]: "reproduced"
+    }

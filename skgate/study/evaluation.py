@@ -7,6 +7,8 @@ controls :mod:`skgate.study.controls`'; the production rerun, real data and
 the depth regime map :mod:`skgate.study.beyond`'s.
 """
 
+from collections.abc import Mapping
+
 from .beyond import (
     claim_production,
     claim_real,
@@ -84,7 +86,16 @@ def verdicts(claims):
     """Claim statement -> verdict, in the order of the claims (those
     evaluated), then the controls' (:func:`control_verdicts`) and the real
     data's (:func:`real_verdicts`) and the production rerun's
-    (:func:`production_verdicts`)."""
+    (:func:`production_verdicts`). ``claims`` is what
+    :func:`evaluate_claims` returns: a dict of claim id -> claim (a dict
+    with its "verdict").
+
+    Examples
+    --------
+    >>> verdicts({"C2": {"verdict": "reproduced"}})  # doctest: +ELLIPSIS
+    {'...': 'reproduced'}
+    """
+    _check_claims(claims)
     return {
         **{
             title: claims[key]["verdict"]
@@ -95,3 +106,28 @@ def verdicts(claims):
         **real_verdicts(claims),
         **production_verdicts(claims),
     }
+
+
+def _check_claims(claims):
+    """A TypeError or ValueError unless ``claims`` is a dict of claims as
+    :func:`evaluate_claims` makes it (each claim a dict with a "verdict";
+    the controls, real data and production rerun dicts)."""
+    made = "as evaluate_claims returns it"
+    if not isinstance(claims, Mapping):
+        raise TypeError(
+            f"claims must be a dict of claim id -> claim ({made}); got "
+            f"{type(claims).__name__}."
+        )
+    for key in ("controls", "real", "production", *statements("exploratory")):
+        if key not in claims:
+            continue
+        if not isinstance(claims[key], Mapping):
+            raise TypeError(
+                f"claims[{key!r}] must be a dict ({made}); got "
+                f"{type(claims[key]).__name__}."
+            )
+        if key.startswith("C") and "verdict" not in claims[key]:
+            raise ValueError(
+                f"claims[{key!r}] has no 'verdict' ({made}); it holds "
+                f"{sorted(map(str, claims[key]))}."
+            )
