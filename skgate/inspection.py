@@ -57,8 +57,11 @@ class GateComparisonDisplay:
     held-out score and the curvature per arm (each split a point, the mean
     a bar), and below them each comparison's mean difference with its
     interval (the tests' ``ci low`` / ``ci high``, which exclude 0 exactly
-    where a difference is shown), the margin shaded, coloured by outcome.
-    The title is the recommendation.
+    where a difference is shown), the margin shaded, coloured by outcome
+    and with the outcome written right of the panel. An infinite bound (the
+    sign-flip test on few splits cannot reach its level) runs to the
+    panel's edge and ends in an arrow: that side is open, not known. The
+    title is the recommendation.
 
     Parameters
     ----------
@@ -161,25 +164,50 @@ class GateComparisonDisplay:
 
     def _draw_differences(self, panel, measure, name):
         rows = self.tests[self.tests["measure"] == measure].reset_index(drop=True)
+        left, right = _finite_extent(rows)
+        panel.set_xlim(left, right)
         for i, row in rows.iterrows():
             colour = self._COLOURS.get(row["outcome"], "black")
             panel.fill_betweenx(
                 [i - 0.35, i + 0.35], -row["margin"], row["margin"],
                 color="tab:blue", alpha=0.12, linewidth=0,
             )  # fmt: skip
-            panel.hlines(i, row["ci low"], row["ci high"], color=colour, linewidth=2.5)
+            # An infinite bound (the test cannot reach its level on so few
+            # splits) runs to the axis edge and ends in an arrow there.
+            low, high = max(row["ci low"], left), min(row["ci high"], right)
+            panel.hlines(i, low, high, color=colour, linewidth=2.5)
+            for bound, edge, arrow in ((row["ci low"], left, "<"),
+                                       (row["ci high"], right, ">")):  # fmt: skip
+                if np.isinf(bound):
+                    panel.plot(edge, i, arrow, color=colour, clip_on=False)
             panel.plot(row["mean difference"], i, "o", color=colour)
+            # Each row's outcome, in a column just right of the panel.
             panel.annotate(
-                row["outcome"], (row["ci high"], i), xytext=(4, 0),
-                textcoords="offset points", va="center", fontsize=7,
+                row["outcome"], (1, i), xycoords=("axes fraction", "data"),
+                xytext=(7, 0), textcoords="offset points", va="center",
+                fontsize=7, color=colour,
             )  # fmt: skip
         panel.axvline(0, color="black", linewidth=0.8)
         panel.set_yticks(range(len(rows)), rows["comparison"], fontsize=8)
         panel.invert_yaxis()
         panel.set_xlabel(
-            f"difference in {name}\n(interval bounds at Holm's step levels; "
-            "shaded: the margin)"
+            f"difference in {name}\n(interval bounds at Holm's step levels, an "
+            "arrow where none is finite;\nshaded: the margin)"
         )
+
+
+def _finite_extent(rows):
+    """The x-range of a differences panel: every finite bound, mean
+    difference and margin, and 0, with a margin of 8 % each side (so that
+    an open-ended interval visibly runs to the edge)."""
+    drawn = rows[["ci low", "ci high", "mean difference", "margin"]]
+    values = np.concatenate(
+        [drawn.to_numpy(float).ravel(), -rows["margin"].to_numpy(float), [0.0]]
+    )
+    values = values[np.isfinite(values)]
+    low, high = values.min(), values.max()
+    pad = 0.08 * (high - low) or 1.0
+    return low - pad, high + pad
 
 
 def _plane(X, plane):

@@ -325,3 +325,85 @@ class TestCurvatureDisplayLikeScikitLearns:
             warnings.simplefilter("error")  # no NonAffinePipelineWarning
             drawn = CurvatureDisplay.from_estimator(nested, X, grid_resolution=4)
         assert np.isfinite(drawn.surface_).all()
+
+
+def _comparison_tables():
+    """A scores table of two arms and a tests table with an interval of each
+    kind: both bounds infinite (the sign-flip test on 3 splits), one bound
+    infinite, and finite ones, each row with its own outcome."""
+    pd = pytest.importorskip("pandas")
+    scores = pd.DataFrame({
+        "arm": ["a", "b"] * 3,
+        "score": [0.8, 0.7, 0.82, 0.71, 0.79, 0.72],
+        "curvature": [1.0, 0.5, 1.1, 0.4, 0.9, 0.6],
+    })  # fmt: skip
+    inf = np.inf
+    tests = pd.DataFrame(
+        [
+            ("a > b", "score", 0.09, -inf, inf, "inconclusive", 0.02),
+            ("b > a", "score", -0.09, -0.15, -0.04, "reversed", 0.02),
+            ("a > c", "score", 0.05, 0.01, inf, "holds", 0.02),
+            ("c > b", "score", 0.001, -0.01, 0.012, "no effect", 0.02),
+            ("a > b", "curvature", 0.5, -inf, 0.9, "inconclusive", 0.19),
+        ],
+        columns=["comparison", "measure", "mean difference", "ci low", "ci high",
+                 "outcome", "margin"],
+    )  # fmt: skip
+    return scores, tests
+
+
+def _drawn_points(panel):
+    """Every vertex of the panel's lines (Line2D and line collections)."""
+    points = [line.get_xydata() for line in panel.lines]
+    for collection in panel.collections:
+        if hasattr(collection, "get_segments"):
+            points += [np.asarray(s) for s in collection.get_segments() if len(s)]
+    return np.concatenate([np.reshape(p, (-1, 2)) for p in points])
+
+
+def test_an_infinite_bound_is_drawn_open_ended_and_every_outcome_labelled():
+    """An infinite bound was a bare dot (matplotlib drops an infinite
+    segment) and its outcome was written at x = inf, out of sight: an
+    undecided row looked precise. Now the interval runs to the axis edge
+    with an arrow there, finite bounds stay where they are, and each row's
+    outcome is written beside it, inside the figure."""
+    import matplotlib.pyplot as plt
+
+    from skgate.inspection import GateComparisonDisplay
+
+    scores, tests = _comparison_tables()
+    display = GateComparisonDisplay(scores, tests).plot()
+    display.figure_.canvas.draw()
+    renderer = display.figure_.canvas.get_renderer()
+    figure_box = display.figure_.bbox
+    for column, measure in enumerate(("score", "curvature")):
+        panel = display.ax_[1, column]
+        left, right = panel.get_xlim()
+        assert np.isfinite([left, right]).all()
+        points = _drawn_points(panel)
+        rows = tests[tests["measure"] == measure].reset_index(drop=True)
+        texts = [t for t in panel.texts if t.get_text() in set(rows["outcome"])]
+        assert sorted(t.get_text() for t in texts) == sorted(rows["outcome"])
+        for i, row in rows.iterrows():
+            at_row = points[np.isclose(points[:, 1], i)]
+            for bound, edge in ((row["ci low"], left), (row["ci high"], right)):
+                reach = edge if np.isinf(bound) else bound
+                assert np.isclose(at_row[:, 0], reach).any(), (measure, i, bound)
+                arrows = [
+                    line for line in panel.lines
+                    if line.get_marker() in ("<", ">")
+                    and np.allclose(line.get_xydata(), [[edge, i]])
+                ]  # fmt: skip
+                assert len(arrows) == int(np.isinf(bound)), (measure, i, bound)
+            # The row's outcome, level with the row and inside the figure.
+            row_y = panel.transData.transform((0, i))[1]
+            (label,) = [
+                t for t in texts
+                if t.get_text() == row["outcome"]
+                and np.isclose(t.get_window_extent(renderer).intervaly.mean(),
+                               row_y, atol=2)
+            ]  # fmt: skip
+            box = label.get_window_extent(renderer)
+            assert np.isfinite(box.extents).all()
+            assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1
+    plt.close(display.figure_)
