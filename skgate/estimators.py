@@ -57,8 +57,24 @@ from .nn import (
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
 
-#: Targets beyond this magnitude are standardised through y / max|y|.
-_HUGE_TARGET = 1e100
+def _binade(peak):
+    """The power of two at or below each ``peak`` (1 where it is 0).
+
+    Dividing by a power of two is exact in floating point, and so are the
+    sums, squares and square roots of standardisation after it: targets
+    divided by their binade standardise to the same bits as without it
+    (unless they would overflow or underflow), and targets of any magnitude
+    (1e-300, 1e300) standardise as targets of magnitude 1 do.
+    """
+    _, exponent = np.frexp(peak)  # peak = mantissa * 2**exponent, mantissa in [0.5, 1)
+    return np.where(peak > 0, np.ldexp(1.0, exponent - 1), 1.0)
+
+
+def _standardise(y2d, mean, scale):
+    """``(y - mean) / scale`` computed in units of y's binade, so that it
+    neither overflows (``y - mean`` for |y| near 1e308) nor loses digits."""
+    unit = _binade(np.maximum(np.abs(y2d).max(axis=0, initial=0), np.abs(mean)))
+    return (y2d / unit - mean / unit) / (scale / unit)
 
 
 class _CarriesGate:
@@ -819,19 +835,24 @@ validation_scores_, best_validation_score_
                     f"y has {y2d.shape[1]} output(s) but the fitted model has "
                     f"{self.n_outputs_}; partial_fit cannot change them."
                 )
-            y_standard = (y2d - self.y_mean_) / self.y_scale_
-            return y_standard.astype(np.float32), self.n_outputs_
-        self.n_outputs_ = y2d.shape[1]
-        # y.std() squares y and overflows float64 from |y| ~ 1e154 on: huge
-        # targets are standardised through y / peak, scaled back.
-        peak = np.abs(y2d).max(axis=0, initial=0)
-        unit = np.where(peak > _HUGE_TARGET, peak, 1.0)
-        self.y_mean_ = (y2d / unit).mean(axis=0) * unit
-        scale = (y2d / unit).std(axis=0) * unit
-        self.y_scale_ = np.where(scale > 0, scale, 1.0)
-        y_standard = (y2d / unit - self.y_mean_ / unit) / (self.y_scale_ / unit)
+        else:
+            self.n_outputs_ = y2d.shape[1]
+            # y.var() squares y: it overflows float64 from |y| ~ 1e154 on and
+            # underflows to 0 below |y| ~ 1e-154, so y is first divided by a
+            # power of two near max|y| (exact: ordinary targets keep their bits).
+            unit = _binade(np.abs(y2d).max(axis=0, initial=0))
+            y_unit = y2d / unit
+            self.y_mean_ = y_unit.mean(axis=0) * unit
+            scale = y_unit.std(axis=0) * unit
+            self.y_scale_ = np.where(scale > 0, scale, 1.0)
+        y_standard = _standardise(y2d, self.y_mean_, self.y_scale_)
         if np.abs(y_standard).max(initial=0) > FLOAT32_MAX:
-            raise ValueError("y has values too far apart for float32 training.")
+            raise ValueError(
+                f"y has a value {np.abs(y_standard).max():.3g} y_scale_ from "
+                f"y_mean_ (the scaling fixed by the first fit), beyond the float32 "
+                f"range of the model; allowed: |y - y_mean_| / y_scale_ <= "
+                f"{FLOAT32_MAX:.3g} (fit afresh for targets of another range)."
+            )
         return y_standard.astype(np.float32), self.n_outputs_
 
     def predict(self, X):
@@ -847,6 +868,31 @@ validation_scores_, best_validation_score_
         standard = self.representation(X, layer="logits")
         y = standard * self.y_scale_ + self.y_mean_
         return y.ravel() if self.n_outputs_ == 1 else y
+
+    def score(self, X, y, sample_weight=None):
+        """R² of :meth:`predict` on ``X`` against ``y``, as ``r2_score``.
+
+        Computed on ``y`` and the predictions divided by the power of two
+        nearest below the predictions' largest magnitude: the same number
+        for ordinary targets, and a right one for targets whose squares
+        underflow or overflow float64 (|y| below 1e-154 or above 1e154),
+        where ``r2_score`` returns 1.0 or NaN.
+
+        {parameters}
+        y : array-like of shape (n_samples,) or (n_samples, ``n_outputs_``)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        y_pred = self.predict(X)
+        unit = _binade(np.abs(y_pred).max(axis=0, initial=0))
+        try:
+            y_true = np.asarray(y, dtype=np.float64) / unit
+        except (TypeError, ValueError):
+            y_true = y  # not numbers, or the wrong shape: r2_score says so
+        return r2_score(y_true, y_pred / unit, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -867,6 +913,7 @@ for _method in (
     GatedAttentionClassifier.predict_log_proba,
     GatedAttentionClassifier.predict,
     GatedAttentionRegressor.predict,
+    GatedAttentionRegressor.score,
 ):
     fill_docstring(_method, parameters=PREDICT_PARAMETERS_DOC)
 del _method

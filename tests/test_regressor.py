@@ -160,3 +160,28 @@ def test_sample_weight(friedman, fast):
         np.abs(weighted.predict(X)[top] - y[top]).mean()
         < np.abs(plain[top] - y[top]).mean()
     )
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e150, 1e300])
+def test_tiny_and_huge_targets_train_as_unit_scale(friedman, fast, scale):
+    """y * 1e-300 squares to 0 in float64: its variance underflowed and the
+    model fitted noise (R^2 0.0). Scaled by a power of two near max|y| first,
+    it trains as y does, and predicts in the user's units."""
+    X, y = friedman
+    unit = GatedAttentionRegressor(**fast).fit(X, y)
+    scaled = GatedAttentionRegressor(**fast).fit(X, scale * y)
+    assert scaled.score(X, scale * y) == pytest.approx(unit.score(X, y), abs=1e-6)
+    np.testing.assert_allclose(
+        scaled.predict(X[:5]) / scale, unit.predict(X[:5]), rtol=1e-6
+    )
+    np.testing.assert_allclose(scaled.y_scale_ / scale, unit.y_scale_, rtol=1e-12)
+
+
+def test_partial_fit_refuses_targets_beyond_the_fitted_scaling(friedman, fast):
+    """Targets 1e100 y_scale_ from the first call's y_mean_ became inf in
+    float32: training diverged and the error blamed X. Refused, naming y."""
+    X, y = friedman
+    reg = GatedAttentionRegressor(**fast).partial_fit(X, y)
+    with pytest.raises(ValueError, match=r"y has a value .* y_scale_ from y_mean_"):
+        reg.partial_fit(X, 1e100 * y)
+    assert reg.n_iter_ == 1
