@@ -659,7 +659,11 @@ class TestGateRegistry:
                 ValueError,
                 "second_derivative disagrees",
             ),
-            ({"derivative": lambda z: 1.0}, TypeError, "must return a tensor"),
+            (
+                {"derivative": lambda z: 1.0},
+                TypeError,
+                "derivative returned a float; it must return a torch.Tensor",
+            ),
             ({"per_head": True, "form": "pointwise"}, ValueError, "needs form='proj"),
             ({"strength": True, "form": "pointwise"}, ValueError, "needs form='proj"),
             ({"strength": "yes"}, TypeError, "strength must be a bool"),
@@ -797,6 +801,20 @@ class TestRegistrationChecksWhatTrainingNeeds:
         with pytest.raises(TypeError, match=r"its input's shape \(3, 7, 30\)"):
             functions = self._tanh(activation=lambda z: torch.tanh(z).reshape(-1))
             register_gate("tanh_flat", form="projected", **functions)
+
+    @pytest.mark.parametrize("key", ["activation", "derivative", "second_derivative"])
+    def test_a_numpy_array_is_refused_by_type(self, key):
+        """A numpy result of the right shape was told "got (3, 7, 30)", the
+        shape it was asked for."""
+        tanh = self._tanh()[key]
+        functions = self._tanh(**{key: lambda z: tanh(z).numpy()})
+        match = (
+            rf"register_gate\('tanh_numpy'\): {key} returned a numpy.ndarray; "
+            r"it must return a torch.Tensor of its input's shape"
+        )
+        with pytest.raises(TypeError, match=match):
+            register_gate("tanh_numpy", form="projected", **functions)
+        assert "tanh_numpy" not in GATES
 
     def test_nan_beyond_three_is_refused(self):
         def nan_far(function):

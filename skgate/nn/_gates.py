@@ -389,10 +389,11 @@ def _check_derivatives(name, activation, derivative, second_derivative):
         differences = (call(of, function, z + step) - call(of, function, z - step)) / (
             2 * step
         )
-        if not (torch.is_tensor(given) and given.shape == z.shape):
+        _check_is_tensor(name, key, given, z.shape)
+        if given.shape != z.shape:
             raise TypeError(
                 f"register_gate({name!r}): {key} must return a tensor of its "
-                f"input's shape; got {given!r}."
+                f"input's shape {tuple(z.shape)}; got {tuple(given.shape)}."
             )
         error = (given - differences).abs() / (1 + differences.abs())
         if not torch.isfinite(given).all() or error.max() > 1e-5:
@@ -403,6 +404,23 @@ def _check_derivatives(name, activation, derivative, second_derivative):
                 f"{float(z[worst]):g} it gives {float(given[worst]):.6g}, the "
                 f"differences {float(differences[worst]):.6g}."
             )
+
+
+def _check_is_tensor(name, key, given, shape):
+    """A gate's function must return a torch tensor (a numpy array, which
+    autograd and the jets cannot follow, is refused by its type)."""
+    if not torch.is_tensor(given):
+        kind = type(given)
+        kind = (
+            kind.__qualname__
+            if kind.__module__ == "builtins"
+            else (f"{kind.__module__.split('.')[0]}.{kind.__qualname__}")
+        )
+        raise TypeError(
+            f"register_gate({name!r}): {key} returned a {kind}; it must return a "
+            f"torch.Tensor of its input's shape {tuple(shape)} (torch functions, "
+            f"e.g. torch.tanh(z), not numpy.tanh(z.numpy()))."
+        )
 
 
 #: Where a user gate must be finite and keep float32: well beyond the
@@ -426,11 +444,11 @@ def _check_training_range(name, functions):
                 f"register_gate({name!r}): {key} must map a float32 tensor of any "
                 f"shape to one of its shape and dtype; calling it failed: {exc}"
             ) from exc
-        if not torch.is_tensor(given) or given.shape != grid.shape:
+        _check_is_tensor(name, key, given, grid.shape)
+        if given.shape != grid.shape:
             raise TypeError(
                 f"register_gate({name!r}): {key} must return a tensor of its "
-                f"input's shape {tuple(grid.shape)}; got "
-                f"{getattr(given, 'shape', type(given).__name__)}."
+                f"input's shape {tuple(grid.shape)}; got {tuple(given.shape)}."
             )
         if not torch.equal(grid, before):
             raise TypeError(
