@@ -452,6 +452,7 @@ class TestCompareGates:
             ("no columns", "scores lacks the columns \\['curvature'\\]"),
             ("no sizes", "test_fraction="),
             ("nan", "'score' column holds nan for arm 'a' on split \\(repeat 0"),
+            ("text", "'score' column has dtype (object|str); it must hold numbers"),
         ],
     )
     def test_gate_tests_refuses_tables_it_cannot_pair(self, change, message):
@@ -477,13 +478,91 @@ class TestCompareGates:
             "no columns": table.drop(columns="curvature"),
             "no sizes": table.drop(columns=["n_train", "n_test"]),
             "nan": table.assign(score=np.where(table.index == 0, np.nan, 0.5)),
+            "text": table.assign(score=table["score"].astype(str)),
         }[change]
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises((TypeError, ValueError), match=message):
             gate_tests(table)
 
     def test_gate_tests_needs_a_table(self):
         with pytest.raises(TypeError, match="scores must be a pandas DataFrame"):
             gate_tests([{"arm": "a"}])
+
+    def test_gate_tests_pairs_the_splits_that_exist(self):
+        """Repeats with different folds (repeat 0: folds 0-2, repeat 1:
+        folds 0-1) are 5 paired splits, not a 2 x 3 grid with a gap: a is
+        better by 0.1 + 0.01 (repeat + fold), 0.112 on average."""
+        rows = [
+            {"arm": arm, "repeat": r, "fold": f, "n_train": 8, "n_test": 2,
+             "score": 0.5 + (0.1 + 0.01 * (r + f)) * (arm == "a"),
+             "curvature": 1.0}
+            for arm in ("a", "b") for r, folds in ((0, 3), (1, 2))
+            for f in range(folds)
+        ]  # fmt: skip
+        tests = gate_tests(pd.DataFrame(rows)).set_index("measure")
+        assert tests.loc["score", "mean difference"] == pytest.approx(0.112)
+        assert tests.loc["score", "outcome"] == "holds"
+
+    def test_signed_curvature_is_compared_in_magnitude(self):
+        """Gaussian and scalar curvature take either sign: a flat arm (0) is
+        less curved than one at K near -2 (on every split), and
+        comes first among arms equivalent in score."""
+        from skgate.compare.pairs import _recommendation
+
+        rows = [
+            {"arm": arm, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10,
+             "score": 0.5 + 0.01 * f, "curvature": curvature + 0.01 * f * slope}
+            for arm, curvature, slope in (("flat", 0.0, 0), ("K<0", -2.0, 1))
+            for f in range(10)
+        ]  # fmt: skip
+        scores = pd.DataFrame(rows)
+        tests = gate_tests(scores).set_index("measure")
+        curvature = tests.loc["curvature"]
+        assert curvature["mean difference"] == pytest.approx(-(2 - 0.045))
+        assert curvature["outcome"] == "reversed"
+        assert (curvature["better"], curvature["worse"]) == ("flat", "K<0")
+        recommendation = _recommendation(scores, 0.02, 0.1, 0)
+        assert recommendation.arms == ("flat", "K<0")
+        assert "the least curved is flat" in str(recommendation)
+
+    def test_a_signed_kind_is_tested_and_named_in_magnitude(self):
+        X, y = make_linear_task(40, random_state=0)
+        result = compare_gates(
+            X, y, gates=("silu", "none"), cv=2, n_repeats=2,
+            curvature_params={"kind": "gaussian"}, random_state=0, **FAST,
+        )  # fmt: skip
+        scores, tests = result.scores_, result.tests_.set_index("measure")
+        assert (scores["curvature measure"] == "Gaussian curvature").all()
+        assert tests.loc["curvature", "measured as"] == "|Gaussian curvature|"
+        assert "Curvature (|Gaussian curvature|): " in result.verdict_
+        magnitude = scores["curvature"].abs().groupby(scores["arm"]).mean()
+        assert tests.loc["curvature", "mean difference"] == pytest.approx(
+            magnitude["silu"] - magnitude["none"]
+        )
+
+    def test_a_gate_named_with_a_comparison_sign(self):
+        """A registered gate may be called "a > b": the tests carry each
+        pair's arms in columns of their own, never parsed from the label."""
+        import torch
+
+        from skgate.nn import register_gate, unregister_gate
+
+        register_gate(
+            "id > x", form="pointwise", activation=lambda z: z,
+            derivative=torch.ones_like, second_derivative=torch.zeros_like,
+        )  # fmt: skip
+        try:
+            X, y = make_linear_task(40, random_state=0)
+            result = compare_gates(
+                X, y, gates=("id > x", "none"), cv=2, n_repeats=2, random_state=0,
+                **FAST,
+            )  # fmt: skip
+        finally:
+            unregister_gate("id > x")
+        score = result.tests_.set_index("measure").loc["score"]
+        assert (score["comparison"], score["better"], score["worse"]) == (
+            "id > x > none", "id > x", "none"
+        )  # fmt: skip
+        assert "id > x and none are equivalent within +-0.02" in result.verdict_
 
 
 class TestNotebook:

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
+from ..geometry import _INTRINSIC_KINDS
 from ..model_selection import make_curvature_scorer
 from ..nn import GATES
 
@@ -268,8 +269,13 @@ def scoring_name(scoring, task):
     return getattr(function, "__name__", "score")
 
 
-def curvature_label(params):
+def curvature_label(params, *, magnitude=False):
+    """The curvature ``params`` measure, by name; with ``magnitude``, what
+    the tests compare: |name| for the kinds that take either sign (a flat
+    arm is less curved than a negatively curved one)."""
     name = _CURVATURE_NAMES.get(params.get("kind"), str(params.get("kind")))
+    if magnitude and params.get("kind") in _INTRINSIC_KINDS:
+        name = f"|{name}|"
     extra = {k: v for k, v in params.items() if k != "kind"}
     if not extra:
         return name

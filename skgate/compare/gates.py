@@ -162,7 +162,10 @@ def compare_gates(
     scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
                      verbose)  # fmt: skip
     seconds = time.perf_counter() - start
-    names = scoring_name(scoring, task), curvature_label(curvature_params)
+    score_name = scoring_name(scoring, task)
+    measured = curvature_label(curvature_params)  # the scores' curvature
+    # The tests compare magnitudes: "|Gaussian curvature|" for a signed kind.
+    names = score_name, curvature_label(curvature_params, magnitude=True)
     tests = _named_tests(scores, test, margin, names)
     fraction = split_test_fraction(scores)
     recommendation = _recommendation(scores, margin, fraction, random_state)
@@ -172,7 +175,7 @@ def compare_gates(
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": splits[-1].repeat + 1,
         "splits": len(splits),
-        **_settings(test, margin, fraction, *names, curvature_params),
+        **_settings(test, margin, fraction, score_name, measured, curvature_params),
         "random_state": random_state,
         "estimator_params": shared_params(estimators[0][1]),
         "seconds": seconds,

@@ -25,9 +25,33 @@ def split_test_fraction(scores):
     return float(n_test / (n_test + n_train))
 
 
+def _numbers(scores, column):
+    """``scores[column]`` as floats, after checking that it holds finite
+    numbers (not text, not bools)."""
+    values = scores[column].infer_objects()
+    if values.dtype.kind not in "iuf":
+        raise TypeError(
+            f"scores' {column!r} column has dtype {scores[column].dtype}; it must "
+            f"hold numbers (an int or float dtype): convert it first, e.g. "
+            f"scores.astype({{{column!r}: float}})."
+        )
+    values = values.astype(np.float64)
+    if not np.isfinite(values).all():
+        row = scores[~np.isfinite(values)].iloc[0]
+        raise ValueError(
+            f"scores' {column!r} column holds {_label(row[column])!r} for arm "
+            f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
+            f"{row['fold']}); every value must be a finite number."
+        )
+    return values
+
+
 def _paired_table(scores):
-    """The scores and curvatures as (split x arm) tables, after checking
-    that every arm has exactly one row for every split."""
+    """The scores and curvature magnitudes as (split x arm) tables, after
+    checking that every arm has exactly one row for every split that any
+    arm has. The magnitude, so that the kinds that take either sign
+    ("gaussian", "scalar") rank a flat arm (0) less curved than a
+    negatively curved one, as :func:`skgate.least_curvature_refit` does."""
     if not isinstance(scores, pd.DataFrame):
         raise TypeError(
             f"scores must be a pandas DataFrame (GateComparison.scores_); got "
@@ -39,15 +63,9 @@ def _paired_table(scores):
         raise ValueError(
             f"scores lacks the columns {missing}; it needs {sorted(needed)}."
         )
-    for column in ("score", "curvature"):
-        values = pd.to_numeric(scores[column], errors="coerce")
-        if not np.isfinite(values).all():
-            row = scores[~np.isfinite(values)].iloc[0]
-            raise ValueError(
-                f"scores' {column!r} column holds {_label(row[column])!r} for arm "
-                f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
-                f"{row['fold']}); every value must be a finite number."
-            )
+    values = scores[["arm", "repeat", "fold"]].assign(
+        score=_numbers(scores, "score"), curvature=_numbers(scores, "curvature").abs()
+    )
     arms = list(dict.fromkeys(scores["arm"]))
     if len(arms) < 2:
         raise ValueError(
@@ -62,10 +80,11 @@ def _paired_table(scores):
             f"{repeat}, fold {fold}) in its 'arm', 'repeat' and 'fold' columns; "
             "each arm needs one row per split."
         )
-    table = scores.pivot_table(
-        index=["repeat", "fold"], columns="arm", values=["score", "curvature"],
-        dropna=False, aggfunc="first",
-    )  # fmt: skip
+    # The splits that exist (repeats may differ in their folds), not every
+    # (repeat, fold) combination.
+    table = values.pivot(
+        index=["repeat", "fold"], columns="arm", values=["score", "curvature"]
+    )
     gaps = table["score"][arms].isna()
     if gaps.to_numpy().any():
         where = gaps.stack()
@@ -92,6 +111,9 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
         result = paired.permutation_comparison(d, margin)
     return {
         "comparison": f"{better} > {worse}",
+        # The arms by name: a gate's own name may hold " > ".
+        "better": better,
+        "worse": worse,
         "measure": measure,
         "mean difference": result.pop("estimate"),
         **result,
@@ -103,8 +125,9 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
 
 def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     """The tests of a :func:`compare_gates` scores table: every pair of arms
-    (in order: "first > second"), in score and in curvature, paired by split,
-    one Holm family, each beside the Bayesian correlated t-test.
+    (in order: "first > second"), in score and in curvature (its magnitude,
+    so that a flat arm is less curved than a negatively curved one), paired
+    by split, one Holm family, each beside the Bayesian correlated t-test.
 
     Public so that any table with the columns arm, repeat, fold, score and
     curvature (and n_train, n_test, or ``test_fraction``) can be tested the
@@ -113,7 +136,9 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     Parameters
     ----------
     scores : pandas.DataFrame
-        One row per arm and split.
+        One row per arm and split (a repeat and a fold); "score" and
+        "curvature" hold numbers. Repeats may have different folds; every
+        arm needs a row for every split that any arm has.
     test : {"corrected-t", "sign-flip"}, default="corrected-t"
         The corrected resampled t-test (splits that share training rows) or
         the sign-flip permutation test (independent replicates).
@@ -126,7 +151,8 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     Returns
     -------
     pandas.DataFrame
-        The columns of :attr:`GateComparison.tests_`.
+        The columns of :attr:`GateComparison.tests_`: "comparison" names
+        the pair, "better" and "worse" its arms.
 
     Examples
     --------
@@ -193,7 +219,8 @@ def _named_tests(scores, test, margin, names):
     """:func:`gate_tests` with a column naming each measure."""
     tests = gate_tests(scores, test=test, margin=margin)
     named = dict(zip(("score", "curvature"), names, strict=True))
-    tests.insert(2, "measured as", tests["measure"].map(named))
+    at = tests.columns.get_loc("measure") + 1
+    tests.insert(at, "measured as", tests["measure"].map(named))
     return tests
 
 

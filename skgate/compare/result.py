@@ -105,8 +105,9 @@ class GateComparison(Verdict):
         ``settings_["curvature"]`` names), "fit_time" (seconds; the arm's
         share of its batch), "curvature measure" (what "curvature" is).
     tests_ : pandas.DataFrame
-        One row per comparison ("multiplicative > none") and measure
-        ("score", "curvature"; "measured as" names them): the paired (by
+        One row per comparison ("multiplicative > none"; its arms in
+        "better" and "worse") and measure ("score", "curvature": its
+        magnitude, |curvature|; "measured as" names them): the paired (by
         split) mean difference, its interval (the lower bound at the one-sided
         level "ci low level", the upper at "ci high level": Holm's step
         levels, so that the interval excludes 0 exactly where a difference
@@ -176,7 +177,7 @@ def _interval(row, sign=1):
 
 def _phrase(row, words):
     """One comparison in words: ``words`` = (beats, equivalent) verbs."""
-    better, worse = row["comparison"].split(" > ")
+    better, worse = row["better"], row["worse"]
     beats, alike = words
     outcome = row["outcome"]
     if outcome == paired.HOLDS:
