@@ -3,12 +3,14 @@ alphas, the scoring, the cross-validation splits, the estimators of the arms.
 """
 
 import warnings
+from collections.abc import Iterable, Sized
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
-from sklearn.metrics import check_scoring
+from sklearn.metrics import check_scoring, r2_score
 from sklearn.model_selection import (
     GroupKFold,
     KFold,
@@ -120,6 +122,12 @@ def check_X(X, preprocessor):
         check_X(None, preprocessor)
         return X
     if preprocessor is not None:  # it makes the numbers, fold by fold
+        if isinstance(preprocessor, type):
+            raise TypeError(
+                f"preprocessor must be a transformer instance; got the class "
+                f"{preprocessor.__name__}: pass an instance, e.g. "
+                f"{preprocessor.__name__}()."
+            )
         if not (hasattr(preprocessor, "fit") and hasattr(preprocessor, "transform")):
             raise TypeError(
                 f"preprocessor must be a scikit-learn transformer (with fit and "
@@ -160,8 +168,28 @@ def check_data(X, y, task, groups, preprocessor):
             )
         if groups.dtype.kind in "fc" and not np.isfinite(groups).all():
             raise ValueError("groups contains NaN or infinity; give every row a group.")
+        if groups.dtype.kind == "O":
+            _check_group_labels(groups)
         check_consistent_length(X, groups)
     return X, y, task, groups
+
+
+def _check_group_labels(groups):
+    """Refuse labels of an object array that are missing (None, NaN) or
+    cannot be ordered (the group splitters sort them)."""
+    missing = np.flatnonzero(pd.isna(groups))
+    if missing.size:
+        raise ValueError(
+            f"groups contains {groups[missing[0]]!r} (row {missing[0]}); give every "
+            "row a group label (numbers or strings, not a missing value)."
+        )
+    try:
+        np.unique(groups)
+    except TypeError as exc:
+        raise TypeError(
+            f"groups mixes label types that cannot be ordered ({exc}); give every "
+            "group label one type."
+        ) from exc
 
 
 def _check_y(y, task):
@@ -201,6 +229,11 @@ def _check_y(y, task):
 
 
 def check_gates(gates):
+    if gates is None or not isinstance(gates, Iterable):
+        raise TypeError(
+            f"gates must be a sequence of gate names, at least 2 of the registered "
+            f"gates {sorted(GATES)}; got {gates!r}."
+        )
     if isinstance(gates, str):
         raise TypeError(
             f"gates must be a sequence of gate names, not one string; got {gates!r} "
@@ -351,20 +384,41 @@ def _repeated_splits(task, cv, n_repeats, random_state, groups):
         yield kind(n_splits=cv, shuffle=True, random_state=seed), groups
 
 
-def cv_splits(X, y, task, cv, n_repeats, random_state, groups):
-    """Every split (:class:`_Split`): repeated (stratified, grouped when
-    ``groups`` are given) k-fold for an int ``cv``, else the splitter's own
-    splits (one repeat); each with its models' seed from ``random_state``."""
+def describe_cv(cv):
+    """``cv`` as a message shows it: an int or a splitter as written, an
+    iterable of splits by its type and length (not every index array)."""
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        return str(int(cv))
+    if cv is None or hasattr(cv, "split") or isinstance(cv, str | Real):
+        return repr(cv)
+    if isinstance(cv, Sized):
+        return f"<{type(cv).__name__} of {len(cv)} splits>"
+    return f"<{type(cv).__name__}>"
+
+
+def checked_cv(cv):
+    """``cv`` (None: :data:`DEFAULT_CV`) if it is an int >= 2, a splitter
+    or an iterable of splits; a text, a bool or a float is refused."""
     if cv is None:
-        cv = DEFAULT_CV
-    if isinstance(cv, bool | str | float):
+        return DEFAULT_CV
+    fractional = isinstance(cv, Real) and not isinstance(cv, Integral)
+    if isinstance(cv, bool | str | bytes) or fractional:
         raise TypeError(
             f"cv must be an int >= 2, a splitter or an iterable of (train, test) "
             f"index arrays; got {cv!r}."
         )
+    if isinstance(cv, Integral) and cv < 2:
+        raise ValueError(f"cv must be >= 2 folds; got {cv}.")
+    return cv
+
+
+def cv_splits(X, y, task, cv, n_repeats, random_state, groups):
+    """Every split (:class:`_Split`): repeated (stratified, grouped when
+    ``groups`` are given) k-fold for an int ``cv``, else the splitter's own
+    splits (one repeat); each with its models' seed from ``random_state``."""
+    cv = checked_cv(cv)
+    name = describe_cv(cv)
     if isinstance(cv, Integral):
-        if cv < 2:
-            raise ValueError(f"cv must be >= 2 folds; got {cv}.")
         _check_int_cv(cv, y, task, groups)
         repeats = DEFAULT_REPEATS if n_repeats is None else n_repeats
         splitters = list(_repeated_splits(task, cv, repeats, random_state, groups))
@@ -382,51 +436,82 @@ def cv_splits(X, y, task, cv, n_repeats, random_state, groups):
                 warnings.simplefilter("error")  # e.g. a class smaller than the folds
                 folds = list(splitter.split(X, y, grouping))
         except (ValueError, UserWarning) as exc:
-            raise ValueError(f"cv={cv!r} cannot split these rows: {exc}") from exc
+            raise ValueError(f"cv={name} cannot split these rows: {exc}") from exc
+        except TypeError as exc:  # e.g. an iterable of numbers, not of splits
+            raise TypeError(
+                f"cv must be an int >= 2, a splitter or an iterable of (train, "
+                f"test) index arrays; got cv={name} ({exc})."
+            ) from exc
         rows += [
-            (repeat, fold, _indices(train, len(y), cv), _indices(test, len(y), cv))
+            (repeat, fold, _indices(train, len(y), name), _indices(test, len(y), name))
             for fold, (train, test) in enumerate(folds)
         ]
     seeds = _model_seeds(random_state, len(rows))
     splits = [_Split(*row, int(seed)) for row, seed in zip(rows, seeds, strict=True)]
     if len(splits) < 2:
         raise ValueError(
-            f"cv={cv!r} gives {len(splits)} split; paired tests need at least 2."
+            f"cv={name} gives {len(splits)} split; paired tests need at least 2."
         )
     for repeat, fold, train, test, _ in splits:
         if len(train) == 0 or len(test) == 0:
             raise ValueError(
-                f"cv={cv!r}: split (repeat {repeat}, fold {fold}) has "
+                f"cv={name}: split (repeat {repeat}, fold {fold}) has "
                 f"{len(train)} training and {len(test)} test rows; each needs "
                 "at least 1."
             )
         if task == "classification" and len(np.unique(y[train])) < 2:
             raise ValueError(
-                f"cv={cv!r}: the training rows of split (repeat {repeat}, fold "
+                f"cv={name}: the training rows of split (repeat {repeat}, fold "
                 f"{fold}) hold one class; a classifier needs at least 2."
             )
     return splits
 
 
-def _indices(rows, n_rows, cv):
+def _scores_r2(scoring, task):
+    """Whether ``scoring`` is R^2 (by name, by make_scorer, or as the
+    default of a regression)."""
+    if scoring is None:
+        return task == "regression"
+    if isinstance(scoring, str):
+        return scoring == "r2"
+    return getattr(scoring, "_score_func", None) is r2_score
+
+
+def check_test_rows(splits, scoring, task, cv):
+    """Refuse, before any training, a split whose test rows cannot be
+    scored: R^2 is undefined on a single test row."""
+    if not _scores_r2(scoring, task):
+        return
+    sizes = np.array([len(split.test) for split in splits])
+    if (sizes < 2).any():
+        repeat, fold = splits[int(np.argmin(sizes))][:2]
+        raise ValueError(
+            f"cv={describe_cv(cv)}: split (repeat {repeat}, fold {fold}) has "
+            f"{sizes.min()} test row; R^2 needs at least 2 on every split (it is "
+            "undefined on one): use fewer folds, or splits of 2 or more test rows."
+        )
+
+
+def _indices(rows, n_rows, cv_name):
     """A split's rows as integer indices (a boolean mask is converted),
-    checked against the number of rows."""
+    checked against the number of rows; ``cv_name`` names the splits
+    (:func:`describe_cv`)."""
     rows = np.asarray(rows)
     if rows.dtype == bool:
         if len(rows) != n_rows:
             raise ValueError(
-                f"cv={cv!r}: a boolean mask of {len(rows)} rows for {n_rows} rows."
+                f"cv={cv_name}: a boolean mask of {len(rows)} rows for {n_rows} rows."
             )
         return np.flatnonzero(rows)
     if rows.size and rows.dtype.kind not in "iu":
         raise ValueError(
-            f"cv={cv!r}: split indices must be integers or boolean masks; got "
+            f"cv={cv_name}: split indices must be integers or boolean masks; got "
             f"dtype {rows.dtype}."
         )
     rows = rows.astype(np.intp).ravel()
     if rows.size and (rows.min() < -n_rows or rows.max() >= n_rows):
         raise ValueError(
-            f"cv={cv!r}: split indices must lie in [0, {n_rows}); got "
+            f"cv={cv_name}: split indices must lie in [0, {n_rows}); got "
             f"{rows.min()} to {rows.max()}."
         )
     return rows % n_rows
@@ -486,11 +571,11 @@ def _warn_if_undecidable(test, splits, n_tests, cv):
     floor = paired.smallest_p(test, n_splits)
     if n_tests * floor >= paired.ALPHA_LEVEL:
         warnings.warn(
-            f"test={test!r} on cv={cv!r} x n_repeats={n_repeats} ({n_splits} "
-            f"splits) cannot reach the Holm level: its smallest p is {floor:.3g}, "
-            f"{min(1.0, n_tests * floor):.3g} after Holm over {n_tests} tests "
-            f"(level {paired.ALPHA_LEVEL:g}). Use more splits (cv, n_repeats) or "
-            "test='corrected-t'.",
+            f"test={test!r} on cv={describe_cv(cv)} x n_repeats={n_repeats} "
+            f"({n_splits} splits) cannot reach the Holm level: its smallest p is "
+            f"{floor:.3g}, {min(1.0, n_tests * floor):.3g} after Holm over "
+            f"{n_tests} tests (level {paired.ALPHA_LEVEL:g}). Use more splits "
+            "(cv, n_repeats) or test='corrected-t'.",
             UserWarning,
             stacklevel=3,
         )

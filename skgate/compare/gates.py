@@ -12,9 +12,11 @@ from .design import (
     check_data,
     check_gates,
     check_options,
+    check_test_rows,
     checked_scorer,
     curvature_label,
     cv_splits,
+    describe_cv,
     laid_out,
     make_arms,
     make_estimators,
@@ -156,6 +158,7 @@ def compare_gates(
     scorer = checked_scorer(scoring, estimators[0][1])
     X = laid_out(X, estimators[0][1], preprocessor)
     splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
+    check_test_rows(splits, scoring, task, cv)
     _warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
     data = split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
@@ -172,7 +175,7 @@ def compare_gates(
     settings = {
         "gates": list(gates),
         "alphas": None if alphas is None else list(alphas),
-        "cv": cv if isinstance(cv, Integral) else repr(cv),
+        "cv": cv if isinstance(cv, Integral) else describe_cv(cv),
         "n_repeats": splits[-1].repeat + 1,
         "splits": len(splits),
         **_settings(test, margin, fraction, score_name, measured, curvature_params),
