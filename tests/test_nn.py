@@ -260,6 +260,35 @@ class TestValidation:
             GatedAttentionNet(**params)
 
 
+@pytest.mark.parametrize("method", ["forward", "jet"])
+@pytest.mark.parametrize(
+    "block, shape, match",
+    [
+        # torch's "mat1 and mat2 shapes cannot be multiplied (6x5 and 4x4)"
+        (
+            {},
+            (2, 3, 5),
+            r"h must have shape \(batch, tokens, 4\) \(d_model=4\); "
+            r"got \(2, 3, 5\)",
+        ),
+        ({"gate": "silu"}, (2, 1, 5), r"\(d_model=4\); got \(2, 1, 5\)"),
+        # an IndexError: tuple index out of range
+        ({}, (4,), r"h must have shape \(batch, tokens, 4\).*got \(4,\)"),
+        # "Expected size for first two dimensions of batch2 tensor"
+        (
+            {"attention": "fixed", "n_tokens": 3},
+            (2, 5, 4),
+            r"h has 5 tokens; attention='fixed' mixes at most n_tokens=3",
+        ),
+    ],
+)
+def test_a_block_names_the_input_it_cannot_take(block, shape, match, method):
+    module = GatedAttentionBlock(4, **block)
+    h = torch.zeros(shape)
+    with pytest.raises(ValueError, match=match):
+        module(h) if method == "forward" else module.jet(h, torch.ones(shape), None)
+
+
 def test_gate_gain_scales_the_same_draws_and_one_over_root_3_is_pytorchs():
     """The gate projection is drawn Xavier-uniform with ``gate_gain``: the
     same random numbers at any gain (the weights are proportional), bounded

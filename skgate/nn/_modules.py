@@ -265,8 +265,25 @@ class GatedAttentionBlock(nn.Module):
         z = None if self.gate_proj is None else self.gate_proj(x)
         return self.gate_kind.forward(a, z, self.alpha, self.n_heads)
 
+    def _check_input(self, h):
+        """The tokens a block takes: (..., tokens, d_model), and no more
+        tokens than fixed attention's mixing matrix has (fewer are a shorter
+        sequence, mixed by its first rows and columns)."""
+        if h.ndim < 2 or h.shape[-1] != self.d_model:
+            raise ValueError(
+                f"h must have shape (batch, tokens, {self.d_model}) (d_model="
+                f"{self.d_model}); got {tuple(h.shape)}."
+            )
+        if self.mixing is not None and h.shape[-2] > self.mixing.shape[-1]:
+            raise ValueError(
+                f"h has {h.shape[-2]} tokens; attention={self.attention!r} mixes "
+                f"at most n_tokens={self.mixing.shape[-1]} (allowed: 1 to "
+                f"{self.mixing.shape[-1]} tokens)."
+            )
+
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
+        self._check_input(h)
         x = h if self.norm is None else self.norm(h)
         out = self._gated(self._attention(x), x)
         return h + out if self.residual else out
@@ -279,6 +296,7 @@ class GatedAttentionBlock(nn.Module):
         it; ``d2h`` None: zero); returns the same triple for the output,
         computed by the chain rule through each operation.
         """
+        self._check_input(h)
         x, norm_weight = (h, dh, d2h), None
         if self.norm is not None:
             # The LayerNorm's weight is folded into the projections (it only
