@@ -157,6 +157,8 @@ class GateComparisonDisplay:
     def _draw_arms(self, panel, arms, measure, label):
         for i, arm in enumerate(arms):
             values = self.scores.loc[self.scores["arm"] == arm, measure]
+            if label.startswith("|"):  # a signed kind, tested in magnitude
+                values = values.abs()
             panel.scatter([i] * len(values), values, alpha=0.4, s=12)
             panel.hlines(values.mean(), i - 0.3, i + 0.3, color="black")
         panel.set_xticks(range(len(arms)), arms, rotation=20, fontsize=8)

@@ -407,3 +407,25 @@ def test_an_infinite_bound_is_drawn_open_ended_and_every_outcome_labelled():
             assert np.isfinite(box.extents).all()
             assert figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1
     plt.close(display.figure_)
+
+
+def test_a_signed_kind_is_drawn_in_magnitude_as_it_is_tested():
+    """A signed curvature kind is tested in magnitude ('|Gaussian
+    curvature|'), so the arms' panel shows |K| under that label, not K."""
+    from skgate import compare_gates
+    from skgate.inspection import GateComparisonDisplay
+
+    X, y = make_curved_task(90, random_state=0)
+    result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
+                           n_repeats=2, max_epochs=1, random_state=0,
+                           curvature_params={"kind": "gaussian"})  # fmt: skip
+    display = GateComparisonDisplay.from_result(result)
+    panel = display.ax_[0, 1]
+    assert panel.get_ylabel().startswith("|")
+    from matplotlib.collections import PathCollection
+
+    drawn = np.concatenate([c.get_offsets()[:, 1] for c in panel.collections
+                            if isinstance(c, PathCollection)])  # fmt: skip
+    expected = result.scores_["curvature"].abs().to_numpy()
+    np.testing.assert_allclose(np.sort(drawn), np.sort(expected))
+    assert (result.scores_["curvature"] < 0).any()  # the test can fail
