@@ -1,7 +1,8 @@
 """``python -m skgate``: the command line. Its arguments are read first
 (:mod:`skgate.command`, which imports neither torch nor scikit-learn), so
-that ``--help`` and usage errors answer at once, the study's commands'
-beside (:mod:`skgate.study.commands`); ``compare`` then runs in the library
+that ``--help`` and usage errors answer at once (``compare``'s CSV values and
+``--out`` too, with pandas), the study's commands' beside
+(:mod:`skgate.study.commands`); ``compare`` then runs in the library
 (:func:`skgate.compare.run_command`), the study's commands in
 :mod:`skgate.study.cli`."""
 

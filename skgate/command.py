@@ -4,16 +4,21 @@ The library's command (``compare``) and its arguments are read and checked
 here, and the study's (``reproduce``, ``pilot``, ``report``, ``demo``:
 :mod:`skgate.study.commands`) beside it, without importing torch,
 scikit-learn or skorch: ``--help`` and usage errors (bad values, a missing
-CSV file or column, a run folder without ``run.json``) answer at once; a
+CSV file or column, a run folder without ``run.json``) answer at once, and
+``compare``'s CSV values and ``--out`` folder are checked with pandas alone
+(:func:`read_table`, :func:`check_folds`, :func:`writable_problem`); a
 valid command then runs in the library (:func:`skgate.compare.run_command`)
 or in :mod:`skgate.study.cli`.
 """
 
 import argparse
+import contextlib
 import csv
 import math
 import re
+import shutil
 import tempfile
+import warnings
 from pathlib import Path
 
 from . import _options
@@ -104,9 +109,14 @@ def _check_compare(args, commands):
     if not Path(args.csv).is_file():
         fail(f"{args.csv!r} is not a file (the CSV to compare on).")
     try:
-        check_csv_header(args.csv, args.target)
+        check_csv_header(args.csv, args.target)  # no pandas for these
+        _, y, task = read_table(args.csv, args.target, args.task)
+        check_folds(y, task, args.cv)
     except CsvProblem as exc:
-        fail(str(exc))
+        fail(" ".join(str(exc).split()))
+    problem = writable_problem(args.out)
+    if problem is not None:
+        fail(problem)
 
 
 class CsvProblem(ValueError):
@@ -115,7 +125,8 @@ class CsvProblem(ValueError):
 
 def check_writable(parser, out, command):
     """Fail before any work when ``out`` cannot hold a command's results:
-    one line naming ``command``, exit code 2 (``parser.exit``).
+    one line naming ``command``, exit code 2 (``parser.exit``); else make
+    the folder.
 
     Examples
     --------
@@ -124,22 +135,93 @@ def check_writable(parser, out, command):
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     check_writable(parser(), folder, "compare")  # a writable folder: None
     """
+    problem = writable_problem(out)
+    if problem is not None:
+        parser.exit(2, f"{parser.prog} {command}: error: {problem}\n")
+    Path(out).mkdir(parents=True, exist_ok=True)
 
-    def fail(message):
-        parser.exit(2, f"{parser.prog} {command}: error: {message}\n")
 
+def writable_problem(out):
+    """Why the folder ``out`` cannot hold a command's results, or None:
+    found by making it (and its missing parents) and a file in it, then
+    removing what was made.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(writable_problem(Path(folder) / "new" / "out"))
+    ...     print(sorted(Path(folder).iterdir()))  # nothing left behind
+    None
+    []
+    """
     out = Path(out)
     if out.exists() and not out.is_dir():
-        fail(f"--out must be a folder; {str(out)!r} is a file.")
+        return f"--out must be a folder; {str(out)!r} is a file."
+    missing = _missing_folders(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as exc:
-        fail(
+        return (
             f"--out {str(out)!r} is not a writable folder ({exc.strerror}); "
             f"choose another with --out DIR."
         )
+    finally:
+        _remove_made(missing)
+    return None
+
+
+@contextlib.contextmanager
+def undone_on_failure(out):
+    """Within the block, the folders of the path ``out`` that do not exist
+    yet are the block's to make; if it raises (or is interrupted), they are
+    removed with what the block wrote into them, and nothing of a folder
+    that existed before is touched.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = Path(folder) / "new" / "out"
+    ...     try:
+    ...         with undone_on_failure(out):
+    ...             out.mkdir(parents=True)
+    ...             _ = (out / "half.csv").write_text("a,b")
+    ...             raise ValueError("failed")
+    ...     except ValueError:
+    ...         print(sorted(Path(folder).iterdir()))
+    []
+    """
+    missing = _missing_folders(Path(out))
+    try:
+        yield
+    except BaseException:
+        _remove_made(missing)
+        raise
+
+
+def _missing_folders(out):
+    """The folders of the path ``out`` that do not exist, deepest first."""
+    missing = []
+    for folder in (out, *out.parents):
+        if folder.exists() or folder.is_symlink():
+            break
+        missing.append(folder)
+    return missing
+
+
+def _remove_made(missing):
+    """Remove the folders :func:`_missing_folders` listed, now made: the
+    deepest with what is in it (all of it made since), the others if empty."""
+    if missing:
+        shutil.rmtree(missing[0], ignore_errors=True)
+    for folder in missing[1:]:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def check_csv_header(path, target):
@@ -214,6 +296,233 @@ def _no_column(path, target, columns):
     if len(columns) == 1 and any(c in columns[0] for c in ";\t|"):
         hint = " The file reads as one column: compare needs commas between values."
     return f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
+
+
+#: The tasks a CSV's target can be compared as.
+_TASKS = ("classification", "regression")
+
+
+def read_table(path, target, task=None):
+    r"""``(X, y, task)``: the CSV at ``path`` read with pandas (as
+    :func:`skgate.compare.compare_csv` reads it, and the command line before
+    importing torch), ``target`` its y and every other column a feature,
+    and the task to compare on: ``task``, or read from the target as
+    :func:`skgate.compare.infer_task` reads it.
+
+    Rows ending in commas (a spreadsheet's empty last fields) are read by
+    the header's columns. Raises a :class:`CsvProblem` naming the file, its
+    line or column: a file that cannot be read or is empty, a header without
+    rows, no column ``target``, a row with more values than the header,
+    missing or infinite values, a target of one value, text for
+    ``task="regression"`` or numbers beyond float32's range (in which the
+    regressor trains), a numeric target of whole numbers with more than
+    :data:`skgate.compare.MAX_INFERRED_CLASSES` values and no ``task``, or
+    no feature.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "data.csv"
+    ...     _ = path.write_text("a,b,label\n1,2,x,\n3,4,y,\n")
+    ...     X, y, task = read_table(path, "label")
+    ...     _ = path.write_text("a,b,label\n1,2,x\n3,,y\n")
+    ...     try:
+    ...         read_table(path, "label")
+    ...     except CsvProblem as problem:
+    ...         print(problem)
+    '.../data.csv' has missing values in: b (1); fill or drop them first.
+    >>> list(X.columns), list(y), task
+    (['a', 'b'], ['x', 'y'], 'classification')
+    """
+    if task is not None and task not in _TASKS:
+        raise ValueError(f"task must be one of {list(_TASKS)} or None; got {task!r}.")
+    table = _read_csv(path, target)
+    problem = header_problem(path, target, table.columns, len(table) > 0)
+    if problem is not None:
+        raise CsvProblem(problem)
+    _check_values(table, path)
+    y = table.pop(target)
+    if y.nunique() < 2:
+        raise CsvProblem(
+            f"the target {target!r} has one value ({_as_written(y.iloc[0])!r}); "
+            "nothing to predict."
+        )
+    if table.shape[1] == 0:
+        raise CsvProblem(f"{str(path)!r} has no column besides the target {target!r}.")
+    task = _target_task(y, target, task)
+    if task == "regression":
+        _check_regression_target(y, target)
+    return table, y, task
+
+
+def _read_csv(path, target):
+    """The CSV as pandas reads it, every row by the header's columns: a
+    spreadsheet's trailing commas (empty fields beyond the header's, or
+    beyond the last named column) add no column, and pandas takes no first
+    column as row names; a row with more values than the header is a
+    :class:`CsvProblem` naming its line."""
+    table = _parse_csv(path, target)
+    names = list(table.columns)
+    while names and names[-1] == f"Unnamed: {len(names) - 1}":  # pandas' name
+        if not table[names[-1]].isna().all():
+            break
+        names.pop()
+    return table[names]
+
+
+def _parse_csv(path, target):
+    import pandas as pd
+
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: a field beyond the header's is dropped, with
+            # this warning (or, past the first row, this error); empty ones
+            # are a spreadsheet's trailing commas, any other is refused.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(path, index_col=False)
+    except pd.errors.EmptyDataError as exc:
+        raise CsvProblem(header_problem(path, target, None, False)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+    except (pd.errors.ParserError, pd.errors.ParserWarning):
+        problem = _longer_row(path)
+        if problem is not None:
+            raise CsvProblem(problem) from None
+    try:  # only empty fields beyond the header's: read its columns
+        columns = pd.read_csv(path, nrows=0, index_col=False).columns
+        return pd.read_csv(path, index_col=False, usecols=range(len(columns)))
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+
+
+def _rows(path):
+    """(line number, fields) of each row of the CSV at ``path`` that pandas
+    reads (blank lines skipped), read with Python's csv module."""
+    with open(path, newline="", encoding="utf-8-sig") as file:
+        reader = csv.reader(file)
+        for row in reader:
+            if row:
+                yield reader.line_num, row
+
+
+def _longer_row(path):
+    """The message for the first row of ``path`` with a value beyond its
+    header's fields (empty fields beyond them are a spreadsheet's trailing
+    commas), or None."""
+    try:
+        rows = _rows(path)
+        _, header = next(rows)
+        for line, row in rows:
+            if any(field.strip() for field in row[len(header) :]):
+                return (
+                    f"{str(path)!r} line {line} has {len(row)} fields, its header "
+                    f"{len(header)}: remove the extra values or name their "
+                    "columns in the header."
+                )
+    except (OSError, UnicodeDecodeError, csv.Error, StopIteration):
+        return None
+    return None
+
+
+def _check_values(table, path):
+    """Missing or infinite values: a :class:`CsvProblem` naming the columns."""
+    import numpy as np
+
+    missing = table.isna().sum()
+    missing = missing[missing > 0]
+    if len(missing):
+        counts = ", ".join(f"{name} ({n})" for name, n in missing.items())
+        raise CsvProblem(
+            f"{str(path)!r} has missing values in: {counts}; fill or drop them first."
+        )
+    numbers = table.select_dtypes("number")
+    infinite = np.isinf(numbers.to_numpy(dtype=float)).sum(axis=0)
+    if infinite.any():
+        counts = ", ".join(
+            f"{name} ({n})"
+            for name, n in zip(numbers.columns, infinite, strict=True)
+            if n
+        )
+        raise CsvProblem(
+            f"{str(path)!r} has infinite values in: {counts}; replace or drop "
+            "them first."
+        )
+
+
+def _target_task(y, target, task):
+    """The task for the target column ``y``: ``task``, else as
+    :func:`skgate.compare.infer_task` reads it from the values (fractional
+    numbers: regression; text and whole numbers: classes, up to
+    MAX_INFERRED_CLASSES numbers), with numpy alone (that function's module
+    imports torch)."""
+    if task is not None:
+        return task
+    import numpy as np
+
+    values = y.to_numpy()
+    if values.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):  # as scikit-learn's type_of_target
+            if (values != values.astype(int)).any():
+                return "regression"
+    if values.dtype.kind in "iuf" and y.nunique() > _options.MAX_INFERRED_CLASSES:
+        raise CsvProblem(
+            f"the target {target!r} is numeric with {y.nunique()} distinct values: "
+            "pass --task regression to predict it as a number, or --task "
+            "classification to treat each value as a class."
+        )
+    return "classification"
+
+
+def _check_regression_target(y, target):
+    import numpy as np
+
+    if y.dtype.kind not in "iuf":
+        raise CsvProblem(
+            f"--task regression needs a numeric target; {target!r} holds text."
+        )
+    largest = float(np.abs(y.to_numpy(dtype=float)).max())
+    if largest > float(np.finfo(np.float32).max):
+        raise CsvProblem(
+            f"the target {target!r} holds {largest:.3g}, beyond float32's range "
+            f"(|y| <= {np.finfo(np.float32).max:.3g}) in which the regressor "
+            "trains; rescale it."
+        )
+
+
+def check_folds(y, task, cv):
+    """A :class:`CsvProblem` when ``--cv`` folds cannot be filled with the
+    target ``y``'s rows: more folds than rows, or (classification) than rows
+    of the smallest class.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_folds(pd.Series(["a", "a", "b", "b"]), "classification", 2)
+    >>> try:
+    ...     check_folds(pd.Series(["a", "a", "b"]), "classification", 2)
+    ... except CsvProblem as problem:
+    ...     print(problem)
+    --cv 2 stratified folds need at least 2 rows of every class; class 'b' has 1: ...
+    """
+    if task == "classification":
+        counts = y.value_counts()
+        if counts.min() < cv:
+            raise CsvProblem(
+                f"--cv {cv} stratified folds need at least {cv} rows of every "
+                f"class; class {_as_written(counts.idxmin())!r} has {counts.min()}: "
+                "lower --cv, or drop or merge that class."
+            )
+    elif len(y) < cv:
+        raise CsvProblem(
+            f"--cv {cv} folds need at least {cv} rows; the file has {len(y)}."
+        )
+
+
+def _as_written(value):
+    """A value as the CSV wrote it (not numpy's repr)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 #: A scheduler address: [protocol://]host:port.

@@ -327,8 +327,7 @@ def test_a_byte_order_mark_is_read_as_pandas_reads_it(
     pandas does, and its message is the one compare_csv gives."""
     import pandas as pd
 
-    from skgate.command import check_csv_header
-    from skgate.compare.csvfile import _read_table
+    from skgate.command import check_csv_header, read_table
 
     path = tmp_path / "excel.csv"
     path.write_bytes(content)
@@ -339,7 +338,7 @@ def test_a_byte_order_mark_is_read_as_pandas_reads_it(
     assert (code, imported) == ("2", "[]")
     assert message in error and error.count("\n") == 1
     with pytest.raises(ValueError, match=message) as raised:
-        _read_table(path, target)
+        read_table(path, target)
     assert str(raised.value) in error
     path.write_bytes(b"\xef\xbb\xbfa,y\n1,2\n")
     assert check_csv_header(path, "a") is None  # comparable: nothing raised
@@ -386,3 +385,200 @@ def test_the_compare_command_runs_in_the_library(tmp_path):
     code, study = result.stdout.strip().splitlines()[-1].split(" ", 1)
     assert (code, study) == ("0", "[]"), result.stderr
     assert (out / "COMPARE.md").is_file()
+
+
+def _write_rows(path, rows, header="a,b,label"):
+    """A CSV at ``path``: ``header``, then each row's values joined by commas."""
+    lines = [header, *(",".join(str(value) for value in row) for row in rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+#: 40 rows of two features and a balanced 0/1 label.
+_ROWS = [(round((i * 37 % 11) / 7 - 0.8, 3), round(i / 13 - 1.5, 3), i % 2)
+         for i in range(40)]  # fmt: skip
+
+
+def _bad_csv(tmp_path, kind):
+    """A CSV the compare command refuses for its values (not its header),
+    the arguments that give it, and the message's words."""
+    rows = [list(row) for row in _ROWS]
+    argv = []
+    if kind == "missing":
+        rows[3][0] = ""
+        message = "missing values in: a (1)"
+    elif kind == "infinite":
+        rows[5][1] = "inf"
+        message = "infinite values in: b (1)"
+    elif kind == "one value":
+        rows = [[a, b, 1] for a, b, _ in rows]
+        message = "the target 'label' has one value"
+    elif kind == "rare class":
+        rows[0][2] = "rare"
+        message = "class 'rare' has 1"
+    elif kind == "many numbers":
+        rows = [[a, b, i] for i, (a, b, _) in enumerate(rows)]
+        message = "pass --task regression"
+    elif kind == "text to regress":
+        rows = [[a, b, "xy"[i % 2]] for i, (a, b, _) in enumerate(rows)]
+        argv = ["--task", "regression"]
+        message = "--task regression needs a numeric target; 'label' holds text"
+    elif kind == "huge target":
+        rows = [[a, b, f"{i + 0.5}e200"] for i, (a, b, _) in enumerate(rows)]
+        argv = ["--task", "regression"]
+        message = "the target 'label' holds 3.95e+201, beyond float32's range"
+    elif kind == "extra field":
+        rows[6].append(9)
+        message = "line 8 has 4 fields, its header 3"
+    else:  # an unwritable --out: below a file
+        argv = ["--out", str(tmp_path / "data.csv" / "sub")]
+        message = "is not a writable folder"
+    return _write_rows(tmp_path / "data.csv", rows), argv, message
+
+
+#: Each kind of value problem; a few run in make test, all in make test-slow.
+_VALUE_PROBLEMS = [
+    "missing",
+    "rare class",
+    "unwritable out",
+    *(
+        pytest.param(kind, marks=pytest.mark.slow)
+        for kind in ("infinite", "one value", "many numbers", "text to regress",
+                     "huge target", "extra field")
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", _VALUE_PROBLEMS)
+def test_a_csvs_values_are_refused_before_torch_is_imported(tmp_path, kind):
+    """A CSV's values (missing, infinite, one target value, a class smaller
+    than the folds, a target the task cannot take, a row with more fields
+    than its header) and an unwritable --out are refused in one line, exit
+    code 2, read with pandas alone: torch is not imported (it takes seconds),
+    and no --out folder is left behind."""
+    path, argv, message = _bad_csv(tmp_path, kind)
+    out = tmp_path / "new" / "out"
+    argv = ["compare", str(path), "--target", "label", "--out", str(out), *argv]
+    code, imported, error = _run_command_line(argv)
+    assert code == "2"
+    assert "torch" not in imported and "sklearn" not in imported
+    assert message in error and error.count("\n") == 1
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("kind", ["missing", "rare class", "extra field"])
+def test_a_refused_csv_leaves_no_out_folder(tmp_path, kind, capsys):
+    """The same refusals in-process (skgate.compare imported): the folders
+    --out would have made are not left behind, and a user's own folder and
+    files are kept."""
+    path, argv, message = _bad_csv(tmp_path, kind)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    for out in (tmp_path / "new" / "out", mine, tmp_path / "empty"):
+        if out.name == "empty":
+            out.mkdir()
+        with pytest.raises(SystemExit) as exit_info:
+            main(["compare", str(path), "--target", "label", "--out", str(out)])
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    assert (mine / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "empty").is_dir()
+
+
+@pytest.mark.parametrize("failure", [ValueError("no scheduler there"),
+                                     KeyboardInterrupt()])  # fmt: skip
+def test_a_failed_run_removes_only_what_it_made(tmp_path, monkeypatch, failure, capsys):
+    """A run that fails or is interrupted after --out was made removes the
+    folders it made, and nothing of a folder that was there before (not
+    even an empty one)."""
+    from skgate.compare import csvfile
+
+    def fails(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(csvfile, "compare_gates", fails)
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    mine, empty = tmp_path / "mine", tmp_path / "empty"
+    mine.mkdir()
+    empty.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    code = 130 if isinstance(failure, KeyboardInterrupt) else 2
+    for out in (tmp_path / "new" / "out", mine, empty):
+        argv = ["compare", str(path), "--target", "label", "--out", str(out)]
+        if code == 2:
+            with pytest.raises(SystemExit) as exit_info:
+                main(argv)
+            assert exit_info.value.code == 2
+        else:
+            assert main(argv) == 130
+        assert capsys.readouterr().err.count("\n") == 1
+    assert not (tmp_path / "new").exists()
+    assert (mine / "notes.txt").read_text() == "mine" and empty.is_dir()
+
+
+@pytest.mark.parametrize("header, ending", [("", ","), ("", ",,"), (",", ",")])
+def test_rows_ending_in_a_comma_are_read_as_their_header_says(tmp_path, header, ending):
+    """A spreadsheet's trailing commas (rows with empty fields beyond the
+    header's, the header too perhaps) are not read as an index column that
+    shifts every value, nor as an empty column."""
+    from skgate.command import read_table
+
+    path = tmp_path / "data.csv"
+    lines = [f"a,b,label{header}", *(f"{a},{b},{y}{ending}" for a, b, y in _ROWS)]
+    path.write_text("\n".join(lines) + "\n")
+    X, y, task = read_table(path, "label")
+    assert list(X.columns) == ["a", "b"] and task == "classification"
+    assert list(y) == [row[2] for row in _ROWS]
+    assert X["a"].to_numpy() == pytest.approx([row[0] for row in _ROWS])
+
+
+def test_a_row_with_more_values_than_its_header_is_refused_by_line(tmp_path):
+    from skgate.command import CsvProblem, read_table
+
+    rows = [list(row) for row in _ROWS]
+    rows[2] += ["", 5]  # line 4: an empty field, then a value
+    path = _write_rows(tmp_path / "data.csv", rows)
+    with pytest.raises(CsvProblem, match=r"data.csv' line 4 has 5 fields, its head"):
+        read_table(path, "label")
+
+
+def test_a_column_of_huge_numbers_is_standardised_without_overflow():
+    """A column of 1e200s (whose squares overflow float64) is standardised
+    fold by fold as the same column in units of 1e200 would be."""
+    import numpy as np
+
+    from skgate.compare.csvfile import _preprocessor_for
+
+    values = np.random.default_rng(0).normal(size=(50, 2))
+    X = pd.DataFrame(values * [1e200, 1.0], columns=["huge", "b"])
+    X["colour"] = np.where(values[:, 0] > 0, "red", "blue")
+    scaled = _preprocessor_for(X).fit_transform(X)
+    standardised = (values - values.mean(axis=0)) / values.std(axis=0)
+    assert np.isfinite(scaled).all()
+    assert scaled[:, :2] == pytest.approx(standardised)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [[0, 1, 1], [0.0, 1.0, 2.0], [0.5, 1.0, 1.0], ["a", "b", "a"], [True, False],
+     list(range(30)), [float(i) for i in range(30)], [1e200, 2e200, 1e200],
+     [i / 2 for i in range(30)]],
+)  # fmt: skip
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+def test_a_csvs_task_is_read_as_compare_gates_reads_it(target):
+    """The command line reads a CSV target's task without torch; it must be
+    the task compare_gates reads from the same values (skgate.compare's
+    infer_task is in a module that imports torch)."""
+    from skgate.command import _target_task
+    from skgate.compare import infer_task
+
+    y = pd.Series(target)
+    try:
+        expected = infer_task(y.to_numpy())
+    except ValueError:
+        with pytest.raises(ValueError, match="pass --task regression"):
+            _target_task(y, "label", None)
+    else:
+        assert _target_task(y, "label", None) == expected

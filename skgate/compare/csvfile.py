@@ -5,101 +5,26 @@ folder (the ``compare`` command's work).
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
-from ..command import CsvProblem, check_writable, header_problem
+from ..command import CsvProblem, check_folds, read_table, undone_on_failure
 from ..parallel import on_cluster
-from .design import DEFAULT_CV, DEFAULT_REPEATS, _label, infer_task
+from .design import DEFAULT_CV, DEFAULT_REPEATS
 from .gates import compare_gates
 
 
-def _read_table(path, target, task=None):
-    """(X, y, task) from the CSV at ``path`` with ``target`` as y; a
-    :class:`CsvProblem` for an unreadable or empty file, a header without
-    rows, an unknown target column, missing or infinite values, a target
-    with one value, or a numeric target with many values and no ``task``."""
-    try:
-        table = pd.read_csv(path)
-    except pd.errors.EmptyDataError as exc:
-        raise CsvProblem(header_problem(path, target, None, False)) from exc
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
-    problem = header_problem(path, target, table.columns, len(table) > 0)
-    if problem is not None:
-        raise CsvProblem(problem)
-    _check_values(table, path)
-    y = table.pop(target)
-    if y.nunique() < 2:
-        raise CsvProblem(
-            f"the target {target!r} has one value ({_label(y.iloc[0])!r}); nothing "
-            "to predict."
-        )
-    if table.shape[1] == 0:
-        raise CsvProblem(f"{str(path)!r} has no column besides the target {target!r}.")
-    try:
-        task = infer_task(y, task)
-    except ValueError as exc:
-        raise CsvProblem(
-            f"the target {target!r} is numeric with {y.nunique()} distinct values: "
-            "pass --task regression to predict it as a number, or --task "
-            "classification to treat each value as a class."
-        ) from exc
-    if task == "regression" and not pd.api.types.is_numeric_dtype(y):
-        raise CsvProblem(
-            f"--task regression needs a numeric target; {target!r} holds text."
-        )
-    return table, y, task
-
-
-def _check_values(table, path):
-    missing = table.isna().sum()
-    missing = missing[missing > 0]
-    if len(missing):
-        counts = ", ".join(f"{name} ({n})" for name, n in missing.items())
-        raise CsvProblem(
-            f"{str(path)!r} has missing values in: {counts}; fill or drop them first."
-        )
-    numbers = table.select_dtypes("number")
-    infinite = np.isinf(numbers.to_numpy(dtype=float)).sum(axis=0)
-    if infinite.any():
-        counts = ", ".join(
-            f"{name} ({n})"
-            for name, n in zip(numbers.columns, infinite, strict=True)
-            if n
-        )
-        raise CsvProblem(
-            f"{str(path)!r} has infinite values in: {counts}; replace or drop "
-            "them first."
-        )
-
-
-def _check_design(y, task, cv):
-    """A :class:`CsvProblem` when ``--cv`` folds cannot be filled: more
-    folds than rows, or (classification) than rows of the smallest class."""
-    if task == "classification":
-        counts = y.value_counts()
-        if counts.min() < cv:
-            raise CsvProblem(
-                f"--cv {cv} stratified folds need at least {cv} rows of every "
-                f"class; class {_label(counts.idxmin())!r} has {counts.min()}: lower "
-                "--cv, or drop or merge that class."
-            )
-    elif len(y) < cv:
-        raise CsvProblem(
-            f"--cv {cv} folds need at least {cv} rows; the file has {len(y)}."
-        )
-
-
 def _preprocessor_for(X):
-    """Numeric columns standardised, the others one-hot encoded."""
+    """Numeric columns standardised, the others one-hot encoded. Each number
+    is first divided by its column's largest magnitude: a column of 1e200s
+    would overflow the standard deviation's squares."""
     numeric = list(X.select_dtypes("number").columns)
     other = [c for c in X.columns if c not in numeric]
     return ColumnTransformer(
         [
-            ("numbers", StandardScaler(), numeric),
+            ("numbers", make_pipeline(MaxAbsScaler(), StandardScaler()), numeric),
             ("categories", OneHotEncoder(handle_unknown="ignore"), other),
         ]
     )
@@ -112,8 +37,11 @@ def compare_csv(
     """:func:`~skgate.compare_gates` on a CSV file, its report written into
     ``out``: what ``python -m skgate compare`` runs.
 
-    Numeric columns are standardised and the others one-hot encoded inside
-    each fold (fitted on the fold's training rows).
+    The file is read and checked by :func:`skgate.command.read_table` (as
+    the command line checks it before importing torch). Numeric columns are
+    standardised and the others one-hot encoded inside each fold (fitted on
+    the fold's training rows). A run that fails or is interrupted removes
+    the folders it made for ``out``, with what it wrote there.
 
     Parameters
     ----------
@@ -141,22 +69,26 @@ def compare_csv(
     ------
     CsvProblem
         A file that cannot be compared as asked (unreadable, empty, no such
-        column, missing or infinite values, a target of one value, too few
-        rows for ``cv``), in one line naming the problem.
+        column, a row with more values than the header, missing or infinite
+        values, a target of one value, too few rows for ``cv``), in one line
+        naming the problem.
     """
-    X, y, task = _read_table(path, target, task)
-    _check_design(y, task, cv)
+    X, y, task = read_table(path, target, task)  # as the command line did
+    check_folds(y, task, cv)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result = compare_gates(
-        X, y, task=task, cv=cv, n_repeats=repeats, head=head,
-        preprocessor=_preprocessor_for(X), **params,
-    )  # fmt: skip
-    result.scores_.to_csv(out / "compare_scores.csv", index=False)
-    result.tests_.to_csv(out / "compare_tests.csv", index=False, float_format="%.10g")
-    display = result.plot()
-    display.figure_.savefig(out / "fig_compare.png", dpi=110)
-    (out / "COMPARE.md").write_text(_markdown(result, path, target, X))
+    with undone_on_failure(out):  # a failed run leaves no folder behind
+        out.mkdir(parents=True, exist_ok=True)
+        result = compare_gates(
+            X, y, task=task, cv=cv, n_repeats=repeats, head=head,
+            preprocessor=_preprocessor_for(X), **params,
+        )  # fmt: skip
+        result.scores_.to_csv(out / "compare_scores.csv", index=False)
+        result.tests_.to_csv(
+            out / "compare_tests.csv", index=False, float_format="%.10g"
+        )
+        display = result.plot()
+        display.figure_.savefig(out / "fig_compare.png", dpi=110)
+        (out / "COMPARE.md").write_text(_markdown(result, path, target, X))
     return result
 
 
@@ -233,8 +165,8 @@ def run_command(args, parser):
     checked; prints the verdict and the report's path, and returns the exit
     code (0; 130 when interrupted). A file the comparison cannot use, an
     unwritable ``--out`` or an unreachable ``--scheduler`` exit 2 with one
-    line (``parser.exit``)."""
-    check_writable(parser, args.out, "compare")
+    line (``parser.exit``); :func:`compare_csv` leaves no folder of a
+    failed or interrupted run behind."""
     try:
         with on_cluster(args.scheduler):
             result = compare_csv(
@@ -257,11 +189,7 @@ def run_command(args, parser):
         message = " ".join(str(exc).split())
         parser.exit(2, f"{parser.prog} compare: error: {message}\n")
     except KeyboardInterrupt:
-        # Files are written only once every fit is done: nothing half-written,
-        # and a folder made for this run is not left behind empty.
-        out = Path(args.out)
-        if out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
+        # Files are written only once every fit is done: nothing half-written.
         print(f"interrupted; nothing was written to {args.out}", file=sys.stderr)
         return 130
     print(result.verdict_)
