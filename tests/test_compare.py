@@ -843,3 +843,105 @@ def test_the_committed_comparison_is_its_runs_output():
         assert outcomes == row["score outcomes, new defaults (10 x 10, corrected t)"]
         assert ((tests["ci low"] > 0) == (tests["outcome"] == "holds")).all()
         assert ((tests["ci high"] < 0) == (tests["outcome"] == "reversed")).all()
+
+
+def test_progress_advances_as_jobs_end_not_in_their_order(monkeypatch):
+    """The bar moves when any job ends: with the first job held back, the
+    others' fits are counted before it ends (an ordered generator showed
+    nothing until the first job ended)."""
+    import threading
+    import time
+
+    from joblib import parallel_config
+
+    from skgate.compare import fits
+
+    first_done = threading.Event()
+    real_fit_arm = fits._fit_arm
+
+    def fit_arm(estimator, label, data, splits, *args):
+        rows = real_fit_arm(estimator, label, data, splits, *args)
+        if splits[0].repeat == 0 and label == "multiplicative":
+            time.sleep(1.0)  # the first job ends last
+            first_done.set()
+        return rows
+
+    seen = []
+
+    class Bar:
+        def update(self, n):
+            seen.append((n, first_done.is_set()))
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(fits, "_fit_arm", fit_arm)
+    monkeypatch.setattr(fits, "_progress_bar", lambda total, verbose: Bar())
+    X, y = make_linear_task(60, random_state=0)
+    with parallel_config(backend="threading"):
+        result = compare_gates(X, y, gates=("multiplicative", "none"), cv=2,
+                               n_repeats=3, max_epochs=1, random_state=0,
+                               n_jobs=2)  # fmt: skip
+    assert sum(n for n, _ in seen) == 12
+    assert not seen[0][1]  # a later job was counted before the first ended
+    # The rows are still in the order of the arms, then of the splits.
+    scores = result.scores_
+    assert list(scores["arm"]) == ["multiplicative"] * 6 + ["none"] * 6
+    assert list(scores["repeat"]) == [0, 0, 1, 1, 2, 2] * 2
+
+
+def test_each_job_trains_on_one_torch_thread_and_gives_the_number_back(monkeypatch):
+    """A job trains on one torch thread (a second one, waiting for a core
+    another process holds, made the default design 10 to 20 times slower on
+    a busy machine); the caller's number comes back afterwards."""
+    import torch
+
+    from skgate.compare import fits
+
+    seen = []
+    real = fits.fit_together
+
+    def recording(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fits, "fit_together", recording)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        X, y = make_linear_task(60, random_state=0)
+        compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=2,
+                      max_epochs=1, random_state=0)  # fmt: skip
+        assert seen and set(seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_split_chunks_packs_whole_repeats_into_networks():
+    """compare trains up to MAX_MODELS_PER_NETWORK splits as one network:
+    whole repeats packed together, a repeat larger than that cut evenly;
+    every split exactly once, in order."""
+    from skgate.compare.fits import split_chunks
+    from skgate.parallel import MAX_MODELS_PER_NETWORK
+
+    class Split:
+        def __init__(self, repeat):
+            self.repeat = repeat
+
+    def sizes(n_repeats, n_folds):
+        splits = [Split(r) for r in range(n_repeats) for _ in range(n_folds)]
+        groups = split_chunks(splits, MAX_MODELS_PER_NETWORK)
+        assert [i for g in groups for i in g] == list(range(len(splits)))
+        for group in groups:  # a repeat is cut only when larger than a network
+            repeats = {splits[i].repeat for i in group}
+            assert len(repeats) == 1 or all(
+                sum(s.repeat == r for s in splits) <= MAX_MODELS_PER_NETWORK
+                for r in repeats
+            )
+        return [len(g) for g in groups]
+
+    assert sizes(10, 10) == [20] * 5
+    assert sizes(10, 3) == [18, 12]
+    assert sizes(1, 25) == [13, 12]
+    assert sizes(2, 25) == [13, 12, 13, 12]

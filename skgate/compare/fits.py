@@ -14,8 +14,9 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
 from .. import _series
-from .._batching import MODELS_PER_JOB
+from .._batching import MAX_MODELS_PER_NETWORK, MODELS_PER_JOB, equal_parts
 from .._engine import fit_together
+from .._engine.loop import step_threads
 from ..model_selection import representation_curvature
 from .design import curvature_label
 
@@ -69,7 +70,24 @@ def score_model(scorer, model, X_test, y_test, label, repeat, fold):
 
 def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
     """Fit one arm on some splits (as one batched network), each model from
-    its split's seed, and score it."""
+    its split's seed, and score it; on one torch thread (see
+    :func:`_one_thread`)."""
+    with _one_thread():
+        return _fit_arm_here(estimator, label, data, splits, scorer, curvature_params)
+
+
+def _one_thread():
+    """A job's torch work on one thread. A job's steps are small (tens of
+    models' tokens of one batch), so a second thread gains little when the
+    cores are free, and costs far more when they are not: a torch thread
+    waiting at every step for a core another process holds made the default
+    design 10 to 20 times slower on a busy machine (2 threads against 1,
+    ``benchmarks/results/SPEED.md``). ``n_jobs`` spreads the jobs over the
+    cores instead. A model's bits do not depend on its threads."""
+    return step_threads(0)
+
+
+def _fit_arm_here(estimator, label, data, splits, scorer, curvature_params):
     models = [clone(estimator).set_params(random_state=s.seed) for s in splits]
     start = time.perf_counter()
     fit_together(models, [(X_train, y_train, None) for X_train, y_train, _, _ in data])
@@ -95,18 +113,22 @@ def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
     ]
 
 
-def split_chunks(splits):
-    """The splits in groups trained as one network each: a repeat of k-fold
-    (or ten of a splitter's splits), so that progress is reported per group
-    and the groups spread over workers."""
+def split_chunks(splits, size=MODELS_PER_JOB):
+    """The splits in groups of at most ``size``, each trained as one network
+    (so that progress is reported per group and the groups spread over
+    workers): whole repeats of k-fold, as many as fit in a group, and a
+    repeat (or a splitter's splits) of more than ``size`` cut into equal
+    parts. Which splits train together changes no model's bits."""
     by_repeat = {}
     for i, split in enumerate(splits):
         by_repeat.setdefault(split.repeat, []).append(i)
-    groups = list(by_repeat.values())
-    if len(groups) == 1:
-        indices = groups[0]
-        step = MODELS_PER_JOB
-        groups = [indices[i : i + step] for i in range(0, len(indices), step)]
+    groups = []
+    for indices in by_repeat.values():
+        for part in equal_parts(indices, size):
+            if groups and len(groups[-1]) + len(part) <= size:
+                groups[-1] = groups[-1] + part
+            else:
+                groups.append(part)
     return groups
 
 
@@ -135,12 +157,17 @@ def dry_run(estimator, data, scorer, curvature_params):
 
 
 def arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbose):
+    """Every arm on every split: one row per (arm, split), in the order of
+    the arms and then of the splits, whatever order the jobs end in. The
+    progress bar (``verbose``) advances as each job ends, by its fits."""
     dry_run(estimators[0][1], data[0], scorer, curvature_params)
     jobs, owners = [], []
     for (gate, alpha, label), estimator in estimators:
-        for chunk in split_chunks(splits):
+        for chunk in split_chunks(splits, MAX_MODELS_PER_NETWORK):
             jobs.append(
-                delayed(_fit_arm)(
+                delayed(_numbered)(
+                    len(jobs),
+                    _fit_arm,
                     estimator,
                     label,
                     [data[i] for i in chunk],
@@ -151,23 +178,28 @@ def arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbo
             )
             owners.append((gate, alpha, label, len(chunk)))
     bar = _progress_bar(len(estimators) * len(splits), verbose)
-    rows = []
-    results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    for (gate, alpha, label, size), chunk_rows in zip(owners, results, strict=True):
-        rows += [
-            {
-                "arm": label,
-                "gate": gate,
-                "alpha": np.nan if alpha is None else alpha,
-                **r,
-            }
-            for r in chunk_rows
-        ]
-        bar.update(size)
+    done = [None] * len(jobs)
+    # Unordered: the bar moves when any job ends, not when the first job
+    # still running ends (an ordered generator holds back the jobs that end
+    # behind it).
+    results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+    for number, chunk_rows in results:
+        done[number] = chunk_rows
+        bar.update(owners[number][-1])
     bar.close()
+    rows = [
+        {"arm": label, "gate": gate, "alpha": np.nan if alpha is None else alpha, **r}
+        for (gate, alpha, label, _), chunk_rows in zip(owners, done, strict=True)
+        for r in chunk_rows
+    ]
     scores = pd.DataFrame(rows)
     scores["curvature measure"] = curvature_label(curvature_params)
     return scores
+
+
+def _numbered(number, function, *args):
+    """``(number, function(*args))``: a job's result with its place."""
+    return number, function(*args)
 
 
 def _progress_bar(total, verbose):

@@ -172,19 +172,27 @@ def compare_gates(
     tests = _named_tests(scores, test, margin, names)
     fraction = split_test_fraction(scores)
     recommendation = _recommendation(scores, margin, fraction, random_state)
-    settings = {
+    settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {
+        **_settings(test, margin, fraction, score_name, measured, curvature_params),
+        "random_state": random_state,
+    }, seconds)  # fmt: skip
+    verdict = _verdict(tests, recommendation, *names)
+    return GateComparison(scores, tests, verdict, recommendation, task, settings)
+
+
+def _design_settings(gates, alphas, cv, splits, estimator, tests, seconds):
+    """A comparison's ``settings_``: its design, ``tests`` (the tests'
+    settings), the arms' shared estimator parameters and the fits' time."""
+    return {
         "gates": list(gates),
         "alphas": None if alphas is None else list(alphas),
         "cv": cv if isinstance(cv, Integral) else describe_cv(cv),
         "n_repeats": splits[-1].repeat + 1,
         "splits": len(splits),
-        **_settings(test, margin, fraction, score_name, measured, curvature_params),
-        "random_state": random_state,
-        "estimator_params": shared_params(estimators[0][1]),
+        **tests,
+        "estimator_params": shared_params(estimator),
         "seconds": seconds,
     }
-    verdict = _verdict(tests, recommendation, *names)
-    return GateComparison(scores, tests, verdict, recommendation, task, settings)
 
 
 _NOTES_DOC = """\
