@@ -238,3 +238,51 @@ def test_comparison_display_names_its_axes():
     with pytest.raises(TypeError, match="GateComparison"):
         GateComparisonDisplay.from_result(result.scores_)
     plt.close("all")
+
+
+@pytest.fixture
+def no_training(monkeypatch):
+    """Every sweep of the study refuses to run: a check that comes after
+    training fails the test at once instead of after minutes of fits."""
+    from skgate.study import sweeps
+
+    def trained(*args, **kwargs):
+        raise AssertionError("fits ran before the arguments were checked")
+
+    monkeypatch.setattr(sweeps, "run_sweep", trained)
+
+
+@pytest.mark.parametrize(
+    "fixed, error, match",
+    [
+        # demo(n_samples=4) of the old API; failed inside the fits
+        ({"n_samples": 4}, ValueError, r"fixed\['n_samples'\] must be an int >= 16"
+         r" .*; got 4\."),
+        ({"n_samples": 15}, ValueError, r"fixed\['n_samples'\] .*; got 15\."),
+        ({"n_samples": 100.0}, TypeError, r"fixed\['n_samples'\] must be an int"),
+        ({"max_epochs": -1}, ValueError, r"fixed\['max_epochs'\] must be an int >= 1"
+         r" .*; got -1\."),
+        ({"max_epochs": 0}, ValueError, r"fixed\['max_epochs'\] .*; got 0\."),
+        ({"max_epochs": "auto"}, TypeError, r"fixed\['max_epochs'\] must be an int"),
+        ({"n_iter_no_change": 0}, ValueError, r"fixed\['n_iter_no_change'\] must"),
+        ({"d_model": True}, TypeError, r"fixed\['d_model'\] must be an int .*True"),
+        ({"n_curvature": -3}, ValueError, r"fixed\['n_curvature'\] must be an int"),
+    ],
+)  # fmt: skip
+def test_the_demo_checks_fixed_values_before_any_fit(no_training, fixed, error, match):
+    from skgate.study.demo import demo
+
+    with pytest.raises(error, match=match):
+        demo(n_seeds=2, progress=False, committed=None, fixed=fixed)
+
+
+def test_the_demo_runs_on_the_fewest_samples_it_allows():
+    """The bound the demo states is the real one: 16 rows split and hold out
+    a row of each class (15 fail inside the fits)."""
+    from skgate.study.demo import demo
+
+    tiny = {"max_epochs": 1, "n_iter_no_change": 1, "d_model": 4}
+    result = demo(
+        n_seeds=2, progress=False, committed=None, fixed={"n_samples": 16, **tiny}
+    )
+    assert len(result.fits) == 8

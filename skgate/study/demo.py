@@ -14,6 +14,7 @@ other tests do. Its verdict is set beside the committed confirmatory one,
 and where they differ the demo says which is the study's.
 """
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -23,9 +24,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import GatedAttentionClassifier
 from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED, adjust
 from . import confirmatory, runfiles, sequences, sweeps
 from .commands import DEMO_SEEDS
+from .design import TEST_SIZE
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
 
 __all__ = ["DemoResult", "demo", "measure_accuracy"]
@@ -283,6 +286,52 @@ def _check(n_seeds, n_jobs, fixed):
         )
 
 
+def _fewest_samples(n_classes):
+    """The fewest rows a demo fit can take: its stratified split holds out
+    :data:`~skgate.study.design.TEST_SIZE` of them (rounded up, as
+    ``train_test_split`` does) and early stopping a ``validation_fraction``
+    of the rest (rounded up, as the classifier does); each part needs a row
+    of every class. (A sample with a class of one row still fails; this is
+    the least any sample needs.)"""
+    validation = GatedAttentionClassifier().validation_fraction
+    n = n_classes
+    while True:
+        n_test = math.ceil(TEST_SIZE * n)
+        n_held = math.ceil(validation * (n - n_test))
+        if min(n_test, n - n_test - n_held, n_held) >= n_classes:
+            return n
+        n += 1
+
+
+def _check_fixed_values(fixed, settings):
+    """Each of ``fixed``'s values against what a demo fit can take, before
+    any fit."""
+    n_classes = max(s["n_classes"] for s in settings)
+    least = {
+        "max_epochs": (1, "early stopping keeps the best scored epoch"),
+        "n_samples": (
+            _fewest_samples(n_classes),
+            f"a stratified {TEST_SIZE:.0%} test split and early stopping's "
+            f"held-out share of the rest each need a row of each of the "
+            f"{n_classes} classes",
+        ),
+        "n_iter_no_change": (1, "epochs of patience"),
+        "d_model": (1, "the token width"),
+        "n_curvature": (1, "test rows measured"),
+    }
+    for key, value in fixed.items():
+        minimum, why = least[key]
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            raise TypeError(
+                f"fixed[{key!r}] must be an int >= {minimum} ({why}); got "
+                f"{value!r} of type {type(value).__name__}."
+            )
+        if value < minimum:
+            raise ValueError(
+                f"fixed[{key!r}] must be an int >= {minimum} ({why}); got {value!r}."
+            )
+
+
 def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed=None):
     """Decide protocol 2's first primary test (C1, accuracy, gated > SiLU,
     softmax attention over sequences) on ``n_seeds`` of the confirmatory
@@ -306,9 +355,10 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
     fixed : dict, optional
         Setting keys every fit takes instead of the protocol's, among
         ``max_epochs``, ``n_samples``, ``n_iter_no_change``, ``d_model`` and
-        ``n_curvature`` (a shrunken demo in the tests: ``{"max_epochs": 2}``);
-        the report then no longer is the protocol's, and says which keys
-        differ.
+        ``n_curvature`` (a shrunken demo in the tests: ``{"max_epochs": 2}``),
+        each an int >= 1 (``n_samples``: enough rows for the test split and
+        early stopping's held-out share to take a row of each class); the
+        report then no longer is the protocol's, and says which keys differ.
 
     Examples
     --------
@@ -324,6 +374,7 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
         )
     test = _question()
     seeds = sequences.confirmatory_seeds(n_seeds, SEQUENCE_FIRST_SEED)
+    _check_fixed_values(fixed or {}, _settings(seeds, {}))
     start = time.perf_counter()
     fits = sweeps.run_sweep(
         _settings(seeds, fixed or {}),
