@@ -455,24 +455,18 @@ def _target_task(y, target, task):
     """The task for the target column ``y``: ``task``, else as
     :func:`skgate.compare.infer_task` reads it from the values (fractional
     numbers: regression; text and whole numbers: classes, up to
-    MAX_INFERRED_CLASSES numbers), with numpy alone (that function's module
-    imports torch)."""
+    MAX_INFERRED_CLASSES numbers), by the same rule
+    (:func:`skgate._options.read_task`), which needs numpy alone."""
     if task is not None:
         return task
-    import numpy as np
-
-    values = y.to_numpy()
-    if values.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):  # as scikit-learn's type_of_target
-            if (values != values.astype(int)).any():
-                return "regression"
-    if values.dtype.kind in "iuf" and y.nunique() > _options.MAX_INFERRED_CLASSES:
+    task = _options.read_task(y.to_numpy())
+    if task is None:
         raise CsvProblem(
             f"the target {target!r} is numeric with {y.nunique()} distinct values: "
             "pass --task regression to predict it as a number, or --task "
             "classification to treat each value as a class."
         )
-    return "classification"
+    return task
 
 
 def _check_regression_target(y, target):

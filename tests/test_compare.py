@@ -599,12 +599,6 @@ class TestCompareGates:
         with pytest.raises(TypeError, match="cv must be an int >= 2.*got '5'"):
             compare_gates(X, y, cv="5", max_epochs=1)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="compare_csv checks its folds (csvfile.py, command.py: not this "
-        "change's files) before compare_gates, comparing '5' with a count "
-        "inside numpy; it should call compare.design.checked_cv(cv) first.",
-    )
     def test_compare_csv_names_a_cv_given_as_text(self, tmp_path):
         from skgate.compare import compare_csv
 
@@ -613,6 +607,7 @@ class TestCompareGates:
         frame.to_csv(tmp_path / "data.csv", index=False)
         with pytest.raises(TypeError, match="cv must be an int >= 2.*got '5'"):
             compare_csv(tmp_path / "data.csv", "label", out=tmp_path / "o", cv="5")
+        assert not (tmp_path / "o").exists()
 
 
 class TestNotebook:
@@ -945,3 +940,31 @@ def test_split_chunks_packs_whole_repeats_into_networks():
     assert sizes(10, 3) == [18, 12]
     assert sizes(1, 25) == [13, 12]
     assert sizes(2, 25) == [13, 12, 13, 12]
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [0.5, 1.0, 2.0],
+        [0.0, 1.0, 2.0],
+        [1, 2, 3, 1],
+        [True, False, True],
+        ["a", "b", "a"],
+        np.linspace(0, 1, 50),
+        np.arange(10) * 1e300,
+        np.array([1e20, 2e20]),
+    ],
+    ids=lambda y: repr(y)[:20],
+)
+def test_infer_task_reads_continuous_targets_as_type_of_target_does(y):
+    """One rule (skgate._options.read_task, numpy alone, also the command
+    line's) agrees with scikit-learn's type_of_target on what is continuous."""
+    from sklearn.utils.multiclass import type_of_target
+
+    continuous = type_of_target(np.asarray(y)).startswith("continuous")
+    assert (infer_task(y) == "regression") == continuous
+
+
+def test_infer_task_names_a_target_that_is_not_finite():
+    with pytest.raises(ValueError, match="y contains NaN or infinity"):
+        infer_task([1.0, np.nan, 2.0])

@@ -3,6 +3,7 @@ folder (the ``compare`` command's work).
 """
 
 import sys
+from numbers import Integral
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
 from ..command import CsvProblem, check_folds, read_table, undone_on_failure
 from ..parallel import on_cluster
-from .design import DEFAULT_CV, DEFAULT_REPEATS
+from .design import DEFAULT_CV, DEFAULT_REPEATS, checked_cv
 from .gates import compare_gates
 
 
@@ -74,7 +75,9 @@ def compare_csv(
         naming the problem.
     """
     X, y, task = read_table(path, target, task)  # as the command line did
-    check_folds(y, task, cv)
+    cv = checked_cv(cv)  # a text or a float, named
+    if isinstance(cv, Integral):  # a splitter's own splits are checked later
+        check_folds(y, task, cv)
     out = Path(out)
     with undone_on_failure(out):  # a failed run leaves no folder behind
         out.mkdir(parents=True, exist_ok=True)

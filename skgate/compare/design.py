@@ -18,7 +18,6 @@ from sklearn.model_selection import (
     StratifiedKFold,
     check_cv,
 )
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
@@ -82,7 +81,8 @@ _OWN = ("gate", "verbose")
 def infer_task(y, task=None):
     """The task compare_gates runs on ``y``: ``task`` if given, else read
     from ``y`` as scikit-learn's ``type_of_target`` reads it (fractional
-    numbers: regression; text and whole numbers: classes), except that whole
+    numbers: regression; text, bools and whole numbers: classes; the rule
+    the command line reads a CSV's target by), except that whole
     numbers with more than :data:`MAX_INFERRED_CLASSES` distinct values are
     refused (is 214 the number of classes, or a measurement?).
 
@@ -98,17 +98,16 @@ def infer_task(y, task=None):
             )
         return task
     y = np.asarray(y)
-    kind = type_of_target(y)
-    if kind.startswith("continuous"):
-        return "regression"
-    distinct = len(np.unique(y))
-    if y.dtype.kind in "iuf" and distinct > MAX_INFERRED_CLASSES:
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; every target must be finite.")
+    task = _options.read_task(y)
+    if task is None:
         raise ValueError(
-            f"y is numeric with {distinct} distinct values: pass "
+            f"y is numeric with {len(np.unique(y))} distinct values: pass "
             "task='regression' to predict it as a number, or "
             "task='classification' to treat each value as a class."
         )
-    return "classification"
+    return task
 
 
 def check_X(X, preprocessor):
