@@ -286,3 +286,60 @@ def test_the_demo_runs_on_the_fewest_samples_it_allows():
         n_seeds=2, progress=False, committed=None, fixed={"n_samples": 16, **tiny}
     )
     assert len(result.fits) == 8
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        # seeds=1 failed in the statistics after about 2 minutes of fits
+        ({"seeds": 1}, ValueError, r"seeds must be None or an int from 2 to 129 "
+         r"\(.*paired statistics.*\); got 1\."),
+        ({"seeds": 0}, ValueError, r"seeds must be .*; got 0\."),
+        ({"seeds": -3}, ValueError, r"seeds must be .*; got -3\."),
+        ({"seeds": 10**11}, ValueError, r"seeds must be .*; got 100000000000\."),
+        ({"seeds": True}, TypeError, r"seeds must be None or an int .*; got True"),
+        ({"seeds": 8.0}, TypeError, r"seeds must be None or an int .*; got 8\.0"),
+        ({"seeds": "8"}, TypeError, r"seeds must be None or an int .*; got '8'"),
+        ({"seeds": 4, "quick": False, "part": "sequences"}, ValueError,
+         r"seeds=4 with part='sequences' needs quick=True"),
+        ({"n_jobs": 0}, ValueError, r"n_jobs must be an int from 1 to 1024, or -1"
+         r" .*; got 0\."),
+        ({"n_jobs": -2}, ValueError, r"n_jobs must be .*; got -2\."),
+        ({"n_jobs": 10**10}, ValueError, r"n_jobs must be .*; got 10000000000\."),
+        ({"n_jobs": 1.5}, TypeError, r"n_jobs must be an int .*; got 1\.5"),
+        ({"n_jobs": True}, TypeError, r"n_jobs must be an int .*; got True"),
+        ({"quick": "yes"}, TypeError, r"quick must be a bool; got 'yes'"),
+        ({"toy": 1}, TypeError, r"toy must be a bool; got 1"),
+        ({"design": "quick"}, TypeError, r"design must be None or a StudyDesign"),
+        ({"out": ""}, ValueError, r"out must name a folder; got ''"),
+        ({"out": 3}, TypeError, r"out must be a folder's path .*; got 3"),
+        ({"user_guide": "no/such/page.md"}, ValueError,
+         r"user_guide='no/such/page.md' is not a file"),
+    ],
+)  # fmt: skip
+def test_reproduce_checks_its_arguments_before_any_fit(
+    no_training, tmp_path, kwargs, error, match
+):
+    from skgate.study import reproduce
+
+    arguments = {"out": tmp_path / "run", "quick": True, **kwargs}
+    with pytest.raises(error, match=match):
+        reproduce(arguments.pop("out"), **arguments)
+    assert not (tmp_path / "run").exists()
+
+
+def test_reproduce_refuses_seeds_beside_a_design(no_training, tmp_path):
+    from skgate.study import StudyDesign, reproduce
+
+    with pytest.raises(ValueError, match=r"seeds=5 and design cannot both be given"):
+        reproduce(tmp_path, design=StudyDesign.quick(n_seeds=3), seeds=5)
+
+
+def test_reproduce_checks_the_user_guide_before_any_fit(no_training, tmp_path):
+    from skgate.study import reproduce
+
+    page = tmp_path / "guide.md"
+    page.write_text("# A page without the findings block\n")
+    block = r"<!-- findings:start --> \.\.\. <!-- findings:end --> block"
+    with pytest.raises(ValueError, match=rf"user_guide=.*guide.md.* has no {block}"):
+        reproduce(tmp_path / "run", quick=True, user_guide=page)

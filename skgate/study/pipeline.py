@@ -15,15 +15,19 @@ import os
 import shutil
 import tempfile
 import time
+from numbers import Integral
 from pathlib import Path
 
+from numpy import bool_ as np_bool
+
+from ..command import _MAX_JOBS
 from . import parts as registry
 from . import plots, render, report, runfiles, sweeps
 from .design import StudyDesign
-from .facts import COPIED_FIRST_SEED
+from .facts import COPIED_FIRST_SEED, COPIED_SEEDS, SEQUENCE_SEEDS
 from .part import Job, log
 
-__all__ = ["reproduce", "run_part", "run_sweeps"]
+__all__ = ["MAX_SEEDS", "reproduce", "run_part", "run_sweeps"]
 
 
 def run_sweeps(part, job):
@@ -97,6 +101,88 @@ def _job(out, quick, seeds, n_jobs, design, part, toy):
     return job
 
 
+#: The most seeds ``reproduce`` takes: the most any confirmatory sweep of
+#: either protocol takes (more is a typo, and 10^11 ran out of memory).
+MAX_SEEDS = max(*COPIED_SEEDS.values(), *SEQUENCE_SEEDS.values())
+
+
+def _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy):
+    """``reproduce``'s arguments, each refused by name before anything is
+    fitted or written."""
+    if not isinstance(out, str | os.PathLike):
+        raise TypeError(f"out must be a folder's path (a str or a Path); got {out!r}.")
+    if not str(out).strip():
+        raise ValueError(f"out must name a folder; got {out!r}.")
+    for name, flag in (("quick", quick), ("toy", toy)):
+        if not isinstance(flag, bool | np_bool):
+            raise TypeError(f"{name} must be a bool; got {flag!r}.")
+    choices = ["all", *(p.name for p in registry.PARTS)]
+    if part not in choices:
+        raise ValueError(f"part must be one of {choices}; got {part!r}.")
+    if toy and part != "all":
+        raise ValueError(
+            f"toy=True runs with part='all' only (the toy datasets join a whole "
+            f"run); got part={part!r}."
+        )
+    allowed = (
+        f"None or an int from 2 to {MAX_SEEDS} (at least 2 for the paired "
+        f"statistics; at most the most seeds a confirmatory sweep takes)"
+    )
+    if seeds is not None:
+        if isinstance(seeds, bool) or not isinstance(seeds, Integral):
+            raise TypeError(f"seeds must be {allowed}; got {seeds!r}.")
+        if not 2 <= seeds <= MAX_SEEDS:
+            raise ValueError(f"seeds must be {allowed}; got {seeds!r}.")
+    if design is not None and not isinstance(design, StudyDesign):
+        raise TypeError(
+            f"design must be None or a StudyDesign (e.g. StudyDesign.quick()); "
+            f"got {design!r}."
+        )
+    if seeds is not None and design is not None:
+        raise ValueError(
+            f"seeds={seeds!r} and design cannot both be given: a design runs "
+            f"every part on its own seeds ({len(design.seeds)}); allowed: one of "
+            f"them."
+        )
+    if seeds is not None and part == "sequences" and not quick:
+        raise ValueError(
+            f"seeds={seeds!r} with part='sequences' needs quick=True: the "
+            f"confirmatory run takes the seeds docs/protocol-2.md fixed."
+        )
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
+        raise TypeError(
+            f"n_jobs must be an int from 1 to {_MAX_JOBS}, or -1 (all cores); "
+            f"got {n_jobs!r}."
+        )
+    if not (n_jobs == -1 or 1 <= n_jobs <= _MAX_JOBS):
+        raise ValueError(
+            f"n_jobs must be an int from 1 to {_MAX_JOBS}, or -1 (all cores); "
+            f"got {n_jobs!r}."
+        )
+    if user_guide is not None:
+        _check_user_guide(user_guide)
+
+
+def _check_user_guide(user_guide):
+    """A Markdown page with the findings block the run rewrites."""
+    if not isinstance(user_guide, str | os.PathLike):
+        raise TypeError(
+            f"user_guide must be None or a Markdown file's path; got {user_guide!r}."
+        )
+    page = Path(user_guide)
+    if not page.is_file():
+        raise ValueError(
+            f"user_guide={str(user_guide)!r} is not a file; allowed: None or a "
+            f"Markdown page holding the findings block to rewrite."
+        )
+    start, end = report.USER_GUIDE_MARKERS
+    if start not in page.read_text(errors="replace"):
+        raise ValueError(
+            f"user_guide={str(user_guide)!r} has no {start} ... {end} block to "
+            f"rewrite; allowed: None or a Markdown page holding it."
+        )
+
+
 def reproduce(
     out,
     *,
@@ -122,20 +208,17 @@ def reproduce(
     ``quick``: the confirmatory parts only, on
     :data:`~skgate.study.facts.QUICK_SEEDS` seeds (the second part on
     :data:`~skgate.study.facts.QUICK_SEQUENCE_SEEDS`, at most 30 epochs;
-    ``seeds`` overrides both counts), for ``make demo``. ``design`` (a
+    ``seeds`` overrides both counts), for ``make demo``. ``seeds``: None or
+    2 to :data:`MAX_SEEDS`; not with ``design``, nor with
+    ``part="sequences"`` outside the quick run. ``design`` (a
     :class:`~skgate.study.StudyDesign`) runs every part on its seeds and
     fixed keys, and the exploratory study as it says (the tests' shrunken
     study). ``toy``: the toy datasets too. ``user_guide``: a Markdown file
-    whose findings block is rewritten.
+    whose findings block is rewritten. ``n_jobs``: 1 to 1024 joblib
+    workers, or -1 (all cores). Every argument is checked before anything
+    is fitted or written.
     """
-    choices = ["all", *(p.name for p in registry.PARTS)]
-    if part not in choices:
-        raise ValueError(f"part must be one of {choices}; got {part!r}.")
-    if toy and part != "all":
-        raise ValueError(
-            f"toy=True runs with part='all' only (the toy datasets join a whole "
-            f"run); got part={part!r}."
-        )
+    _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy)
     registry.check()
     job = _job(out, quick, seeds, n_jobs, design, part, toy)
     chosen = [
