@@ -20,6 +20,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import compare_speed  # benchmarks/compare_speed.py, beside this script
 import numpy as np
 import torch
 from joblib import Parallel, delayed
@@ -938,6 +939,7 @@ def main(argv=None):
     choices = bench_engine_choices(max(1, repeats // 2))
     search_parts = bench_search_parts(max(1, repeats // 2))
     n_study, study = bench_study()
+    compare = compare_speed.measure()
     setup_rss, curvature_rss, predict_rss, search_rss = bench_memory()
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
     X_test, y_test = make_curved_task(1000, shape="checkerboard", random_state=1)
@@ -971,6 +973,13 @@ def main(argv=None):
         "nested jvp / second-order forward pass (200 points)": curv["nested jvp 200"]
         / curv["jet 200"],
         "2 workers / 1 worker, wall time of 8 fits": parallel[2] / parallel[1],
+        "compare_gates at its defaults (1000 x 20, n_jobs=1) / one fit": compare[
+            "tables"
+        ]["n_jobs=1 / one fit"].iloc[0],
+        "compare_gates, busy machine / quiet, one torch thread per job": compare[
+            "busy"
+        ][1, "busy"]
+        / compare["busy"][1, "quiet"],
         "study sweeps, batched / each fit alone (2 workers)": study[True]
         / study[False],
         "sequence step of 10 models, torch.func.vmap / written-out backward": (
@@ -1168,6 +1177,7 @@ def main(argv=None):
             for name, value in times.items()
         ],
         "",
+        *compare_speed.section(compare),
         "## Parallel fits",
         "",
         f"Eight 20-epoch fits on 2000 points: n_jobs=1 {parallel[1]:.2f} s "
