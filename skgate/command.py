@@ -24,6 +24,7 @@ from pathlib import Path
 from . import _options
 
 __all__ = [
+    "MAX_JOBS",
     "CsvProblem",
     "check_csv_header",
     "check_jobs",
@@ -74,17 +75,18 @@ def parse(argv=None, *, extra=()):
     return args, commands
 
 
-#: The most workers a command takes (joblib's counts are C ints; more workers
-#: than this on one machine is a typo).
-_MAX_JOBS = 1024
+#: The most workers a command (and ``skgate.study.reproduce``) takes:
+#: joblib's counts are C ints, and more workers than this on one machine is
+#: a typo.
+MAX_JOBS = 1024
 
 
 def check_jobs(args, fail):
     """``--n-jobs``: 1 to 1024, or -1 (all cores); else
     ``fail(message)``."""
-    if args.n_jobs == 0 or args.n_jobs < -1 or args.n_jobs > _MAX_JOBS:
+    if args.n_jobs == 0 or args.n_jobs < -1 or args.n_jobs > MAX_JOBS:
         fail(
-            f"--n-jobs must be between 1 and {_MAX_JOBS}, or -1 (all cores); "
+            f"--n-jobs must be between 1 and {MAX_JOBS}, or -1 (all cores); "
             f"got {args.n_jobs}."
         )
 
@@ -108,15 +110,15 @@ def _check_compare(args, commands):
     _check_compare_args(args, fail)
     if not Path(args.csv).is_file():
         fail(f"{args.csv!r} is not a file (the CSV to compare on).")
+    problem = writable_problem(args.out)  # as every command checks --out first
+    if problem is not None:
+        fail(problem)
     try:
         check_csv_header(args.csv, args.target)  # no pandas for these
         _, y, task = read_table(args.csv, args.target, args.task)
         check_folds(y, task, args.cv)
     except CsvProblem as exc:
         fail(" ".join(str(exc).split()))
-    problem = writable_problem(args.out)
-    if problem is not None:
-        fail(problem)
 
 
 class CsvProblem(ValueError):

@@ -176,7 +176,7 @@ def test_refit_rule_on_a_single_metric_search():
     "argv, message",
     [
         (["reproduce", "--n-jobs", "-2"], "--n-jobs must be between 1 and 1024, or -1"),
-        (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
+        (["reproduce", "--seeds", "0"], "--seeds must be between 2"),
         (["reproduce", "--quick", "--out", "README.md"], "--out must be a folder"),
         (["demo", "--seeds", "-5"], "--seeds must be between 2 and 99"),
         (["unknown"], "invalid choice"),
@@ -313,8 +313,8 @@ def test_the_demo_runs_on_the_fewest_samples_it_allows():
         ({"design": "quick"}, TypeError, r"design must be None or a StudyDesign"),
         ({"out": ""}, ValueError, r"out must name a folder; got ''"),
         ({"out": 3}, TypeError, r"out must be a folder's path .*; got 3"),
-        ({"user_guide": "no/such/page.md"}, ValueError,
-         r"user_guide='no/such/page.md' is not a file"),
+        ({"user_guide": "no/such/page.txt"}, ValueError,
+         r"user_guide='no/such/page.txt' is not a file"),
     ],
 )  # fmt: skip
 def test_reproduce_checks_its_arguments_before_any_fit(
@@ -338,8 +338,8 @@ def test_reproduce_refuses_seeds_beside_a_design(no_training, tmp_path):
 def test_reproduce_checks_the_user_guide_before_any_fit(no_training, tmp_path):
     from skgate.study import reproduce
 
-    page = tmp_path / "guide.md"
+    page = tmp_path / "guide.txt"
     page.write_text("# A page without the findings block\n")
     block = r"<!-- findings:start --> \.\.\. <!-- findings:end --> block"
-    with pytest.raises(ValueError, match=rf"user_guide=.*guide.md.* has no {block}"):
+    with pytest.raises(ValueError, match=rf"user_guide=.*guide.txt.* has no {block}"):
         reproduce(tmp_path / "run", quick=True, user_guide=page)

@@ -261,6 +261,7 @@ COMMAND_LINE_SEEDS = {
     ("commands.py", "FULL_SEEDS"),
     ("commands.py", "DEMO_SEEDS"),
     ("commands.py", "DEMO_MAX_SEEDS"),  # held to facts.SEQUENCE_SEEDS by a test
+    ("commands.py", "REPRODUCE_MAX_SEEDS"),  # held to pipeline.MAX_SEEDS by a test
 }
 
 

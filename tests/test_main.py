@@ -142,6 +142,20 @@ def test_the_demos_seed_limit_is_the_runs():
     assert commands.DEMO_MAX_SEEDS == facts.SEQUENCE_SEEDS["arms"]
 
 
+def test_reproduces_seed_limit_on_the_command_line_is_reproduces(capsys):
+    """--seeds above what reproduce takes is one line and exit code 2 (it
+    passed the command line and stopped with a traceback from reproduce)."""
+    from skgate.study import cli, commands
+    from skgate.study.pipeline import MAX_SEEDS
+
+    assert commands.REPRODUCE_MAX_SEEDS == MAX_SEEDS
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["reproduce", "--seeds", str(MAX_SEEDS + 1), "--out", "unused"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert f"--seeds must be between 2 (for paired statistics) and {MAX_SEEDS}" in error
+
+
 @pytest.mark.slow
 def test_make_demo_decides_in_the_protocols_own_fits():
     """python -m skgate demo, as make demo runs it: the protocol's fits on 10
@@ -186,7 +200,7 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
     "argv, message",
     [
         (["demo", "--seeds", "0"], "--seeds must be between 2 and 99"),
-        (["reproduce", "--seeds", "0"], "--seeds must be >= 2"),
+        (["reproduce", "--seeds", "0"], "--seeds must be between 2"),
         (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
         (["compare", "x.csv", "--target", "y", "--bogus"], "unrecognized arguments"),
         (["report", "--from", "no-such-folder"], "--from 'no-such-folder' holds no"),

@@ -787,7 +787,7 @@ class TestCommandLine:
                 ["reproduce", "--n-jobs", "0"],
                 "--n-jobs must be between 1 and 1024, or -1",
             ),
-            (["reproduce", "--seeds", "1"], "--seeds must be >= 2"),
+            (["reproduce", "--seeds", "1"], "--seeds must be between 2"),
             (["reproduce", "--seeds", "x"], "invalid int value"),
             (["demo", "--random-state", "1"], "unrecognized arguments"),
             (["demo", "--seeds", "-1"], "--seeds must be between 2 and 99"),
@@ -805,7 +805,7 @@ class TestCommandLine:
             (["--out", ""], "--out must name a folder; got an empty string"),
             (["--out", "  "], "--out must name a folder"),
             (["--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
-            (["--seeds", "1"], "--seeds must be >= 2"),
+            (["--seeds", "1"], "--seeds must be between 2"),
         ],
     )
     def test_bad_arguments_are_refused_before_out_is_made(

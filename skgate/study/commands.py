@@ -16,6 +16,7 @@ from ..command import check_jobs
 __all__ = [
     "CHECKS",
     "DEMO_MAX_SEEDS",
+    "REPRODUCE_MAX_SEEDS",
     "DEMO_SEEDS",
     "FULL_SEEDS",
     "PART_CHOICES",
@@ -37,6 +38,9 @@ DEMO_SEEDS = 10
 #: The most it takes: the confirmatory run's seeds per arm (protocol 2's
 #: arms sweep; a test holds it to skgate.study.facts.SEQUENCE_SEEDS).
 DEMO_MAX_SEEDS = 99
+#: The most ``reproduce --seeds`` takes: the most any confirmatory sweep of
+#: either protocol takes (a test holds it to skgate.study.pipeline.MAX_SEEDS).
+REPRODUCE_MAX_SEEDS = 129
 #: What ``reproduce`` runs: every part, or the second confirmatory part alone.
 PART_CHOICES = ("all", "sequences")
 
@@ -146,8 +150,12 @@ def check_reproduce(args, commands):
     if not args.out.strip():
         fail("--out must name a folder; got an empty string.")
     check_jobs(args, fail)
-    if args.seeds is not None and args.seeds < 2:
-        fail(f"--seeds must be >= 2 for paired statistics; got {args.seeds}.")
+    if args.seeds is not None and not 2 <= args.seeds <= REPRODUCE_MAX_SEEDS:
+        fail(
+            f"--seeds must be between 2 (for paired statistics) and "
+            f"{REPRODUCE_MAX_SEEDS} (the most a confirmatory sweep takes); got "
+            f"{args.seeds}."
+        )
     if args.seeds is not None and args.part == "sequences" and not args.quick:
         fail(
             "--seeds with --part sequences needs --quick: the confirmatory run "

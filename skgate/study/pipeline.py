@@ -20,7 +20,7 @@ from pathlib import Path
 
 from numpy import bool_ as np_bool
 
-from ..command import _MAX_JOBS
+from ..command import MAX_JOBS
 from . import parts as registry
 from . import plots, render, report, runfiles, sweeps
 from .design import StudyDesign
@@ -151,12 +151,12 @@ def _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy):
         )
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
         raise TypeError(
-            f"n_jobs must be an int from 1 to {_MAX_JOBS}, or -1 (all cores); "
+            f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores); "
             f"got {n_jobs!r}."
         )
-    if not (n_jobs == -1 or 1 <= n_jobs <= _MAX_JOBS):
+    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
         raise ValueError(
-            f"n_jobs must be an int from 1 to {_MAX_JOBS}, or -1 (all cores); "
+            f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores); "
             f"got {n_jobs!r}."
         )
     if user_guide is not None:
