@@ -117,7 +117,8 @@ def _check_p_values(p_values):
 def _as_floats(values, name, allowed):
     """``values`` as a float array, or a ValueError saying ``allowed`` (a
     string, an array holding one, or an object that is not numbers): a
-    number's text ("0.5") is refused, not read as the number."""
+    number's text ("0.5") and a bool are refused (:data:`_NOT_NUMBERS`),
+    not read as a number."""
     if values is None or isinstance(values, str | bytes):
         raise ValueError(f"{allowed}; got {values!r}.")
     try:
@@ -126,27 +127,55 @@ def _as_floats(values, name, allowed):
             raw = np.asarray(values, dtype=object)
     except (TypeError, ValueError) as exc:  # e.g. rows of different lengths
         raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
-    text = _first_text(raw)
-    if text is not None:
-        index = text[0] if len(text) == 1 else text
-        raise ValueError(
-            f"{allowed}; got {_short(values)} ({_short(raw[text])} at index "
-            f"{index} is text, not a number)."
-        )
+    items = _items(raw, values)
+    for kind, is_kind in _NOT_NUMBERS.items():
+        found = _first_of(items, is_kind)
+        if found is not None:
+            item, index = found
+            at = f" at index {index}" if items.ndim else ""
+            raise ValueError(
+                f"{allowed}; got {_short(values)} ({_short(item)}{at} is {kind}, "
+                "not a number)."
+            )
     try:
         return raw.astype(float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
 
 
-def _first_text(values):
-    """The index (a tuple) of the first string in the array ``values``, or
-    None when it holds none."""
-    if values.dtype != object or values.size == 0:
+#: What :func:`_as_floats` refuses though numpy would make it a float: a
+#: number's text ("0.5") and a bool (True would count as 1.0).
+_NOT_NUMBERS = {
+    "text": lambda v: isinstance(v, str | bytes),
+    "a bool": lambda v: isinstance(v, bool | np.bool_),
+}
+
+
+def _items(raw, values):
+    """The items of ``values`` to look at for what is not a number, or None
+    when there can be none. ``raw`` is ``np.asarray(values)``: numpy makes
+    [0.5, True] and [0.5, "1"] floats or text, so the items of a list or a
+    tuple are looked at as given; an array or a table of numbers holds
+    neither."""
+    if raw.dtype.kind == "b" or raw.dtype == object:
+        return raw
+    if isinstance(values, list | tuple):
+        return np.asarray(values, dtype=object)
+    return None
+
+
+def _first_of(items, is_kind):
+    """The first of ``items`` (an array, or None) for which ``is_kind``
+    holds and its index (an int, or a tuple past 1-D), or None."""
+    if items is None or items.size == 0:
         return None
-    is_text = np.vectorize(lambda v: isinstance(v, str | bytes), otypes=[bool])
-    where = np.argwhere(is_text(values))
-    return tuple(int(i) for i in where[0]) if len(where) else None
+    where = np.argwhere(np.vectorize(is_kind, otypes=[bool])(items))
+    if not len(where):
+        return None
+    index = tuple(int(i) for i in where[0])
+    item = items[index]
+    item = item.item() if isinstance(item, np.generic) else item  # True, not np.True_
+    return item, index[0] if len(index) == 1 else index
 
 
 def _short(value):
@@ -209,8 +238,10 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     (better minus worse): the p-value of their mean being as large as
     observed if each difference were as likely negative. Exact (all 2^n
     sign patterns) when 2^n <= ``n_resamples``, else Monte Carlo
-    (scipy.stats.permutation_test). No normal tails: with n pairs the
-    exact p-value is at least 1 / 2^n.
+    (scipy.stats.permutation_test) drawn from ``random_state``: None, an
+    int in [0, 2^32 - 1] (a seed) or a numpy Generator or RandomState, as
+    scipy takes it. No normal tails: with n pairs the exact p-value is at
+    least 1 / 2^n.
 
     Examples
     --------
@@ -218,6 +249,7 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     0.125
     """
     d = _finite_values(differences, "differences")
+    _check_random_state(random_state)
     result = stats.permutation_test(
         (d,),
         np.mean,
@@ -227,6 +259,26 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
         random_state=random_state,
     )
     return float(result.pvalue)
+
+
+def _check_random_state(random_state):
+    """A TypeError or ValueError naming ``random_state`` unless scipy can
+    draw from it: None, a seed (an int, not a bool, in [0, 2^32 - 1]) or a
+    numpy Generator or RandomState."""
+    allowed = (
+        "random_state must be None, an int in [0, 2**32 - 1] or a numpy "
+        "Generator or RandomState"
+    )
+    if random_state is None or isinstance(
+        random_state, np.random.Generator | np.random.RandomState
+    ):
+        return
+    if isinstance(random_state, bool | np.bool_) or not isinstance(
+        random_state, Integral
+    ):
+        raise TypeError(f"{allowed}; got {_short(random_state)}.")
+    if not 0 <= random_state < 2**32:
+        raise ValueError(f"{allowed}; got {random_state!r}.")
 
 
 def _bootstrap_interval(values, n_resamples):
@@ -639,7 +691,9 @@ def smallest_p(test, n_splits, *, n_resamples=9_999):
     differences: 1 / 2^n for the exact sign-flip test (1 / (n_resamples + 1)
     once Monte Carlo), 0 for the corrected t-test (all differences equal
     and positive give p = 0). ``test`` is "sign-flip" or "corrected-t";
-    ``n_splits`` and ``n_resamples`` are ints >= 1.
+    ``n_splits`` is an int >= 2 (fewer differences are tested by neither:
+    :func:`sign_flip_test` and :func:`corrected_t_comparison` refuse one),
+    ``n_resamples`` an int >= 1.
 
     Examples
     --------
@@ -650,7 +704,7 @@ def smallest_p(test, n_splits, *, n_resamples=9_999):
         raise ValueError(
             f"test must be 'sign-flip' or 'corrected-t'; got {_short(test)}."
         )
-    n_splits = _check_count(n_splits, "n_splits", 1)
+    n_splits = _check_count(n_splits, "n_splits", 2)
     n_resamples = _check_count(n_resamples, "n_resamples", 1)
     if test == "corrected-t":
         return 0.0
@@ -850,9 +904,11 @@ def friedman_test(table):
 
 def _rank_scale(n_models, n_datasets):
     """The standard error of a difference of two average ranks under the
-    null: sqrt(k (k + 1) / (6 N)), after checking k >= 2 and N >= 1."""
+    null: sqrt(k (k + 1) / (6 N)), after checking k >= 2 and N >= 2 (one
+    dataset ranks each model once: nothing to compare across datasets, as
+    :func:`friedman_test` refuses it)."""
     n_models = _check_count(n_models, "n_models", 2)
-    n_datasets = _check_count(n_datasets, "n_datasets", 1)
+    n_datasets = _check_count(n_datasets, "n_datasets", 2)
     return np.sqrt(n_models * (n_models + 1) / (6 * n_datasets))
 
 
@@ -861,7 +917,8 @@ def nemenyi_critical_difference(n_models, n_datasets, alpha=ALPHA_LEVEL):
     significant when every pair of k models is compared over N datasets:
     CD = q_alpha sqrt(k (k + 1) / (6 N)), q_alpha the studentized range's
     upper alpha point for k groups (infinite degrees of freedom) over
-    sqrt(2) (Demsar, 2006, section 3.2.2).
+    sqrt(2) (Demsar, 2006, section 3.2.2). ``n_models`` (k) and
+    ``n_datasets`` (N) are ints >= 2; ``alpha`` is in (0, 1).
 
     Examples
     --------
@@ -881,7 +938,7 @@ def nemenyi_p(rank_difference, n_models, n_datasets):
 
     ``rank_difference`` is one number, of either sign, at most k - 1 in
     size (two average ranks of k models lie in [1, k]); ``n_models`` (k) is
-    an int >= 2, ``n_datasets`` an int >= 1.
+    an int >= 2, ``n_datasets`` an int >= 2.
 
     Examples
     --------

@@ -400,9 +400,9 @@ def test_holm_and_holm_levels_agree_on_every_accepted_input():
             ValueError,
             "test must be 'sign-flip' or 'corrected-t'; got 't-test'",
         ),
-        (("sign-flip", -1), ValueError, "n_splits must be an int >= 1; got -1"),
-        (("sign-flip", 2.5), TypeError, "n_splits must be an int >= 1; got 2.5"),
-        (("sign-flip", True), TypeError, "n_splits must be an int >= 1; got True"),
+        (("sign-flip", -1), ValueError, "n_splits must be an int >= 2; got -1"),
+        (("sign-flip", 2.5), TypeError, "n_splits must be an int >= 2; got 2.5"),
+        (("sign-flip", True), TypeError, "n_splits must be an int >= 2; got True"),
     ],
 )
 def test_smallest_p_refuses_unknown_tests_and_bad_counts(args, error, message):
@@ -493,9 +493,9 @@ def test_parameters_are_checked_and_named(call, error, message):
     [
         ((1, 10), ValueError, "n_models must be an int >= 2; got 1"),
         ((0, 10), ValueError, "n_models must be an int >= 2; got 0"),
-        ((3, 0), ValueError, "n_datasets must be an int >= 1; got 0"),
+        ((3, 0), ValueError, "n_datasets must be an int >= 2; got 0"),
         ((True, 14), TypeError, "n_models must be an int >= 2; got True"),
-        ((4, 14.0), TypeError, "n_datasets must be an int >= 1; got 14.0"),
+        ((4, 14.0), TypeError, "n_datasets must be an int >= 2; got 14.0"),
     ],
 )
 def test_nemenyi_refuses_bad_counts(args, error, message):
@@ -590,7 +590,7 @@ def test_nemenyi_p_refuses_a_rank_difference_that_is_not_one(bad, error, match):
     assert paired.nemenyi_p(-3.0, 4, 14) == pytest.approx(paired.nemenyi_p(3, 4, 14))
     with pytest.raises(TypeError, match="n_models must be an int >= 2"):
         paired.nemenyi_p(1.0, 4.0, 14)
-    with pytest.raises(ValueError, match="n_datasets must be an int >= 1"):
+    with pytest.raises(ValueError, match="n_datasets must be an int >= 2"):
         paired.nemenyi_p(1.0, 4, 0)
 
 
@@ -647,3 +647,81 @@ def test_average_ranks_refuses_a_table_of_strings_naming_it(table):
         assert "\n" not in str(error.value) and "is text" in str(error.value)
     with pytest.raises(ValueError, match="table must be"):
         paired.friedman_test(table)
+
+
+BOOLS = ([True, False], [0.5, True], np.array([True, False]), [np.True_, 0.01])
+
+
+@pytest.mark.parametrize("bad", BOOLS)
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (paired.holm, "p_values"),
+        (paired.holm_levels, "p_values"),
+        (paired.sign_flip_test, "differences"),
+        (lambda d: paired.permutation_comparison(d, 0.02), "differences"),
+        (paired.sign_flip_summary, "values"),
+        (lambda d: paired.corrected_t_comparison(d, 0.02, test_fraction=0.2),
+         "differences"),
+        (lambda d: paired.correlated_bayes(d, 0.02, test_fraction=0.2),
+         "differences"),
+        (lambda d: paired.corrected_t_bounds(
+            d, test_fraction=0.2, alpha_low=0.05, alpha_high=0.05), "differences"),
+        (lambda d: paired.sign_flip_bounds(d, alpha_low=0.05, alpha_high=0.05),
+         "differences"),
+        (lambda d: paired.signed_rank_bayes(d, 0.01), "differences"),
+        (lambda d: paired.average_ranks([d, d]), "table"),
+        (lambda d: paired.friedman_test([d, d]), "table"),
+        (lambda d: paired.posterior_means([d, d], test_fraction=0.25), "scores"),
+    ],
+)  # fmt: skip
+def test_bools_are_refused_where_numbers_are_taken(call, name, bad):
+    """A bool is not a p-value or a score (True would be read as 1.0), even
+    among numbers (numpy would make [0.5, True] floats)."""
+    with pytest.raises(ValueError, match=f"^{name} must be .*is a bool, not a number"):
+        call(bad)
+
+
+def test_holm_keeps_nan_out_of_the_family_as_documented():
+    """holm and holm_levels both leave a NaN out of m and give it NaN."""
+    assert np.isnan(paired.holm([0.01, np.nan])[1])
+    assert paired.holm([0.01, np.nan])[0] == 0.01  # m = 1
+    levels = paired.holm_levels([np.nan, 0.02])
+    assert np.isnan(levels[0]) and levels[1] == 0.05  # m = 1: alpha / 1
+
+
+@pytest.mark.parametrize("test", ["sign-flip", "corrected-t"])
+@pytest.mark.parametrize("n", [0, 1])
+def test_smallest_p_refuses_fewer_than_two_splits(test, n):
+    with pytest.raises(ValueError, match=f"^n_splits must be an int >= 2; got {n}"):
+        paired.smallest_p(test, n)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [paired.nemenyi_critical_difference, lambda k, n: paired.nemenyi_p(1.0, k, n)],
+)
+def test_nemenyi_refuses_a_single_dataset(call):
+    with pytest.raises(ValueError, match="^n_datasets must be an int >= 2; got 1"):
+        call(3, 1)
+    with pytest.raises(ValueError, match="^n_models must be an int >= 2; got 1"):
+        call(1, 5)
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [("x", TypeError), (1.5, TypeError), (True, TypeError), (-1, ValueError),
+     (2**32, ValueError)],
+)  # fmt: skip
+def test_sign_flip_test_names_a_bad_random_state(bad, error):
+    message = f"^random_state must be None, an int in .*; got {bad!r}"
+    with pytest.raises(error, match=message):
+        paired.sign_flip_test([1.0, 2.0, 3.0], random_state=bad)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [None, 0, np.int64(7), np.random.default_rng(0), np.random.RandomState(0)],
+)
+def test_sign_flip_test_takes_the_random_states_scipy_takes(seed):
+    assert paired.sign_flip_test([1.0, 2.0, 3.0], random_state=seed) == 0.125
