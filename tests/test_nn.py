@@ -2,6 +2,7 @@
 
 import functools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -287,6 +288,69 @@ def test_a_block_names_the_input_it_cannot_take(block, shape, match, method):
     h = torch.zeros(shape)
     with pytest.raises(ValueError, match=match):
         module(h) if method == "forward" else module.jet(h, torch.ones(shape), None)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (1, 2, 3, 4), (1, 1, 2, 3, 4)])
+def test_a_block_takes_only_batches_of_token_sequences(shape):
+    """forward takes (batch, tokens, d_model) only: (tokens, d_model) and a
+    4-D tensor were read with the last two axes as tokens and width."""
+    block = GatedAttentionBlock(4)
+    with pytest.raises(
+        ValueError,
+        match=rf"^h must have shape \(batch, tokens, 4\) \(d_model=4\); "
+        rf"got {re.escape(str(shape))}",
+    ):
+        block(torch.zeros(shape))
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 4)])
+def test_a_jet_needs_a_batch_of_token_sequences(shape):
+    """jet takes (batch, tokens, d_model), with more leading axes where the
+    net broadcasts points against directions (representation_jet)."""
+    block = GatedAttentionBlock(4).double()
+    h = torch.zeros(shape, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"^h must have shape \(batch, tokens, 4\)"):
+        block.jet(h, torch.ones_like(h), None)
+    wide = torch.randn(3, 1, 2, 4, dtype=torch.float64)  # (points, 1, tokens, d)
+    along = torch.randn(1, 5, 2, 4, dtype=torch.float64)  # (1, directions, ...)
+    value, velocity, _ = block.jet(wide, along, None)
+    assert value.shape == (3, 1, 2, 4) and velocity.shape == (3, 5, 2, 4)
+    assert torch.allclose(value[:, 0], block(wide[:, 0]))
+
+
+@pytest.mark.parametrize("method", ["forward", "jet"])
+@pytest.mark.parametrize(
+    "block_dtype, h_dtype, advice",
+    [
+        (torch.float32, torch.float64, r"pass h\.float\(\), or convert the block "
+         r"with \.double\(\)"),
+        (torch.float64, torch.float32, r"pass h\.double\(\), or convert the block "
+         r"with \.float\(\)"),
+        (torch.float32, torch.int64, r"pass h\.float\(\)\.$"),
+    ],
+)  # fmt: skip
+def test_a_block_names_an_input_of_another_dtype(block_dtype, h_dtype, advice, method):
+    """torch said "expected m1 and m2 to have the same dtype", naming no
+    argument."""
+    block = GatedAttentionBlock(4).to(block_dtype)
+    h = torch.zeros(2, 3, 4, dtype=h_dtype)
+    with pytest.raises(
+        TypeError,
+        match=rf"^h has dtype {h_dtype}; the block computes in {block_dtype}: "
+        + advice,
+    ):
+        block(h) if method == "forward" else block.jet(h, torch.ones_like(h), None)
+
+
+def test_a_jet_names_a_direction_of_another_dtype():
+    block = GatedAttentionBlock(4)
+    h = torch.zeros(2, 3, 4)
+    for name, dh, d2h in [
+        ("dh", h.double(), None),
+        ("d2h", h, h.double()),
+    ]:
+        with pytest.raises(TypeError, match=rf"^{name} has dtype torch.float64"):
+            block.jet(h, dh, d2h)
 
 
 def test_gate_gain_scales_the_same_draws_and_one_over_root_3_is_pytorchs():

@@ -89,6 +89,21 @@ HEAD_ACTIVATIONS = MappingProxyType(
 )
 
 
+#: The Tensor (and Module) method that converts to a dtype, for advice.
+_DTYPE_METHODS = {
+    torch.float16: "half",
+    torch.bfloat16: "bfloat16",
+    torch.float32: "float",
+    torch.float64: "double",
+}
+
+
+def _conversion(dtype):
+    """The call that converts a tensor or a module to ``dtype``: ".float()"."""
+    method = _DTYPE_METHODS.get(dtype)
+    return f".{method}()" if method else f".to({dtype})"
+
+
 class GatedAttentionBlock(nn.Module):
     """Scaled dot-product attention (one or several heads) with an output gate.
 
@@ -265,21 +280,40 @@ class GatedAttentionBlock(nn.Module):
         z = None if self.gate_proj is None else self.gate_proj(x)
         return self.gate_kind.forward(a, z, self.alpha, self.n_heads)
 
-    def _check_input(self, h):
-        """The tokens a block takes: (..., tokens, d_model), and no more
-        tokens than fixed attention's mixing matrix has (fewer are a shorter
-        sequence, mixed by its first rows and columns)."""
-        if h.ndim < 2 or h.shape[-1] != self.d_model:
+    def _check_input(self, h, *, leading_axes=False):
+        """The tokens a block takes: (batch, tokens, d_model) (with
+        ``leading_axes``, more axes before them, as the net's jet broadcasts
+        points against directions), in the dtype of the block's weights, and
+        no more tokens than fixed attention's mixing matrix has (fewer are a
+        shorter sequence, mixed by its first rows and columns). Shape and
+        dtype comparisons only: forward runs it every call."""
+        rank_ok = h.ndim >= 3 if leading_axes else h.ndim == 3
+        if not rank_ok or h.shape[-1] != self.d_model:
             raise ValueError(
                 f"h must have shape (batch, tokens, {self.d_model}) (d_model="
                 f"{self.d_model}); got {tuple(h.shape)}."
             )
+        self._check_dtype("h", h)
         if self.mixing is not None and h.shape[-2] > self.mixing.shape[-1]:
             raise ValueError(
                 f"h has {h.shape[-2]} tokens; attention={self.attention!r} mixes "
                 f"at most n_tokens={self.mixing.shape[-1]} (allowed: 1 to "
                 f"{self.mixing.shape[-1]} tokens)."
             )
+
+    def _check_dtype(self, name, tensor):
+        """A TypeError naming ``name`` unless ``tensor`` has the dtype of the
+        block's weights (torch would say only "expected m1 and m2 to have
+        the same dtype")."""
+        dtype = self.value.weight.dtype
+        if tensor.dtype == dtype:
+            return
+        advice = f"pass {name}{_conversion(dtype)}"
+        if tensor.dtype.is_floating_point:
+            advice += f", or convert the block with {_conversion(tensor.dtype)}"
+        raise TypeError(
+            f"{name} has dtype {tensor.dtype}; the block computes in {dtype}: {advice}."
+        )
 
     def forward(self, h):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
@@ -296,7 +330,10 @@ class GatedAttentionBlock(nn.Module):
         it; ``d2h`` None: zero); returns the same triple for the output,
         computed by the chain rule through each operation.
         """
-        self._check_input(h)
+        self._check_input(h, leading_axes=True)
+        self._check_dtype("dh", dh)
+        if d2h is not None:
+            self._check_dtype("d2h", d2h)
         x, norm_weight = (h, dh, d2h), None
         if self.norm is not None:
             # The LayerNorm's weight is folded into the projections (it only
