@@ -168,21 +168,25 @@ class GateComparisonDisplay:
         rows = self.tests[self.tests["measure"] == measure].reset_index(drop=True)
         left, right = _finite_extent(rows)
         panel.set_xlim(left, right)
+
+        def inside(x):  # what lies beyond the extent is drawn at its edge
+            return float(np.clip(x, left, right))
+
         for i, row in rows.iterrows():
             colour = self._COLOURS.get(row["outcome"], "black")
             panel.fill_betweenx(
-                [i - 0.35, i + 0.35], -row["margin"], row["margin"],
+                [i - 0.35, i + 0.35], inside(-row["margin"]), inside(row["margin"]),
                 color="tab:blue", alpha=0.12, linewidth=0,
             )  # fmt: skip
             # An infinite bound (the test cannot reach its level on so few
             # splits) runs to the axis edge and ends in an arrow there.
-            low, high = max(row["ci low"], left), min(row["ci high"], right)
+            low, high = inside(row["ci low"]), inside(row["ci high"])
             panel.hlines(i, low, high, color=colour, linewidth=2.5)
             for bound, edge, arrow in ((row["ci low"], left, "<"),
                                        (row["ci high"], right, ">")):  # fmt: skip
                 if np.isinf(bound):
                     panel.plot(edge, i, arrow, color=colour, clip_on=False)
-            panel.plot(row["mean difference"], i, "o", color=colour)
+            panel.plot(inside(row["mean difference"]), i, "o", color=colour)
             # Each row's outcome, in a column just right of the panel.
             panel.annotate(
                 row["outcome"], (1, i), xycoords=("axes fraction", "data"),
@@ -198,15 +202,23 @@ class GateComparisonDisplay:
         )
 
 
+#: The largest size of a value a differences panel spans: its extent
+#: (this, padded) and matplotlib's transforms (which subtract the limits)
+#: then stay finite. Values beyond it are drawn at the panel's edge.
+_LARGEST_EXTENT = np.finfo(float).max / 8
+
+
 def _finite_extent(rows):
     """The x-range of a differences panel: every finite bound, mean
-    difference and margin, and 0, with a margin of 8 % each side (so that
-    an open-ended interval visibly runs to the edge)."""
+    difference and margin, and 0 (each within +-:data:`_LARGEST_EXTENT`),
+    with a margin of 8 % each side (so that an open-ended interval visibly
+    runs to the edge)."""
     drawn = rows[["ci low", "ci high", "mean difference", "margin"]]
     values = np.concatenate(
         [drawn.to_numpy(float).ravel(), -rows["margin"].to_numpy(float), [0.0]]
     )
     values = values[np.isfinite(values)]
+    values = np.clip(values, -_LARGEST_EXTENT, _LARGEST_EXTENT)
     low, high = values.min(), values.max()
     pad = 0.08 * (high - low) or 1.0
     return low - pad, high + pad

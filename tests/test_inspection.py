@@ -429,3 +429,50 @@ def test_a_signed_kind_is_drawn_in_magnitude_as_it_is_tested():
     expected = result.scores_["curvature"].abs().to_numpy()
     np.testing.assert_allclose(np.sort(drawn), np.sort(expected))
     assert (result.scores_["curvature"] < 0).any()  # the test can fail
+
+
+@pytest.mark.parametrize(
+    "margin, low, mean, high",
+    [
+        (1e308, -0.1, 0.5, 0.9),  # a margin of 1e308: 1e308 - (-1e308) is inf
+        (0.19, -1.7e308, 1e308, 1.7e308),  # bounds near the largest float
+        (np.finfo(float).max, -np.inf, 0.5, np.finfo(float).max),
+    ],
+)
+def test_a_huge_margin_or_bound_keeps_the_panel_finite(margin, low, mean, high):
+    """The x-extent was computed as high - low, which overflowed to inf
+    ("Axis limits cannot be NaN or Inf"). Now the extent is finite and the
+    shaded margin and the interval are clipped to it; the other panel is
+    drawn as before."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from skgate.inspection import GateComparisonDisplay
+
+    scores, tests = _comparison_tables()
+    row = tests.index[tests["measure"] == "curvature"][0]
+    tests.loc[row, ["margin", "ci low", "mean difference", "ci high"]] = (
+        margin, low, mean, high,
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's overflow warnings among them
+        display = GateComparisonDisplay(scores, tests).plot()
+        display.figure_.canvas.draw()
+    panel = display.ax_[1, 1]
+    left, right = panel.get_xlim()
+    assert np.isfinite([left, right]).all() and np.isfinite(right - left)
+    assert left < 0 < right
+    shaded = np.concatenate(
+        [p.vertices for c in panel.collections if hasattr(c, "get_paths")
+         for p in c.get_paths() if not hasattr(c, "get_segments")]
+    )  # fmt: skip
+    assert shaded[:, 0].min() >= left and shaded[:, 0].max() <= right
+    drawn = _drawn_points(panel)
+    assert np.isfinite(drawn).all()
+    assert drawn[:, 0].min() >= left and drawn[:, 0].max() <= right
+    assert (
+        display.ax_[1, 0].get_xlim()
+        == GateComparisonDisplay(*_comparison_tables()).plot().ax_[1, 0].get_xlim()
+    )
+    plt.close("all")
