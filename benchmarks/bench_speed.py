@@ -923,6 +923,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 5
     threads = torch.get_num_threads()
+    load_before = os.getloadavg()[0]
 
     peak = matmul_flops_per_second()
     log(f"matmul: {peak / 1e9:.0f} GFLOP/s")
@@ -1031,6 +1032,7 @@ def main(argv=None):
         ][1],
     }
     flop_limit = flops / peak
+    load_after = os.getloadavg()[0]
     quick = " --quick" if args.quick else ""
     lines = [
         "# skgate speed and memory",
@@ -1040,7 +1042,9 @@ def main(argv=None):
         f"{torch.__version__} ({threads} threads), Python {platform.python_version()}. "
         f"Times are medians of {repeats} runs; ratios are taken within this run "
         "(the fit's against the hand-written loops: the median of the ratios of "
-        "interleaved rounds, each round timing every fit once).",
+        "interleaved rounds, each round timing every fit once). The machine's "
+        f"load average (1 minute) was {load_before:.2f} at the start and "
+        f"{load_after:.2f} at the end (2 or more: other work shared the cores).",
         "",
         "## Ratios",
         "",
