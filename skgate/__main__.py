@@ -4,19 +4,47 @@ that ``--help`` and usage errors answer at once (``compare``'s CSV values and
 ``--out`` too, with pandas), the study's commands' beside
 (:mod:`skgate.study.commands`); ``compare`` then runs in the library
 (:func:`skgate.compare.run_command`), the study's commands in
-:mod:`skgate.study.cli`."""
+:mod:`skgate.study.cli`.
 
+Ctrl-C anywhere (while the imports run too) ends the command with one line
+on stderr and exit code 130; the commands remove what they made first.
+"""
+
+import os
 import sys
 
-from skgate.command import parse
+from skgate.command import interrupted_line, is_interruption, parse
+
+
+def _main():
+    """The command's exit code; ``args`` are kept for the interruption's line."""
+    args = None
+    try:
+        if sys.argv[1:2] == ["compare"]:  # the library's own command: no study
+            args, parser = parse()
+            from skgate.compare import run_command as run
+        else:
+            from skgate.study import commands as study_commands
+
+            args, parser = parse(extra=[study_commands])
+            from skgate.study.cli import run
+        return run(args, parser)
+    except (KeyboardInterrupt, ImportError) as exc:
+        # An interrupted import may surface as an ImportError (a pybind11
+        # module's initialisation wraps the KeyboardInterrupt in one).
+        if isinstance(exc, ImportError) and not is_interruption(exc):
+            raise
+        print(interrupted_line(args), file=sys.stderr)
+        return 130
+
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["compare"]:  # the library's own command: no study
-        args, parser = parse()
-        from skgate.compare import run_command as run
-    else:
-        from skgate.study import commands as study_commands
-
-        args, parser = parse(extra=[study_commands])
-        from skgate.study.cli import run
-    sys.exit(run(args, parser))
+    code = _main()
+    if code == 130:
+        # Interrupted: what the command made is removed and its line printed;
+        # leave now, as worker threads (torch's, a progress bar's) interrupted
+        # mid-call can crash the interpreter's shutdown.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(code)

@@ -14,7 +14,6 @@ or in :mod:`skgate.study.cli`.
 import argparse
 import contextlib
 import csv
-import math
 import re
 import shutil
 import tempfile
@@ -25,11 +24,14 @@ from . import _options
 
 __all__ = [
     "MAX_JOBS",
+    "MAX_REPEATS",
     "CsvProblem",
     "check_csv_header",
     "check_jobs",
     "check_writable",
     "header_problem",
+    "interrupted_line",
+    "is_interruption",
     "parse",
     "parser",
 ]
@@ -51,7 +53,7 @@ def parse(argv=None, *, extra=()):
 
     Returns ``(args, parser)``: the parsed arguments and :func:`parser`'s
     parser. ``--help`` and usage errors exit here (code 0 and 2), the error
-    naming the command and showing its usage. ``extra``: modules of more
+    one line naming the command. ``extra``: modules of more
     commands, as :func:`parser` takes them, each with ``CHECKS`` (a check
     of each of its commands' values, by name).
 
@@ -63,6 +65,8 @@ def parse(argv=None, *, extra=()):
     ('demo', 12)
     """
     commands = parser(extra=extra)
+    for command in commands.commands.choices.values():
+        command.error = _one_line_error(command)
     args, unknown = commands.parse_known_args(argv)
     # Errors name the command and show its usage, not the program's.
     command = commands.commands.choices[args.command]
@@ -73,6 +77,60 @@ def parse(argv=None, *, extra=()):
         checks.update(more.CHECKS)
     checks[args.command](args, command)
     return args, commands
+
+
+def _one_line_error(command):
+    """A command parser's ``error``: one line naming the command, exit code 2
+    (argparse's own prints the usage block first)."""
+
+    def error(message):
+        command.exit(2, f"{command.prog}: error: {message}\n")
+
+    return error
+
+
+def interrupted_line(args=None):
+    """The line a command interrupted by Ctrl-C prints, ``args`` its parsed
+    arguments (None: interrupted before they were read).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> interrupted_line(argparse.Namespace(out="compare"))
+    'interrupted; nothing was written to compare'
+    >>> interrupted_line()
+    'interrupted; nothing was written'
+    """
+    out = getattr(args, "out", None)
+    return (
+        f"interrupted; nothing was written to {out}"
+        if out
+        else ("interrupted; nothing was written")
+    )
+
+
+def is_interruption(exc):
+    """Whether the exception ``exc`` was caused by a KeyboardInterrupt (an
+    interrupted import surfaces as an ImportError raised from it).
+
+    Examples
+    --------
+    >>> try:
+    ...     try:
+    ...         raise KeyboardInterrupt
+    ...     except KeyboardInterrupt as interrupt:
+    ...         raise ImportError("initialization failed") from interrupt
+    ... except ImportError as exc:
+    ...     is_interruption(exc), is_interruption(ImportError("no module"))
+    (True, False)
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 #: The most workers a command (and ``skgate.study.reproduce``) takes:
@@ -89,6 +147,11 @@ def check_jobs(args, fail):
             f"--n-jobs must be between 1 and {MAX_JOBS}, or -1 (all cores); "
             f"got {args.n_jobs}."
         )
+
+
+#: The most ``compare --repeats`` takes: more is a typo, and would run for
+#: days (a test holds it to skgate.compare.design's cap on n_repeats).
+MAX_REPEATS = 1000
 
 
 def _epochs(text):
@@ -315,7 +378,8 @@ def read_table(path, target, task=None):
     the header's columns. Raises a :class:`CsvProblem` naming the file, its
     line or column: a file that cannot be read or is empty, a header without
     rows, no column ``target``, a row with more values than the header,
-    missing or infinite values, a target of one value, text for
+    missing or infinite values, features beyond float32's range, a target
+    of one value, text for
     ``task="regression"`` or numbers beyond float32's range (in which the
     regressor trains), a numeric target of whole numbers with more than
     :data:`skgate.compare.MAX_INFERRED_CLASSES` values and no ``task``, or
@@ -346,6 +410,7 @@ def read_table(path, target, task=None):
         raise CsvProblem(problem)
     _check_values(table, path)
     y = table.pop(target)
+    _check_float32(table.select_dtypes("number"), path)
     if y.nunique() < 2:
         raise CsvProblem(
             f"the target {target!r} has one value ({_as_written(y.iloc[0])!r}); "
@@ -453,6 +518,28 @@ def _check_values(table, path):
         )
 
 
+def _check_float32(numbers, path):
+    """Feature values beyond float32's range: a :class:`CsvProblem` naming
+    the columns. Standardised within a fold, such a value is that many of
+    the fold's standard deviations away wherever the fold's training rows
+    hold none of them (beyond the range in which the networks train)."""
+    import numpy as np
+
+    largest = float(np.finfo(np.float32).max)
+    beyond = (np.abs(numbers.to_numpy(dtype=float)) > largest).sum(axis=0)
+    if beyond.any():
+        counts = ", ".join(
+            f"{name} ({n})"
+            for name, n in zip(numbers.columns, beyond, strict=True)
+            if n
+        )
+        raise CsvProblem(
+            f"{str(path)!r} has values beyond float32's range (|x| <= "
+            f"{largest:.3g}), in which the networks train, in: {counts}; "
+            "rescale those columns first."
+        )
+
+
 def _target_task(y, target, task):
     """The task for the target column ``y``: ``task``, else as
     :func:`skgate.compare.infer_task` reads it from the values (fractional
@@ -534,8 +621,13 @@ def _check_compare_args(args, fail):
     ):
         if value != "auto" and value < least:
             fail(f"{name} must be >= {least}; got {value}.")
-    if not (args.margin > 0 and math.isfinite(args.margin)):
-        fail(f"--margin must be a finite number > 0; got {args.margin}.")
+    if args.repeats > MAX_REPEATS:
+        fail(f"--repeats must be at most {MAX_REPEATS}; got {args.repeats}.")
+    if not 0 < args.margin <= 1:  # NaN fails too
+        fail(
+            f"--margin must be in (0, 1] (a difference of accuracy or R^2, "
+            f"both at most 1); got {args.margin}."
+        )
     check_jobs(args, fail)
     if not 0 <= args.random_state < 2**32:
         fail(
@@ -617,7 +709,8 @@ def _add_compare(commands):
         "--repeats",
         type=int,
         default=_options.COMPARE_REPEATS,
-        help=f"k-fold repeats (default {_options.COMPARE_REPEATS})",
+        help=f"k-fold repeats (default {_options.COMPARE_REPEATS}, at most "
+        f"{MAX_REPEATS})",
     )
     compare.add_argument(
         "--test",
@@ -629,7 +722,7 @@ def _add_compare(commands):
         "--margin",
         type=float,
         default=_options.SCORE_MARGIN,
-        help=f"smallest score difference of interest (default "
+        help=f"smallest score difference of interest, in (0, 1] (default "
         f"{_options.SCORE_MARGIN:g})",
     )
     compare.add_argument("--head", choices=list(_options.HEADS), default="mlp")
@@ -646,8 +739,3 @@ def _add_compare(commands):
     compare.add_argument(
         "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
     )
-
-    def one_line(message):  # argparse's own errors too: one line, exit code 2
-        compare.exit(2, f"{compare.prog}: error: {message}\n")
-
-    compare.error = one_line

@@ -203,18 +203,25 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
         (["reproduce", "--seeds", "0"], "--seeds must be between 2"),
         (["reproduce", "--bogus"], "unrecognized arguments: --bogus"),
         (["compare", "x.csv", "--target", "y", "--bogus"], "unrecognized arguments"),
+        (["reproduce", "--seeds", "200"], "--seeds must be between 2"),
+        (["demo", "--seeds", "1"], "--seeds must be between 2 and 99"),
+        (["demo", "--seeds", "many"], "argument --seeds: invalid int value"),
+        (["pilot", "--protocol", "3"], "argument --protocol: invalid choice"),
         (["report", "--from", "no-such-folder"], "--from 'no-such-folder' holds no"),
     ],
 )
 def test_a_commands_error_names_the_command(argv, message, capsys):
-    """A value error or an unknown option is the command's: its name, and
-    its usage where argparse shows one, not the program's."""
+    """A value error or an unknown option is the command's: one line with
+    its name, as compare's (no usage block, which buried the error)."""
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
     error = capsys.readouterr().err
-    assert f"python -m skgate {argv[0]}: error: {message}" in error
-    assert "usage: python -m skgate [-h]" not in error
+    assert (
+        error
+        == f"python -m skgate {argv[0]}: error: {message}" + error.split(message, 1)[1]
+    )
+    assert error.count("\n") == 1 and "usage:" not in error
 
 
 def test_version(capsys):
@@ -441,6 +448,10 @@ def _bad_csv(tmp_path, kind):
         rows = [[a, b, f"{i + 0.5}e200"] for i, (a, b, _) in enumerate(rows)]
         argv = ["--task", "regression"]
         message = "the target 'label' holds 3.95e+201, beyond float32's range"
+    elif kind == "huge feature":
+        rows[1][0], rows[2][0] = "1e308", "-1e308"
+        message = "values beyond float32's range (|x| <= 3.4e+38), in which the "
+        message += "networks train, in: a (2)"
     elif kind == "extra field":
         rows[6].append(9)
         message = "line 8 has 4 fields, its header 3"
@@ -455,6 +466,7 @@ _VALUE_PROBLEMS = [
     "missing",
     "rare class",
     "unwritable out",
+    "huge feature",
     *(
         pytest.param(kind, marks=pytest.mark.slow)
         for kind in ("infinite", "one value", "many numbers", "text to regress",
@@ -596,3 +608,124 @@ def test_a_csvs_task_is_read_as_compare_gates_reads_it(target):
             _target_task(y, "label", None)
     else:
         assert _target_task(y, "label", None) == expected
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--margin", "1e308"], "--margin must be in (0, 1]"),
+        (["--margin", "1.5"], "--margin must be in (0, 1]"),
+        (["--margin", "0"], "--margin must be in (0, 1]"),
+        (["--margin", "nan"], "--margin must be in (0, 1]"),
+        (["--repeats", "100000000"], "--repeats must be at most 1000; got 100000000"),
+    ],
+)
+def test_compare_refuses_a_margin_or_repeats_out_of_range(tmp_path, option, message):
+    """A margin beyond the scores' range (accuracy and R^2 are at most 1)
+    trained, then overflowed scipy and the figure's axes; 10^8 repeats hung.
+    Both are refused in one line, before torch."""
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", *option]
+    code, imported, error = _run_command_line([*argv, "--out", str(tmp_path / "out")])
+    assert code == "2" and "torch" not in imported
+    assert message in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_commands_cap_on_repeats_is_compare_gates():
+    """The command states its cap (it answers without torch); it is
+    compare_gates' cap on n_repeats, and --help says it."""
+    from skgate.command import MAX_REPEATS, parser
+    from skgate.compare import design
+
+    compare = parser().commands.choices["compare"]
+    assert f"at most {MAX_REPEATS}" in compare.format_help()
+    if not hasattr(design, "MAX_REPEATS"):
+        pytest.skip("compare_gates' cap (design.MAX_REPEATS) is not there yet")
+    assert design.MAX_REPEATS == MAX_REPEATS
+
+
+#: ``python -m skgate`` in a fresh interpreter, stalled at one phase until
+#: interrupted: "startup" (the import of torch), "plot" (the import of
+#: matplotlib.pyplot as the figure is drawn: interrupted, it fails as a
+#: pybind11 module's initialisation does, with an ImportError raised from
+#: the KeyboardInterrupt) or "fits" (the first fit, the progress bar drawn).
+#: It prints READY when it stalls.
+_STALLED = """
+import importlib.abc, importlib.machinery, runpy, sys, time
+phase = sys.argv[1]
+
+def stall():
+    print("READY", flush=True)
+    time.sleep(60)
+
+class Stall(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, name, wrapped):
+        self.name, self.wrapped = name, wrapped
+    def find_spec(self, name, path=None, target=None):
+        if name == self.name:
+            return importlib.machinery.ModuleSpec(name, self)
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        try:
+            stall()
+        except KeyboardInterrupt as exc:
+            if self.wrapped:
+                raise ImportError("initialization failed") from exc
+            raise
+
+if phase == "startup":
+    sys.meta_path.insert(0, Stall("torch", False))
+elif phase == "plot":
+    import skgate.inspection as inspection
+    draw = inspection._pyplot
+    def stalled():
+        sys.modules.pop("matplotlib.pyplot", None)
+        sys.meta_path.insert(0, Stall("matplotlib.pyplot", True))
+        return draw()
+    inspection._pyplot = stalled
+else:
+    from skgate.compare import fits
+    fit = fits._fit_arm
+    def stalled(*args):
+        stall()
+        return fit(*args)
+    fits._fit_arm = stalled
+sys.argv = ["skgate", *sys.argv[2:]]
+runpy.run_module("skgate", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", ["startup", "fits", "plot"])
+def test_ctrl_c_anywhere_in_compare_is_one_line_and_code_130(tmp_path, phase):
+    """Ctrl-C while the imports run (was an 18-line traceback), during the
+    fits (the line was written onto the progress bar, which then wrote over
+    it) or as the figure is drawn (an interrupted import of matplotlib was
+    reported as a missing package, then the interpreter aborted): one line,
+    the last on stderr, exit code 130, and no --out folder left."""
+    import signal
+
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "new" / "out"
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "2", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-c", _STALLED, phase, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout.readline() == "READY\n"
+        process.send_signal(signal.SIGINT)
+        _, error = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    lines = [line.strip() for line in re.split(r"[\r\n]", error) if line.strip()]
+    assert process.returncode == 130, error
+    assert "skgate[plot]" not in error and "Traceback" not in error
+    assert lines[-1] == f"interrupted; nothing was written to {out}"
+    assert error.endswith(f"\n{lines[-1]}\n") or error == f"{lines[-1]}\n"
+    assert not (tmp_path / "new").exists()

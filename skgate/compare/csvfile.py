@@ -11,7 +11,14 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
-from ..command import CsvProblem, check_folds, read_table, undone_on_failure
+from ..command import (
+    CsvProblem,
+    check_folds,
+    interrupted_line,
+    is_interruption,
+    read_table,
+    undone_on_failure,
+)
 from ..parallel import on_cluster
 from .design import DEFAULT_CV, DEFAULT_REPEATS, checked_cv
 from .gates import compare_gates
@@ -191,10 +198,27 @@ def run_command(args, parser):
         # A file the comparison cannot use, or an unreachable scheduler.
         message = " ".join(str(exc).split())
         parser.exit(2, f"{parser.prog} compare: error: {message}\n")
-    except KeyboardInterrupt:
-        # Files are written only once every fit is done: nothing half-written.
-        print(f"interrupted; nothing was written to {args.out}", file=sys.stderr)
+    except (KeyboardInterrupt, ImportError) as exc:
+        # An import interrupted (matplotlib's, as the figure is drawn) may
+        # surface as an ImportError: an interruption, not a missing package.
+        if isinstance(exc, ImportError) and not is_interruption(exc):
+            raise
+        # compare_csv removed what it made for --out.
+        _clear_progress_bars()
+        print(interrupted_line(args), file=sys.stderr)
         return 130
     print(result.verdict_)
     print(f"Report: {Path(args.out) / 'COMPARE.md'}")
     return 0
+
+
+def _clear_progress_bars():
+    """Close the progress bars an interruption left open, so that the line
+    that follows starts a line of its own (and their closing at exit does
+    not write over it)."""
+    if "tqdm" not in sys.modules:
+        return
+    from tqdm import tqdm
+
+    for bar in list(getattr(tqdm, "_instances", ())):
+        bar.close()
