@@ -276,6 +276,29 @@ def test_the_demo_checks_fixed_values_before_any_fit(no_training, fixed, error, 
         demo(n_seeds=2, progress=False, committed=None, fixed=fixed)
 
 
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        # 10**20 workers was an OverflowError inside joblib
+        ({"n_jobs": 10**20}, ValueError, r"n_jobs must be an int from 1 to 1024, "
+         r"or -1 \(all cores\); got 100000000000000000000\."),
+        ({"n_jobs": 1025}, ValueError, r"n_jobs must be an int from 1 to 1024.*1025"),
+        ({"n_jobs": -2}, ValueError, r"n_jobs must be an int from 1 to 1024.*-2\."),
+        ({"n_jobs": 2.0}, TypeError, r"n_jobs must be an int from 1 to 1024.*2\.0"),
+        # started training
+        ({"progress": "x"}, TypeError, r"progress must be a bool; got 'x'\."),
+        ({"progress": 1}, TypeError, r"progress must be a bool; got 1\."),
+    ],
+)  # fmt: skip
+def test_the_demo_checks_its_arguments_before_any_fit(
+    no_training, kwargs, error, match
+):
+    from skgate.study.demo import demo
+
+    with pytest.raises(error, match=match):
+        demo(n_seeds=2, committed=None, **{"progress": False, **kwargs})
+
+
 def test_the_demo_runs_on_the_fewest_samples_it_allows():
     """The bound the demo states is the real one: 16 rows split and hold out
     a row of each class (15 fail inside the fits)."""

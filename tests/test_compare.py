@@ -6,14 +6,27 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
+from sklearn.metrics import make_scorer, r2_score
 from sklearn.model_selection import GroupKFold, KFold
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from skgate import compare_gates, make_curved_task, make_linear_task
 from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, gate_tests, infer_task
 from skgate.study import confirmatory, primary
 
 FAST = {"max_epochs": 2, "d_model": 8}
+
+
+def _as_text(X):
+    """A preprocessor's output of numbers as text (once silently converted)."""
+    return np.asarray(X).astype(str)
+
+
+def _with_nan(X):
+    """A preprocessor's output with a missing value."""
+    X = np.array(X, dtype=float)
+    X[0, 0] = np.nan
+    return X
 
 
 @pytest.fixture(scope="module")
@@ -278,7 +291,82 @@ class TestCompareGates:
                 ValueError,
                 "alphas apply only to a gate that has a strength",
             ),
-            ({"n_repeats": 0}, ValueError, "n_repeats must be an int >= 1; got 0"),
+            ({"n_repeats": 0}, ValueError, "n_repeats must be an int from 1 to 1000"),
+            # 10**9 repeats hung building their splits
+            (
+                {"n_repeats": 1001},
+                ValueError,
+                "n_repeats must be an int from 1 to 1000; got 1001",
+            ),
+            ({"n_repeats": 10**9}, ValueError, "n_repeats must be .*; got 1000000000"),
+            # 10**20 workers was an OverflowError inside joblib
+            (
+                {"n_jobs": 10**20},
+                ValueError,
+                "n_jobs must be None or a nonzero int "
+                "from -1024 to 1024 .*; got 100000000000000000000",
+            ),
+            ({"n_jobs": 1025}, ValueError, "n_jobs must be None .*; got 1025"),
+            ({"n_jobs": -1025}, ValueError, "n_jobs must be None .*; got -1025"),
+            (
+                {"max_epochs": 0},
+                ValueError,
+                "max_epochs must be >= 1 in compare_gates.*; got 0",
+            ),
+            (
+                {"cv": [(np.arange(10, 30), np.arange(10)), (np.arange(20), [-1])]},
+                ValueError,
+                "cv=<list of 2 splits>: split indices must lie in \\[0, 30\\); got "
+                "-1 to -1",
+            ),
+            (
+                {
+                    "cv": [
+                        (np.arange(10, 30), np.arange(10)),
+                        (np.arange(25), np.arange(20, 30)),
+                    ]
+                },
+                ValueError,
+                "cv=<list of 2 splits>: split \\(repeat 0, fold 1\\) has 5 rows in "
+                "both its training and its test rows",
+            ),
+            (
+                {"scoring": "r2"},
+                ValueError,
+                "scoring='r2' is a regression metric; the task is 'classification'",
+            ),
+            (
+                {"scoring": "neg_mean_squared_error"},
+                ValueError,
+                "scoring='neg_mean_squared_error' is a regression metric",
+            ),
+            (
+                {"scoring": make_scorer(r2_score)},
+                ValueError,
+                "scoring=make_scorer\\(r2_score\\) is a regression metric",
+            ),
+            (
+                {"task": "regression", "scoring": "roc_auc"},
+                ValueError,
+                "scoring='roc_auc' is a classification metric; the task is "
+                "'regression'",
+            ),
+            (
+                {"groups": np.arange(29)},
+                ValueError,
+                "groups has 29 labels; X has 30 rows: give one group label per row",
+            ),
+            (
+                {"preprocessor": FunctionTransformer(_as_text)},
+                TypeError,
+                "preprocessor=FunctionTransformer\\(.*\\) outputs dtype <U.*; it must "
+                "output numbers",
+            ),
+            (
+                {"preprocessor": FunctionTransformer(_with_nan)},
+                ValueError,
+                "preprocessor=FunctionTransformer\\(.*\\) outputs NaN or infinity",
+            ),
             ({"n_repeats": 1.5}, TypeError, "n_repeats must be an int"),
             ({"cv": 1}, ValueError, "cv must be >= 2 folds; got 1"),
             ({"cv": KFold(3), "n_repeats": 2}, ValueError, "needs an int cv"),
@@ -359,7 +447,8 @@ class TestCompareGates:
             (
                 {"task": "regression", "scoring": "accuracy"},
                 ValueError,
-                "scoring cannot score this task",
+                "scoring='accuracy' is a classification metric; the task is "
+                "'regression'",
             ),
             (
                 {"scoring": lambda est, X, y: "0.5"},
@@ -376,8 +465,9 @@ class TestCompareGates:
 
         monkeypatch.setattr(module, "fit_together", no_training)
         X, y = make_linear_task(30, random_state=0)
-        with pytest.raises(error, match=message):
+        with pytest.raises(error, match=message) as info:
             compare_gates(X, y, **{"max_epochs": 1, **kwargs})
+        assert "\n" not in str(info.value)
 
     @pytest.mark.parametrize(
         "y, task, message",
@@ -474,6 +564,22 @@ class TestCompareGates:
             ("no sizes", "test_fraction="),
             ("nan", "'score' column holds nan for arm 'a' on split \\(repeat 0"),
             ("text", "'score' column has dtype (object|str); it must hold numbers"),
+            # accepted: test_fraction 0, the uncorrected test
+            (
+                "no test rows",
+                "scores' 'n_test' column holds 0 for arm 'a' on split "
+                "\\(repeat 0, fold 0\\); every split needs at least 1",
+            ),
+            ("no training rows", "scores' 'n_train' column holds 0 for arm 'a'"),
+            # was "test_fraction ... got 1.33"
+            ("negative", "scores' 'n_train' column holds -8 for arm 'a'"),
+            ("fractional", "scores' 'n_test' column holds 2.5 for arm 'a'.*whole"),
+            (
+                "text sizes",
+                "scores' 'n_train' column has dtype (object|str); it must hold numbers",
+            ),
+            # named "differences", which the table does not have
+            ("one split", "scores has 1 split per arm; paired tests need at least 2"),
         ],
     )
     def test_gate_tests_refuses_tables_it_cannot_pair(self, change, message):
@@ -500,9 +606,34 @@ class TestCompareGates:
             "no sizes": table.drop(columns=["n_train", "n_test"]),
             "nan": table.assign(score=np.where(table.index == 0, np.nan, 0.5)),
             "text": table.assign(score=table["score"].astype(str)),
+            "no test rows": table.assign(n_test=0),
+            "no training rows": table.assign(n_train=0),
+            "negative": table.assign(n_train=-8),
+            "fractional": table.assign(n_test=2.5),
+            "text sizes": table.assign(n_train=table["n_train"].astype(str)),
+            "one split": table[table["fold"] == 0],
         }[change]
-        with pytest.raises((TypeError, ValueError), match=message):
+        with pytest.raises((TypeError, ValueError), match=message) as info:
             gate_tests(table)
+        assert "\n" not in str(info.value)
+
+    def test_gate_tests_refuses_an_uncorrected_test_fraction(self):
+        """test_fraction=0 turned the corrected t-test into the uncorrected,
+        over-confident one; the sign-flip test does not use it."""
+        rows = [
+            {"arm": arm, "repeat": 0, "fold": f, "score": 0.5 + 0.01 * f * (arm == "a"),
+             "curvature": 1.0}
+            for arm in ("a", "b") for f in range(4)
+        ]  # fmt: skip
+        table = pd.DataFrame(rows)
+        for fraction in (0, 0.0, 1.0):
+            with pytest.raises(ValueError, match="test_fraction must be a number in "
+                               "\\(0, 1\\) for test='corrected-t'"):  # fmt: skip
+                gate_tests(table, test_fraction=fraction)
+        with pytest.raises(TypeError, match="test_fraction must be a number"):
+            gate_tests(table, test_fraction="0.2")
+        assert len(gate_tests(table, test="sign-flip", test_fraction=0)) == 2
+        assert len(gate_tests(table, test_fraction=0.2)) == 2
 
     def test_gate_tests_needs_a_table(self):
         with pytest.raises(TypeError, match="scores must be a pandas DataFrame"):

@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
-from sklearn.metrics import check_scoring, r2_score
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring, get_scorer, r2_score
 from sklearn.model_selection import (
     GroupKFold,
     KFold,
@@ -21,6 +21,7 @@ from sklearn.model_selection import (
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
+from ..command import MAX_JOBS
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..geometry import _INTRINSIC_KINDS
 from ..model_selection import make_curvature_scorer
@@ -50,6 +51,12 @@ TESTS = _options.TESTS
 #: More repeats cannot manufacture significance: the variance never falls
 #: below tau^2 (benchmarks/bench_compare.py measures the time).
 DEFAULT_CV, DEFAULT_REPEATS = _options.COMPARE_CV, _options.COMPARE_REPEATS
+
+
+#: The most repeats of the k-fold: far beyond what the corrected test can use
+#: (its variance never falls below tau^2), and bounded so that a typo (10**9)
+#: is refused at once instead of hanging while the splits are drawn.
+MAX_REPEATS = 1000
 
 
 #: The posterior probability at which the recommendation names a gate (or a
@@ -169,7 +176,11 @@ def check_data(X, y, task, groups, preprocessor):
             raise ValueError("groups contains NaN or infinity; give every row a group.")
         if groups.dtype.kind == "O":
             _check_group_labels(groups)
-        check_consistent_length(X, groups)
+        if len(groups) != len(y):
+            raise ValueError(
+                f"groups has {len(groups)} labels; X has {len(y)} rows: give one "
+                "group label per row."
+            )
     return X, y, task, groups
 
 
@@ -287,9 +298,43 @@ def checked_scorer(scoring, estimator):
             "score (run once per metric)."
         )
     try:
-        return check_scoring(estimator, scoring=scoring)
+        scorer = check_scoring(estimator, scoring=scoring)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"scoring={scoring!r}: {exc}") from exc
+    _check_scoring_task(
+        scoring, "classification" if is_classifier(estimator) else "regression"
+    )
+    return scorer
+
+
+#: The task of each module of scikit-learn's metrics a scorer's function
+#: lives in (clustering and unknown functions are not checked).
+_METRIC_TASKS = {
+    "sklearn.metrics._regression": "regression",
+    "sklearn.metrics._classification": "classification",
+    "sklearn.metrics._ranking": "classification",
+}
+
+
+def _check_scoring_task(scoring, task):
+    """Refuse a scikit-learn metric of the other task (R^2 of class labels,
+    accuracy of a regression), by its scorer's function; a callable that is
+    not make_scorer's is left alone."""
+    scorer = get_scorer(scoring) if isinstance(scoring, str) else scoring
+    function = getattr(scorer, "_score_func", None)
+    kind = _METRIC_TASKS.get(getattr(function, "__module__", None))
+    if kind is None or kind == task:
+        return
+    given = (
+        repr(scoring)
+        if isinstance(scoring, str)
+        else f"make_scorer({getattr(function, '__name__', function)})"
+    )
+    example = "'accuracy'" if task == "classification" else "'r2'"
+    raise ValueError(
+        f"scoring={given} is a {kind} metric; the task is {task!r}: use a "
+        f"{task} metric (e.g. {example})."
+    )
 
 
 def scoring_name(scoring, task):
@@ -329,11 +374,13 @@ def _check_random_state(random_state):
         )
 
 
-def _check_count(name, value, least):
+def _check_count(name, value, least, most=None):
+    """An int ``value`` >= ``least`` (and <= ``most``, a named constant)."""
+    allowed = f"an int >= {least}" if most is None else f"an int from {least} to {most}"
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int >= {least}; got {value!r}.")
-    if value < least:
-        raise ValueError(f"{name} must be an int >= {least}; got {value}.")
+        raise TypeError(f"{name} must be {allowed}; got {value!r}.")
+    if value < least or (most is not None and value > most):
+        raise ValueError(f"{name} must be {allowed}; got {value}.")
 
 
 def _check_int_cv(cv, y, task, groups):
@@ -458,6 +505,13 @@ def cv_splits(X, y, task, cv, n_repeats, random_state, groups):
                 f"{len(train)} training and {len(test)} test rows; each needs "
                 "at least 1."
             )
+        shared = len(np.intersect1d(train, test))
+        if shared:
+            raise ValueError(
+                f"cv={name}: split (repeat {repeat}, fold {fold}) has {shared} "
+                "rows in both its training and its test rows; a row must be in "
+                "one or the other (a tested row that was trained on leaks)."
+            )
         if task == "classification" and len(np.unique(y[train])) < 2:
             raise ValueError(
                 f"cv={name}: the training rows of split (repeat {repeat}, fold "
@@ -508,12 +562,12 @@ def _indices(rows, n_rows, cv_name):
             f"dtype {rows.dtype}."
         )
     rows = rows.astype(np.intp).ravel()
-    if rows.size and (rows.min() < -n_rows or rows.max() >= n_rows):
+    if rows.size and (rows.min() < 0 or rows.max() >= n_rows):
         raise ValueError(
             f"cv={cv_name}: split indices must lie in [0, {n_rows}); got "
             f"{rows.min()} to {rows.max()}."
         )
-    return rows % n_rows
+    return rows
 
 
 def make_arms(gates, alphas):
@@ -587,13 +641,22 @@ def check_options(
     _check_random_state(random_state)
     _check_count("verbose", verbose, 0)
     if n_jobs is not None and (
-        isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, Integral)
+        or not 1 <= abs(n_jobs) <= MAX_JOBS
     ):
         raise ValueError(
-            f"n_jobs must be None or a nonzero int (-1: every core); got {n_jobs!r}."
+            f"n_jobs must be None or a nonzero int from -{MAX_JOBS} to {MAX_JOBS} "
+            f"(-1: every core, -2: all but one); got {n_jobs!r}."
         )
     if n_repeats is not None:
-        _check_count("n_repeats", n_repeats, 1)
+        _check_count("n_repeats", n_repeats, 1, MAX_REPEATS)
+    epochs = estimator_params.get("max_epochs")
+    if isinstance(epochs, Integral) and not isinstance(epochs, bool) and epochs == 0:
+        raise ValueError(
+            "max_epochs must be >= 1 in compare_gates (0 trains nothing, and the "
+            "verdict would be about untrained models); got 0."
+        )
     if test not in TESTS:
         raise ValueError(f"test must be one of {list(TESTS)}; got {test!r}.")
     own = sorted(k for k in _OWN if k in estimator_params)

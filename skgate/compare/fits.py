@@ -21,12 +21,33 @@ from ..model_selection import representation_curvature
 from .design import curvature_label
 
 
-def _dense(X):
+def _dense(X, preprocessor=None):
     """A float array of ``X`` (a one-hot encoder's output may be sparse);
-    series as they are."""
+    series as they are. ``X`` from ``preprocessor`` must hold finite
+    numbers: text is refused, not read as numbers, and so is NaN (named
+    here, not by the estimator)."""
     if _series.is_series(X):
         return X
-    return np.asarray(X.toarray() if issparse(X) else X, dtype=np.float64)
+    X = np.asarray(X.toarray() if issparse(X) else X)
+    if preprocessor is None:
+        return X.astype(np.float64)
+    name = " ".join(repr(preprocessor).split())  # one line, however long
+    numbers = X.dtype.kind in "biuf" or (
+        X.dtype.kind == "O"
+        and all(isinstance(v, Real | np.integer | np.floating) for v in X.ravel())
+    )
+    if not numbers:
+        raise TypeError(
+            f"preprocessor={name} outputs dtype {X.dtype}; it must output numbers "
+            "(e.g. encode text columns with a OneHotEncoder)."
+        )
+    X = X.astype(np.float64)
+    if not np.isfinite(X).all():
+        raise ValueError(
+            f"preprocessor={name} outputs NaN or infinity; it must output finite "
+            "numbers (e.g. impute missing values with a SimpleImputer)."
+        )
+    return X
 
 
 def split_data(X, y, splits, preprocessor):
@@ -49,6 +70,10 @@ def split_data(X, y, splits, preprocessor):
                     f"read them as given) or a transformer of series, e.g. "
                     f"aeon's Normalizer."
                 ) from exc
+            X_train, X_test = (
+                _dense(X_train, preprocessor),
+                _dense(X_test, preprocessor),
+            )
         data.append((_dense(X_train), y[train], _dense(X_test), y[test]))
     return data
 

@@ -54,7 +54,8 @@ cv : int or cross-validation splitter, default=10
     by ``benchmarks/bench_compare.py`` (benchmarks/results/COMPARE.md).
 n_repeats : int, optional
     Repeats of the k-fold, each shuffled anew: 10 by default for an int
-    ``cv``; a splitter gives its own splits (1, or None).
+    ``cv``, at most 1000 (:data:`~skgate.compare.design.MAX_REPEATS`); a
+    splitter gives its own splits (1, or None).
 test : {"corrected-t", "sign-flip"}, default="corrected-t"
     The corrected resampled t-test (Nadeau & Bengio, 2003), right for
     cross-validation splits, which share training rows: its variance is
@@ -84,8 +85,9 @@ random_state : int, optional
     so that the tests weigh the initialisation's variance too and a verdict
     is about the gates, not about one draw of weights per arm.
 n_jobs : int, optional
-    Groups of splits fitted in parallel (joblib); the results do not
-    depend on it.
+    Groups of splits fitted in parallel (joblib): 1 to 1024, or -1 to
+    -1024 (-1: every core, -2: all but one; at most
+    :data:`skgate.command.MAX_JOBS`); the results do not depend on it.
 task : {"classification", "regression"}, optional
     Default: read from ``y`` (:func:`infer_task`): fractional numbers are a
     regression, text and few whole numbers classes; whole numbers with more
@@ -96,8 +98,8 @@ preprocessor : transformer, optional
 verbose : int, default=0
     > 0: a progress bar over arms x splits (on stderr).
 **estimator_params
-    Passed to every estimator (e.g. ``max_epochs``), validated before
-    any training.
+    Passed to every estimator (e.g. ``max_epochs``, here at least 1),
+    validated before any training.
 """
 
 

@@ -3,6 +3,7 @@
 """
 
 from itertools import combinations
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -20,9 +21,44 @@ from .result import Recommendation
 
 def split_test_fraction(scores):
     """A split's share of test rows (the correlation between splits the
-    corrected tests assume), from the table's n_train and n_test."""
-    n_test, n_train = scores["n_test"].mean(), scores["n_train"].mean()
-    return float(n_test / (n_test + n_train))
+    corrected tests assume), from the table's n_train and n_test: each a
+    whole number >= 1 on every row."""
+    n_test, n_train = _sizes(scores, "n_test"), _sizes(scores, "n_train")
+    return float(n_test.mean() / (n_test.mean() + n_train.mean()))
+
+
+def _sizes(scores, column):
+    """``scores[column]`` (n_train or n_test) as floats, after checking
+    that it holds whole numbers >= 1: a split without test rows would make
+    the corrected test the uncorrected one."""
+    values = _numbers(scores, column)
+    bad = (values < 1) | (values != np.round(values))
+    if bad.any():
+        row = scores[bad.to_numpy()].iloc[0]
+        raise ValueError(
+            f"scores' {column!r} column holds {_label(row[column])!r} for arm "
+            f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
+            f"{row['fold']}); every split needs at least 1 row of each kind "
+            "(n_train and n_test are whole numbers >= 1)."
+        )
+    return values
+
+
+def _check_fraction(test_fraction, test):
+    """An explicit ``test_fraction``: a number in (0, 1) for the corrected
+    t-test (0 would make it the uncorrected one); the sign-flip test does
+    not use it (the Bayesian test beside it takes [0, 1))."""
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, Real):
+        raise TypeError(
+            f"test_fraction must be a number in (0, 1) (a split's share of test "
+            f"rows); got {test_fraction!r}."
+        )
+    if test == "corrected-t" and not 0 < test_fraction < 1:
+        raise ValueError(
+            f"test_fraction must be a number in (0, 1) for test='corrected-t' (a "
+            f"split's share of test rows; 0 would leave the test uncorrected); "
+            f"got {test_fraction!r}."
+        )
 
 
 def _numbers(scores, column):
@@ -85,6 +121,10 @@ def _paired_table(scores):
     table = values.pivot(
         index=["repeat", "fold"], columns="arm", values=["score", "curvature"]
     )
+    if len(table) < 2:
+        raise ValueError(
+            f"scores has {len(table)} split per arm; paired tests need at least 2."
+        )
     gaps = table["score"][arms].isna()
     if gaps.to_numpy().any():
         where = gaps.stack()
@@ -146,7 +186,9 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         The score margin (default :data:`SCORE_MARGIN`); the curvature
         margin is :data:`CURVATURE_MARGIN_SHARE` of the two arms' mean.
     test_fraction : float, optional
-        A split's share of test rows (default: from n_train and n_test).
+        A split's share of test rows, in (0, 1) for "corrected-t" (0 would
+        leave it uncorrected); default: from n_train and n_test, whole
+        numbers >= 1 on every row.
 
     Returns
     -------
@@ -175,6 +217,8 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
                 "test_fraction= (a split's share of test rows)."
             )
         test_fraction = split_test_fraction(scores)
+    else:
+        _check_fraction(test_fraction, test)
     pairs = [
         (better, worse, measure)
         for better, worse in combinations(arms, 2)

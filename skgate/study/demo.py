@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import GatedAttentionClassifier
+from ..command import MAX_JOBS
 from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED, adjust
 from . import confirmatory, runfiles, sequences, sweeps
 from .commands import DEMO_SEEDS
@@ -262,7 +263,7 @@ _FIXABLE = ("max_epochs", "n_samples", "n_iter_no_change", "d_model", "n_curvatu
 _OUTCOMES = (HOLDS, REVERSED, NO_EFFECT, INCONCLUSIVE)
 
 
-def _check(n_seeds, n_jobs, fixed):
+def _check(n_seeds, n_jobs, progress, fixed):
     """The arguments' values, each refused by name."""
     most = SEQUENCE_SEEDS["arms"]
     if isinstance(n_seeds, bool) or not isinstance(n_seeds, Integral):
@@ -272,10 +273,13 @@ def _check(n_seeds, n_jobs, fixed):
             f"n_seeds must be between 2 and {most} (the confirmatory run's seeds "
             f"per arm); got {n_seeds}."
         )
+    jobs = f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores)"
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
-        raise TypeError(f"n_jobs must be an int (>= 1, or -1); got {n_jobs!r}.")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be >= 1 or -1 (all cores); got {n_jobs}.")
+        raise TypeError(f"{jobs}; got {n_jobs!r}.")
+    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
+        raise ValueError(f"{jobs}; got {n_jobs}.")
+    if not isinstance(progress, bool | np.bool_):
+        raise TypeError(f"progress must be a bool; got {progress!r}.")
     if fixed is not None and not isinstance(fixed, dict):
         raise TypeError(f"fixed must be a dict of setting keys; got {fixed!r}.")
     unknown = sorted(set(fixed or {}) - set(_FIXABLE))
@@ -343,7 +347,7 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
         Seeds per arm and condition, from the confirmatory run's first: 2 to
         the run's 99; below 8 no sign-flip p-value can reach the level (the
         verdict says so).
-    n_jobs : int >= 1 or -1, default=1
+    n_jobs : int from 1 to MAX_JOBS (1024), or -1, default=1
         joblib workers; the fits do not depend on it.
     progress : bool, default=True
         A progress bar on stderr, counting fits.
@@ -367,7 +371,7 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
     >>> result.outcome  # doctest: +SKIP
     'inconclusive'
     """
-    _check(n_seeds, n_jobs, fixed)
+    _check(n_seeds, n_jobs, progress, fixed)
     if committed is not None and not isinstance(committed, str | os.PathLike):
         raise TypeError(
             f"committed must be a folder's path or None; got {committed!r}."
