@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
+from .command import is_interruption
 from .geometry import _INTRINSIC_KINDS, CURVATURE_KEYWORDS
 from .model_selection import _is_affine_step, representation_curvature
 
@@ -42,7 +43,12 @@ _COLORBARS = weakref.WeakKeyDictionary()
 def _pyplot():
     try:
         import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
+        # Ctrl-C inside a compiled extension's import surfaces as an
+        # ImportError raised from the KeyboardInterrupt: that is no missing
+        # package, so the interruption goes on as itself.
+        if is_interruption(exc):
+            raise KeyboardInterrupt from exc
         raise ImportError(
             "skgate's displays need matplotlib: pip install 'skgate[plot]'."
         ) from exc

@@ -476,3 +476,35 @@ def test_a_huge_margin_or_bound_keeps_the_panel_finite(margin, low, mean, high):
         == GateComparisonDisplay(*_comparison_tables()).plot().ax_[1, 0].get_xlim()
     )
     plt.close("all")
+
+
+def test_an_interrupted_matplotlib_import_is_an_interruption(monkeypatch):
+    """Ctrl-C inside a compiled extension's import comes back as an
+    ImportError raised from the KeyboardInterrupt; the displays raise it as
+    the interruption, not as a missing package."""
+    import builtins
+
+    from skgate import inspection
+
+    real_import = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as interrupt:
+                raise ImportError("initialization failed") from interrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        inspection._pyplot()
+
+    def missing(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", missing)
+    with pytest.raises(ImportError, match=r"pip install 'skgate\[plot\]'"):
+        inspection._pyplot()
