@@ -886,7 +886,7 @@ class TestCompareCommand:
             (None, ["--scheduler", "not an address"], "--scheduler must be an address"),
             (None, ["--scheduler", "tcp://127.0.0.1:1x"], "--scheduler must be"),
             (None, ["--out", " "], "--out must name a folder"),
-            (None, ["--margin", "-1"], "--margin must be a finite number > 0"),
+            (None, ["--margin", "-1"], "--margin must be in (0, 1]"),
             (None, ["--cv", "1"], "--cv must be >= 2"),
             (None, ["--cv", "two"], "argument --cv: invalid int value: 'two'"),
             (None, ["--task", "ranking"], "argument --task: invalid choice"),

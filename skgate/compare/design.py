@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
 from ..command import MAX_JOBS
+from ..command import MAX_REPEATS as _MAX_REPEATS
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..geometry import _INTRINSIC_KINDS
 from ..model_selection import make_curvature_scorer
@@ -53,10 +54,11 @@ TESTS = _options.TESTS
 DEFAULT_CV, DEFAULT_REPEATS = _options.COMPARE_CV, _options.COMPARE_REPEATS
 
 
-#: The most repeats of the k-fold: far beyond what the corrected test can use
-#: (its variance never falls below tau^2), and bounded so that a typo (10**9)
-#: is refused at once instead of hanging while the splits are drawn.
-MAX_REPEATS = 1000
+#: The most repeats of the k-fold (1000, the ``compare`` command's cap, one
+#: fact): far beyond what the corrected test can use (its variance never
+#: falls below tau^2), so that a typo (10**9) is refused at once instead of
+#: hanging while the splits are drawn.
+MAX_REPEATS = _MAX_REPEATS
 
 
 #: The posterior probability at which the recommendation names a gate (or a
