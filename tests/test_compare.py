@@ -1099,3 +1099,22 @@ def test_infer_task_reads_continuous_targets_as_type_of_target_does(y):
 def test_infer_task_names_a_target_that_is_not_finite():
     with pytest.raises(ValueError, match="y contains NaN or infinity"):
         infer_task([1.0, np.nan, 2.0])
+
+
+def test_no_more_workers_than_jobs(monkeypatch):
+    """n_jobs above the number of jobs starts no idle workers (1024 started
+    1024 processes for 4 jobs)."""
+    from skgate.compare import fits
+
+    asked = []
+
+    class Recording(fits.Parallel):
+        def __init__(self, n_jobs=None, **kwargs):
+            asked.append(n_jobs)
+            super().__init__(n_jobs=1, **kwargs)
+
+    monkeypatch.setattr(fits, "Parallel", Recording)
+    X, y = make_linear_task(60, random_state=0)
+    compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=2,
+                  max_epochs=1, random_state=0, n_jobs=1024)  # fmt: skip
+    assert asked == [2]  # 2 arms x 1 network of 4 splits each

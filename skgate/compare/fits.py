@@ -8,7 +8,7 @@ from numbers import Real
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import issparse
 from sklearn.base import clone
 from sklearn.utils import _safe_indexing
@@ -207,7 +207,9 @@ def arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs, verbo
     # Unordered: the bar moves when any job ends, not when the first job
     # still running ends (an ordered generator holds back the jobs that end
     # behind it).
-    results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs)
+    # No more workers than jobs: n_jobs=1024 started 1024 processes for 15 jobs.
+    workers = min(effective_n_jobs(n_jobs), len(jobs))
+    results = Parallel(n_jobs=workers, return_as="generator_unordered")(jobs)
     for number, chunk_rows in results:
         done[number] = chunk_rows
         bar.update(owners[number][-1])
