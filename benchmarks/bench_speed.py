@@ -1044,7 +1044,7 @@ def main(argv=None):
         "(the fit's against the hand-written loops: the median of the ratios of "
         "interleaved rounds, each round timing every fit once). The machine's "
         f"load average (1 minute) was {load_before:.2f} at the start and "
-        f"{load_after:.2f} at the end (2 or more: other work shared the cores).",
+        f"{load_after:.2f} at the end (this run's own work included).",
         "",
         "## Ratios",
         "",

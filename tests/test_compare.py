@@ -1017,9 +1017,9 @@ def test_progress_advances_as_jobs_end_not_in_their_order(monkeypatch):
 
 
 def test_each_job_trains_on_one_torch_thread_and_gives_the_number_back(monkeypatch):
-    """A job trains on one torch thread (a second one, waiting for a core
-    another process holds, made the default design 10 to 20 times slower on
-    a busy machine); the caller's number comes back afterwards."""
+    """A job trains on one torch thread (a second one waits for a core
+    another process holds: SPEED.md measures it); the caller's number comes
+    back afterwards."""
     import torch
 
     from skgate.compare import fits
@@ -1118,3 +1118,23 @@ def test_no_more_workers_than_jobs(monkeypatch):
     compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=2,
                   max_epochs=1, random_state=0, n_jobs=1024)  # fmt: skip
     assert asked == [2]  # 2 arms x 1 network of 4 splits each
+
+
+def test_the_scores_do_not_depend_on_how_splits_share_networks(monkeypatch):
+    """Which splits train as one network (and on how many threads) changes
+    no score or curvature: one split per network gives the same bits as the
+    default packing."""
+    from skgate.compare import fits
+
+    X, y = make_curved_task(80, random_state=0)
+    kwargs = dict(gates=("multiplicative", "none"), cv=2, n_repeats=3,
+                  max_epochs=2, random_state=0)  # fmt: skip
+    packed = compare_gates(X, y, **kwargs).scores_
+
+    def one_per_network(splits, size=None):
+        return [[i] for i in range(len(splits))]
+
+    monkeypatch.setattr(fits, "split_chunks", one_per_network)
+    alone = compare_gates(X, y, **kwargs).scores_
+    for column in ("score", "curvature"):
+        assert packed[column].tolist() == alone[column].tolist()

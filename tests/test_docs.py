@@ -195,3 +195,38 @@ def test_the_api_page_check_finds_a_missing_inherited_method(tmp_path, capsys):
     page.write_text("\n".join(a for a in anchors if ".score" not in a))
     assert check.main(tmp_path) == 1
     assert "skgate.GatedAttentionClassifier.score" in capsys.readouterr().out
+
+
+def _speed_section(title):
+    """The lines of SPEED.md's section ``title`` (bench_speed.py's output)."""
+    text = (ROOT / "benchmarks/results/SPEED.md").read_text()
+    section = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return section.splitlines()
+
+
+def test_the_readmes_compare_times_are_speed_mds():
+    """The README's times of compare at its defaults are those SPEED.md's
+    section measured (rounded to whole seconds)."""
+    lines = _speed_section("compare_gates at its defaults")
+    start = next(i for i, line in enumerate(lines) if line.startswith("| table"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    cells = [[c.strip() for c in line.split("|")[1:-1]] for line in lines[start:end]]
+    header, body = cells[0], cells[2:]  # the second line is the alignment row
+    table = {row[0]: dict(zip(header, row, strict=True)) for row in body}
+    one = {name: float(row["n_jobs=1 (s)"]) for name, row in table.items()}
+    two = {name: float(row["n_jobs=2 (s)"]) for name, row in table.items()}
+    big = next(name for name in one if name.startswith("1000 x 20"))
+    small = [name for name in one if name != big]
+    command = float(re.search(r"took ([\d.]+) s on the 1000 x 20 table",
+                              "\n".join(lines)).group(1))  # fmt: skip
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    expected = (
+        f"it took {one[big]:.0f} s for 1000 rows x 20 features and "
+        f"{min(one[n] for n in small):.0f} to {max(one[n] for n in small):.0f} s "
+        f"for iris, wine and diabetes with n_jobs=1 "
+        f"({min(two.values()):.0f} to {max(two.values()):.0f} s with n_jobs=2); "
+        f"the command, start-up included, {command:.0f} s on the 1000-row table"
+    )
+    assert expected in readme
+    training = re.search(r"\| training \| [\d.]+ \| (\d+)% \|", "\n".join(lines))
+    assert f"training is {training.group(1)} % of it" in readme

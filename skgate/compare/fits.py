@@ -104,10 +104,10 @@ def _fit_arm(estimator, label, data, splits, scorer, curvature_params):
 def _one_thread():
     """A job's torch work on one thread. A job's steps are small (tens of
     models' tokens of one batch), so a second thread gains little when the
-    cores are free, and costs far more when they are not: a torch thread
-    waiting at every step for a core another process holds made the default
-    design 10 to 20 times slower on a busy machine (2 threads against 1,
-    ``benchmarks/results/SPEED.md``). ``n_jobs`` spreads the jobs over the
+    cores are free, and costs far more when they are not: beside another
+    process training with torch, a second thread waits at every step for a
+    core that process holds (``benchmarks/results/SPEED.md``, "compare_gates
+    at its defaults", measures both). ``n_jobs`` spreads the jobs over the
     cores instead. A model's bits do not depend on its threads."""
     return step_threads(0)
 
