@@ -875,7 +875,7 @@ validation_scores_, best_validation_score_
         Computed on ``y`` and the predictions divided by the power of two
         nearest below the predictions' largest magnitude: the same number
         for ordinary targets, and a right one for targets whose squares
-        underflow or overflow float64 (|y| below 1e-154 or above 1e154),
+        underflow or overflow float64 (``|y|`` below 1e-154 or above 1e154),
         where ``r2_score`` returns 1.0 or NaN.
 
         {parameters}

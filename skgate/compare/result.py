@@ -107,7 +107,7 @@ class GateComparison(Verdict):
     tests_ : pandas.DataFrame
         One row per comparison ("multiplicative > none"; its arms in
         "better" and "worse") and measure ("score", "curvature": its
-        magnitude, |curvature|; "measured as" names them): the paired (by
+        magnitude, ``|curvature|``; "measured as" names them): the paired (by
         split) mean difference, its interval (the lower bound at the one-sided
         level "ci low level", the upper at "ci high level": Holm's step
         levels, so that the interval excludes 0 exactly where a difference
