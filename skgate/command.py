@@ -505,17 +505,19 @@ def _check_values(table, path):
             f"{str(path)!r} has missing values in: {counts}; fill or drop them first."
         )
     numbers = table.select_dtypes("number")
-    infinite = np.isinf(numbers.to_numpy(dtype=float)).sum(axis=0)
-    if infinite.any():
-        counts = ", ".join(
-            f"{name} ({n})"
-            for name, n in zip(numbers.columns, infinite, strict=True)
-            if n
-        )
+    counts = _counts(numbers, np.isinf(numbers.to_numpy(dtype=float)))
+    if counts:
         raise CsvProblem(
             f"{str(path)!r} has infinite values in: {counts}; replace or drop "
             "them first."
         )
+
+
+def _counts(numbers, flagged):
+    """ "column (count)" of each column of ``numbers`` with a value
+    ``flagged`` (a boolean array of its shape), or "" for none."""
+    per_column = zip(numbers.columns, flagged.sum(axis=0), strict=True)
+    return ", ".join(f"{name} ({n})" for name, n in per_column if n)
 
 
 def _check_float32(numbers, path):
@@ -526,13 +528,8 @@ def _check_float32(numbers, path):
     import numpy as np
 
     largest = float(np.finfo(np.float32).max)
-    beyond = (np.abs(numbers.to_numpy(dtype=float)) > largest).sum(axis=0)
-    if beyond.any():
-        counts = ", ".join(
-            f"{name} ({n})"
-            for name, n in zip(numbers.columns, beyond, strict=True)
-            if n
-        )
+    counts = _counts(numbers, np.abs(numbers.to_numpy(dtype=float)) > largest)
+    if counts:
         raise CsvProblem(
             f"{str(path)!r} has values beyond float32's range (|x| <= "
             f"{largest:.3g}), in which the networks train, in: {counts}; "
