@@ -107,8 +107,7 @@ def infer_task(y, task=None):
             )
         return task
     y = np.asarray(y)
-    if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity; every target must be finite.")
+    _check_finite(y)
     task = _options.read_task(y)
     if task is None:
         raise ValueError(
@@ -204,12 +203,17 @@ def _check_group_labels(groups):
         ) from exc
 
 
+def _check_finite(y):
+    """Refuse a numeric ``y`` holding NaN or infinity."""
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; every target must be finite.")
+
+
 def _check_y(y, task):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one target per row); got shape {y.shape}.")
-    if y.dtype.kind in "fc" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity; every target must be finite.")
+    _check_finite(y)
     try:
         classes = np.unique(y)
     except TypeError as exc:

@@ -70,11 +70,8 @@ def split_data(X, y, splits, preprocessor):
                     f"read them as given) or a transformer of series, e.g. "
                     f"aeon's Normalizer."
                 ) from exc
-            X_train, X_test = (
-                _dense(X_train, preprocessor),
-                _dense(X_test, preprocessor),
-            )
-        data.append((_dense(X_train), y[train], _dense(X_test), y[test]))
+        X_train, X_test = _dense(X_train, preprocessor), _dense(X_test, preprocessor)
+        data.append((X_train, y[train], X_test, y[test]))
     return data
 
 

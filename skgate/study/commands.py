@@ -9,9 +9,10 @@ and usage errors answer at once.
 commands then run in :mod:`skgate.study.cli`.
 """
 
+from numbers import Integral
 from pathlib import Path
 
-from ..command import check_jobs
+from ..command import MAX_JOBS, check_jobs
 
 __all__ = [
     "CHECKS",
@@ -198,3 +199,14 @@ CHECKS = {
     "demo": check_demo,
     "report": check_report,
 }
+
+
+def check_n_jobs(n_jobs):
+    """``n_jobs`` of the study's Python API (``reproduce``, ``demo``): an int
+    from 1 to :data:`skgate.command.MAX_JOBS`, or -1 (all cores), as
+    ``--n-jobs`` is checked on the command line; refused by name."""
+    allowed = f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores)"
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
+        raise TypeError(f"{allowed}; got {n_jobs!r}.")
+    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
+        raise ValueError(f"{allowed}; got {n_jobs!r}.")

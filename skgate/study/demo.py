@@ -25,10 +25,9 @@ import numpy as np
 import pandas as pd
 
 from .. import GatedAttentionClassifier
-from ..command import MAX_JOBS
 from ..paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED, adjust
 from . import confirmatory, runfiles, sequences, sweeps
-from .commands import DEMO_SEEDS
+from .commands import DEMO_SEEDS, check_n_jobs
 from .design import TEST_SIZE
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
 
@@ -273,11 +272,7 @@ def _check(n_seeds, n_jobs, progress, fixed):
             f"n_seeds must be between 2 and {most} (the confirmatory run's seeds "
             f"per arm); got {n_seeds}."
         )
-    jobs = f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores)"
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
-        raise TypeError(f"{jobs}; got {n_jobs!r}.")
-    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
-        raise ValueError(f"{jobs}; got {n_jobs}.")
+    check_n_jobs(n_jobs)
     if not isinstance(progress, bool | np.bool_):
         raise TypeError(f"progress must be a bool; got {progress!r}.")
     if fixed is not None and not isinstance(fixed, dict):

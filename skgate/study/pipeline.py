@@ -20,9 +20,9 @@ from pathlib import Path
 
 from numpy import bool_ as np_bool
 
-from ..command import MAX_JOBS
 from . import parts as registry
 from . import plots, render, report, runfiles, sweeps
+from .commands import check_n_jobs
 from .design import StudyDesign
 from .facts import COPIED_FIRST_SEED, COPIED_SEEDS, SEQUENCE_SEEDS
 from .part import Job, log
@@ -149,16 +149,7 @@ def _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy):
             f"seeds={seeds!r} with part='sequences' needs quick=True: the "
             f"confirmatory run takes the seeds docs/protocol-2.md fixed."
         )
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
-        raise TypeError(
-            f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores); "
-            f"got {n_jobs!r}."
-        )
-    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
-        raise ValueError(
-            f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores); "
-            f"got {n_jobs!r}."
-        )
+    check_n_jobs(n_jobs)
     if user_guide is not None:
         _check_user_guide(user_guide)
 
