@@ -652,7 +652,10 @@ def test_the_commands_cap_on_repeats_is_compare_gates():
 #: the KeyboardInterrupt) or "fits" (the first fit, the progress bar drawn).
 #: It prints READY when it stalls.
 _STALLED = """
-import importlib.abc, importlib.machinery, runpy, sys, time
+import importlib.abc, importlib.machinery, runpy, signal, sys, time
+# Ctrl-C raises KeyboardInterrupt even when pytest runs as a background job
+# (whose children start with SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 phase = sys.argv[1]
 
 def stall():
