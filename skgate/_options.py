@@ -12,6 +12,53 @@ GATE_GAIN = 2.0
 HEADS = ("mlp", "mlp-relu", "linear")
 ATTENTIONS = ("softmax", "fixed", "fixed-causal")
 LAYERS = ("attention", "pooled", "logits")
+EMBEDDINGS = ("linear", "conv")
+POSITIONS = ("absolute", "relative", "both")
+LR_SCHEDULES = ("constant", "cosine")
+
+#: What the estimators' "auto" parameters become, by the input's form: a
+#: table gets the minimal design (today's network and training, bit for
+#: bit); series get the strong design, which competes on small series sets
+#: (a convolutional input encoding, pre-LN residual blocks with a
+#: feed-forward sublayer and several heads, relative position, dropout,
+#: warm-up then cosine decay, label smoothing: ConvTran's recipe, Foumani
+#: et al. 2024). One table, read by the estimators and documented in the
+#: user guide ("Sequences and time series").
+DESIGNS = {
+    "table": {
+        "n_heads": 1,
+        "residual": False,
+        "norm": None,
+        "embedding": "linear",
+        "d_ff": None,
+        "dropout": 0.0,
+        "position": "absolute",
+        "lr_schedule": "constant",
+        "label_smoothing": 0.0,
+    },
+    "series": {
+        "n_heads": 4,
+        "residual": True,
+        "norm": "layer",
+        "embedding": "conv",
+        "d_ff": "2 * d_model",
+        "dropout": 0.1,
+        "position": "both",
+        "lr_schedule": "cosine",
+        "label_smoothing": 0.1,
+    },
+}
+
+#: The design's parameters that shape the network (the rest shape training).
+DESIGN_NET_PARAMETERS = (
+    "n_heads",
+    "residual",
+    "norm",
+    "embedding",
+    "d_ff",
+    "dropout",
+    "position",
+)
 
 # The estimators' epochs (their signatures state it too; a test holds them
 # equal) and compare_gates' defaults (documented in skgate.compare).

@@ -45,12 +45,15 @@ from ._inputs import (
 )
 from ._represent import Represents
 from .nn import _BUILT_IN as _BUILT_IN_GATES
+from ._options import DESIGN_NET_PARAMETERS, DESIGNS, LR_SCHEDULES
 from .nn import (
     ATTENTIONS,
+    EMBEDDINGS,
     GATE_GAIN,
     GATES,
     HEADS,
     NORMS,
+    POSITIONS,
     GatedAttentionNet,
 )
 
@@ -138,10 +141,16 @@ class _GatedAttentionBase(
             Interval(Integral, 1, None, closed="left"),
         ],
         "head": [StrOptions(set(HEADS))],
-        "n_heads": [Interval(Integral, 1, None, closed="left")],
-        "residual": ["boolean"],
-        "norm": [None, StrOptions({n for n in NORMS if n is not None})],
+        "n_heads": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "residual": [StrOptions({"auto"}), "boolean"],
+        "norm": [None, StrOptions({"auto"} | {n for n in NORMS if n is not None})],
         "attention": [StrOptions(set(ATTENTIONS))],
+        "embedding": [StrOptions({"auto", *EMBEDDINGS})],
+        "d_ff": [None, StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "dropout": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "position": [StrOptions({"auto", *POSITIONS})],
+        "lr_schedule": [StrOptions({"auto", *LR_SCHEDULES})],
+        "warmup_fraction": [Interval(Real, 0, 1, closed="both")],
         # 0 epochs is allowed: a fitted model at initialisation.
         "max_epochs": [
             StrOptions({"auto"}),
@@ -179,6 +188,50 @@ class _GatedAttentionBase(
 
     # -- training -----------------------------------------------------------
 
+    def _design(self):
+        """The design's parameters as this fit resolves them: each "auto"
+        takes its value for the input's form, series (the strong design) or
+        a table (the minimal design: today's network, bit for bit), from
+        :data:`~skgate._options.DESIGNS`. Given values stay as given, except
+        that ``embedding="conv"`` on a table is refused (it convolves over
+        time) and so is ``d_ff`` without residual blocks."""
+        series = getattr(self, "series_layout_", None) is not None
+        table = DESIGNS["series" if series else "table"]
+        design = {}
+        for name, auto in table.items():
+            value = getattr(self, name, auto)
+            if isinstance(value, str) and value == "auto":
+                value = auto
+            design[name] = value
+        if design["d_ff"] == "2 * d_model":
+            design["d_ff"] = 2 * self.d_model
+        if design["embedding"] == "conv" and not series:
+            raise ValueError(
+                "embedding='conv' convolves over the time points of series (a "
+                "3-D array or a list of 2-D arrays); X is a 2-D table. Allowed "
+                "for a table: embedding='auto' or 'linear'."
+            )
+        if design["position"] != "absolute" and not series and self.token_dim is None:
+            raise ValueError(
+                f"position={design['position']!r} places the tokens of a "
+                f"sequence; rows of copied tokens (token_dim=None) have no "
+                f"places. Allowed: position='auto' or 'absolute', or a "
+                f"token_dim."
+            )
+        if design["d_ff"] is not None and not design["residual"]:
+            raise ValueError(
+                f"d_ff={design['d_ff']} adds a feed-forward sublayer to residual "
+                f"blocks, h + FF(h): it needs residual=True or 'auto' on series; "
+                f"got residual={self.residual!r}."
+            )
+        if design["norm"] is not None and not design["residual"]:
+            raise ValueError(
+                f"norm={design['norm']!r} is pre-LayerNorm inside a residual "
+                f"block, h + block(LayerNorm(h)): it needs residual=True; got "
+                f"residual={self.residual!r}."
+            )
+        return design
+
     def _build_module(self, n_features, n_outputs, generator):
         """The network in float32, its weights drawn from ``generator`` alone.
 
@@ -188,6 +241,7 @@ class _GatedAttentionBase(
         torch's process-wide generator or its default dtype.
         """
         layout = getattr(self, "series_layout_", None)
+        design = self._design()
         with torch.device("meta"):
             module = GatedAttentionNet(
                 n_features,
@@ -199,11 +253,10 @@ class _GatedAttentionBase(
                 n_tokens=self.n_tokens,
                 token_dim=self.token_dim if layout is None else layout.token_dim,
                 head=self.head,
-                n_heads=self.n_heads,
-                residual=self.residual,
-                norm=self.norm,
                 attention=self.attention,
                 gate_gain=self.gate_gain,
+                n_channels=None if layout is None else layout.n_channels,
+                **{name: design[name] for name in DESIGN_NET_PARAMETERS},
             )
         module = module.to_empty(device=self.device).to(torch.float32)
         module.reset_parameters(generator)
@@ -481,14 +534,21 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         token_dim=None,
         patch_size="auto",
         head="mlp",
-        n_heads=1,
-        residual=False,
-        norm=None,
+        n_heads="auto",
+        residual="auto",
+        norm="auto",
         attention="softmax",
+        embedding="auto",
+        d_ff="auto",
+        dropout="auto",
+        position="auto",
         max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
+        lr_schedule="auto",
+        warmup_fraction=0.1,
+        label_smoothing="auto",
         class_weight=None,
         early_stopping=False,
         validation_fraction=0.1,
@@ -512,10 +572,17 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         self.residual = residual
         self.norm = norm
         self.attention = attention
+        self.embedding = embedding
+        self.d_ff = d_ff
+        self.dropout = dropout
+        self.position = position
         self.max_epochs = max_epochs
         self.lr = lr
         self.batch_size = batch_size
         self.weight_decay = weight_decay
+        self.lr_schedule = lr_schedule
+        self.warmup_fraction = warmup_fraction
+        self.label_smoothing = label_smoothing
         self.class_weight = class_weight
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
@@ -530,6 +597,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     _parameter_constraints = {
         **_GatedAttentionBase._parameter_constraints,
         "class_weight": [None, StrOptions({"balanced"}), dict],
+        "label_smoothing": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
     }
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -741,14 +809,20 @@ validation_scores_, best_validation_score_
         token_dim=None,
         patch_size="auto",
         head="mlp",
-        n_heads=1,
-        residual=False,
-        norm=None,
+        n_heads="auto",
+        residual="auto",
+        norm="auto",
         attention="softmax",
+        embedding="auto",
+        d_ff="auto",
+        dropout="auto",
+        position="auto",
         max_epochs="auto",
         lr=2e-3,
         batch_size=64,
         weight_decay=1e-2,
+        lr_schedule="auto",
+        warmup_fraction=0.1,
         early_stopping=False,
         validation_fraction=0.1,
         n_iter_no_change=10,
@@ -771,10 +845,16 @@ validation_scores_, best_validation_score_
         self.residual = residual
         self.norm = norm
         self.attention = attention
+        self.embedding = embedding
+        self.d_ff = d_ff
+        self.dropout = dropout
+        self.position = position
         self.max_epochs = max_epochs
         self.lr = lr
         self.batch_size = batch_size
         self.weight_decay = weight_decay
+        self.lr_schedule = lr_schedule
+        self.warmup_fraction = warmup_fraction
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change

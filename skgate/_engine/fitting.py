@@ -262,6 +262,18 @@ def _same_data(first, second):
     )
 
 
+def _recipe(estimator, *, incremental):
+    """The training recipe of ``estimator``'s design: label smoothing and
+    the warm-up share of a cosine schedule (None: a constant rate, and
+    always for partial_fit's one epoch, which continues at ``lr``)."""
+    design = estimator._design()
+    cosine = design["lr_schedule"] == "cosine" and not incremental
+    return {
+        "label_smoothing": float(design["label_smoothing"]),
+        "warmup": float(estimator.warmup_fraction) if cosine else None,
+    }
+
+
 def fit_batch(members):
     """Train prepared estimators, ``(estimator, FitPlan)`` pairs of one
     architecture and recipe, by the one loop; returns each one's
@@ -290,6 +302,7 @@ def fit_batch(members):
             weight_decay=nets[0].optimizer_.param_groups[0]["weight_decay"],
             batch_size=plan.batch_size,
             states=[optimizer_entries(net) for net in nets],
+            **_recipe(proto, incremental=plan.incremental),
         )
         curves = trainer.fit(
             [plan.train for _, plan in members],

@@ -100,6 +100,17 @@ def epoch_loss(total, n):
     return float(total / n)
 
 
+def schedule(step, total, warmup):
+    """The learning rate's factor at ``step`` (1-based) of ``total``: a
+    linear warm-up over the first ``warmup`` share of the steps, then
+    cosine decay to 0 at the last step (Loshchilov & Hutter 2017; the
+    transformer recipe of Vaswani et al. 2017 with a cosine tail)."""
+    ramp = max(1, math.ceil(warmup * total))
+    if step <= ramp:
+        return step / ramp
+    return 0.5 * (1 + math.cos(math.pi * (step - ramp) / max(1, total - ramp)))
+
+
 def trained_weights(net):
     """Names of ``net``'s weights that training updates, in its order (those
     its output depends on)."""
@@ -216,9 +227,26 @@ class BatchedTrainer:
     """
 
     def __init__(
-        self, modules, alphas, *, regression, lr, weight_decay, batch_size, states=None
+        self,
+        modules,
+        alphas,
+        *,
+        regression,
+        lr,
+        weight_decay,
+        batch_size,
+        states=None,
+        label_smoothing=0.0,
+        warmup=None,
     ):
         self.net = modules[0]
+        #: The classification loss's label smoothing (0: none).
+        self.label_smoothing = label_smoothing
+        #: None: a constant learning rate; a share of the steps: a linear
+        #: warm-up over that share, then cosine decay to 0 (:func:`schedule`).
+        self.warmup = warmup
+        self.totals = None
+        self.noise = None
         self.device = next(self.net.parameters()).device
         weights = [dict(module.named_parameters()) for module in modules]
         self.names = [
@@ -303,6 +331,9 @@ class BatchedTrainer:
         model) on their batches; returns their losses and logits."""
         params = _take([self.params[n] for n in self.names], rows)
         (alphas,) = _take([self.alphas], rows)
+        seed = 0
+        if self.noise is not None:
+            seed = int(torch.randint(2**62, (), generator=self.noise))
         per_model, gradients, logits = losses_and_gradients(
             self.net,
             self.names,
@@ -312,8 +343,10 @@ class BatchedTrainer:
             yb,
             wb,
             regression=self.regression,
+            label_smoothing=self.label_smoothing,
+            seed=seed,
         )
-        lrs, adamw, frozen = self.lrs, self.adamw, ()
+        lrs, adamw, frozen = self._scheduled(self.lrs), self.adamw, ()
         if hooks is not None:
             # A callback may read or change the gradients and the rates, or
             # freeze weights (as skorch's Freezer: they are not updated).
@@ -321,10 +354,22 @@ class BatchedTrainer:
                 dict(zip(self.names, (g[0] for g in gradients), strict=True))
             )
             adamw, frozen = hooks.rates(), hooks.frozen()
-            lrs = [adamw.pop("lr")]
+            lrs = self._scheduled([adamw.pop("lr")])
         with torch.no_grad():
             self._update(rows, gradients, lrs, adamw, frozen)
         return per_model, logits
+
+    def _scheduled(self, lrs):
+        """Each model's learning rate for its next step: ``lrs`` times the
+        schedule's factor at that step (as given without a schedule)."""
+        if self.warmup is None or self.totals is None:
+            return lrs
+        return [
+            lr * schedule(count - start + 1, total, self.warmup)
+            for lr, count, start, total in zip(
+                lrs, self.counts, self.starts, self.totals, strict=False
+            )
+        ]
 
     def _update(self, rows, gradients, lrs, adamw, frozen):
         """The AdamW step of the models ``rows`` (None: every model) given
@@ -409,6 +454,15 @@ class BatchedTrainer:
         M = len(datasets)
         validation = validation or [None] * M
         pool = _Pool(datasets, self.device)
+        # Each model's steps in this fit, which the schedule spans (a warm
+        # start warms up and decays anew, as its fresh optimizer starts anew).
+        self.starts = list(self.counts)
+        self.totals = [epochs * math.ceil(n / self.batch_size) for n in pool.sizes]
+        if not self.net.written_out:
+            # Dropout's numbers: a generator of the fit's own, seeded from
+            # the first model's (torch's process-wide one stays untouched).
+            seed = int(torch.randint(2**62, (), generator=generators[0]))
+            self.noise = torch.Generator().manual_seed(seed)
         weighted = [w is not None for _, _, w in datasets]
         curves = [[] for _ in datasets]
         #: Each model's epochs, as :class:`EpochRecord` s.

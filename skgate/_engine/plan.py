@@ -40,6 +40,10 @@ NET_PARAMETERS = (
     "residual",
     "norm",
     "attention",
+    "embedding",
+    "d_ff",
+    "dropout",
+    "position",
 )
 
 
@@ -53,6 +57,9 @@ TRAINING_PARAMETERS = (
     "lr",  # the AdamW learning rate (per model in a batch)
     "batch_size",  # rows per step (computed on padded_rows of them)
     "weight_decay",  # AdamW's
+    "lr_schedule",  # the loop's learning-rate factor per step (BatchedTrainer)
+    "warmup_fraction",
+    "label_smoothing",  # the classification loss's (BatchedTrainer)
     "class_weight",  # row weights in the FitPlan
     "early_stopping",  # the FitPlan's ValidationScore
     "validation_fraction",

@@ -31,6 +31,7 @@ from ._gates import (  # noqa: F401  (private names the library reads)
     register_gate,
     unregister_gate,
 )
+from ._layers import ConvEmbedding, FeedForward
 from ._modules import (
     GatedAttentionBlock,
     GatedAttentionNet,
@@ -55,6 +56,15 @@ HEADS = _options.HEADS
 #: the same for every input (ungated attention is then affine in x);
 #: "fixed-causal", the same with each token mixing only itself and earlier ones.
 ATTENTIONS = _options.ATTENTIONS
+#: How a sequence's tokens are made: "linear" (each patch of time points
+#: through one linear map) or "conv" (:class:`ConvEmbedding`: a convolutional
+#: stack at full time resolution, then a strided convolution over
+#: overlapping patches).
+EMBEDDINGS = _options.EMBEDDINGS
+#: How a sequence's tokens know their place: "absolute" (a learned bias per
+#: position), "relative" (a learned bias per head and distance in the
+#: attention logits), "both".
+POSITIONS = _options.POSITIONS
 #: Where the representation is read: "attention" (the last block's output at
 #: each token), "pooled" (its mean over tokens), "logits" (the head's output).
 LAYERS = _options.LAYERS
@@ -66,6 +76,8 @@ GATES = _gates.GATES
 HEAD_ACTIVATIONS = _modules.HEAD_ACTIVATIONS
 
 __all__ = [
+    "ConvEmbedding",
+    "FeedForward",
     "Gate",
     "GatedAttentionBlock",
     "GatedAttentionNet",
@@ -77,6 +89,8 @@ __all__ = [
     "GATE_GAIN",
     "NORMS",
     "ATTENTIONS",
+    "EMBEDDINGS",
+    "POSITIONS",
     "HEAD_ACTIVATIONS",
     "HEADS",
     "LAYERS",
@@ -86,6 +100,8 @@ __all__ = [
 # skgate.nn, whichever file holds them); so are the functions a gate's
 # pickle calls.
 for _public in (
+    ConvEmbedding,
+    FeedForward,
     Gate,
     GatedAttentionBlock,
     GatedAttentionNet,

@@ -12,9 +12,10 @@ import torch.nn.functional as F
 from numpy import bool_ as np_bool
 from torch import nn
 
-from .._options import ATTENTIONS, GATE_GAIN, HEADS, LAYERS, NORMS
+from .._options import ATTENTIONS, EMBEDDINGS, GATE_GAIN, HEADS, LAYERS, NORMS, POSITIONS
 from ._checks import _check_int, _check_option, _check_real
 from ._gates import _check_gate
+from ._layers import ConvEmbedding, FeedForward
 from ._jets import (
     _attention_heads,
     _folded_matmul,
@@ -61,6 +62,58 @@ def _check_architecture(d_model, n_heads, residual, norm):
         raise ValueError(
             f"norm={norm!r} is pre-LayerNorm inside a residual block, h + "
             "block(LayerNorm(h)): it needs residual=True; got residual=False."
+        )
+
+
+def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
+    """The strong design's options and what they need of the block."""
+    if d_ff is not None:
+        _check_int("d_ff", d_ff, 1)
+        if not residual:
+            raise ValueError(
+                f"d_ff={d_ff} adds a feed-forward sublayer to a residual block, "
+                f"h + FF(h): it needs residual=True; got residual=False."
+            )
+    _check_real("dropout", dropout, minimum=0.0, strict=False)
+    if not dropout < 1:
+        raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")
+    if not isinstance(relative_position, bool | np_bool):
+        raise TypeError(f"relative_position must be a bool; got {relative_position!r}.")
+    if relative_position:
+        if attention != "softmax":
+            raise ValueError(
+                f"relative_position=True biases softmax attention's logits; got "
+                f"attention={attention!r}. Allowed: attention='softmax'."
+            )
+        _check_int("n_tokens", n_tokens, 1)
+
+
+def _check_series_options(embedding, n_channels, position, token_dim):
+    """What the convolutional encoding and relative position need."""
+    if embedding == "conv":
+        if token_dim is None:
+            raise ValueError(
+                "embedding='conv' convolves over the time points of a sequence: "
+                "it needs token_dim (the tokens' width); got token_dim=None. "
+                "Allowed with token_dim=None: embedding='linear'."
+            )
+        _check_int("n_channels", n_channels, 1)
+        if token_dim % n_channels:
+            raise ValueError(
+                f"n_channels must divide token_dim (a token is patch_size time "
+                f"points of every channel); got n_channels={n_channels}, "
+                f"token_dim={token_dim}."
+            )
+    elif n_channels is not None:
+        raise ValueError(
+            f"n_channels is read by embedding='conv' only; got "
+            f"n_channels={n_channels!r} with embedding={embedding!r}."
+        )
+    if position != "absolute" and token_dim is None:
+        raise ValueError(
+            f"position={position!r} places the tokens of a sequence; copied "
+            f"tokens (token_dim=None) have no places. Allowed with "
+            f"token_dim=None: position='absolute'."
         )
 
 
@@ -176,10 +229,14 @@ class GatedAttentionBlock(nn.Module):
         norm=None,
         attention="softmax",
         n_tokens=None,
+        d_ff=None,
+        dropout=0.0,
+        relative_position=False,
     ):
         super().__init__()
         _check_int("d_model", d_model, 1)
         kind = _check_gate(gate)
+        _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens)
         _check_option("attention", attention, ATTENTIONS)
         if attention != "softmax":
             _check_int("n_tokens", n_tokens, 1)
@@ -213,6 +270,17 @@ class GatedAttentionBlock(nn.Module):
             if attention == "softmax"
             else nn.Parameter(torch.zeros(n_heads, n_tokens, n_tokens))
         )
+        # The strong design's parts, after today's (which keep their draws).
+        # A learned bias per head and per distance i - j, added to the
+        # attention logits (zeros at first: no preference).
+        self.relative_bias = (
+            nn.Parameter(torch.zeros(n_heads, 2 * n_tokens - 1))
+            if relative_position
+            else None
+        )
+        self.dropout = nn.Dropout(float(dropout)) if dropout else None
+        self.ff_norm = nn.LayerNorm(d_model) if d_ff is not None and norm else None
+        self.feed_forward = None if d_ff is None else FeedForward(d_model, d_ff, dropout)
 
     def _init_gate(self, generator):
         # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
@@ -243,6 +311,32 @@ class GatedAttentionBlock(nn.Module):
             self.norm.reset_parameters()
         if self.mixing is not None:
             nn.init.zeros_(self.mixing)
+        if self.relative_bias is not None:
+            nn.init.zeros_(self.relative_bias)
+        if self.ff_norm is not None:
+            self.ff_norm.reset_parameters()
+        if self.feed_forward is not None:
+            _reset_linear(self.feed_forward.inner, generator)
+            _reset_linear(self.feed_forward.outer, generator)
+
+    @property
+    def written_out(self):
+        """Whether the training engine's hand-written backward covers this
+        block (today's layers); else it trains through ``torch.func``."""
+        return (
+            self.relative_bias is None
+            and self.dropout is None
+            and self.feed_forward is None
+        )
+
+    def position_bias(self, tokens):
+        """The relative position bias (n_heads, tokens, tokens): entry (i, j)
+        is the bias of distance i - j; a shorter sequence reads the central
+        distances."""
+        n = (self.relative_bias.shape[-1] + 1) // 2
+        index = torch.arange(tokens, device=self.relative_bias.device)
+        distance = index[:, None] - index[None, :] + n - 1
+        return self.relative_bias[:, distance]
 
     def mixing_weights(self, tokens=None):
         """Fixed attention's weights (n_heads, n_tokens, n_tokens): the
@@ -259,8 +353,13 @@ class GatedAttentionBlock(nn.Module):
         weights = self.mixing_weights(v.shape[-2])
         return _merge_heads(weights @ _split_heads(v, self.n_heads))
 
-    def _attention(self, x):
-        """Attention of the tokens ``x`` (..., tokens, d_model) to each other."""
+    def _attention(self, x, padding=None):
+        """Attention of the tokens ``x`` (..., tokens, d_model) to each other;
+        ``padding`` (..., tokens), True at tokens no token attends to."""
+        if self.mixing is None and (
+            padding is not None or self.relative_bias is not None
+        ):
+            return self._biased_attention(x, padding)
         if x.shape[-2] == 1:
             # One token attends to itself with weight softmax([s]) = 1 exactly,
             # in every head: a = v, whatever q and k are (copied tokens).
@@ -268,6 +367,18 @@ class GatedAttentionBlock(nn.Module):
         if self.mixing is not None:
             return self._mix(self.value(x))
         return _attention_heads(*(p(x) for p in self.projections), self.n_heads)
+
+    def _biased_attention(self, x, padding):
+        # Softmax attention with the relative position bias in its logits and
+        # padding keys masked out (the strong design's; vmap-safe: no branch
+        # on values).
+        q, k, v = (_split_heads(p(x), self.n_heads) for p in self.projections)
+        scores = q @ k.transpose(-2, -1) / _scores_divisor(self.d_model, self.n_heads)
+        if self.relative_bias is not None:
+            scores = scores + self.position_bias(x.shape[-2])
+        if padding is not None:
+            scores = scores.masked_fill(padding[..., None, None, :], float("-inf"))
+        return _merge_heads(torch.softmax(scores, dim=-1) @ v)
 
     @property
     def gate_kind(self):
@@ -315,12 +426,18 @@ class GatedAttentionBlock(nn.Module):
             f"{name} has dtype {tensor.dtype}; the block computes in {dtype}: {advice}."
         )
 
-    def forward(self, h):
+    def forward(self, h, padding=None):
         # h: (batch, tokens, d_model) -> (batch, tokens, d_model)
+        # padding: (batch, tokens) or None, True at a sequence's padding tokens
         self._check_input(h)
         x = h if self.norm is None else self.norm(h)
-        out = self._gated(self._attention(x), x)
-        return h + out if self.residual else out
+        out = self._gated(self._attention(x, padding), x)
+        if self.dropout is not None:
+            out = self.dropout(out)
+        h = h + out if self.residual else out
+        if self.feed_forward is None:
+            return h
+        return h + self.feed_forward(h if self.ff_norm is None else self.ff_norm(h))
 
     def jet(self, h, dh, d2h):
         """The block's output and its first and second derivatives along a line.
@@ -361,13 +478,25 @@ class GatedAttentionBlock(nn.Module):
         out = self.gate_kind.jet(a, z, self.alpha, self.n_heads)
         if self.residual:
             second = out[2] if d2h is None else _sum_into(out[2], d2h)
-            return h + out[0], _sum_into(out[1], dh), second
-        return out
+            out = h + out[0], _sum_into(out[1], dh), second
+        if self.feed_forward is None:
+            return out
+        # Evaluation mode: dropout is the identity.
+        x = out if self.ff_norm is None else _layer_norm_jet(self.ff_norm, *out)
+        ff = self.feed_forward.jet(*x)
+        second = ff[2] if out[2] is None else _sum_into(ff[2], out[2])
+        return out[0] + ff[0], _sum_into(ff[1], out[1]), second
 
     def _attention_jet(self, q, k, v):
         # Heads split once, laid out for the products (each part enters several).
         q, k, v = (_map(lambda t: _heads_first(t, self.n_heads), p) for p in (q, k, v))
         scores = _product_jet(*q, *k, _scores)
+        if self.relative_bias is not None:
+            # A constant of the input: it shifts the value alone. (heads, 1,
+            # tokens, tokens) against the heads-first layout's (..., heads, m,
+            # tokens, tokens).
+            bias = self.position_bias(scores[0].shape[-1])[:, None]
+            scores = (scores[0] + bias, *scores[1:])
         a = _product_jet(*_softmax_jet(*scores), *v, _folded_matmul)
         return _map(_heads_last, a)
 
@@ -384,6 +513,12 @@ class GatedAttentionBlock(nn.Module):
             extra += ", residual=True"
         if self.norm is not None:
             extra += ", norm='layer'"
+        if self.feed_forward is not None:
+            extra += f", d_ff={self.feed_forward.inner.out_features}"
+        if self.dropout is not None:
+            extra += f", dropout={self.dropout.p}"
+        if self.relative_bias is not None:
+            extra += ", relative_position=True"
         return f"d_model={self.d_model}, gate={self.gate!r}{alpha}{extra}"
 
 
@@ -464,9 +599,16 @@ class GatedAttentionNet(nn.Module):
         residual=False,
         norm=None,
         attention="softmax",
+        embedding="linear",
+        n_channels=None,
+        d_ff=None,
+        dropout=0.0,
+        position="absolute",
     ):
         super().__init__()
         _check_int("n_features", n_features, 1)
+        _check_option("embedding", embedding, EMBEDDINGS)
+        _check_option("position", position, POSITIONS)
         _check_int("n_outputs", n_outputs, 1)
         _check_int("depth", depth, 1)
         _check_int("d_model", d_model, 1)
@@ -480,17 +622,25 @@ class GatedAttentionNet(nn.Module):
                     f"token_dim={token_dim} for {n_features} features. Allowed: "
                     f"None or a divisor of {n_features}."
                 )
+        _check_series_options(embedding, n_channels, position, token_dim)
         self.n_features = n_features
         self.n_outputs = n_outputs
         self.token_dim = token_dim
         self.n_tokens = n_tokens if token_dim is None else n_features // token_dim
-        self.embed = nn.Linear(n_features if token_dim is None else token_dim, d_model)
+        self.embedding = embedding
+        self.position_kind = position
+        if embedding == "conv":
+            self.embed = ConvEmbedding(n_channels, token_dim // n_channels, d_model)
+        else:
+            self.embed = nn.Linear(
+                n_features if token_dim is None else token_dim, d_model
+            )
         # Sequences get a learned bias per position (a positional embedding), so
         # the model can tell tokens apart by place; copied tokens share one bias,
         # which keeps them equal and ungated attention affine.
         self.position = (
             None
-            if token_dim is None
+            if token_dim is None or position == "relative"
             else nn.Parameter(0.02 * torch.randn(self.n_tokens, d_model))
         )
         self.blocks = nn.ModuleList(
@@ -504,6 +654,9 @@ class GatedAttentionNet(nn.Module):
                 norm=norm,
                 attention=attention,
                 n_tokens=self.n_tokens,
+                d_ff=d_ff,
+                dropout=dropout,
+                relative_position=token_dim is not None and position != "absolute",
             )
             for _ in range(depth)
         )
@@ -538,7 +691,10 @@ class GatedAttentionNet(nn.Module):
         ...                                       reset.parameters()))
         True
         """
-        _reset_linear(self.embed, generator)
+        if isinstance(self.embed, nn.Linear):
+            _reset_linear(self.embed, generator)
+        else:
+            self.embed.reset_parameters(generator)
         if self.position is not None:
             with torch.no_grad():
                 draw = torch.randn(
@@ -557,6 +713,13 @@ class GatedAttentionNet(nn.Module):
     @property
     def depth(self):
         return len(self.blocks)
+
+    @property
+    def written_out(self):
+        """Whether every layer is one the training engine's hand-written
+        backward covers (today's minimal design); else the network trains
+        through ``torch.func`` on this module (:mod:`skgate.nn._functional`)."""
+        return self.embedding == "linear" and all(b.written_out for b in self.blocks)
 
     def _check_input(self, x):
         if x.ndim == 2 and (x.shape[1] == self.n_features or self._shorter(x.shape[1])):
@@ -588,13 +751,28 @@ class GatedAttentionNet(nn.Module):
         self._check_input(x)
         return self._copies(self._first_tokens(x))
 
-    def _first_tokens(self, x, *, bias=True):
+    def _embedded_jet(self, x, v):
+        """The first tokens of ``x`` and their derivatives along ``v`` (the
+        line x + t v; its acceleration is zero)."""
+        if self.embedding == "conv":
+            h, dh, d2h = self.embed.jet(x, v, None)
+            if self.position is not None:
+                h = h + self.position[: h.shape[-2]]
+            return h, dh, d2h
+        return self._first_tokens(x), self._first_tokens(v, bias=False), None
+
+    def _first_tokens(self, x, *, bias=True, valid=None):
         # (..., n_features) -> (..., tokens computed, d_model). Copied tokens
         # are equal, so every key is equal, attention is uniform and each
         # block's output is the same at every token: one token is computed and
         # the copies are restored by _copies (the same numbers up to rounding,
         # 1/n_tokens of the work). bias=False embeds a direction (no bias and
         # no position: both are constant along a line).
+        if self.embedding == "conv":
+            h = self.embed(x, valid)
+            if self.position is None:
+                return h
+            return h + self.position[: h.shape[-2]]
         if self.token_dim is None:
             tokens = x.unsqueeze(-2)
         else:
@@ -603,7 +781,7 @@ class GatedAttentionNet(nn.Module):
         if not bias:
             return F.linear(tokens, self.embed.weight)
         h = self.embed(tokens)
-        if self.token_dim is None:
+        if self.position is None:
             return h
         return h + self.position[: tokens.shape[-2]]
 
@@ -676,6 +854,8 @@ class GatedAttentionNet(nn.Module):
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
         self._check_input(x)
+        if not self.written_out:
+            return self._strong_representation(x, layer, last, token_scale)
         h = self._first_tokens(x)
         for block in self.blocks[: last + 1]:
             h = block(h)
@@ -683,6 +863,33 @@ class GatedAttentionNet(nn.Module):
             # Scaled before the copies are restored: they stay views.
             return self._copies(h if token_scale == 1.0 else token_scale * h)
         pooled = h.mean(dim=-2)
+        if layer == "pooled":
+            return pooled
+        return self.head(pooled)
+
+    def _strong_representation(self, x, layer, last, token_scale):
+        """:meth:`representation` of a network with layers beyond the
+        written-out ones. Rows may hold NaN where a series has no value (the
+        engine's padded rows, :mod:`skgate._series`): padding tokens are
+        masked out of attention and pooling, the rest of a last patch reads
+        as zeros. No branch depends on values, so ``torch.func.vmap`` runs it."""
+        missing = torch.isnan(x)
+        x = x.masked_fill(missing, 0.0)
+        valid = padding = None
+        if self.token_dim is not None:
+            first = missing[..., :: self.token_dim]  # a token's first value
+            valid, padding = ~first, first
+        h = self._copies(self._first_tokens(x, valid=valid))
+        for block in self.blocks[: last + 1]:
+            h = block(h, padding)
+        if isinstance(layer, int) or layer == "attention":
+            return h if token_scale == 1.0 else token_scale * h
+        if padding is None:
+            pooled = h.mean(dim=-2)
+        else:
+            weights = valid.to(h.dtype)
+            weights = weights / weights.sum(dim=-1, keepdim=True)
+            pooled = (h * weights[..., None]).sum(dim=-2)
         if layer == "pooled":
             return pooled
         return self.head(pooled)
@@ -716,9 +923,7 @@ class GatedAttentionNet(nn.Module):
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
-        h = self._first_tokens(x)
-        dh = self._first_tokens(v, bias=False)
-        jet = (h, dh, None)  # the line x + t v has no acceleration
+        jet = self._embedded_jet(x, v)  # the line x + t v has no acceleration
         for block in self.blocks[: last + 1]:
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":

@@ -8,6 +8,7 @@ the held-out rows' outputs and the weighted losses. The same equations as
 import torch
 import torch.nn.functional as F
 
+from ._functional import functional_logits, functional_losses_and_gradients
 from ._jets import _merge_heads, _scores_divisor, _split_heads
 from ._modules import HEAD_ACTIVATIONS
 
@@ -87,6 +88,8 @@ def validation_logits(net, params, alpha, X):
     """One model's float32 logits on its held-out rows ``X`` (n, n_features),
     from its weights ``params`` ((1, *shape) each) and gate strength: the
     forward pass of training, so that a model scores alike in any batch."""
+    if not net.written_out:
+        return functional_logits(net, params, alpha, X)
     with torch.no_grad():
         alphas = torch.as_tensor(alpha, dtype=torch.float32, device=X.device)
         alphas = alphas.reshape(1)
@@ -413,12 +416,41 @@ def mean_loss(outputs, y, w, *, regression):
     return weighted_mean(losses, w.to(losses))
 
 
-def losses_and_gradients(net, names, params, alphas, xb, yb, wb, *, regression):
+def losses_and_gradients(
+    net,
+    names,
+    params,
+    alphas,
+    xb,
+    yb,
+    wb,
+    *,
+    regression,
+    label_smoothing=0.0,
+    seed=0,
+):
     """The training step's computation for M models shaped like ``net``:
     each model's weighted mean loss on its batch, (M,), the gradients of its
     weights ``names`` (stacked ``params``, (M, *shape) each; laid out in
     memory, which the fused AdamW kernel needs) and its logits. The
-    backward pass is written out (:func:`written_losses_and_gradients`)."""
+    backward pass is written out (:func:`written_losses_and_gradients`) for
+    today's layers; a network with others (``net.written_out`` False), or
+    a loss with ``label_smoothing``, trains through ``torch.func`` on the
+    module itself (:func:`~skgate.nn._functional.functional_losses_and_gradients`,
+    dropout's numbers from ``seed``)."""
+    if label_smoothing or not net.written_out:
+        return functional_losses_and_gradients(
+            net,
+            names,
+            params,
+            alphas,
+            xb,
+            yb,
+            wb,
+            regression=regression,
+            label_smoothing=label_smoothing,
+            seed=seed,
+        )
     with torch.no_grad():
         per_model, grads, out = written_losses_and_gradients(
             net,

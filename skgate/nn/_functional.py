@@ -1,0 +1,99 @@
+"""Training steps through ``torch.func`` on the network itself, for the
+layers the hand-written backward of :mod:`skgate.nn._stacked` does not cover
+(the strong design's convolutional encoding, feed-forward sublayers,
+relative position and dropout) and for label smoothing.
+
+The network is defined once: ``functional_call`` runs
+:class:`~skgate.nn.GatedAttentionNet`'s own ``forward`` with each model's
+weights, ``vmap`` runs it over the leading model axis of the stacked
+weights, and ``grad`` differentiates it. SPEED.md measures what this costs
+against the written-out backward.
+"""
+
+import contextlib
+
+import torch
+from torch.func import functional_call, grad_and_value, vmap
+
+
+@contextlib.contextmanager
+def _strength(net, alpha):
+    """Every block's gate strength set to ``alpha`` (a model's, inside
+    ``vmap``) for the duration, then restored."""
+    saved = [block.alpha for block in net.blocks]
+    for block in net.blocks:
+        block.alpha = alpha
+    try:
+        yield
+    finally:
+        for block, value in zip(net.blocks, saved, strict=True):
+            block.alpha = value
+
+
+@contextlib.contextmanager
+def _mode(net, training):
+    """``net`` in training (dropout on) or evaluation mode, then as it was."""
+    before = net.training
+    net.train(training)
+    try:
+        yield
+    finally:
+        net.train(before)
+
+
+def row_losses(outputs, y, *, regression, label_smoothing=0.0):
+    """Each row's loss: the squared error averaged over the outputs, or the
+    cross-entropy against integer targets ``y``, with ``label_smoothing``
+    the target mixed with the uniform distribution (torch's
+    ``CrossEntropyLoss(label_smoothing=...)``: ``(1 - e) (-log p_y) + e
+    mean_k(-log p_k)``)."""
+    if regression:
+        error = outputs - y
+        return (error * error).mean(dim=-1)
+    log_p = torch.log_softmax(outputs, dim=-1)
+    picked = -log_p.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    if not label_smoothing:
+        return picked
+    return (1 - label_smoothing) * picked - label_smoothing * log_p.mean(dim=-1)
+
+
+def functional_losses_and_gradients(
+    net, names, params, alphas, xb, yb, wb, *, regression, label_smoothing, seed
+):
+    """The training step's computation for M models shaped like ``net``,
+    through ``torch.func``: each model's weighted mean loss (M,), the
+    gradients of its weights ``names`` (stacked ``params``) and its logits.
+
+    ``seed``: dropout's random numbers for this step (drawn by the caller
+    from the fit's own generator); torch's process-wide generator is left as
+    it was. Each model draws its own masks (``randomness="different"``).
+    """
+    from ._stacked import weighted_mean
+
+    def loss(weights, alpha, x, y, w):
+        with _strength(net, alpha):
+            outputs = functional_call(net, weights, (x,))
+        losses = row_losses(
+            outputs, y, regression=regression, label_smoothing=label_smoothing
+        )
+        return weighted_mean(losses, w), outputs
+
+    step = vmap(grad_and_value(loss, has_aux=True), randomness="different")
+    with _mode(net, True), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        grads, (per_model, logits) = step(
+            dict(zip(names, params, strict=True)), alphas, xb, yb, wb
+        )
+    return (
+        per_model.detach(),
+        [grads[name].contiguous() for name in names],
+        logits.detach(),
+    )
+
+
+def functional_logits(net, params, alpha, X):
+    """One model's logits on rows ``X`` from its weights ``params`` ((1,
+    *shape) each) and gate strength, in evaluation mode."""
+    weights = {name: value[0] for name, value in params.items()}
+    with torch.no_grad(), _mode(net, False), _strength(net, alpha):
+        return functional_call(net, weights, (X,))
