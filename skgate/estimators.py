@@ -205,6 +205,9 @@ class _GatedAttentionBase(
             design[name] = value
         if design["d_ff"] == "2 * d_model":
             design["d_ff"] = 2 * self.d_model
+        if self.attention != "softmax" and self.position == "auto":
+            # Fixed weights take no logits to bias: their place is learned.
+            design["position"] = "absolute"
         if design["embedding"] == "conv" and not series:
             raise ValueError(
                 "embedding='conv' convolves over the time points of series (a "
@@ -255,7 +258,9 @@ class _GatedAttentionBase(
                 head=self.head,
                 attention=self.attention,
                 gate_gain=self.gate_gain,
-                n_channels=None if layout is None else layout.n_channels,
+                n_channels=(
+                    layout.n_channels if design["embedding"] == "conv" else None
+                ),
                 **{name: design[name] for name in DESIGN_NET_PARAMETERS},
             )
         module = module.to_empty(device=self.device).to(torch.float32)
@@ -375,15 +380,18 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     head : {"mlp", "mlp-relu", "linear"}, default="mlp"
         "mlp": two layers with a GELU between them; "mlp-relu": with a ReLU
         between them; "linear": one layer.
-    n_heads : int >= 1, default=1
+    n_heads : int >= 1 or "auto", default="auto"
         Attention heads per block; ``d_model`` must be divisible by it.
-    residual : bool, default=False
+        "auto": 1 for a table, 4 for series.
+    residual : bool or "auto", default="auto"
         Blocks compose as ``h + block(h)`` (residual connections) instead of
         ``block(h)``. Ungated attention over copied tokens stays affine.
-    norm : None or "layer", default=None
+        "auto": False for a table, True for series.
+    norm : None, "layer" or "auto", default="auto"
         "layer": pre-LayerNorm residual blocks, ``h + block(LayerNorm(h))``
         (needs ``residual=True``). LayerNorm is a nonlinearity: with it, even
-        ungated attention is curved.
+        ungated attention is curved. "auto": None for a table, "layer" for
+        series.
     attention : {"softmax", "fixed", "fixed-causal"}, default="softmax"
         "softmax": the weights ``softmax(q k^T / sqrt(d))`` move with the
         input. "fixed": each block learns a token-mixing matrix per head
@@ -391,6 +399,32 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         attention over sequences is affine in x, the paper's theorem's
         premise; "fixed-causal": each token mixes itself and earlier ones.
         Over copied tokens all three are the same model.
+    embedding : {"auto", "linear", "conv"}, default="auto"
+        How series become tokens. "linear": each patch of ``patch_size``
+        time points through one linear map. "conv": a convolutional input
+        encoding (:class:`skgate.nn.ConvEmbedding`): three Conv1d layers,
+        each with LayerNorm over channels and GELU, at full time
+        resolution, then a strided convolution over overlapping patches
+        down to the token grid. "auto": "linear" for a table, "conv" for
+        series; a table takes "auto" or "linear".
+    d_ff : int >= 1, None or "auto", default="auto"
+        Hidden units of a feed-forward sublayer after attention in every
+        (residual) block, ``h + W_2 GELU(W_1 LayerNorm(h))`` (its own
+        pre-LayerNorm with ``norm="layer"``); None: no sublayer. "auto":
+        None for a table, ``2 * d_model`` for series.
+    dropout : float in [0, 1) or "auto", default="auto"
+        Dropout on the gated attention output and the feed-forward output
+        while training. "auto": 0 for a table, 0.1 for series. With
+        dropout > 0, a model's dropout masks come from its fit's own
+        generator: refits with the same ``random_state`` are identical, but
+        a model trained beside others (the CV estimators' batches) draws
+        other masks than alone.
+    position : {"auto", "absolute", "relative", "both"}, default="auto"
+        How a sequence's tokens know their place. "absolute": a learned
+        bias per position added to the tokens; "relative": a learned bias
+        per head and per distance ``i - j`` added to the attention logits;
+        "both". "auto": "absolute" for a table, "both" for series. Rows of
+        copied tokens (``token_dim=None``) take "auto" or "absolute".
     max_epochs : int >= 0 or "auto", default="auto"
         Passes over the training data (0 leaves the network at
         initialisation). "auto": the fewest that give 500 optimizer steps,
@@ -410,6 +444,17 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     weight_decay : float >= 0, default=1e-2
         AdamW weight decay (decoupled; MLPClassifier's L2 penalty is called
         ``alpha``, a name this estimator uses for the gate).
+    lr_schedule : {"auto", "constant", "cosine"}, default="auto"
+        "constant": every step at ``lr``. "cosine": a linear warm-up over
+        the first ``warmup_fraction`` of the fit's steps, then cosine decay
+        to 0 at its last step (``partial_fit`` steps at ``lr``). "auto":
+        "constant" for a table, "cosine" for series.
+    warmup_fraction : float in [0, 1], default=0.1
+        Share of the steps the cosine schedule warms up over.
+    label_smoothing : float in [0, 1) or "auto", default="auto"
+        The cross-entropy's target mixed with the uniform distribution
+        (torch's ``CrossEntropyLoss(label_smoothing=...)``). "auto": 0 for
+        a table, 0.1 for series.
     class_weight : None, "balanced" or dict, default=None
         Weights per class, multiplied into ``sample_weight``: "balanced" is
         ``n_samples / (n_classes * count)`` (scikit-learn's

@@ -58,14 +58,21 @@ class TestFitted:
             "token_dim": None,
             "patch_size": "auto",
             "head": "mlp",
-            "n_heads": 1,
-            "residual": False,
-            "norm": None,
+            "n_heads": "auto",
+            "residual": "auto",
+            "norm": "auto",
             "attention": "softmax",
+            "embedding": "auto",
+            "d_ff": "auto",
+            "dropout": "auto",
+            "position": "auto",
             "max_epochs": "auto",
             "lr": 2e-3,
             "batch_size": 64,
             "weight_decay": 1e-2,
+            "lr_schedule": "auto",
+            "warmup_fraction": 0.1,
+            "label_smoothing": "auto",
             "class_weight": None,
             "early_stopping": False,
             "validation_fraction": 0.1,
@@ -82,7 +89,8 @@ class TestFitted:
         )
         regressor = GatedAttentionRegressor().get_params()
         assert set(GatedAttentionClassifier().get_params()) - set(regressor) == {
-            "class_weight"
+            "class_weight",
+            "label_smoothing",
         }
 
     def test_probabilities(self, fitted, moons):
@@ -1844,13 +1852,13 @@ def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
         known = set(_NET_PARAMETERS) | set(_TRAINING_PARAMETERS)
         assert set(estimator().get_params()) <= known  # class_weight included
 
-    class WithDropout(GatedAttentionClassifier):
-        def __init__(self, dropout=0.1, **kwargs):
+    class WithMomentum(GatedAttentionClassifier):
+        def __init__(self, momentum=0.9, **kwargs):
             super().__init__(**kwargs)
-            self.dropout = dropout
+            self.momentum = momentum
 
-    with pytest.raises(NotImplementedError, match="\\['dropout'\\], which skgate"):
-        WithDropout(**fast).fit(*moons)
+    with pytest.raises(NotImplementedError, match="\\['momentum'\\], which skgate"):
+        WithMomentum(**fast).fit(*moons)
 
 
 @pytest.mark.parametrize("attention", ["fixed", "fixed-causal"])

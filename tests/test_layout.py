@@ -21,6 +21,7 @@ from skgate import (
     geometry,
     representation_curvature,
 )
+from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS
 from skgate.nn import GatedAttentionNet
 from skgate.study import facts
 
@@ -154,7 +155,13 @@ def test_the_network_defaults_are_the_estimators():
             if parameter.name == "gate_gain":
                 assert parameter.default == Estimator.gate_gain
                 continue
-            assert parameter.default == params[parameter.name], parameter.name
+            if parameter.name == "n_channels":  # series: their layout's
+                assert parameter.default is None
+                continue
+            default = params[parameter.name]
+            if default == "auto":  # a table's design is the network's default
+                default = DESIGNS["table"][parameter.name]
+            assert parameter.default == default, parameter.name
 
 
 def test_parameters_after_gate_are_keyword_only():
@@ -189,13 +196,18 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
         assert "__getattr__" not in vars(Estimator)
     net = inspect.signature(GatedAttentionNet).parameters
     keywords = [p.name for p in net.values() if p.kind is p.KEYWORD_ONLY]
-    assert list(_NET_PARAMETERS) == [n for n in keywords if n != "gate_gain"]
+    assert list(_NET_PARAMETERS) == [
+        n for n in keywords if n not in ("gate_gain", "n_channels")
+    ]
     build = inspect.getsource(GatedAttentionClassifier._build_module)
     for name in _NET_PARAMETERS:
         if name == "token_dim":  # series: their layout's tokens
             assert "token_dim=self.token_dim if layout is None else" in build
             continue
+        if name in DESIGN_NET_PARAMETERS:  # "auto" resolved by the input's form
+            continue
         assert f"{name}=self.{name}," in build
+    assert "**{name: design[name] for name in DESIGN_NET_PARAMETERS}" in build
     for Search, Estimator in (
         (GatedAttentionClassifierCV, GatedAttentionClassifier),
         (GatedAttentionRegressorCV, GatedAttentionRegressor),

@@ -39,7 +39,7 @@ def test_shares_the_classifiers_base_and_parameters():
     shared = GatedAttentionRegressor().get_params()
     classifier = GatedAttentionClassifier().get_params()
     assert {k: classifier[k] for k in shared} == shared
-    assert set(classifier) - set(shared) == {"class_weight"}
+    assert set(classifier) - set(shared) == {"class_weight", "label_smoothing"}
     for method in ("fit", "representation", "curvature", "_validate_X", "_forward"):
         assert getattr(GatedAttentionRegressor, method) is getattr(
             _GatedAttentionBase, method

@@ -15,22 +15,39 @@ from torch import nn
 
 from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
 
-#: The convolutional stem at full time resolution: (kernel size, width as a
-#: share of d_model) per layer, as FCN's stack (Wang et al. 2017) at a
-#: third of its kernels' reach and half its width, which a CPU trains in
-#: seconds on series of 1,500 points.
-STEM = ((7, 0.5), (5, 0.5), (3, 0.5))
+#: The convolutional stem at full time resolution: (odd kernel size, width
+#: as a share of d_model) per layer: FCN's three layers (Wang et al. 2017)
+#: with shorter kernels and 16 channels at d_model=64, which one CPU core
+#: steps in about 0.07 s on 64 series of 1,460 points (32 channels took
+#: 0.16 s; benchmarks/results/SPEED.md measures the design).
+STEM = ((7, 0.25), (5, 0.25), (3, 0.25))
 
 
-def _conv_jet(layer, h, dh, d2h, *, padding):
+def _channel_norm(norm, h):
+    """``norm`` (a LayerNorm over channels) at every time point of ``h``
+    (..., channels, time), computed in that layout (no transposed copies):
+    LayerNorm's own arithmetic, mean and biased variance over channels."""
+    mean = h.mean(dim=-2, keepdim=True)
+    centred = h - mean
+    var = (centred * centred).mean(dim=-2, keepdim=True)
+    u = centred * torch.rsqrt(var + norm.eps)
+    return u * norm.weight[:, None] + norm.bias[:, None]
+
+
+def _conv_jet(layer, h, dh, d2h):
     """Jet of a ``Conv1d`` (a linear map in time) on channel-first parts
     (..., channels, time) with leading axes of any shape: the bias enters
-    the value alone. ``padding``: (left, right) zeros in time."""
+    the value alone."""
 
     def apply(t, bias):
         lead = t.shape[:-2]
-        flat = F.pad(t.reshape(-1, *t.shape[-2:]), padding)
-        out = F.conv1d(flat, layer.weight, bias, stride=layer.stride)
+        out = F.conv1d(
+            t.reshape(-1, *t.shape[-2:]),
+            layer.weight,
+            bias,
+            stride=layer.stride,
+            padding=layer.padding,
+        )
         return out.reshape(*lead, *out.shape[-2:])
 
     return (
@@ -51,8 +68,9 @@ class ConvEmbedding(nn.Module):
     over overlapping patches down to the token grid.
 
     Token ``j`` reads time points ``j * patch_size - patch_size // 2`` to
-    ``(j + 1) * patch_size + patch_size // 2`` (kernel ``2 * patch_size``,
-    stride ``patch_size``): its own patch and half of each neighbour.
+    ``(j + 1) * patch_size + patch_size // 2`` (kernel ``patch_size + 2 *
+    (patch_size // 2)``, stride ``patch_size``): its own patch and half of
+    each neighbour.
 
     Parameters
     ----------
@@ -84,11 +102,18 @@ class ConvEmbedding(nn.Module):
         self.n_channels, self.patch_size = int(n_channels), int(patch_size)
         widths = [max(1, round(share * d_model)) for _, share in STEM]
         ins = [n_channels, *widths[:-1]]
+        # Odd kernels with zero padding on both sides keep the length.
         self.convs = nn.ModuleList(
-            nn.Conv1d(i, o, k) for (k, _), i, o in zip(STEM, ins, widths, strict=True)
+            nn.Conv1d(i, o, k, padding=k // 2)
+            for (k, _), i, o in zip(STEM, ins, widths, strict=True)
         )
         self.norms = nn.ModuleList(nn.LayerNorm(o) for o in widths)
-        self.patch = nn.Conv1d(widths[-1], d_model, 2 * patch_size, stride=patch_size)
+        # A kernel of the patch and half a patch on either side (rounded
+        # down), padded so that series of n patches make n tokens.
+        half = patch_size // 2
+        self.patch = nn.Conv1d(
+            widths[-1], d_model, patch_size + 2 * half, stride=patch_size, padding=half
+        )
 
     def reset_parameters(self, generator=None):
         """PyTorch's own ``Conv1d`` initialisation, drawn from ``generator``."""
@@ -99,14 +124,6 @@ class ConvEmbedding(nn.Module):
             nn.init.uniform_(conv.bias, -bound, bound, generator=generator)
         for norm in self.norms:
             norm.reset_parameters()
-
-    def _same(self, conv):
-        k = conv.kernel_size[0]
-        return (k - 1) // 2, k // 2
-
-    def _patches(self):
-        p = self.patch_size
-        return p // 2, p - p // 2
 
     def _time(self, x):
         """Rows (..., tokens * patch_size * n_channels) as (..., n_channels, time)."""
@@ -121,11 +138,10 @@ class ConvEmbedding(nn.Module):
             mask = valid.repeat_interleave(self.patch_size, dim=-1)[..., None, :]
             mask = mask.to(h.dtype)
         for conv, norm in zip(self.convs, self.norms, strict=True):
-            h = conv(F.pad(h, self._same(conv)))
-            h = F.gelu(norm(h.transpose(-1, -2))).transpose(-1, -2)
+            h = F.gelu(_channel_norm(norm, conv(h)))
             if mask is not None:
                 h = h * mask
-        return self.patch(F.pad(h, self._patches())).transpose(-1, -2)
+        return self.patch(h).transpose(-1, -2)
 
     def jet(self, x, dx, d2x):
         """The tokens of ``x`` and their first and second derivatives along
@@ -133,12 +149,9 @@ class ConvEmbedding(nn.Module):
         the parts broadcast as the network's jets do."""
         jet = _map(self._time, (x, dx, d2x))
         for conv, norm in zip(self.convs, self.norms, strict=True):
-            jet = _conv_jet(conv, *jet, padding=self._same(conv))
-            jet = _channels_last(jet)
-            jet = _gelu_jet(*_layer_norm_jet(norm, *jet))
-            jet = _channels_last(jet)
-        jet = _conv_jet(self.patch, *jet, padding=self._patches())
-        return _channels_last(jet)
+            jet = _channels_last(_conv_jet(conv, *jet))
+            jet = _channels_last(_gelu_jet(*_layer_norm_jet(norm, *jet)))
+        return _channels_last(_conv_jet(self.patch, *jet))
 
 
 class FeedForward(nn.Module):

@@ -88,8 +88,17 @@ def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_to
         _check_int("n_tokens", n_tokens, 1)
 
 
-def _check_series_options(embedding, n_channels, position, token_dim):
-    """What the convolutional encoding and relative position need."""
+def _check_tokens(n_features, token_dim, embedding, n_channels, position):
+    """How rows become tokens: ``token_dim`` divides a row, and what the
+    convolutional encoding and relative position need."""
+    if token_dim is not None:
+        _check_int("token_dim", token_dim, 1)
+        if n_features % token_dim:
+            raise ValueError(
+                f"token_dim must divide the number of features; got "
+                f"token_dim={token_dim} for {n_features} features. Allowed: "
+                f"None or a divisor of {n_features}."
+            )
     if embedding == "conv":
         if token_dim is None:
             raise ValueError(
@@ -614,15 +623,7 @@ class GatedAttentionNet(nn.Module):
         _check_int("d_model", d_model, 1)
         _check_int("n_tokens", n_tokens, 1)
         _check_option("head", head, HEADS)
-        if token_dim is not None:
-            _check_int("token_dim", token_dim, 1)
-            if n_features % token_dim:
-                raise ValueError(
-                    f"token_dim must divide the number of features; got "
-                    f"token_dim={token_dim} for {n_features} features. Allowed: "
-                    f"None or a divisor of {n_features}."
-                )
-        _check_series_options(embedding, n_channels, position, token_dim)
+        _check_tokens(n_features, token_dim, embedding, n_channels, position)
         self.n_features = n_features
         self.n_outputs = n_outputs
         self.token_dim = token_dim
