@@ -72,7 +72,7 @@ def functional_losses_and_gradients(
 
     def loss(weights, alpha, x, y, w):
         with _strength(net, alpha):
-            outputs = functional_call(net, weights, (x,))
+            outputs = functional_call(net, weights, (x,), {"padded": True})
         losses = row_losses(
             outputs, y, regression=regression, label_smoothing=label_smoothing
         )
@@ -96,4 +96,4 @@ def functional_logits(net, params, alpha, X):
     *shape) each) and gate strength, in evaluation mode."""
     weights = {name: value[0] for name, value in params.items()}
     with torch.no_grad(), _mode(net, False), _strength(net, alpha):
-        return functional_call(net, weights, (X,))
+        return functional_call(net, weights, (X,), {"padded": True})

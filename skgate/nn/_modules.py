@@ -836,7 +836,7 @@ class GatedAttentionNet(nn.Module):
                 unused.add(f"blocks.{i}.mixing")
         return unused
 
-    def representation(self, x, layer="attention", *, token_scale=1.0):
+    def representation(self, x, layer="attention", *, token_scale=1.0, padded=False):
         """The representation of ``x`` at ``layer``.
 
         Parameters
@@ -851,11 +851,16 @@ class GatedAttentionNet(nn.Module):
             Multiplies layers with a token axis ("attention", an int); the
             geometry's root-mean-square over tokens is ``1 / sqrt(n_tokens)``.
             Applied before copied tokens are expanded, so they stay views.
+        padded : bool, default=False
+            ``x`` may hold NaN where a series has no value (rows as the
+            training engine pads them): padding tokens are masked out of
+            attention and pooling. A network with layers beyond the
+            written-out ones always reads rows so.
         """
         layer = self._check_layer(layer)
         last = self.depth - 1 if not isinstance(layer, int) else layer
         self._check_input(x)
-        if not self.written_out:
+        if padded or not self.written_out:
             return self._strong_representation(x, layer, last, token_scale)
         h = self._first_tokens(x)
         for block in self.blocks[: last + 1]:
@@ -942,9 +947,11 @@ class GatedAttentionNet(nn.Module):
             _linear_jet(second, *activation_jet(*_linear_jet(first, *jet)))
         )
 
-    def forward(self, x):
+    def forward(self, x, *, padded=False):
         # x: (batch, n_features) -> logits: (batch, n_outputs)
-        return self.representation(x, layer="logits")
+        # padded: x may hold NaN where a series has no value (the engine's
+        # rows); the network's own path for them (see representation).
+        return self.representation(x, layer="logits", padded=padded)
 
 
 class RepresentationMap:

@@ -1,0 +1,325 @@
+"""The strong design for series: its layers' exact jets, the torch.func
+training on the module itself, the recipe (schedule, label smoothing) and
+what "auto" makes of series and tables."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from skgate import GatedAttentionClassifier, GatedAttentionRegressor
+from skgate._engine.loop import schedule
+from skgate._options import DESIGNS
+from skgate.nn import ConvEmbedding, FeedForward, GatedAttentionNet
+from skgate.nn._functional import (
+    functional_losses_and_gradients,
+    row_losses,
+)
+from skgate.nn._stacked import written_losses_and_gradients
+
+SMALL = {"d_model": 8, "max_epochs": 3, "random_state": 0}
+
+#: Every part of the strong design alone, and all of them together.
+PARTS = {
+    "conv": {"embedding": "conv", "n_channels": 2},
+    "feed-forward": {"d_ff": 12, "residual": True},
+    "feed-forward, pre-LN": {"d_ff": 12, "residual": True, "norm": "layer"},
+    "relative": {"position": "relative"},
+    "both positions": {"position": "both", "n_heads": 2},
+    "everything": {
+        "embedding": "conv",
+        "n_channels": 2,
+        "d_ff": 12,
+        "residual": True,
+        "norm": "layer",
+        "position": "both",
+        "n_heads": 2,
+        "dropout": 0.1,
+    },
+}
+
+
+def _net(seed=0, **kwargs):
+    torch.manual_seed(seed)
+    # 6 tokens of 2 time points of 2 channels.
+    params = {"n_features": 24, "n_outputs": 3, "d_model": 8, "token_dim": 4}
+    return GatedAttentionNet(**{**params, **kwargs}).double().eval()
+
+
+def _series(n=24, channels=2, length=30, *, ragged=False, seed=0):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(10, length + 1, n) if ragged else np.full(n, length)
+    X = [rng.normal(size=(channels, t)) for t in lengths]
+    y = np.array([int(x[0, :5].mean() > 0) for x in X])
+    return (X if ragged else np.stack(X)), y
+
+
+class TestJets:
+    @pytest.mark.parametrize("part", PARTS, ids=str)
+    @pytest.mark.parametrize("layer", ["attention", "pooled", "logits", 0])
+    @pytest.mark.parametrize("gate", ["multiplicative", "none", "silu"])
+    def test_jet_equals_finite_differences(self, part, layer, gate):
+        net = _net(gate=gate, depth=2, **PARTS[part])
+        gen = torch.Generator().manual_seed(1)
+        x, v = (torch.randn(4, 24, dtype=torch.float64, generator=gen) for _ in "xv")
+        value, velocity, acceleration = net.representation_jet(x, v, layer)
+        f = net.representation
+        eps = 1e-4
+        with torch.no_grad():
+            first = (f(x + eps * v, layer) - f(x - eps * v, layer)) / (2 * eps)
+            second = (
+                f(x + eps * v, layer) - 2 * f(x, layer) + f(x - eps * v, layer)
+            ) / eps**2
+            torch.testing.assert_close(value, f(x, layer), rtol=1e-12, atol=1e-12)
+        scale = float(acceleration.abs().max())
+        assert scale > 1e-6  # the layers bend: the check can fail
+        torch.testing.assert_close(velocity, first, rtol=1e-6, atol=1e-7)
+        torch.testing.assert_close(acceleration, second, rtol=1e-3, atol=1e-4 * scale + 1e-8)
+
+    def test_jet_broadcasts_points_against_directions(self):
+        net = _net(**PARTS["everything"])
+        gen = torch.Generator().manual_seed(2)
+        x = torch.randn(3, 24, dtype=torch.float64, generator=gen)
+        v = torch.randn(5, 24, dtype=torch.float64, generator=gen)
+        value, velocity, acceleration = net.representation_jet(x[:, None], v[None])
+        assert value.shape[:2] == (3, 1) and velocity.shape[:2] == (3, 5)
+        _, one, two = net.representation_jet(x[1:2], v[3:4])
+        torch.testing.assert_close(velocity[1, 3], one[0], rtol=1e-12, atol=1e-12)
+        torch.testing.assert_close(acceleration[1, 3], two[0], rtol=1e-12, atol=1e-12)
+
+    def test_layers_alone(self):
+        torch.manual_seed(0)
+        embedding = ConvEmbedding(3, 5, 8).double()
+        assert embedding(torch.zeros(2, 60, dtype=torch.float64)).shape == (2, 4, 8)
+        ff = FeedForward(8, 16).double()
+        x = torch.randn(2, 4, 8, dtype=torch.float64)
+        v = torch.randn(2, 4, 8, dtype=torch.float64)
+        y, dy, d2y = ff.jet(x, v, None)
+        eps = 1e-4
+        with torch.no_grad():
+            second = (ff(x + eps * v) - 2 * ff(x) + ff(x - eps * v)) / eps**2
+        torch.testing.assert_close(y, ff(x))
+        torch.testing.assert_close(d2y, second, rtol=1e-4, atol=1e-6)
+
+
+class TestNetwork:
+    def test_ungated_attention_over_copied_tokens_stays_flat_with_feed_forward_off(
+        self,
+    ):
+        # Relative position and the conv encoding need sequences; dropout
+        # and the schedule do not bend. Without d_ff, residual ungated
+        # attention over copied tokens is affine: zero acceleration.
+        net = GatedAttentionNet(3, 2, gate="none", residual=True, dropout=0.5)
+        net = net.double().eval()
+        x = torch.randn(4, 3, dtype=torch.float64)
+        v = torch.randn(4, 3, dtype=torch.float64)
+        assert net.representation_jet(x, v)[2].abs().max() < 1e-12
+        # A feed-forward sublayer bends even ungated attention.
+        bent = GatedAttentionNet(3, 2, gate="none", residual=True, d_ff=8)
+        assert bent.double().representation_jet(x, v)[2].abs().max() > 1e-6
+
+    def test_padding_is_inert_in_the_forward_pass(self):
+        # A row with NaN padding tokens computes what its own tokens do alone.
+        net = _net(**PARTS["everything"])
+        x = torch.randn(3, 24, dtype=torch.float64)
+        padded = x.clone()
+        padded[0, 12:] = float("nan")
+        with torch.no_grad():
+            torch.testing.assert_close(
+                net(padded)[0], net(x[:1, :12])[0], rtol=1e-12, atol=1e-12
+            )
+            torch.testing.assert_close(net(padded)[1:], net(x)[1:])
+
+    def test_written_out_only_for_todays_layers(self):
+        assert _net().written_out
+        for part in PARTS:
+            assert not _net(**PARTS[part]).written_out, part
+        assert not _net(dropout=0.1).written_out
+
+    def test_reset_draws_as_construction(self):
+        torch.manual_seed(4)
+        built = GatedAttentionNet(24, 3, d_model=8, token_dim=4, **PARTS["everything"])
+        reset = GatedAttentionNet(24, 3, d_model=8, token_dim=4, **PARTS["everything"])
+        reset.reset_parameters(torch.Generator().manual_seed(4))
+        # Construction draws the conv layers' weights by their own order;
+        # a reset from one generator is what an estimator's fit does: the
+        # same random_state, the same weights.
+        again = GatedAttentionNet(24, 3, d_model=8, token_dim=4, **PARTS["everything"])
+        again.reset_parameters(torch.Generator().manual_seed(4))
+        for a, b in zip(reset.parameters(), again.parameters(), strict=True):
+            assert torch.equal(a, b)
+        assert len(list(built.parameters())) == len(list(reset.parameters()))
+
+    @pytest.mark.parametrize(
+        "kwargs, match",
+        [
+            ({"embedding": "conv"}, "n_channels must be an int"),
+            ({"embedding": "conv", "n_channels": 3}, "n_channels must divide"),
+            ({"n_channels": 2}, "n_channels is read by embedding='conv' only"),
+            ({"d_ff": 8}, "needs residual=True"),
+            ({"dropout": 1.0}, "dropout must be in"),
+            ({"position": "relative", "attention": "fixed"}, "biases softmax"),
+            ({"position": "sideways"}, "position"),
+            ({"embedding": "fourier"}, "embedding"),
+        ],
+    )
+    def test_bad_options_are_named(self, kwargs, match):
+        with pytest.raises((ValueError, TypeError), match=match):
+            GatedAttentionNet(24, 3, d_model=8, token_dim=4, **kwargs)
+
+    def test_copied_tokens_refuse_what_needs_a_sequence(self):
+        with pytest.raises(ValueError, match="embedding='conv' convolves"):
+            GatedAttentionNet(3, 2, embedding="conv", n_channels=1)
+        with pytest.raises(ValueError, match="copied tokens"):
+            GatedAttentionNet(3, 2, position="relative")
+
+
+class TestFunctionalTraining:
+    def test_functional_gradients_equal_the_written_backward(self):
+        # The same equations through torch.func and the hand-written
+        # backward, on today's layers: one definition, two engines, equal.
+        net = GatedAttentionNet(24, 3, d_model=8, token_dim=4, n_heads=2)
+        names = [n for n, _ in net.named_parameters()]
+        params = [p.detach()[None].repeat(2, *[1] * p.ndim) for p in net.parameters()]
+        gen = torch.Generator().manual_seed(0)
+        x = torch.randn(2, 6, 24, generator=gen)
+        x[1, 0, 12:] = float("nan")  # a padded series
+        y = torch.randint(0, 3, (2, 6), generator=gen)
+        w = torch.rand(2, 6, generator=gen)
+        alphas = torch.tensor([0.0, 1.5])
+        written = written_losses_and_gradients(
+            net, dict(zip(names, params, strict=True)), alphas, x, y, w, regression=False
+        )
+        functional = functional_losses_and_gradients(
+            net,
+            names,
+            params,
+            alphas,
+            x,
+            y,
+            w,
+            regression=False,
+            label_smoothing=0.0,
+            seed=0,
+        )
+        torch.testing.assert_close(functional[0], written[0], rtol=1e-5, atol=1e-6)
+        for name, gradient in zip(names, functional[1], strict=True):
+            torch.testing.assert_close(
+                gradient, written[1][name], rtol=1e-4, atol=1e-6, msg=name
+            )
+
+    def test_label_smoothing_is_torchs(self):
+        gen = torch.Generator().manual_seed(0)
+        logits = torch.randn(7, 4, generator=gen)
+        y = torch.randint(0, 4, (7,), generator=gen)
+        torch_loss = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.2)
+        torch.testing.assert_close(
+            row_losses(logits, y, regression=False, label_smoothing=0.2),
+            torch_loss(logits, y),
+        )
+
+    def test_the_schedule_warms_up_then_decays_to_zero(self):
+        factors = [schedule(step, 100, 0.1) for step in range(1, 101)]
+        assert factors[0] == pytest.approx(0.1) and factors[9] == pytest.approx(1.0)
+        assert all(a >= b for a, b in zip(factors[9:], factors[10:], strict=False))
+        assert factors[-1] == pytest.approx(0.0, abs=1e-12)
+        assert factors[54] == pytest.approx(0.5 * (1 + math.cos(math.pi * 45 / 90)))
+        assert schedule(1, 1, 0.0) == 1.0  # one step: no warm-up, no decay
+
+
+class TestEstimators:
+    def test_auto_gives_series_the_strong_design_and_tables_todays(self):
+        X, y = _series()
+        series = GatedAttentionClassifier(**SMALL).fit(X, y)
+        net = series.net_.module_
+        assert net.embedding == "conv" and not net.written_out
+        block = net.blocks[0]
+        assert block.feed_forward.inner.out_features == 2 * SMALL["d_model"]
+        assert block.relative_bias is not None and net.position is not None
+        assert block.n_heads == DESIGNS["series"]["n_heads"] and block.residual
+        table = GatedAttentionClassifier(**SMALL).fit(X.reshape(len(X), -1), y)
+        assert table.net_.module_.written_out
+        explicit = GatedAttentionClassifier(**SMALL, **DESIGNS["table"])
+        explicit.fit(X.reshape(len(X), -1), y)
+        flat = X.reshape(len(X), -1)
+        assert np.array_equal(table.predict_proba(flat), explicit.predict_proba(flat))
+
+    @pytest.mark.parametrize("Estimator", [GatedAttentionClassifier, GatedAttentionRegressor])
+    def test_refits_are_bit_identical_and_leave_torchs_generator(self, Estimator):
+        X, y = _series(ragged=True)
+        target = y if Estimator is GatedAttentionClassifier else y.astype(float)
+        before = torch.random.get_rng_state()
+        first = Estimator(**SMALL).fit(X, target)
+        second = Estimator(**SMALL).fit(X, target)
+        assert torch.equal(before, torch.random.get_rng_state())
+        assert np.array_equal(first.predict(X), second.predict(X))
+        other = Estimator(**{**SMALL, "random_state": 1}).fit(X, target)
+        assert not np.array_equal(
+            first.net_.module_.blocks[0].query.weight.detach(),
+            other.net_.module_.blocks[0].query.weight.detach(),
+        )
+
+    def test_a_series_predicts_the_same_alone_and_beside_longer_ones(self):
+        X, y = _series(ragged=True)
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        together = clf.predict_proba(X)
+        for i in (0, 5, 11):
+            assert np.array_equal(clf.predict_proba([X[i]])[0], together[i])
+
+    def test_each_part_can_be_removed_alone(self):
+        X, y = _series()
+        for removed in (
+            {"embedding": "linear"},
+            {"d_ff": None},
+            {"position": "absolute"},
+            {"lr_schedule": "constant", "label_smoothing": 0.0},
+        ):
+            clf = GatedAttentionClassifier(**SMALL, **removed).fit(X, y)
+            assert clf.score(X, y) >= 0.0
+
+    def test_the_strong_design_learns_a_local_shape(self):
+        # The class is a bump's place in the first or the second half of a
+        # noisy series: position and local shape.
+        rng = np.random.default_rng(0)
+        X = rng.normal(scale=0.3, size=(120, 1, 40))
+        y = rng.integers(0, 2, 120)
+        for i, label in enumerate(y):
+            start = rng.integers(0, 15) + 20 * label
+            X[i, 0, start : start + 5] += 2.0
+        clf = GatedAttentionClassifier(max_epochs=100, d_model=16, random_state=0)
+        clf.fit(X[:80], y[:80])
+        assert clf.score(X[80:], y[80:]) > 0.9
+
+    @pytest.mark.parametrize(
+        "kwargs, match",
+        [
+            ({"embedding": "conv"}, "embedding='conv' convolves"),
+            ({"position": "relative"}, "copied tokens"),
+            ({"d_ff": 8}, "needs residual=True"),
+            ({"norm": "layer"}, "needs residual=True"),
+        ],
+    )
+    def test_a_table_refuses_what_needs_series_by_name(self, kwargs, match):
+        X, y = _series()
+        with pytest.raises(ValueError, match=match):
+            GatedAttentionClassifier(**SMALL, **kwargs).fit(X.reshape(len(X), -1), y)
+
+    @pytest.mark.parametrize(
+        "name, value",
+        [
+            ("embedding", "fourier"),
+            ("dropout", 1.0),
+            ("dropout", -0.1),
+            ("position", "sideways"),
+            ("lr_schedule", "step"),
+            ("warmup_fraction", 1.5),
+            ("label_smoothing", 1.0),
+            ("d_ff", 0),
+            ("n_heads", "many"),
+        ],
+    )
+    def test_bad_values_are_named(self, name, value):
+        X, y = _series()
+        with pytest.raises(ValueError, match=f"'{name}' parameter"):
+            GatedAttentionClassifier(**SMALL, **{name: value}).fit(X, y)
