@@ -43,9 +43,9 @@ from ._inputs import (
     check_class_weight_value,
     check_labels,
 )
+from ._options import DESIGN_NET_PARAMETERS, DESIGNS, LR_SCHEDULES
 from ._represent import Represents
 from .nn import _BUILT_IN as _BUILT_IN_GATES
-from ._options import DESIGN_NET_PARAMETERS, DESIGNS, LR_SCHEDULES
 from .nn import (
     ATTENTIONS,
     EMBEDDINGS,
@@ -146,7 +146,11 @@ class _GatedAttentionBase(
         "norm": [None, StrOptions({"auto"} | {n for n in NORMS if n is not None})],
         "attention": [StrOptions(set(ATTENTIONS))],
         "embedding": [StrOptions({"auto", *EMBEDDINGS})],
-        "d_ff": [None, StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "d_ff": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+        ],
         "dropout": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "position": [StrOptions({"auto", *POSITIONS})],
         "lr_schedule": [StrOptions({"auto", *LR_SCHEDULES})],

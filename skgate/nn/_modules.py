@@ -12,10 +12,17 @@ import torch.nn.functional as F
 from numpy import bool_ as np_bool
 from torch import nn
 
-from .._options import ATTENTIONS, EMBEDDINGS, GATE_GAIN, HEADS, LAYERS, NORMS, POSITIONS
+from .._options import (
+    ATTENTIONS,
+    EMBEDDINGS,
+    GATE_GAIN,
+    HEADS,
+    LAYERS,
+    NORMS,
+    POSITIONS,
+)
 from ._checks import _check_int, _check_option, _check_real
 from ._gates import _check_gate
-from ._layers import ConvEmbedding, FeedForward
 from ._jets import (
     _attention_heads,
     _folded_matmul,
@@ -36,6 +43,7 @@ from ._jets import (
     _sum_into,
     _zero_filled,
 )
+from ._layers import ConvEmbedding, FeedForward
 
 
 def _reset_linear(layer, generator):
@@ -245,7 +253,9 @@ class GatedAttentionBlock(nn.Module):
         super().__init__()
         _check_int("d_model", d_model, 1)
         kind = _check_gate(gate)
-        _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens)
+        _check_sublayers(
+            d_ff, dropout, relative_position, residual, attention, n_tokens
+        )
         _check_option("attention", attention, ATTENTIONS)
         if attention != "softmax":
             _check_int("n_tokens", n_tokens, 1)
@@ -289,7 +299,9 @@ class GatedAttentionBlock(nn.Module):
         )
         self.dropout = nn.Dropout(float(dropout)) if dropout else None
         self.ff_norm = nn.LayerNorm(d_model) if d_ff is not None and norm else None
-        self.feed_forward = None if d_ff is None else FeedForward(d_model, d_ff, dropout)
+        self.feed_forward = (
+            None if d_ff is None else FeedForward(d_model, d_ff, dropout)
+        )
 
     def _init_gate(self, generator):
         # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
