@@ -20,10 +20,11 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import bench_sequences as bench  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
+
+import bench_sequences as bench  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results"

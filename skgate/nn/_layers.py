@@ -8,7 +8,6 @@ These layers are trained through ``torch.func`` on the module itself (see
 """
 
 import math
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -24,46 +23,15 @@ from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
 STEM = ((7, 0.25), (5, 0.25), (3, 0.25))
 
 
-class _Unscaled(NamedTuple):
-    """A normalisation without its affine part, as the jets read one."""
-
-    eps: float
-    weight: None = None
-    bias: None = None
-
-
-def _instance_norm(norm, h, mask=None):
-    """Each channel of ``h`` (..., channels, time) standardised over its
-    time points (mean and biased variance; over the valid ones where
-    ``mask``, (..., 1, time), is 1), then ``norm``'s per-channel weight and
-    bias (instance normalisation with an affine part). It keeps what a
-    LayerNorm over channels at each time point loses, the local amplitude,
-    and needs no batch statistics (a series reads the same alone or in any
-    batch); on 3 sets (ArrowHead, OSULeaf, GunPoint, one resample) it
-    scored 0.795 against that LayerNorm's 0.755."""
-    if mask is None:
-        mean = h.mean(dim=-1, keepdim=True)
-        centred = h - mean
-        var = (centred * centred).mean(dim=-1, keepdim=True)
-    else:
-        count = mask.sum(dim=-1, keepdim=True)
-        mean = (h * mask).sum(dim=-1, keepdim=True) / count
-        centred = h - mean
-        var = (centred * centred * mask).sum(dim=-1, keepdim=True) / count
+def _channel_norm(norm, h):
+    """``norm`` (a LayerNorm over channels) at every time point of ``h``
+    (..., channels, time), computed in that layout (no transposed copies):
+    LayerNorm's own arithmetic, mean and biased variance over channels."""
+    mean = h.mean(dim=-2, keepdim=True)
+    centred = h - mean
+    var = (centred * centred).mean(dim=-2, keepdim=True)
     u = centred * torch.rsqrt(var + norm.eps)
     return u * norm.weight[:, None] + norm.bias[:, None]
-
-
-def _instance_norm_jet(norm, h, dh, d2h):
-    """Jet of :func:`_instance_norm` (no mask): a LayerNorm over the time
-    axis without affine part, then the per-channel affine map."""
-    u, du, d2u = _layer_norm_jet(_Unscaled(norm.eps), h, dh, d2h)
-    weight = norm.weight[:, None]
-    return (
-        u * weight + norm.bias[:, None],
-        du * weight,
-        None if d2u is None else d2u * weight,
-    )
 
 
 def _conv_jet(layer, h, dh, d2h):
@@ -95,10 +63,9 @@ def _channels_last(jet):
 
 class ConvEmbedding(nn.Module):
     """Convolutional input encoding of series: a stack of ``Conv1d`` layers,
-    each followed by instance normalisation (each channel standardised over
-    the series' time points, with a learned scale and shift per channel) and
-    GELU, at full time resolution (zero padding keeps the length), then a
-    strided convolution over overlapping patches down to the token grid.
+    each followed by LayerNorm over its channels and GELU, at full time
+    resolution (zero padding keeps the length), then a strided convolution
+    over overlapping patches down to the token grid.
 
     Token ``j`` reads time points ``j * patch_size - patch_size // 2`` to
     ``(j + 1) * patch_size + patch_size // 2`` (kernel ``patch_size + 2 *
@@ -140,8 +107,6 @@ class ConvEmbedding(nn.Module):
             nn.Conv1d(i, o, k, padding=k // 2)
             for (k, _), i, o in zip(STEM, ins, widths, strict=True)
         )
-        # LayerNorm modules hold the per-channel scale and shift (and eps)
-        # of the instance normalisation (:func:`_instance_norm`).
         self.norms = nn.ModuleList(nn.LayerNorm(o) for o in widths)
         # A kernel of the patch and half a patch on either side (rounded
         # down), padded so that series of n patches make n tokens.
@@ -173,7 +138,7 @@ class ConvEmbedding(nn.Module):
             mask = valid.repeat_interleave(self.patch_size, dim=-1)[..., None, :]
             mask = mask.to(h.dtype)
         for conv, norm in zip(self.convs, self.norms, strict=True):
-            h = F.gelu(_instance_norm(norm, conv(h), mask))
+            h = F.gelu(_channel_norm(norm, conv(h)))
             if mask is not None:
                 h = h * mask
         return self.patch(h).transpose(-1, -2)
@@ -184,7 +149,8 @@ class ConvEmbedding(nn.Module):
         the parts broadcast as the network's jets do."""
         jet = _map(self._time, (x, dx, d2x))
         for conv, norm in zip(self.convs, self.norms, strict=True):
-            jet = _gelu_jet(*_instance_norm_jet(norm, *_conv_jet(conv, *jet)))
+            jet = _channels_last(_conv_jet(conv, *jet))
+            jet = _channels_last(_gelu_jet(*_layer_norm_jet(norm, *jet)))
         return _channels_last(_conv_jet(self.patch, *jet))
 
 
