@@ -78,23 +78,14 @@ def engines(repeats):
             x, y, w = _rows(models, 64, width, 2)
             alphas = torch.ones(models)
 
-            def written():
-                losses_and_gradients(
-                    net, names, params, alphas, x, y, w, regression=False
-                )
+            step = (net, names, params, alphas, x, y, w)
 
-            def functional():
+            def written(step=step):
+                losses_and_gradients(*step, regression=False)
+
+            def functional(step=step):
                 functional_losses_and_gradients(
-                    net,
-                    names,
-                    params,
-                    alphas,
-                    x,
-                    y,
-                    w,
-                    regression=False,
-                    label_smoothing=0.0,
-                    seed=0,
+                    *step, regression=False, label_smoothing=0.0, seed=0
                 )
 
             a, b = _timed(written, repeats), _timed(functional, repeats)
@@ -125,10 +116,8 @@ def designs(repeats):
             x, y, w = _rows(1, 64, width, classes)
             alphas = torch.ones(1)
 
-            def step(net=net, names=names, params=params, x=x, y=y, w=w):
-                losses_and_gradients(
-                    net, names, params, alphas, x, y, w, regression=False
-                )
+            def step(step=(net, names, params, alphas, x, y, w)):
+                losses_and_gradients(*step, regression=False)
 
             times.append(_timed(step, repeats))
         rows.append((name, length, patch, *times, times[1] / times[0]))
