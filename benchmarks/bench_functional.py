@@ -85,7 +85,7 @@ def engines(repeats):
 
             def functional(step=step):
                 functional_losses_and_gradients(
-                    *step, regression=False, label_smoothing=0.0, seed=0
+                    *step, regression=False, label_smoothing=0.0
                 )
 
             a, b = _timed(written, repeats), _timed(functional, repeats)

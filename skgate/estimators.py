@@ -103,6 +103,48 @@ class _CarriesGate:
         super().__setstate__(state)
 
 
+def _is_auto(value):
+    return isinstance(value, str) and value == "auto"
+
+
+def _named(name, design, given):
+    """``name=value`` as the user gave it, with what "auto" became."""
+    if _is_auto(given[name]):
+        return f"{name}='auto' (here {design[name]!r})"
+    return f"{name}={given[name]!r}"
+
+
+def _check_design(design, given, *, series, token_dim, attention):
+    """Refuse a resolved design that cannot work, naming each parameter as
+    given (and what "auto" made of it)."""
+    if design["embedding"] == "conv" and not series:
+        raise ValueError(
+            "embedding='conv' convolves over the time points of series (a "
+            "3-D array or a list of 2-D arrays); X is a 2-D table. Allowed "
+            "for a table: embedding='auto' or 'linear'."
+        )
+    position = design["position"]
+    if position != "absolute" and not series and token_dim is None:
+        raise ValueError(
+            f"position={position!r} places the tokens of a sequence; rows of "
+            f"copied tokens (token_dim=None) have no places. Allowed: "
+            f"position='auto' or 'absolute', or a token_dim."
+        )
+    if position != "absolute" and attention != "softmax":
+        raise ValueError(
+            f"position={position!r} adds a relative bias to softmax "
+            f"attention's logits; attention={attention!r} has none. Allowed "
+            f"with it: position='auto' or 'absolute'."
+        )
+    for name in ("d_ff", "norm"):
+        if design[name] is not None and not design["residual"]:
+            raise ValueError(
+                f"{_named(name, design, given)} needs residual blocks (h + "
+                f"block(h)); got {_named('residual', design, given)}. Set "
+                f"residual=True, or {name}=None."
+            )
+
+
 class _GatedAttentionBase(
     _CarriesGate, ChecksInputs, Represents, BaseEstimator, metaclass=ABCMeta
 ):
@@ -192,51 +234,49 @@ class _GatedAttentionBase(
 
     # -- training -----------------------------------------------------------
 
+    def _architecture(self):
+        """What shapes the network, as this fit resolves it: the network's
+        parameters but alpha ("auto" as the design makes it), and
+        patch_size (the tokens a series becomes are the network's input)."""
+        design = self._design()
+        return tuple(
+            (name, design[name] if name in design else getattr(self, name))
+            for name in (*NET_PARAMETERS, "patch_size")
+            if name != "alpha"
+        )
+
     def _design(self):
         """The design's parameters as this fit resolves them: each "auto"
         takes its value for the input's form, series (the strong design) or
         a table (the minimal design: today's network, bit for bit), from
-        :data:`~skgate._options.DESIGNS`. Given values stay as given, except
-        that ``embedding="conv"`` on a table is refused (it convolves over
-        time) and so is ``d_ff`` without residual blocks."""
+        :data:`~skgate._options.DESIGNS`, and agrees with what is given: a
+        block without ``residual`` gets no feed-forward sublayer and no
+        pre-LayerNorm from "auto", fixed attention no relative position.
+        Given values stay as given; combinations that cannot work are
+        refused by :func:`_check_design`, naming the parameters."""
         series = getattr(self, "series_layout_", None) is not None
         table = DESIGNS["series" if series else "table"]
-        design = {}
-        for name, auto in table.items():
-            value = getattr(self, name, auto)
-            if isinstance(value, str) and value == "auto":
-                value = auto
-            design[name] = value
+        # A regressor has no label smoothing.
+        given = {name: getattr(self, name) for name in table if hasattr(self, name)}
+        for name in ("dropout", "warmup_fraction", "label_smoothing"):
+            value = getattr(self, name, None)
+            if isinstance(value, bool | np.bool_):
+                raise TypeError(f"{name} must be a real number; got {value!r}.")
+        design = {
+            name: table[name] if _is_auto(value) else value
+            for name, value in given.items()
+        }
         if design["d_ff"] == "2 * d_model":
             design["d_ff"] = 2 * self.d_model
-        if self.attention != "softmax" and self.position == "auto":
+        if not design["residual"]:  # "auto" follows a plain block
+            for name in ("d_ff", "norm"):
+                if _is_auto(given[name]):
+                    design[name] = None
+        if self.attention != "softmax" and _is_auto(given["position"]):
             # Fixed weights take no logits to bias: their place is learned.
             design["position"] = "absolute"
-        if design["embedding"] == "conv" and not series:
-            raise ValueError(
-                "embedding='conv' convolves over the time points of series (a "
-                "3-D array or a list of 2-D arrays); X is a 2-D table. Allowed "
-                "for a table: embedding='auto' or 'linear'."
-            )
-        if design["position"] != "absolute" and not series and self.token_dim is None:
-            raise ValueError(
-                f"position={design['position']!r} places the tokens of a "
-                f"sequence; rows of copied tokens (token_dim=None) have no "
-                f"places. Allowed: position='auto' or 'absolute', or a "
-                f"token_dim."
-            )
-        if design["d_ff"] is not None and not design["residual"]:
-            raise ValueError(
-                f"d_ff={design['d_ff']} adds a feed-forward sublayer to residual "
-                f"blocks, h + FF(h): it needs residual=True or 'auto' on series; "
-                f"got residual={self.residual!r}."
-            )
-        if design["norm"] is not None and not design["residual"]:
-            raise ValueError(
-                f"norm={design['norm']!r} is pre-LayerNorm inside a residual "
-                f"block, h + block(LayerNorm(h)): it needs residual=True; got "
-                f"residual={self.residual!r}."
-            )
+        _check_design(design, given, series=series, token_dim=self.token_dim,
+                      attention=self.attention)  # fmt: skip
         return design
 
     def _build_module(self, n_features, n_outputs, generator):
@@ -307,12 +347,8 @@ class _GatedAttentionBase(
         self.net_ = result.net
         self.history_ = result.net.history
         if result.fresh:  # what a warm start or partial_fit cannot change
-            # patch_size too: the tokens a series becomes are the network's input.
-            self._architecture_ = tuple(
-                (name, getattr(self, name))
-                for name in (*NET_PARAMETERS, "patch_size")
-                if name != "alpha"
-            )
+            self._architecture_ = self._architecture()
+            self.design_ = self._design()
         self._callbacks_trained_ = result.callbacks
         if result.validation_scores is not None:
             # One score per epoch, as loss_curve_: NaN for the epochs of
@@ -418,11 +454,12 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         None for a table, ``2 * d_model`` for series.
     dropout : float in [0, 1) or "auto", default="auto"
         Dropout on the gated attention output and the feed-forward output
-        while training. "auto": 0 for a table, 0.1 for series. With
-        dropout > 0, a model's dropout masks come from its fit's own
-        generator: refits with the same ``random_state`` are identical, but
-        a model trained beside others (the CV estimators' batches) draws
-        other masks than alone.
+        while training. "auto": 0 for a table, 0.1 for series. A model's
+        dropout masks come from its fit's own generator (seeded by
+        ``random_state``; torch's process-wide generator is neither read
+        nor changed): refits are identical, in any thread, and a model
+        trained beside others (the CV estimators' batches) draws the masks
+        it draws alone.
     position : {"auto", "absolute", "relative", "both"}, default="auto"
         How a sequence's tokens know their place. "absolute": a learned
         bias per position added to the tokens; "relative": a learned bias
@@ -498,6 +535,11 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         The labels seen in ``fit``, sorted; any type ``np.unique`` sorts.
     n_features_in_ : int
         Number of features seen in ``fit`` (of series: their channels).
+    design_ : dict
+        The design parameters as the latest fresh fit resolved them (what
+        each "auto" became for the form of ``X``): ``n_heads``,
+        ``residual``, ``norm``, ``embedding``, ``d_ff``, ``dropout``,
+        ``position``, ``lr_schedule`` and (classifiers) ``label_smoothing``.
     series_layout_ : SeriesLayout or None
         For series: ``n_channels``, ``n_timepoints`` (the longest series of
         the fit: no longer one can be predicted), ``patch_size``,

@@ -269,7 +269,7 @@ def _recipe(estimator, *, incremental):
     design = estimator._design()
     cosine = design["lr_schedule"] == "cosine" and not incremental
     return {
-        "label_smoothing": float(design["label_smoothing"]),
+        "label_smoothing": float(design.get("label_smoothing", 0.0)),
         "warmup": float(estimator.warmup_fraction) if cosine else None,
     }
 

@@ -331,9 +331,10 @@ class BatchedTrainer:
         model) on their batches; returns their losses and logits."""
         params = _take([self.params[n] for n in self.names], rows)
         (alphas,) = _take([self.alphas], rows)
-        seed = 0
+        noise = None
         if self.noise is not None:
-            seed = int(torch.randint(2**62, (), generator=self.noise))
+            models = range(len(self.noise)) if rows is None else rows.tolist()
+            noise = [self.noise[m] for m in models]
         per_model, gradients, logits = losses_and_gradients(
             self.net,
             self.names,
@@ -344,7 +345,7 @@ class BatchedTrainer:
             wb,
             regression=self.regression,
             label_smoothing=self.label_smoothing,
-            seed=seed,
+            noise=noise,
         )
         lrs, adamw, frozen = self._scheduled(self.lrs), self.adamw, ()
         if hooks is not None:
@@ -458,11 +459,16 @@ class BatchedTrainer:
         # start warms up and decays anew, as its fresh optimizer starts anew).
         self.starts = list(self.counts)
         self.totals = [epochs * math.ceil(n / self.batch_size) for n in pool.sizes]
-        if not self.net.written_out:
-            # Dropout's numbers: a generator of the fit's own, seeded from
-            # the first model's (torch's process-wide one stays untouched).
-            seed = int(torch.randint(2**62, (), generator=generators[0]))
-            self.noise = torch.Generator().manual_seed(seed)
+        if self.net.stochastic:
+            # Dropout's numbers: each model's own generator, seeded from its
+            # fit's (torch's process-wide one is never used), so that a
+            # model draws the same masks alone and beside others.
+            self.noise = [
+                torch.Generator().manual_seed(
+                    int(torch.randint(2**62, (), generator=generator))
+                )
+                for generator in generators
+            ]
         weighted = [w is not None for _, _, w in datasets]
         curves = [[] for _ in datasets]
         #: Each model's epochs, as :class:`EpochRecord` s.

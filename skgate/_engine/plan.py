@@ -342,10 +342,11 @@ def _continue_with_parameters(estimator, *, incremental):
     network cannot take, is refused."""
     net = estimator.net_
     built = dict(estimator._architecture_)
+    now = dict(estimator._architecture())
     changed = [
         f"{name}={getattr(estimator, name)!r} (built with {value!r})"
         for name, value in built.items()
-        if getattr(estimator, name) != value
+        if now[name] != value
     ]
     if changed:
         raise ValueError(

@@ -15,6 +15,8 @@ import contextlib
 import torch
 from torch.func import functional_call, grad_and_value, vmap
 
+from ._layers import dropout_noise
+
 
 @contextlib.contextmanager
 def _strength(net, alpha):
@@ -58,15 +60,17 @@ def row_losses(outputs, y, *, regression, label_smoothing=0.0):
 
 
 def functional_losses_and_gradients(
-    net, names, params, alphas, xb, yb, wb, *, regression, label_smoothing, seed
+    net, names, params, alphas, xb, yb, wb, *, regression, label_smoothing, noise=None
 ):
     """The training step's computation for M models shaped like ``net``,
     through ``torch.func``: each model's weighted mean loss (M,), the
     gradients of its weights ``names`` (stacked ``params``) and its logits.
 
-    ``seed``: dropout's random numbers for this step (drawn by the caller
-    from the fit's own generator); torch's process-wide generator is left as
-    it was. Each model draws its own masks (``randomness="different"``).
+    ``noise``: None for a network without dropout (the models run as one
+    ``vmap``), else one ``torch.Generator`` per model, from which its
+    dropout masks are drawn (:func:`~skgate.nn._layers.dropout_noise`; the
+    models then run one after another): a model draws the same masks alone
+    as beside others, and torch's process-wide generator is never used.
     """
     from ._stacked import weighted_mean
 
@@ -78,17 +82,34 @@ def functional_losses_and_gradients(
         )
         return weighted_mean(losses, w), outputs
 
-    step = vmap(grad_and_value(loss, has_aux=True), randomness="different")
-    with _mode(net, True), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        grads, (per_model, logits) = step(
-            dict(zip(names, params, strict=True)), alphas, xb, yb, wb
-        )
+    step = grad_and_value(loss, has_aux=True)
+    weights = dict(zip(names, params, strict=True))
+    with _mode(net, True):
+        if noise is None:
+            grads, (per_model, logits) = vmap(step)(weights, alphas, xb, yb, wb)
+        else:
+            grads, (per_model, logits) = _one_by_one(
+                step, noise, weights, alphas, xb, yb, wb
+            )
     return (
         per_model.detach(),
         [grads[name].contiguous() for name in names],
         logits.detach(),
     )
+
+
+def _one_by_one(step, noise, weights, alphas, xb, yb, wb):
+    """``vmap(step)``'s result, each model's ``step`` run alone with its
+    own dropout generator."""
+    parts = []
+    for m, generator in enumerate(noise):
+        with dropout_noise(generator):
+            mine = {name: value[m] for name, value in weights.items()}
+            parts.append(step(mine, alphas[m], xb[m], yb[m], wb[m]))
+    grads = {name: torch.stack([g[name] for g, _ in parts]) for name in weights}
+    per_model = torch.stack([value for _, (value, _) in parts])
+    logits = torch.stack([out for _, (_, out) in parts])
+    return grads, (per_model, logits)
 
 
 def functional_logits(net, params, alpha, X):

@@ -7,13 +7,47 @@ These layers are trained through ``torch.func`` on the module itself (see
 :mod:`skgate.nn._functional`), never through a hand-written copy.
 """
 
+import contextlib
+import contextvars
 import math
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ._checks import _check_int, _check_real
 from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
+
+#: The generator dropout draws from in this thread's context (None: torch's
+#: own ``F.dropout``, from the process-wide generator). Set by
+#: :func:`dropout_noise` for one model's training step.
+_NOISE = contextvars.ContextVar("skgate_dropout_noise", default=None)
+
+
+@contextlib.contextmanager
+def dropout_noise(generator):
+    """Every :class:`Dropout` of this thread draws its masks from
+    ``generator`` for the duration (a fit's own: torch's process-wide
+    generator is neither read nor changed, and fits in other threads draw
+    from theirs)."""
+    token = _NOISE.set(generator)
+    try:
+        yield
+    finally:
+        _NOISE.reset(token)
+
+
+class Dropout(nn.Dropout):
+    """``nn.Dropout`` whose masks come from the generator
+    :func:`dropout_noise` names, when one is named (else torch's own)."""
+
+    def forward(self, x):
+        generator = _NOISE.get()
+        if not self.training or self.p == 0 or generator is None:
+            return super().forward(x)
+        keep = torch.rand(x.shape, generator=generator, dtype=x.dtype) >= self.p
+        return x * keep.to(x.device) / (1 - self.p)
+
 
 #: The convolutional stem at full time resolution: (odd kernel size, width
 #: as a share of d_model) per layer: FCN's three layers (Wang et al. 2017)
@@ -21,6 +55,9 @@ from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
 #: steps in about 0.07 s on 64 series of 1,460 points (32 channels took
 #: 0.16 s; benchmarks/results/SPEED.md measures the design).
 STEM = ((7, 0.25), (5, 0.25), (3, 0.25))
+#: The stem's fewest channels (a LayerNorm over 1 channel outputs its bias
+#: whatever the input; over 2, nearly a sign).
+STEM_WIDTH = 8
 
 
 def _channel_norm(norm, h):
@@ -64,8 +101,9 @@ def _channels_last(jet):
 class ConvEmbedding(nn.Module):
     """Convolutional input encoding of series: a stack of ``Conv1d`` layers,
     each followed by LayerNorm over its channels and GELU, at full time
-    resolution (zero padding keeps the length), then a strided convolution
-    over overlapping patches down to the token grid.
+    resolution (zero padding keeps the length; ``d_model / 4`` channels, at
+    least 8), then a strided convolution over overlapping patches down to
+    the token grid.
 
     Token ``j`` reads time points ``j * patch_size - patch_size // 2`` to
     ``(j + 1) * patch_size + patch_size // 2`` (kernel ``patch_size + 2 *
@@ -99,8 +137,16 @@ class ConvEmbedding(nn.Module):
 
     def __init__(self, n_channels, patch_size, d_model):
         super().__init__()
+        for name, value in (
+            ("n_channels", n_channels),
+            ("patch_size", patch_size),
+            ("d_model", d_model),
+        ):
+            _check_int(name, value, 1)
         self.n_channels, self.patch_size = int(n_channels), int(patch_size)
-        widths = [max(1, round(share * d_model)) for _, share in STEM]
+        # LayerNorm over 1 channel is a constant and over 2 a sign: at least
+        # STEM_WIDTH channels whatever d_model.
+        widths = [max(STEM_WIDTH, round(share * d_model)) for _, share in STEM]
         ins = [n_channels, *widths[:-1]]
         # Odd kernels with zero padding on both sides keep the length.
         self.convs = nn.ModuleList(
@@ -168,9 +214,14 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
+        _check_int("d_model", d_model, 1)
+        _check_int("d_ff", d_ff, 1)
+        _check_real("dropout", dropout, minimum=0.0, strict=False)
+        if not dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")
         self.inner = nn.Linear(d_model, d_ff)
         self.outer = nn.Linear(d_ff, d_model)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x):
         # x: (..., tokens, d_model) -> (..., tokens, d_model)

@@ -43,7 +43,7 @@ from ._jets import (
     _sum_into,
     _zero_filled,
 )
-from ._layers import ConvEmbedding, FeedForward
+from ._layers import ConvEmbedding, Dropout, FeedForward
 
 
 def _reset_linear(layer, generator):
@@ -220,7 +220,18 @@ class GatedAttentionBlock(nn.Module):
         then unused.
     n_tokens : int, optional
         Tokens per sequence: needed by fixed attention (the mixing matrix's
-        size).
+        size) and by relative position (its distances).
+    d_ff : int or None, default=None
+        A feed-forward sublayer after attention, ``h + FF(h)`` (with
+        ``norm="layer"``, ``h + FF(LayerNorm(h))``), of ``d_ff`` hidden
+        units (:class:`FeedForward`); needs ``residual=True``.
+    dropout : float in [0, 1), default=0.0
+        Dropout on the gated attention output and the feed-forward output
+        while training.
+    relative_position : bool, default=False
+        A learned bias per head and per distance ``i - j`` added to the
+        attention logits (``relative_bias``, zeros at first; softmax
+        attention only).
 
     Examples
     --------
@@ -297,7 +308,7 @@ class GatedAttentionBlock(nn.Module):
             if relative_position
             else None
         )
-        self.dropout = nn.Dropout(float(dropout)) if dropout else None
+        self.dropout = Dropout(float(dropout)) if dropout else None
         self.ff_norm = nn.LayerNorm(d_model) if d_ff is not None and norm else None
         self.feed_forward = (
             None if d_ff is None else FeedForward(d_model, d_ff, dropout)
@@ -587,6 +598,24 @@ class GatedAttentionNet(nn.Module):
     attention : {"softmax", "fixed", "fixed-causal"}, default="softmax"
         How tokens attend in every block (see :class:`GatedAttentionBlock`):
         with "fixed" ungated attention over sequences is affine in x.
+    embedding : {"linear", "conv"}, default="linear"
+        How rows become tokens: "linear", one linear map per token;
+        "conv", :class:`ConvEmbedding` over a sequence's time points (needs
+        ``token_dim`` and ``n_channels``; a token is ``token_dim //
+        n_channels`` time points).
+    n_channels : int or None, default=None
+        Channels of a series, for ``embedding="conv"`` only.
+    d_ff : int or None, default=None
+        Hidden units of a :class:`FeedForward` sublayer after attention in
+        every block (needs ``residual=True``; pre-LayerNorm with
+        ``norm="layer"``); None: none.
+    dropout : float in [0, 1), default=0.0
+        Dropout on every block's gated attention output and feed-forward
+        output, while training.
+    position : {"absolute", "relative", "both"}, default="absolute"
+        "absolute": a learned bias per token position (sequences);
+        "relative": a learned bias per head and distance in the attention
+        logits (softmax attention over sequences); "both".
 
     Examples
     --------
@@ -726,6 +755,12 @@ class GatedAttentionNet(nn.Module):
     @property
     def depth(self):
         return len(self.blocks)
+
+    @property
+    def stochastic(self):
+        """Whether training draws random numbers in the forward pass
+        (dropout above 0)."""
+        return any(isinstance(m, Dropout) and m.p > 0 for m in self.modules())
 
     @property
     def written_out(self):

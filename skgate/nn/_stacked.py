@@ -427,7 +427,7 @@ def losses_and_gradients(
     *,
     regression,
     label_smoothing=0.0,
-    seed=0,
+    noise=None,
 ):
     """The training step's computation for M models shaped like ``net``:
     each model's weighted mean loss on its batch, (M,), the gradients of its
@@ -436,8 +436,8 @@ def losses_and_gradients(
     backward pass is written out (:func:`written_losses_and_gradients`) for
     today's layers; a network with others (``net.written_out`` False), or
     a loss with ``label_smoothing``, trains through ``torch.func`` on the
-    module itself (:func:`~skgate.nn._functional.functional_losses_and_gradients`,
-    dropout's numbers from ``seed``)."""
+    module itself (:func:`~skgate.nn._functional.functional_losses_and_gradients`;
+    ``noise``: each model's dropout generator, or None)."""
     if label_smoothing or not net.written_out:
         return functional_losses_and_gradients(
             net,
@@ -449,7 +449,7 @@ def losses_and_gradients(
             wb,
             regression=regression,
             label_smoothing=label_smoothing,
-            seed=seed,
+            noise=noise,
         )
     with torch.no_grad():
         per_model, grads, out = written_losses_and_gradients(
