@@ -1252,7 +1252,7 @@ class TestArchitectureOptions:
     @pytest.mark.parametrize(
         "options, match",
         [
-            ({"norm": "layer"}, "needs residual=True"),
+            ({"norm": "layer"}, "needs residual blocks"),
             ({"n_heads": 5}, "d_model must be divisible by n_heads; got d_model=64"),
         ],
     )
