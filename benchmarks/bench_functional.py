@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from skgate._engine.loop import trained_weights
 from skgate._options import DESIGNS
 from skgate._series import MAX_TOKENS
 from skgate.nn import GatedAttentionNet
@@ -50,10 +51,13 @@ def _timed(step, repeats):
 
 
 def _stacked(net, models):
-    names = [n for n, _ in net.named_parameters()]
+    """The weights training updates (as the engine picks them), stacked
+    over ``models`` copies."""
+    names = trained_weights(net)
+    weights = dict(net.named_parameters())
     params = [
-        p.detach()[None].repeat(models, *[1] * p.ndim).contiguous()
-        for p in net.parameters()
+        weights[n].detach()[None].repeat(models, *[1] * weights[n].ndim).contiguous()
+        for n in names
     ]
     return names, params
 
@@ -116,8 +120,12 @@ def designs(repeats):
             x, y, w = _rows(1, 64, width, classes)
             alphas = torch.ones(1)
 
-            def step(step=(net, names, params, alphas, x, y, w)):
-                losses_and_gradients(*step, regression=False)
+            # A network with dropout draws its masks from its own generator,
+            # as the engine trains it (one model: the same work as vmap's).
+            noise = [torch.Generator().manual_seed(0)] if net.stochastic else None
+
+            def step(step=(net, names, params, alphas, x, y, w), noise=noise):
+                losses_and_gradients(*step, regression=False, noise=noise)
 
             times.append(_timed(step, repeats))
         rows.append((name, length, patch, *times, times[1] / times[0]))

@@ -82,6 +82,12 @@ def functional_losses_and_gradients(
         )
         return weighted_mean(losses, w), outputs
 
+    if noise is None and net.stochastic:
+        raise ValueError(
+            "net has dropout: pass noise, one torch.Generator per model (its "
+            "dropout masks); the models of a vmap would otherwise draw from "
+            "torch's process-wide generator."
+        )
     step = grad_and_value(loss, has_aux=True)
     weights = dict(zip(names, params, strict=True))
     with _mode(net, True):
