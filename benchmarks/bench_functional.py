@@ -15,12 +15,12 @@ benchmarks/results/FUNCTIONAL.md with the commit and the load average.
 
 import argparse
 import os
-import statistics
 import subprocess
 import time
 from pathlib import Path
 
 import torch
+from bench_speed import median_seconds  # beside this script
 
 from skgate._engine.loop import trained_weights
 from skgate._options import DESIGNS
@@ -41,13 +41,9 @@ SHAPES = (
 
 
 def _timed(step, repeats):
-    step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    """bench_speed's median of ``repeats`` runs, after one warm-up run."""
+    step()
+    return median_seconds(step, repeats)
 
 
 def _stacked(net, models):

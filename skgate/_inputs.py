@@ -167,3 +167,23 @@ class ChecksInputs:
                 f"features of X ({n_features}); allowed: None (copied tokens) or "
                 f"a divisor of {n_features}."
             )
+
+
+def binade(peak):
+    """The power of two at or below each ``peak`` (1 where it is 0).
+
+    Dividing by a power of two is exact in floating point, and so are the
+    sums, squares and square roots of standardisation after it: targets
+    divided by their binade standardise to the same bits as without it
+    (unless they would overflow or underflow), and targets of any magnitude
+    (1e-300, 1e300) standardise as targets of magnitude 1 do.
+    """
+    _, exponent = np.frexp(peak)  # peak = mantissa * 2**exponent, mantissa in [0.5, 1)
+    return np.where(peak > 0, np.ldexp(1.0, exponent - 1), 1.0)
+
+
+def standardise(y2d, mean, scale):
+    """``(y - mean) / scale`` computed in units of y's binade, so that it
+    neither overflows (``y - mean`` for |y| near 1e308) nor loses digits."""
+    unit = binade(np.maximum(np.abs(y2d).max(axis=0, initial=0), np.abs(mean)))
+    return (y2d / unit - mean / unit) / (scale / unit)

@@ -31,6 +31,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _engine
+from ._design import resolve_design
 from ._docstrings import fill_docstring
 from ._engine.hooks import (
     WeightedNeuralNetClassifier,
@@ -40,12 +41,14 @@ from ._engine.plan import NET_PARAMETERS
 from ._inputs import (
     FLOAT32_MAX,
     ChecksInputs,
+    binade,
     check_class_weight_value,
     check_labels,
+    standardise,
 )
-from ._options import DESIGN_NET_PARAMETERS, DESIGNS, LR_SCHEDULES
+from ._options import DESIGN_NET_PARAMETERS, LR_SCHEDULES
+from ._pickling import CarriesGate
 from ._represent import Represents
-from .nn import _BUILT_IN as _BUILT_IN_GATES
 from .nn import (
     ATTENTIONS,
     EMBEDDINGS,
@@ -60,93 +63,8 @@ from .nn import (
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
 
 
-def _binade(peak):
-    """The power of two at or below each ``peak`` (1 where it is 0).
-
-    Dividing by a power of two is exact in floating point, and so are the
-    sums, squares and square roots of standardisation after it: targets
-    divided by their binade standardise to the same bits as without it
-    (unless they would overflow or underflow), and targets of any magnitude
-    (1e-300, 1e300) standardise as targets of magnitude 1 do.
-    """
-    _, exponent = np.frexp(peak)  # peak = mantissa * 2**exponent, mantissa in [0.5, 1)
-    return np.where(peak > 0, np.ldexp(1.0, exponent - 1), 1.0)
-
-
-def _standardise(y2d, mean, scale):
-    """``(y - mean) / scale`` computed in units of y's binade, so that it
-    neither overflows (``y - mean`` for |y| near 1e308) nor loses digits."""
-    unit = _binade(np.maximum(np.abs(y2d).max(axis=0, initial=0), np.abs(mean)))
-    return (y2d / unit - mean / unit) / (scale / unit)
-
-
-class _CarriesGate:
-    """Pickles with its user gate: a fresh process (a joblib worker, a later
-    session) that never registered the gate can still fit and predict.
-
-    ``gate`` is a name in a registry that lives in one process; a user gate's
-    entry travels in the pickle and becomes the registered one where it is
-    unpickled (replacing a different definition, with a warning)
-    (``skgate.nn.Gate.__reduce__``). Built-in gates travel as names.
-    """
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        gate = self.__dict__.get("gate")
-        if isinstance(gate, str) and gate in GATES and gate not in _BUILT_IN_GATES:
-            state = {**state, "_user_gate": GATES[gate]}
-        return state
-
-    def __setstate__(self, state):
-        # Unpickling the entry has made it the registered gate.
-        state = {key: value for key, value in state.items() if key != "_user_gate"}
-        super().__setstate__(state)
-
-
-def _is_auto(value):
-    return isinstance(value, str) and value == "auto"
-
-
-def _named(name, design, given):
-    """``name=value`` as the user gave it, with what "auto" became."""
-    if _is_auto(given[name]):
-        return f"{name}='auto' (here {design[name]!r})"
-    return f"{name}={given[name]!r}"
-
-
-def _check_design(design, given, *, series, token_dim, attention):
-    """Refuse a resolved design that cannot work, naming each parameter as
-    given (and what "auto" made of it)."""
-    if design["embedding"] == "conv" and not series:
-        raise ValueError(
-            "embedding='conv' convolves over the time points of series (a "
-            "3-D array or a list of 2-D arrays); X is a 2-D table. Allowed "
-            "for a table: embedding='auto' or 'linear'."
-        )
-    position = design["position"]
-    if position != "absolute" and not series and token_dim is None:
-        raise ValueError(
-            f"position={position!r} places the tokens of a sequence; rows of "
-            f"copied tokens (token_dim=None) have no places. Allowed: "
-            f"position='auto' or 'absolute', or a token_dim."
-        )
-    if position != "absolute" and attention != "softmax":
-        raise ValueError(
-            f"position={position!r} adds a relative bias to softmax "
-            f"attention's logits; attention={attention!r} has none. Allowed "
-            f"with it: position='auto' or 'absolute'."
-        )
-    for name in ("d_ff", "norm"):
-        if design[name] is not None and not design["residual"]:
-            raise ValueError(
-                f"{_named(name, design, given)} needs residual blocks (h + "
-                f"block(h)); got {_named('residual', design, given)}. Set "
-                f"residual=True, or {name}=None."
-            )
-
-
 class _GatedAttentionBase(
-    _CarriesGate, ChecksInputs, Represents, BaseEstimator, metaclass=ABCMeta
+    CarriesGate, ChecksInputs, Represents, BaseEstimator, metaclass=ABCMeta
 ):
     """What the gated attention estimators share: their parameters and training.
 
@@ -246,38 +164,9 @@ class _GatedAttentionBase(
         )
 
     def _design(self):
-        """The design's parameters as this fit resolves them: each "auto"
-        takes its value for the input's form, series (the strong design) or
-        a table (the minimal design: today's network, bit for bit), from
-        :data:`~skgate._options.DESIGNS`, and agrees with what is given: a
-        block without ``residual`` gets no feed-forward sublayer and no
-        pre-LayerNorm from "auto", fixed attention no relative position.
-        Given values stay as given; combinations that cannot work are
-        refused by :func:`_check_design`, naming the parameters."""
-        series = getattr(self, "series_layout_", None) is not None
-        table = DESIGNS["series" if series else "table"]
-        # A regressor has no label smoothing.
-        given = {name: getattr(self, name) for name in table if hasattr(self, name)}
-        for name in ("dropout", "warmup_fraction", "label_smoothing"):
-            value = getattr(self, name, None)
-            if isinstance(value, bool | np.bool_):
-                raise TypeError(f"{name} must be a real number; got {value!r}.")
-        design = {
-            name: table[name] if _is_auto(value) else value
-            for name, value in given.items()
-        }
-        if design["d_ff"] == "2 * d_model":
-            design["d_ff"] = 2 * self.d_model
-        if not design["residual"]:  # "auto" follows a plain block
-            for name in ("d_ff", "norm"):
-                if _is_auto(given[name]):
-                    design[name] = None
-        if self.attention != "softmax" and _is_auto(given["position"]):
-            # Fixed weights take no logits to bias: their place is learned.
-            design["position"] = "absolute"
-        _check_design(design, given, series=series, token_dim=self.token_dim,
-                      attention=self.attention)  # fmt: skip
-        return design
+        """The design's parameters as this fit resolves them
+        (:func:`skgate._design.resolve_design`)."""
+        return resolve_design(self)
 
     def _build_module(self, n_features, n_outputs, generator):
         """The network in float32, its weights drawn from ``generator`` alone.
@@ -1011,12 +900,12 @@ validation_scores_, best_validation_score_
             # y.var() squares y: it overflows float64 from |y| ~ 1e154 on and
             # underflows to 0 below |y| ~ 1e-154, so y is first divided by a
             # power of two near max|y| (exact: ordinary targets keep their bits).
-            unit = _binade(np.abs(y2d).max(axis=0, initial=0))
+            unit = binade(np.abs(y2d).max(axis=0, initial=0))
             y_unit = y2d / unit
             self.y_mean_ = y_unit.mean(axis=0) * unit
             scale = y_unit.std(axis=0) * unit
             self.y_scale_ = np.where(scale > 0, scale, 1.0)
-        y_standard = _standardise(y2d, self.y_mean_, self.y_scale_)
+        y_standard = standardise(y2d, self.y_mean_, self.y_scale_)
         if np.abs(y_standard).max(initial=0) > FLOAT32_MAX:
             raise ValueError(
                 f"y has a value {np.abs(y_standard).max():.3g} y_scale_ from "
@@ -1058,7 +947,7 @@ validation_scores_, best_validation_score_
         float
         """
         y_pred = self.predict(X)
-        unit = _binade(np.abs(y_pred).max(axis=0, initial=0))
+        unit = binade(np.abs(y_pred).max(axis=0, initial=0))
         try:
             y_true = np.asarray(y, dtype=np.float64) / unit
         except (TypeError, ValueError):

@@ -36,10 +36,10 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
 from ._engine import fit_together
+from ._pickling import CarriesGate
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,
-    _CarriesGate,
 )
 from .model_selection import least_curvature_refit, make_curvature_scorer
 from .nn import GATES
@@ -49,7 +49,7 @@ __all__ = ["GatedAttentionClassifierCV", "GatedAttentionRegressorCV"]
 _DEFAULT_ALPHAS = (0.0, 0.5, 1.0, 1.5)
 
 
-class _GatedAttentionCV(_CarriesGate, BaseEstimator):
+class _GatedAttentionCV(CarriesGate, BaseEstimator):
     """The search shared by the classifier and the regressor."""
 
     _estimator_class = None

@@ -32,11 +32,11 @@ from ._gates import (  # noqa: F401  (private names the library reads)
     unregister_gate,
 )
 from ._layers import ConvEmbedding, FeedForward
+from ._maps import RepresentationMap
 from ._modules import (
     GatedAttentionBlock,
     GatedAttentionNet,
     HeadActivation,
-    RepresentationMap,
 )
 
 # The public constants, documented here (their values are the modules').

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import _check_int, _check_real
+from ._checks import _check_dropout, _check_int
 from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
 
 #: The generator dropout draws from in this thread's context (None: torch's
@@ -216,9 +216,7 @@ class FeedForward(nn.Module):
         super().__init__()
         _check_int("d_model", d_model, 1)
         _check_int("d_ff", d_ff, 1)
-        _check_real("dropout", dropout, minimum=0.0, strict=False)
-        if not dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")
+        _check_dropout(dropout)
         self.inner = nn.Linear(d_model, d_ff)
         self.outer = nn.Linear(d_ff, d_model)
         self.dropout = Dropout(dropout)

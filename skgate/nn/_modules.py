@@ -1,5 +1,5 @@
-"""The torch modules: a gated attention block, the network around it, and the
-map whose curvature the geometry measures."""
+"""The torch modules: a gated attention block and the network around it
+(the map whose curvature the geometry measures is :mod:`skgate.nn._maps`)."""
 
 import math
 from collections.abc import Callable
@@ -9,7 +9,6 @@ from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
-from numpy import bool_ as np_bool
 from torch import nn
 
 from .._options import (
@@ -18,10 +17,16 @@ from .._options import (
     GATE_GAIN,
     HEADS,
     LAYERS,
-    NORMS,
     POSITIONS,
 )
-from ._checks import _check_int, _check_option, _check_real
+from ._checks import (
+    _check_architecture,
+    _check_int,
+    _check_option,
+    _check_real,
+    _check_sublayers,
+    _check_tokens,
+)
 from ._gates import _check_gate
 from ._jets import (
     _attention_heads,
@@ -52,86 +57,6 @@ def _reset_linear(layer, generator):
     if layer.bias is not None:
         bound = 1 / math.sqrt(layer.in_features) if layer.in_features > 0 else 0
         nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
-
-
-def _check_architecture(d_model, n_heads, residual, norm):
-    """The block options' own constraints and how they combine."""
-    _check_int("n_heads", n_heads, 1)
-    if d_model % n_heads:
-        raise ValueError(
-            f"d_model must be divisible by n_heads; got d_model={d_model}, "
-            f"n_heads={n_heads}. Allowed n_heads: the divisors of {d_model}."
-        )
-    if not isinstance(residual, bool | np_bool):
-        raise TypeError(f"residual must be a bool; got {residual!r}.")
-    if norm not in NORMS:
-        raise ValueError(f"norm must be one of {list(NORMS)}; got {norm!r}.")
-    if norm is not None and not residual:
-        raise ValueError(
-            f"norm={norm!r} is pre-LayerNorm inside a residual block, h + "
-            "block(LayerNorm(h)): it needs residual=True; got residual=False."
-        )
-
-
-def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
-    """The strong design's options and what they need of the block."""
-    if d_ff is not None:
-        _check_int("d_ff", d_ff, 1)
-        if not residual:
-            raise ValueError(
-                f"d_ff={d_ff} adds a feed-forward sublayer to a residual block, "
-                f"h + FF(h): it needs residual=True; got residual=False."
-            )
-    _check_real("dropout", dropout, minimum=0.0, strict=False)
-    if not dropout < 1:
-        raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")
-    if not isinstance(relative_position, bool | np_bool):
-        raise TypeError(f"relative_position must be a bool; got {relative_position!r}.")
-    if relative_position:
-        if attention != "softmax":
-            raise ValueError(
-                f"relative_position=True biases softmax attention's logits; got "
-                f"attention={attention!r}. Allowed: attention='softmax'."
-            )
-        _check_int("n_tokens", n_tokens, 1)
-
-
-def _check_tokens(n_features, token_dim, embedding, n_channels, position):
-    """How rows become tokens: ``token_dim`` divides a row, and what the
-    convolutional encoding and relative position need."""
-    if token_dim is not None:
-        _check_int("token_dim", token_dim, 1)
-        if n_features % token_dim:
-            raise ValueError(
-                f"token_dim must divide the number of features; got "
-                f"token_dim={token_dim} for {n_features} features. Allowed: "
-                f"None or a divisor of {n_features}."
-            )
-    if embedding == "conv":
-        if token_dim is None:
-            raise ValueError(
-                "embedding='conv' convolves over the time points of a sequence: "
-                "it needs token_dim (the tokens' width); got token_dim=None. "
-                "Allowed with token_dim=None: embedding='linear'."
-            )
-        _check_int("n_channels", n_channels, 1)
-        if token_dim % n_channels:
-            raise ValueError(
-                f"n_channels must divide token_dim (a token is patch_size time "
-                f"points of every channel); got n_channels={n_channels}, "
-                f"token_dim={token_dim}."
-            )
-    elif n_channels is not None:
-        raise ValueError(
-            f"n_channels is read by embedding='conv' only; got "
-            f"n_channels={n_channels!r} with embedding={embedding!r}."
-        )
-    if position != "absolute" and token_dim is None:
-        raise ValueError(
-            f"position={position!r} places the tokens of a sequence; copied "
-            f"tokens (token_dim=None) have no places. Allowed with "
-            f"token_dim=None: position='absolute'."
-        )
 
 
 class HeadActivation(NamedTuple):
@@ -999,102 +924,3 @@ class GatedAttentionNet(nn.Module):
         # padded: x may hold NaN where a series has no value (the engine's
         # rows); the network's own path for them (see representation).
         return self.representation(x, layer="logits", padded=padded)
-
-
-class RepresentationMap:
-    """The map ``x -> net.representation(x, layer)``, with its exact jet.
-
-    A plain callable for :func:`skgate.geometry.curvature`; its ``jet(x, v)``
-    method gives the value, first and second directional derivatives in one
-    pass, which the geometry uses for ``method="exact"`` instead of nested
-    autodiff.
-
-    With ``token_rms=True`` a layer with a token axis ("attention" or a block
-    index) is divided by ``sqrt(n_tokens)``, so that Euclidean norms of its
-    flattened values are root-mean-squares over tokens: ``n`` copies of a
-    token then measure what one does. The paper's Frobenius norm of the same
-    layer is ``sqrt(n_tokens)`` times the acceleration measured this way;
-    extrinsic curvature is ``sqrt(n_tokens)`` times the Frobenius one, and
-    Gaussian/scalar curvature ``n_tokens`` times. "pooled" and "logits" have no
-    token axis and are never rescaled.
-
-    Examples
-    --------
-    >>> import torch
-    >>> f = RepresentationMap(GatedAttentionNet(2, 2, d_model=4).double(), "pooled")
-    >>> f(torch.zeros(3, 2, dtype=torch.float64)).shape
-    torch.Size([3, 4])
-    """
-
-    def __init__(self, net, layer="attention", *, token_rms=False):
-        net._check_layer(layer)
-        self.net = net
-        self.layer = layer
-        tokens = layer == "attention" or not isinstance(layer, str)
-        self.scale = 1 / math.sqrt(net.n_tokens) if token_rms and tokens else 1.0
-
-    def __call__(self, x):
-        """The representation of ``x``, a tensor of shape (n, n_features) of
-        the network's dtype (float64 for an estimator's map); anything else
-        is refused with a TypeError naming what was given."""
-        self._check_tensor("x", x)
-        return self.net.representation(x, self.layer, token_scale=self.scale)
-
-    def jet(self, x, v):
-        """The representation at ``x`` and its first and second derivatives
-        along ``v`` (the line ``x + t v`` at t = 0), as a tuple of three.
-        ``x`` and ``v``: tensors of the network's dtype, shaped as
-        :meth:`GatedAttentionNet.representation_jet` takes them."""
-        self._check_tensor("x", x)
-        self._check_tensor("v", v)
-        return self.net.representation_jet(x, v, self.layer, token_scale=self.scale)
-
-    def _check_tensor(self, name, value):
-        # The network multiplies by its weights, so the input must be a tensor
-        # of their dtype; torch's own errors ("mat1 and mat2 must have the
-        # same dtype", "no attribute 'unsqueeze'") name neither.
-        dtype = next(self.net.parameters()).dtype
-        if isinstance(value, torch.Tensor) and value.dtype == dtype:
-            return
-        if isinstance(value, torch.Tensor):
-            given = f"a tensor of dtype {value.dtype}"
-        else:
-            kind = type(value)
-            given = (
-                kind.__qualname__
-                if kind.__module__ == "builtins"
-                else f"{kind.__module__}.{kind.__qualname__}"
-            )
-        raise TypeError(
-            f"{name} must be a torch tensor of dtype {dtype} (the network's) of "
-            f"shape (n, {self.net.n_features}); got {given}. Convert it with "
-            f"torch.as_tensor({name}, dtype={dtype})."
-        )
-
-    def euclidean_equivalent(self):
-        """A map with this one's Euclidean geometry and fewer outputs, or self.
-
-        Copied tokens at a layer with a token axis are ``n_tokens`` equal
-        copies of one token ``t`` (scaled by ``token_scale``): the map
-        ``t -> (s t, ..., s t)`` is ``sqrt(n_tokens) s`` times an isometry,
-        so under the Euclidean metric every curvature of this map is that of
-        ``x -> sqrt(n_tokens) s t(x)``, measured on 1/n_tokens of the numbers.
-        (Other metrics weigh the copies differently: they use this map.)
-        """
-        tokens = self.layer == "attention" or not isinstance(self.layer, str)
-        if self.net.token_dim is not None or not tokens:
-            return self
-        return _OneToken(self, math.sqrt(self.net.n_tokens))
-
-
-class _OneToken:
-    """The first token of a map of copied tokens, times ``factor``."""
-
-    def __init__(self, copies, factor):
-        self.copies, self.factor = copies, factor
-
-    def __call__(self, x):
-        return self.factor * self.copies(x)[..., :1, :]
-
-    def jet(self, x, v):
-        return tuple(self.factor * part[..., :1, :] for part in self.copies.jet(x, v))

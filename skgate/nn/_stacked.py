@@ -439,17 +439,9 @@ def losses_and_gradients(
     module itself (:func:`~skgate.nn._functional.functional_losses_and_gradients`;
     ``noise``: each model's dropout generator, or None)."""
     if label_smoothing or not net.written_out:
+        step = (net, names, params, alphas, xb, yb, wb)
         return functional_losses_and_gradients(
-            net,
-            names,
-            params,
-            alphas,
-            xb,
-            yb,
-            wb,
-            regression=regression,
-            label_smoothing=label_smoothing,
-            noise=noise,
+            *step, regression=regression, label_smoothing=label_smoothing, noise=noise
         )
     with torch.no_grad():
         per_model, grads, out = written_losses_and_gradients(

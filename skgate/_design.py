@@ -1,0 +1,84 @@
+"""What the estimators' "auto" design parameters become for the form of
+``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole."""
+
+import numpy as np
+
+from ._options import DESIGNS
+
+
+def resolve_design(estimator):
+    """The design's parameters as this fit resolves them: each "auto"
+    takes its value for the input's form, series (the strong design) or
+    a table (the minimal design: today's network, bit for bit), from
+    :data:`~skgate._options.DESIGNS`, and agrees with what is given: a
+    block without ``residual`` gets no feed-forward sublayer and no
+    pre-LayerNorm from "auto", fixed attention no relative position.
+    Given values stay as given; combinations that cannot work are
+    refused by :func:`_check_design`, naming the parameters."""
+    series = getattr(estimator, "series_layout_", None) is not None
+    table = DESIGNS["series" if series else "table"]
+    # A regressor has no label smoothing.
+    given = {
+        name: getattr(estimator, name) for name in table if hasattr(estimator, name)
+    }
+    for name in ("dropout", "warmup_fraction", "label_smoothing"):
+        value = getattr(estimator, name, None)
+        if isinstance(value, bool | np.bool_):
+            raise TypeError(f"{name} must be a real number; got {value!r}.")
+    design = {
+        name: table[name] if _is_auto(value) else value for name, value in given.items()
+    }
+    if design["d_ff"] == "2 * d_model":
+        design["d_ff"] = 2 * estimator.d_model
+    if not design["residual"]:  # "auto" follows a plain block
+        for name in ("d_ff", "norm"):
+            if _is_auto(given[name]):
+                design[name] = None
+    if estimator.attention != "softmax" and _is_auto(given["position"]):
+        # Fixed weights take no logits to bias: their place is learned.
+        design["position"] = "absolute"
+    _check_design(design, given, series=series, token_dim=estimator.token_dim,
+                  attention=estimator.attention)  # fmt: skip
+    return design
+
+
+def _is_auto(value):
+    return isinstance(value, str) and value == "auto"
+
+
+def _named(name, design, given):
+    """``name=value`` as the user gave it, with what "auto" became."""
+    if _is_auto(given[name]):
+        return f"{name}='auto' (here {design[name]!r})"
+    return f"{name}={given[name]!r}"
+
+
+def _check_design(design, given, *, series, token_dim, attention):
+    """Refuse a resolved design that cannot work, naming each parameter as
+    given (and what "auto" made of it)."""
+    if design["embedding"] == "conv" and not series:
+        raise ValueError(
+            "embedding='conv' convolves over the time points of series (a "
+            "3-D array or a list of 2-D arrays); X is a 2-D table. Allowed "
+            "for a table: embedding='auto' or 'linear'."
+        )
+    position = design["position"]
+    if position != "absolute" and not series and token_dim is None:
+        raise ValueError(
+            f"position={position!r} places the tokens of a sequence; rows of "
+            f"copied tokens (token_dim=None) have no places. Allowed: "
+            f"position='auto' or 'absolute', or a token_dim."
+        )
+    if position != "absolute" and attention != "softmax":
+        raise ValueError(
+            f"position={position!r} adds a relative bias to softmax "
+            f"attention's logits; attention={attention!r} has none. Allowed "
+            f"with it: position='auto' or 'absolute'."
+        )
+    for name in ("d_ff", "norm"):
+        if design[name] is not None and not design["residual"]:
+            raise ValueError(
+                f"{_named(name, design, given)} needs residual blocks (h + "
+                f"block(h)); got {_named('residual', design, given)}. Set "
+                f"residual=True, or {name}=None."
+            )
