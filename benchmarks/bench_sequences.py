@@ -69,40 +69,34 @@ DATASETS = (
 QUICK_DATASETS = ("ItalyPowerDemand", "PickupGestureWiimoteZ")
 
 sys.path.insert(0, str(HERE))
-from sequences_report import BASELINES, MODELS  # noqa: E402
+from sequences_report import (  # noqa: E402
+    ABLATIONS,
+    BASELINES,
+    MODELS,
+    SUBSET_MODELS,
+    variant,
+)
 
-#: The learning rates of the multiplicative gate's grid (spanning 16x), and
-#: the 6 of the other gates' (the same span, denser: their grids match its
-#: 2 alphas by learning rates, so that every gate has 12 configurations).
-#: From 1e-3 to 1.6e-2: in a calibration over 5e-4 to 8e-3 (20 epochs; 12
-#: searches per gate on the 8 datasets), the inner folds chose the largest
-#: rate in 17 of 36 searches and the smallest in none.
-LR_GATED = [1e-3, 4e-3, 1.6e-2]
-LR_OTHERS = [1e-3, 1.7e-3, 3e-3, 5.3e-3, 9.2e-3, 1.6e-2]
-
-#: The full run's settings. The default gates are GatedAttentionClassifier at
-#: its defaults (``default_params`` empty). The tuned gates search ``grid``
-#: (the same number of configurations per gate) by ``inner_folds``-fold
-#: cross-validation, every configuration trained with ``tuned_params`` (the
-#: same epochs and batch size for every gate: batches of 16 take more steps
-#: per epoch than the default 64 on these small training parts, at less
-#: cost; benchmarks/results/SEQUENCES.md records the settings).
+#: The full run's settings. Every gate model is GatedAttentionClassifier at
+#: the estimator's defaults for series (the strong design; ``default_params``
+#: empty) with the changes of its variant: "minimal" the design series had
+#: before (skgate._options.DESIGNS["table"], what tables still get), an
+#: ablation one part of the strong design removed (sequences_report.ABLATIONS).
+#: The ablations and the tuned gates run on the first ``subset_splits``
+#: splits. A tuned gate searches ``grid`` by successive halving on a
+#: stratified hold-out of ``holdout`` of the training part: every
+#: configuration at 1/``halving`` of the refit's epochs, the best
+#: ``survivors`` at the refit's epochs (the refit's budget), the best of those
+#: refitted on the whole training part at the defaults' budget.
 FULL = {
     "datasets": DATASETS,
     "n_splits": 10,
+    "subset_splits": 3,
     "default_params": {},
-    "tuned_params": {"max_epochs": 14, "batch_size": 16},
-    #: What the refit of the best configuration changes of tuned_params: the
-    #: default gates' budget (500 steps of 64 rows at least), so that a tuned
-    #: gate differs from its default by the configuration the search chose,
-    #: not by a smaller budget (the search itself affords 14 epochs of 16).
-    "refit_params": {"max_epochs": "auto", "batch_size": 64},
-    "grid": {
-        "multiplicative": {"lr": LR_GATED, "alpha": [0.5, 1.0], "depth": [1, 2]},
-        "silu": {"lr": LR_OTHERS, "depth": [1, 2]},
-        "none": {"lr": LR_OTHERS, "depth": [1, 2]},
-    },
-    "inner_folds": 3,
+    "grid": {"lr": [1e-3, 2e-3, 4e-3]},
+    "holdout": 1 / 3,
+    "halving": 3,
+    "survivors": 2,
     "curvature_rows": 32,
     "minirocket_kernels": 10_000,
 }
@@ -110,13 +104,8 @@ QUICK = {
     **FULL,
     "datasets": QUICK_DATASETS,
     "n_splits": 2,
+    "subset_splits": 1,
     "default_params": {"max_epochs": 3, "d_model": 16},
-    "tuned_params": {"max_epochs": 3, "d_model": 16, "batch_size": 16},
-    "grid": {
-        "multiplicative": {"lr": [2e-3], "alpha": [0.5, 1.0], "depth": [1]},
-        "silu": {"lr": [1e-3, 4e-3], "depth": [1]},
-        "none": {"lr": [1e-3, 4e-3], "depth": [1]},
-    },
     "curvature_rows": 8,
     "minirocket_kernels": 1_000,
 }
@@ -128,6 +117,7 @@ COLUMNS = [
     "model",
     "kind",
     "gate",
+    "variant",
     "tuned",
     "n_train",
     "n_test",
@@ -233,6 +223,17 @@ def _gate(gate, seed, **params):
     return GatedAttentionClassifier(gate=gate, random_state=seed, **params)
 
 
+def variant_params(name):
+    """What variant ``name`` changes of the estimator's defaults."""
+    if name in ("strong", "tuned"):
+        return {}
+    if name == "minimal":
+        from skgate._options import DESIGNS
+
+        return dict(DESIGNS["table"])
+    return dict(ABLATIONS[name])
+
+
 def _accuracy(model, X, y):
     return float(np.mean(model.predict(fitting(model, X)[0]) == y))
 
@@ -264,88 +265,103 @@ def _test_note(model, X_test):
     return f"{cut} test series cut to {capacity} time points" if cut else ""
 
 
-def fit_default_gate(gate, data, seed, settings):
-    X_train, y_train, X_test, y_test = data
-    model = _gate(gate, seed, **settings["default_params"])
-    start = time.perf_counter()
-    model.fit(X_train, y_train)
-    seconds = time.perf_counter() - start
+def _gate_result(model, data, settings, seconds):
+    X_test, y_test = data[2], data[3]
     return {
         "accuracy": _accuracy(model, X_test, y_test),
         "curvature": _curvature(model, X_test, settings["curvature_rows"]),
         "fit_seconds": seconds,
         "lr": model.lr,
-        "alpha": model.alpha if gate == "multiplicative" else np.nan,
+        "alpha": model.alpha if model.gate == "multiplicative" else np.nan,
         "depth": model.depth,
         "patch_size": model.series_layout_.patch_size,
         "note": _test_note(model, X_test),
     }
 
 
+def fit_gate(gate, name, data, seed, settings):
+    """One gate at the defaults with variant ``name``'s changes."""
+    params = {**settings["default_params"], **variant_params(name)}
+    model = _gate(gate, seed, **params)
+    start = time.perf_counter()
+    model.fit(data[0], data[1])
+    return _gate_result(model, data, settings, time.perf_counter() - start)
+
+
+def refit_epochs(settings, n_rows):
+    """The epochs the defaults train ``n_rows`` rows for (what "auto"
+    resolves to)."""
+    from skgate import GatedAttentionClassifier
+    from skgate._engine.plan import planned_epochs
+
+    params = GatedAttentionClassifier().set_params(**settings["default_params"])
+    return planned_epochs(params.max_epochs, n_rows, params.batch_size)
+
+
 def fit_tuned_gate(gate, data, seed, settings):
-    """The gate's grid searched by stratified ``inner_folds``-fold
-    cross-validation on the training part (every fold model of the search
-    trained by fit_together), the best configuration (the first of the
-    grid's order among ties) refitted on the whole training part."""
-    from sklearn.model_selection import StratifiedKFold
+    """The grid searched by successive halving over epochs on a stratified
+    hold-out of the training part (every rung's models trained together by
+    fit_together), so that the configurations that survive are compared at
+    the refit's budget: rung 0 trains every configuration for 1/``halving``
+    of the refit's epochs, rung 1 the best ``survivors`` for all of them.
+    The best of rung 1 (the first of the grid's order among ties) is
+    refitted on the whole training part at the defaults."""
+    from sklearn.model_selection import StratifiedShuffleSplit
 
     from skgate.parallel import fit_together
 
-    X_train, y_train, X_test, y_test = data
-    configs = configurations(settings["grid"][gate])
-    params = settings["tuned_params"]
-    folds = StratifiedKFold(settings["inner_folds"], shuffle=True, random_state=seed)
+    X_train, y_train = data[0], data[1]
+    configs = configurations(settings["grid"])
+    split = StratifiedShuffleSplit(1, test_size=settings["holdout"], random_state=seed)
+    inner, held = next(split.split(np.zeros(len(y_train)), y_train))
+    item = (take(X_train, inner), y_train[inner])
+    X_val, y_val = take(X_train, held), y_train[held]
+    epochs = refit_epochs(settings, len(y_train))
+    rungs = (max(1, round(epochs / settings["halving"])), epochs)
     start = time.perf_counter()
-    models, items, held_out = [], [], []
-    for train, test in folds.split(np.zeros(len(y_train)), y_train):
-        item = (take(X_train, train), y_train[train])
-        held_out.append((take(X_train, test), y_train[test]))
-        for config in configs:
-            models.append(_gate(gate, seed, **params, **config))
-            items.append(item)
-    fit_together(models, items)
-    scores = np.zeros(len(configs))
-    for i, model in enumerate(models):
-        X_val, y_val = held_out[i // len(configs)]
-        scores[i % len(configs)] += _accuracy(model, X_val, y_val) / len(held_out)
+    alive = list(range(len(configs)))
+    for rung, budget in enumerate(rungs):
+        params = {**settings["default_params"], "max_epochs": budget}
+        models = [_gate(gate, seed, **params, **configs[i]) for i in alive]
+        fit_together(models, [item] * len(models))
+        scores = [_accuracy(m, X_val, y_val) for m in models]
+        order = sorted(range(len(alive)), key=lambda k: -scores[k])  # stable
+        if rung == 0:
+            alive = sorted(alive[k] for k in order[: settings["survivors"]])
+    best = alive[order[0]]
     search = time.perf_counter() - start
-    best = configs[int(np.argmax(scores))]
-    refit = {**params, **settings.get("refit_params", {})}
-    model = _gate(gate, seed, **refit, **best).fit(X_train, y_train)
-    seconds = time.perf_counter() - start
+    model = _gate(gate, seed, **settings["default_params"], **configs[best])
+    model.fit(X_train, y_train)
+    result = _gate_result(model, data, settings, time.perf_counter() - start)
     return {
-        "accuracy": _accuracy(model, X_test, y_test),
-        "curvature": _curvature(model, X_test, settings["curvature_rows"]),
-        "fit_seconds": seconds,
+        **result,
         "search_seconds": search,
-        "inner_accuracy": float(scores.max()),
-        "lr": best["lr"],
-        "alpha": best.get("alpha", np.nan),
-        "depth": best["depth"],
-        "patch_size": model.series_layout_.patch_size,
-        "note": _test_note(model, X_test),
+        "inner_accuracy": float(scores[order[0]]),
     }
 
 
 def fit_baseline(name, data, seed, settings):
-    """A baseline on the raw series. MiniRocket takes equal lengths only:
-    unequal series are resized to the training part's longest by linear
-    interpolation (aeon's Resizer), for it alone. HGB reads the flattened
-    series: equal lengths only (None otherwise)."""
+    """A baseline on the raw series. MiniRocket, MultiRocket and Hydra take
+    equal lengths only: unequal series are resized to the training part's
+    longest by linear interpolation (aeon's Resizer), for them alone. HGB
+    reads the flattened series: equal lengths only (None otherwise)."""
     X_train, y_train, X_test, y_test = data
     unequal = isinstance(X_train, list)
     note = ""
-    if name == "MiniRocket":
-        from aeon.classification.convolution_based import MiniRocketClassifier
+    if name in ("MiniRocket", "MultiRocket", "Hydra"):
+        from aeon.classification import convolution_based
         from aeon.transformations.collection.unequal_length import Resizer
 
         if unequal:
             resizer = Resizer(resized_length="max").fit(X_train)
             X_train, X_test = resizer.transform(X_train), resizer.transform(X_test)
             note = f"resized to {X_train.shape[-1]} time points"
-        model = MiniRocketClassifier(
-            n_kernels=settings["minirocket_kernels"], n_jobs=1, random_state=seed
-        )
+        if name == "Hydra":
+            model = convolution_based.HydraClassifier(n_jobs=1, random_state=seed)
+        else:
+            model = getattr(convolution_based, f"{name}Classifier")(
+                n_kernels=settings["minirocket_kernels"], n_jobs=1, random_state=seed
+            )
     elif name == "1-NN DTW":
         from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
 
@@ -398,7 +414,7 @@ def run_unit(dataset, split, model, settings):
             "seconds": time.perf_counter() - start,
             "cpu_seconds": time.process_time() - cpu,
         }
-    gate, tuned = model.split(" ")[0], model.endswith(" tuned")
+    gate, name = variant(model)
     mean, std = channel_statistics(X_train)
     data = (
         z_normalise(X_train, mean, std),
@@ -406,13 +422,16 @@ def run_unit(dataset, split, model, settings):
         z_normalise(X_test, mean, std),
         y_test,
     )
-    fit = fit_tuned_gate if tuned else fit_default_gate
-    result = fit(gate, data, seed, settings)
+    if name == "tuned":
+        result = fit_tuned_gate(gate, data, seed, settings)
+    else:
+        result = fit_gate(gate, name, data, seed, settings)
     return {
         **row,
         "kind": "gate",
         "gate": gate,
-        "tuned": tuned,
+        "variant": name,
+        "tuned": name == "tuned",
         **result,
         "seconds": time.perf_counter() - start,
         "cpu_seconds": time.process_time() - cpu,
@@ -463,8 +482,9 @@ def append_row(path, row):
 
 
 def units(settings):
-    """Every (dataset, split, model) of the design, dearest datasets first
-    (long series, then many cases), so that the last units are short."""
+    """Every (dataset, split, model) of the design: the models of every
+    split first, dearest datasets first (long series, then many cases), then
+    the tuned gates and the ablations on the first ``subset_splits`` splits."""
 
     def cost(name):
         X, y, n_train, _ = pooled(name)
@@ -472,24 +492,85 @@ def units(settings):
         return length * len(y)
 
     datasets = sorted(settings["datasets"], key=cost, reverse=True)
-    return [
+    every = [
         (d, s, m)
         for d in datasets
         for s in range(settings["n_splits"])
         for m in MODELS
         if applies(d, m)
     ]
+    subset = [
+        (d, s, m)
+        for m in SUBSET_MODELS
+        for d in datasets
+        for s in range(settings["subset_splits"])
+    ]
+    return every + subset
 
 
-def run(settings, mode, cache, n_jobs, fresh=False):
-    """Every unit not in the cache, ``n_jobs`` at a time; returns the
-    cache's rows (every finished unit) and this call's seconds."""
+def carry(settings, path):
+    """Rows of earlier runs put into the cache as finished units, where the
+    code that made them is the code that would make them again (checked by
+    rerunning one unit of each, see sequences_run.json's "carried"): the
+    strong design's default gates on the first 3 splits from
+    pilot_strong.py's pilot_strong.csv (the same fit, test predictions and
+    curvature), and 1-NN DTW (no randomness) from the SEQUENCES.md run
+    before this one. Returns what was carried, per source."""
+    import sequences_report as report
+
+    wanted = set(units(settings))
+    cached = set()
+    if path.exists() and path.stat().st_size:
+        done = pd.read_csv(path)
+        cached = set(zip(done["dataset"], done["split"], done["model"], strict=True))
+    carried = {}
+    sources = {
+        "pilot_strong.csv": lambda f: f["model"].isin(report.STRONG),
+        "sequences_scores.csv": lambda f: f["model"] == "1-NN DTW",
+    }
+    for name, keep in sources.items():
+        frame = pd.read_csv(OUT / name)
+        frame = frame[keep(frame)]
+        count = 0
+        for row in frame.to_dict("records"):
+            key = (row["dataset"], row["split"], row["model"])
+            if key not in wanted or key in cached:
+                continue
+            train, test = split_indices(row["dataset"], row["split"])
+            gate, name_ = variant(row["model"])
+            row = {
+                "n_train": len(train),
+                "n_test": len(test),
+                "kind": "baseline" if gate is None else "gate",
+                "gate": gate or "",
+                "variant": name_ or "",
+                "tuned": False,
+                "seconds": row.get("fit_seconds"),
+                **{k: v for k, v in row.items() if k not in ("tuned",)},
+            }
+            row["note"] = (str(row.get("note") or "") + f" carried from {name}").strip()
+            append_row(path, row)
+            cached.add(key)
+            count += 1
+        carried[name] = count
+    return carried
+
+
+def run(settings, mode, cache, n_jobs, fresh=False, carry_rows=False):
+    """Every unit not in the cache, ``n_jobs`` at a time (first, with
+    ``carry_rows``, the rows :func:`carry` takes from earlier runs); returns
+    the cache's rows (every finished unit), this call's seconds and what was
+    carried."""
     from joblib import Parallel, delayed
 
     if fresh:
         for suffix in ("csv", "json"):
             (cache / f"{mode}.{suffix}").unlink(missing_ok=True)
     path, done = open_cache(cache, settings, mode)
+    carried = carry(settings, path) if carry_rows else {}
+    if carried:
+        print(f"carried into {path}: {carried}", flush=True)
+        done = pd.read_csv(path)
     finished = set()
     if done is not None:
         finished = set(zip(done["dataset"], done["split"], done["model"], strict=True))
@@ -513,7 +594,7 @@ def run(settings, mode, cache, n_jobs, fresh=False):
         print(
             _progress(count, total, unit, row, time.perf_counter() - start), flush=True
         )
-    return pd.read_csv(path), time.perf_counter() - start
+    return pd.read_csv(path), time.perf_counter() - start, carried
 
 
 def _unit_or_skip(dataset, split, model, settings):
@@ -556,6 +637,24 @@ def describe(settings):
             }
         )
     return pd.DataFrame(rows)
+
+
+def commit():
+    """The repository's commit and whether its tree is clean (None where
+    git cannot tell)."""
+    import subprocess
+
+    def git(*args):
+        done = subprocess.run(
+            ["git", *args], cwd=HERE, capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "clean": None if status is None else status == "",
+    }
 
 
 def record(settings, mode, n_jobs, scores, wall, argv):
@@ -632,6 +731,13 @@ def parse(argv):
     parser.add_argument("--fresh", action="store_true", help="empty the cache first")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument(
+        "--carry",
+        action="store_true",
+        help="put the strong gates' rows of pilot_strong.csv (splits 0-2) and "
+        "1-NN DTW's of the committed sequences_scores.csv into the cache as "
+        "finished units (the same code would make them again)",
+    )
+    parser.add_argument(
         "--render",
         action="store_true",
         help="only render SEQUENCES.md and the figure again from --out's "
@@ -652,11 +758,22 @@ def main(argv=None):
     mode = "quick" if args.quick else "full"
     if args.datasets or args.splits is not None:
         mode += "-" + fingerprint(settings)
-    scores, wall = run(settings, mode, args.cache, args.n_jobs, fresh=args.fresh)
+    at_start = commit()
+    scores, wall, carried = run(
+        settings,
+        mode,
+        args.cache,
+        args.n_jobs,
+        fresh=args.fresh,
+        carry_rows=args.carry,
+    )
     wanted = set(units(settings))
     keys = zip(scores["dataset"], scores["split"], scores["model"], strict=True)
     scores = scores[[k in wanted for k in keys]]
     info = record(settings, mode, args.n_jobs, scores, wall, argv)
+    info["code"] = {"at start": at_start, "at end": commit()}
+    if args.carry:
+        info["carried"] = carried
     if scores["dataset"].nunique() < 2:
         print(
             f"{len(scores)} rows in {args.cache}; the tests across datasets need "

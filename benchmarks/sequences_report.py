@@ -9,11 +9,38 @@ import pandas as pd
 from skgate import paired
 from skgate.compare import DECISION_PROBABILITY
 
-GATES = ("multiplicative", "silu", "none")
-BASELINES = ("MiniRocket", "1-NN DTW", "HGB")
-TUNED = tuple(f"{g} tuned" for g in GATES)
-#: Every model, in the order of the claim.
-MODELS = (*TUNED, *GATES, *BASELINES)
+GATES = ("multiplicative", "silu", "none", "sigmoid")
+BASELINES = ("MiniRocket", "MultiRocket", "Hydra", "1-NN DTW", "HGB")
+#: What each ablation of the strong design changes of the estimator's
+#: defaults for series: one part removed, the rest kept.
+ABLATIONS = {
+    "no conv": {"embedding": "linear"},
+    "no ff": {"d_ff": None},
+    "no relative": {"position": "absolute"},
+    "no recipe": {"lr_schedule": "constant", "label_smoothing": 0.0},
+}
+#: The gates ablated and tuned (on the first ``subset_splits`` splits).
+ABLATED_GATES = ("multiplicative", "none")
+TUNED_GATES = ("multiplicative",)
+STRONG = tuple(f"{g} (strong)" for g in GATES)
+MINIMAL = tuple(f"{g} (minimal)" for g in GATES)
+ABLATED = tuple(f"{g} ({a})" for g in ABLATED_GATES for a in ABLATIONS)
+TUNED = tuple(f"{g} (tuned)" for g in TUNED_GATES)
+#: The models run on every split, in the order of the claim.
+MODELS = (*STRONG, *MINIMAL, *BASELINES)
+#: The models run on the first ``subset_splits`` splits only.
+SUBSET_MODELS = (*ABLATED, *TUNED)
+
+
+def variant(model):
+    """``(gate, variant)`` of a gate model's name ("none (no ff)" ->
+    ("none", "no ff")); ``(None, None)`` for a baseline."""
+    if model in BASELINES:
+        return None, None
+    gate, rest = model.split(" (", 1)
+    return gate, rest.removesuffix(")")
+
+
 #: The region of practical equivalence of the Bayesian signed-rank tests.
 ROPE = 0.01
 
