@@ -6,7 +6,6 @@ best gate below MiniRocket), and the bottom line is held to it.
 """
 
 import importlib.util
-import re
 from pathlib import Path
 
 import numpy as np
@@ -29,54 +28,76 @@ def report():
     return _module("sequences_report")
 
 
-def _scores(report, gating, n_datasets=8, n_splits=3, minirocket=0.1):
-    """Made-up scores: every model on every split of ``n_datasets`` datasets
-    (HGB on all but the last two, as on the two unequal-length sets);
-    ``gating(d)`` is tuned multiplicative gating's accuracy difference against
-    both other tuned gates on dataset ``d``; MiniRocket is ``minirocket``
-    above the tuned SiLU gate everywhere."""
+def _scores(
+    report,
+    gating,
+    n_datasets=8,
+    n_splits=4,
+    subset_splits=2,
+    minirocket=0.1,
+    removed=None,
+    tuned=0.0,
+):
+    """Made-up scores: every model of every split on ``n_splits`` splits of
+    ``n_datasets`` datasets (HGB on all but the last two, as on the two
+    unequal-length sets), the ablations and the tuned gate on the first
+    ``subset_splits``. ``gating(d)`` is multiplicative gating's accuracy
+    difference against ungated attention and SiLU in the strong design on
+    dataset ``d`` (the minimal design: +0.05 everywhere); MiniRocket is
+    ``minirocket`` above the strong ungated gate; ``removed`` maps an
+    ablation to what removing that part costs (default: the convolutional
+    encoding 0.1, the rest 0); the tuned gate is ``tuned`` above its
+    default."""
+    removed = {"no conv": 0.1, "no ff": 0.0, "no relative": 0.0, "no recipe": 0.0,
+               **(removed or {})}  # fmt: skip
     rng = np.random.default_rng(0)
     rows = []
     for d in range(n_datasets):
         base = 0.6 + 0.03 * d
-        effect = {m: 0.0 for m in report.MODELS}
-        effect.update(
-            {
-                "multiplicative tuned": gating(d),
-                "multiplicative": -0.02,
-                "silu": -0.03,
-                "none": -0.04,
-                "MiniRocket": minirocket,
-                "1-NN DTW": -0.05,
-                "HGB": -0.1,
-            }
-        )
+        effect = {
+            "multiplicative (strong)": gating(d),
+            "sigmoid (strong)": -0.01,
+            "multiplicative (minimal)": -0.1,
+            "silu (minimal)": -0.15,
+            "none (minimal)": -0.15,
+            "sigmoid (minimal)": -0.15,
+            "MiniRocket": minirocket,
+            "MultiRocket": minirocket,
+            "Hydra": minirocket - 0.01,
+            "1-NN DTW": -0.05,
+            "HGB": -0.1,
+            "multiplicative (tuned)": gating(d) + tuned,
+        }
+        for gate in report.ABLATED_GATES:
+            for name, cost in removed.items():
+                own = effect.get(f"{gate} (strong)", 0.0)
+                effect[f"{gate} ({name})"] = own - cost
         for split in range(n_splits):
             noise = 0.002 * rng.standard_normal()  # shared: the models are paired
-            for model in report.MODELS:
+            models = report.MODELS + (
+                report.SUBSET_MODELS if split < subset_splits else ()
+            )
+            for model in models:
                 if model == "HGB" and d >= n_datasets - 2:
                     continue
-                gate = model.removesuffix(" tuned")
-                is_gate = gate in report.GATES
+                gate, name = report.variant(model)
                 rows.append(
                     {
                         "dataset": f"set{d}",
                         "split": split,
                         "model": model,
-                        "kind": "gate" if is_gate else "baseline",
-                        "gate": gate if is_gate else "",
-                        "tuned": model.endswith(" tuned"),
+                        "kind": "baseline" if gate is None else "gate",
+                        "gate": gate or "",
+                        "variant": name or "",
                         "n_train": 60,
                         "n_test": 40,
-                        "accuracy": base + effect[model] + noise,
-                        "curvature": (0.5 if gate == "multiplicative" else 0.2)
-                        if is_gate
-                        else np.nan,
+                        "accuracy": base + effect.get(model, 0.0) + noise,
+                        "curvature": np.nan
+                        if gate is None
+                        else (0.5 if gate == "multiplicative" else 0.2),
                         "fit_seconds": 1.0 + split,
                         "seconds": 2.0,
                         "lr": 2e-3,
-                        "alpha": 1.0 if gate == "multiplicative" else np.nan,
-                        "depth": 1 + split % 2,
                     }
                 )
     return pd.DataFrame(rows)
@@ -86,81 +107,117 @@ def _analyse(report, gating, **kwargs):
     return report.analyse(_scores(report, gating, **kwargs), {"datasets": []})
 
 
-def _sentences(lines):
-    return [s for line in lines for s in re.split(r"(?<=\.)\s+(?=[A-Z])", line)]
+def _b(analysis):
+    return analysis["bottom line"][1]
 
 
 def test_gating_that_loses_is_said_to_lose(report):
     analysis = _analyse(report, lambda d: -0.05)
-    lines = analysis["bottom line"]
-    assert len(_sentences(lines)) <= 3
-    for line, other in zip(
-        lines[:2], ("tuned SiLU", "tuned ungated attention"), strict=True
-    ):
-        assert line.startswith(f"Against {other}, tuned multiplicative gating loses")
-        assert "worse on 8 of 8 datasets" in line
-        assert "mean accuracy difference -0.050" in line
-        assert "wins" not in line and "undecided" not in line
-    assert list(analysis["tests"]["outcome"]) == ["reversed"] * 3
+    line = _b(analysis)
+    assert line.startswith("(b) Multiplicative gating in the strong design loses")
+    for other in ("ungated attention", "SiLU gating"):
+        assert f"loses to {other} in the strong design: better on 0" in line
+    assert "worse on 8 of 8 datasets (mean accuracy difference -0.050)" in line
+    tests = analysis["tests"].set_index("comparison")
+    assert tests.loc["multiplicative (strong) > none (strong)", "outcome"] == (
+        "reversed"
+    )
+    # the minimal design's gating is +0.05 either way
+    assert tests.loc["multiplicative (minimal) > none (minimal)", "outcome"] == (
+        "holds"
+    )
+    assert (
+        "(b) Multiplicative gating against ungated attention -0.050 (worse)"
+        in (analysis["summary"][1])
+    )
 
 
 def test_gating_that_wins_is_said_to_win(report):
-    analysis = _analyse(report, lambda d: 0.05, minirocket=0.0)
-    lines = analysis["bottom line"]
-    assert len(_sentences(lines)) <= 3
-    for line in lines[:2]:
-        assert "tuned multiplicative gating wins" in line
-        assert "better on 8, within 0.01 on 0 and worse on 0 of 8" in line
-        assert "loses" not in line
-    # the best tuned gate is now multiplicative gating, 0.05 above MiniRocket
-    assert analysis["best gate"] == "multiplicative tuned"
-    assert "0.050 above MiniRocket's" in lines[2]
-    assert "the gate is better than MiniRocket" in lines[2]
+    analysis = _analyse(report, lambda d: 0.05)
+    line = _b(analysis)
+    for other in ("ungated attention", "SiLU gating"):
+        assert f"in the strong design beats {other} in the strong design" in line
+    assert "better on 8, within 0.01 on 0 and worse on 0 of 8" in line
+    assert "loses" not in line and "undecided" not in line
 
 
 def test_an_even_split_is_said_to_be_undecided(report):
     analysis = _analyse(report, lambda d: 0.05 if d % 2 else -0.05)
-    lines = analysis["bottom line"]
-    for line in lines[:2]:
-        assert "whether tuned multiplicative gating helps is undecided" in line
-        assert "better on 4, within 0.01 on 0 and worse on 4 of 8" in line
-        assert "wins" not in line and "loses" not in line
-    assert set(analysis["tests"]["outcome"][:2]) == {"inconclusive"}
+    line = _b(analysis)
+    assert (
+        "Whether multiplicative gating in the strong design beats ungated "
+        "attention in the strong design is undecided"
+    ) in line
+    assert "better on 4, within 0.01 on 0 and worse on 4 of 8" in line
+    tests = analysis["tests"]
+    strong = tests[tests["first"] == "multiplicative (strong)"]
+    assert set(strong.loc[strong["question"] == "b", "outcome"]) == {"inconclusive"}
 
 
 def test_no_difference_is_said_to_be_equivalent(report):
     analysis = _analyse(report, lambda d: 0.0, n_datasets=12)
-    for line in analysis["bottom line"][:2]:
-        assert "makes no difference beyond 0.01 accuracy (equivalent)" in line
+    assert (
+        "Multiplicative gating in the strong design and ungated attention in the "
+        "strong design are equivalent within 0.01 accuracy"
+    ) in _b(analysis)
+    assert "against ungated attention +0.000 (equivalent)" in analysis["summary"][1]
 
 
-def test_the_minirocket_sentence_says_how_far_below(report):
+def test_question_a_says_how_far_below_and_which_targets_fail(report):
     analysis = _analyse(report, lambda d: -0.05)
-    line = analysis["bottom line"][2]
     best = analysis["best gate"]
-    assert best == "silu tuned"  # multiplicative loses, none ties silu: silu first
-    row = analysis["tests"].iloc[2]
-    assert row["comparison"] == "silu tuned > MiniRocket"
-    assert f"averaged {row['mean first']:.3f} accuracy" in line
+    # multiplicative loses 0.05; none and silu tie at 0: none comes first
+    assert best == "silu (strong)"
+    row = analysis["tests"].iloc[0]
+    assert row["comparison"] == "silu (strong) > MiniRocket"
+    line = analysis["bottom line"][0]
+    assert line.startswith("(a) The best gated model at its defaults, SiLU gating")
+    assert f"averaged {row['mean first']:.3f} accuracy over 8 datasets x 4" in line
     assert f"0.100 below MiniRocket's {row['mean second']:.3f}" in line
-    assert "MiniRocket is better than the gate" in line
-    assert "worse on 8 of 8 datasets" in line
+    assert "calls it worse" in line
+    assert "set0 -0.100" in line
+    assert "The target (within 0.02 of MiniRocket) is not met" in line
+    assert "it beats 1-NN DTW on 8 of 8 datasets (met" in line
+    assert "on 0 (not met: 2 is the target)" in line
+    assert analysis["targets"]["gap to MiniRocket"][1] is False
 
 
-@pytest.mark.parametrize(
-    "gating, verb",
-    [(-0.05, "lost to"), (0.05, "beat"), (0.0, "was equivalent to")],
-)
-def test_the_headline_says_what_the_tests_decided(report, gating, verb):
-    analysis = _analyse(report, lambda d: gating, n_datasets=12)
-    line = analysis["headline"]
-    start = "On the 12 classification sets aeon ships, tuned multiplicative gating"
-    assert line.startswith(start)
-    for other in ("tuned SiLU", "tuned ungated attention"):
-        assert f"{verb} {other} ({gating:+.3f} accuracy)" in line
-    row = analysis["tests"].iloc[2]
-    gap = row["mean second"] - row["mean first"]
-    assert f"{abs(gap):.3f} {'below' if gap > 0 else 'above'} MiniRocket's" in line
+def test_question_a_when_the_gate_reaches_minirocket(report):
+    analysis = _analyse(report, lambda d: 0.0, minirocket=0.005)
+    line = analysis["bottom line"][0]
+    assert "The target (within 0.02 of MiniRocket) is met" in line
+    assert "on 8 (met: 2 is the target)" in line
+
+
+@pytest.mark.parametrize("part", ["no conv", "no ff", "no relative", "no recipe"])
+def test_question_c_names_the_part_worth_most(report, part):
+    costs = dict.fromkeys(report.ABLATIONS, 0.0) | {part: 0.08}
+    analysis = _analyse(report, lambda d: 0.0, removed=costs)
+    words = report.PART_WORDS[part]
+    line = analysis["bottom line"][2]
+    assert line.count(f"The part worth most: {words} (+0.080)") == 2
+    assert analysis["summary"][2].startswith(
+        f"(c) Of the strong design's parts, {words} is worth most: removing it "
+        "costs 0.080 accuracy"
+    )
+    tests = analysis["tests"]
+    ablation = tests[tests["question"] == "c"]
+    assert len(ablation) == 8
+    assert (ablation["n datasets"] == 8).all()
+
+
+def test_question_c_when_no_part_matters(report):
+    costs = dict.fromkeys(report.ABLATIONS, 0.0)
+    analysis = _analyse(report, lambda d: 0.0, removed=costs)
+    assert analysis["summary"][2].startswith(
+        "(c) No part of the strong design is worth more than 0.01 accuracy alone"
+    )
+
+
+@pytest.mark.parametrize("gain, said", [(0.0, "did not beat"), (0.05, "beat")])
+def test_tuning_is_said_to_beat_the_defaults_only_when_it_does(report, gain, said):
+    analysis = _analyse(report, lambda d: 0.0, tuned=gain)
+    assert report.tuning_sentence(analysis).endswith(f"Tuning {said} the defaults.")
 
 
 def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
@@ -168,6 +225,7 @@ def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
     assert analysis["left out"] == {"HGB": ["set6", "set7"]}
     assert "HGB" not in analysis["ranks"].index
     assert analysis["secondary"]["datasets"] == [f"set{d}" for d in range(6)]
+    assert analysis["subset splits"] == [0, 1]
     settings = {**_module("bench_sequences").QUICK, "datasets": []}
     info = {
         "settings": settings,
@@ -176,19 +234,21 @@ def test_the_page_renders_and_leaves_hgb_out_of_friedman(report):
         "cores": 2,
         "n_jobs": 2,
         "command": "python benchmarks/bench_sequences.py",
+        "code": {
+            "at start": {"commit": "abc", "clean": True},
+            "at end": {"commit": "abc", "clean": True},
+        },
     }
     page = report.render(analysis, info, pd.DataFrame({"dataset": ["set0"]}))
     bottom = page.split("## Bottom line")[1].split("## Cost")[0]
     assert [s.strip() for s in bottom.split("\n") if s.strip()] == analysis[
         "bottom line"
     ]
+    assert "at commit abc, the tree clean" in page
     assert "HGB has no score on set6, set7" in page
-    # tuned - default: multiplicative -0.05 - (-0.02), silu 0 - (-0.03)
-    assert (
-        "Tuned against default, per gate, over 8 datasets: multiplicative better "
-        "on 0, within 0.01 on 0 and worse on 8 (mean -0.030); silu better on 8"
-    ) in page
-    assert "Tuned ungated attention turned (rate above 1e-9) on 8 of 8" in page
+    # multiplicative turns 0.5, none 0.2: more on every dataset, in every design
+    assert "strong: multiplicative 0.5 against none 0.2, more on 8 of 8" in page
+    assert "no ff: multiplicative 0.5 against none 0.2, more on 8 of 8" in page
 
 
 @pytest.mark.slow
@@ -223,8 +283,8 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
         return done.stdout
 
     first = run()
-    assert "0 of 34 units cached" in first
-    assert "[34/34]" in first
+    assert "0 of 68 units cached" in first
+    assert "[68/68]" in first
     out = tmp_path / "out"
     for name in (
         "SEQUENCES.md",
@@ -234,7 +294,9 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
     ):
         assert (out / name).is_file(), name
     scores = pd.read_csv(out / "sequences_scores.csv")
-    assert len(scores) == 34  # 2 x 2 x 9, less HGB on the unequal-length set
+    # 2 datasets x 2 splits x 13 models, less HGB on the unequal-length set,
+    # and 2 x 1 split x 9 ablated or tuned models
+    assert len(scores) == 68
     assert set(scores.loc[scores["model"] == "HGB", "dataset"]) == {"ItalyPowerDemand"}
     report = _module("sequences_report")
     info = json.loads((out / "sequences_run.json").read_text())
@@ -245,13 +307,15 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
         "bottom line"
     ]
     assert len(analysis["bottom line"]) == 3
+    info_code = info["code"]["at start"]
+    assert len(info_code["commit"]) == 40
 
     # Two units lost (as if interrupted): the second call runs those alone.
     cache = tmp_path / "cache" / "quick.csv"
     rows = pd.read_csv(cache)
     rows[rows["model"] != "HGB"].to_csv(cache, index=False)
     second = run()
-    assert "32 of 34 units cached" in second and "2 to run" in second
+    assert "66 of 68 units cached" in second and "2 to run" in second
     again = pd.read_csv(out / "sequences_scores.csv")
     key = ["dataset", "split", "model"]
     pd.testing.assert_frame_equal(
@@ -261,8 +325,9 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
 
 
 def test_readme_and_guide_quote_the_committed_run(report):
-    """The sentence the README and the user guide quote is the headline
-    built from benchmarks/results' sequences_scores.csv."""
+    """The answers (a) to (c) the README and the user guide quote are the
+    summary built from benchmarks/results' sequences_scores.csv, and the run
+    is the one the issue asks for, at a recorded, clean commit."""
     import json
 
     results = ROOT / "benchmarks" / "results"
@@ -273,20 +338,20 @@ def test_readme_and_guide_quote_the_committed_run(report):
     def words(text):
         return " ".join(text.split())
 
+    assert len(analysis["summary"]) == 3
     for page in ("README.md", "docs/user_guide/sequences.md"):
-        assert words(analysis["headline"]) in words((ROOT / page).read_text()), page
+        text = words((ROOT / page).read_text())
+        for line in analysis["summary"]:
+            assert words(line) in text, page
     guide = words((ROOT / "docs/user_guide/sequences.md").read_text())
     assert words(report.tuning_sentence(analysis)) in guide
-    # "Tuning did not help": no gate gained beyond the ROPE on average.
-    gains = scores.pivot_table(index="dataset", columns="model", values="accuracy")
-    for gate in ("multiplicative", "silu", "none"):
-        assert (gains[f"{gate} tuned"] - gains[gate]).mean() < analysis["margin"]
-    turned = analysis["per dataset"]
-    assert (
-        turned.loc[turned["model"].isin(report.GATES + report.TUNED), "curvature"]
-        > 1e-9
-    ).all()
     page = words((results / "SEQUENCES.md").read_text())
     for line in analysis["bottom line"]:
         assert words(line) in page
     assert len(analysis["datasets"]) == 8
+    splits = analysis["per dataset"].groupby("model")["splits"].max()
+    assert (splits[list(report.MODELS)] == 10).all()
+    assert (splits[list(report.SUBSET_MODELS)] == 3).all()
+    for moment in ("at start", "at end"):
+        assert info["code"][moment]["clean"] is True
+        assert len(info["code"][moment]["commit"]) == 40
