@@ -120,6 +120,20 @@ class TestResult:
         assert list(result.summary().columns)[0] == "comparison"
         assert str(result).startswith(result.verdict_)
 
+    def test_each_verdict_phrase_names_the_two_models(self, result):
+        """A pair's phrase names its models, never its probabilities (the
+        probability texts once overwrote the models' names)."""
+        phrases = {
+            "holds": "{0} is better than {1}",
+            "reversed": "{1} is better than {0}",
+            "no effect": "{0} and {1} are equivalent within",
+            "inconclusive": "{0} against {1} is undecided",
+        }
+        for _, row in result.tests_.iterrows():
+            first, second = row["comparison"].split(" > ")
+            said = phrases[row["outcome"]].format(first, second)
+            assert said in result.verdict_, said
+
     def test_plot_is_the_critical_difference_diagram(self, result):
         display = result.plot()
         assert isinstance(display, CriticalDifferenceDisplay)

@@ -462,12 +462,12 @@ def _pair_phrase(row, margin):
         f"{row['n datasets']} datasets (mean difference "
         f"{row['mean difference']:+.3g})"
     )
-    better, equivalent, worse = (
+    p_better, p_equivalent, p_worse = (
         compare.result.probability_text(row[f"probability {which}"])
         for which in ("better", "equivalent", "worse")
     )
     probabilities = (
-        f"probability better {better}, equivalent {equivalent}, worse {worse}"
+        f"probability better {p_better}, equivalent {p_equivalent}, worse {p_worse}"
     )
     outcome = {
         paired.HOLDS: f"{better} is better than {worse}",
