@@ -294,8 +294,9 @@ def check_csv_header(path, target):
     a folder), is empty, has a header without rows, or has no column
     ``target``, read with Python's csv module as pandas reads it (UTF-8, a
     leading byte-order mark dropped, as Excel writes it; the command line
-    checks it before importing torch). A file this reader cannot judge as
-    pandas would (undecodable, duplicate or empty names) is left to pandas.
+    checks it before importing torch), or names a column twice (pandas would
+    rename the second). A file this reader cannot judge as pandas would
+    (undecodable, empty names) is left to pandas.
 
     Examples
     --------
@@ -321,11 +322,55 @@ def check_csv_header(path, target):
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     except (UnicodeDecodeError, csv.Error):
         return
-    if header is not None and (len(set(header)) < len(header) or "" in header):
-        return  # pandas renames such columns
+    if header is not None:
+        problem = repeated_names(path, header)
+        if problem is not None:
+            raise CsvProblem(problem)
+    if header is not None and "" in header:
+        return  # pandas names an empty name after its place
     problem = header_problem(path, target, header, has_rows)
     if problem is not None:
         raise CsvProblem(problem)
+
+
+def repeated_names(path, header):
+    """The message for a ``header`` that names a column twice or more, or
+    None. pandas would read the second ``y`` as ``y.1``: a repeated target
+    would go in as a feature, and a repeated feature silently twice.
+
+    Examples
+    --------
+    >>> print(repeated_names("data.csv", ["y", "a", "y"]))
+    'data.csv' names a column twice or more: 'y' (columns 1 and 3); give every
+    column its own name.
+    >>> repeated_names("data.csv", ["a", "b"]) is None
+    True
+    """
+    places = {}
+    for place, name in enumerate(header, start=1):
+        if name != "":
+            places.setdefault(name, []).append(place)
+    repeated = {name: where for name, where in places.items() if len(where) > 1}
+    if not repeated:
+        return None
+    listed = "; ".join(
+        f"{name!r} (columns {', '.join(map(str, where[:-1]))} and {where[-1]})"
+        for name, where in repeated.items()
+    )
+    return (
+        f"{str(path)!r} names a column twice or more: {listed}; give every column "
+        "its own name."
+    )
+
+
+def _header(path):
+    """The CSV's first non-blank row as Python's csv module reads it (None:
+    empty or unreadable here, which pandas then judges)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as file:
+            return next((row for row in csv.reader(file) if row), None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
 
 
 def header_problem(path, target, columns, has_rows):
@@ -430,6 +475,10 @@ def _read_csv(path, target):
     beyond the last named column) add no column, and pandas takes no first
     column as row names; a row with more values than the header is a
     :class:`CsvProblem` naming its line."""
+    header = _header(path)
+    problem = None if header is None else repeated_names(path, header)
+    if problem is not None:
+        raise CsvProblem(problem)
     table = _parse_csv(path, target)
     names = list(table.columns)
     while names and names[-1] == f"Unnamed: {len(names) - 1}":  # pandas' name

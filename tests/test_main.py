@@ -293,6 +293,9 @@ def _run_command_line(argv):
         ("a,y\n", "y", "has a header but no rows"),
         ("a,b\n1,2\n", "y", "no column 'y'"),
         ("a;b\n1;2\n", "y", "compare needs commas between values"),
+        # pandas would read the second y as the feature y.1: the target leaks
+        ("y,a,y\n0,1,0\n1,2,1\n", "y", "'y' (columns 1 and 3)"),
+        ("a,a,y\n0,1,0\n1,2,1\n", "y", "'a' (columns 1 and 2)"),
     ],
 )
 def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
@@ -307,6 +310,21 @@ def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
     )
     assert (code, imported) == ("2", "[]")
     assert message in error and error.count("\n") == 1
+
+
+@pytest.mark.parametrize("header", ["y,a,y", "a,a,y", "a,b,a,y,b"])
+def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
+    """compare_csv's reader refuses what the command line refuses: pandas
+    renames a repeated name (y -> y.1), which would put a copy of the target
+    among the features."""
+    from skgate.command import CsvProblem, read_table
+
+    path = tmp_path / "data.csv"
+    n = len(header.split(","))
+    path.write_text(header + "\n" + "\n".join(",".join([str(i % 2)] * n)
+                                              for i in range(6)) + "\n")  # fmt: skip
+    with pytest.raises(CsvProblem, match="names a column twice or more"):
+        read_table(path, "y")
 
 
 def test_the_command_lines_defaults_are_the_librarys():
