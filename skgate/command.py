@@ -14,6 +14,7 @@ or in :mod:`skgate.study.cli`.
 import argparse
 import contextlib
 import csv
+import os
 import re
 import shutil
 import tempfile
@@ -173,8 +174,8 @@ def _check_compare(args, commands):
     _check_compare_args(args, fail)
     if not Path(args.csv).is_file():
         fail(f"{args.csv!r} is not a file (the CSV to compare on).")
-    problem = writable_problem(args.out)  # as every command checks --out first
-    if problem is not None:
+    problem = writable_problem(args.out) or outputs_problem(args.out)
+    if problem is not None:  # as every command checks --out first
         fail(problem)
     try:
         check_csv_header(args.csv, args.target)  # no pandas for these
@@ -236,6 +237,48 @@ def writable_problem(out):
         )
     finally:
         _remove_made(missing)
+    return None
+
+
+#: The files ``compare`` writes into ``--out``.
+COMPARE_OUTPUTS = (
+    "COMPARE.md",
+    "compare_scores.csv",
+    "compare_tests.csv",
+    "fig_compare.png",
+)
+
+
+def outputs_problem(out, names=COMPARE_OUTPUTS):
+    """Why the files ``names`` cannot be written into the folder ``out``, or
+    None: something other than a file (a folder) or a file that cannot be
+    replaced where one of them goes. Checked before any training, so that a
+    run does not fail after it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "fig_compare.png").mkdir()
+    ...     print(outputs_problem(folder))
+    --out '...' holds a folder named 'fig_compare.png' where compare writes
+    that file; move it or choose another --out.
+    """
+    out = Path(out)
+    for name in names:
+        path = out / name
+        if path.is_dir() or (path.exists() and not path.is_file()):
+            kind = "a folder" if path.is_dir() else "something other than a file"
+            return (
+                f"--out {str(out)!r} holds {kind} named {name!r} where compare "
+                "writes that file; move it or choose another --out."
+            )
+        if path.exists() and not os.access(out, os.W_OK):
+            return (
+                f"--out {str(out)!r} holds {name!r}, which compare would replace, "
+                "and the folder is not writable; choose another --out."
+            )
     return None
 
 

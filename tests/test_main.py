@@ -562,6 +562,73 @@ def test_a_failed_run_removes_only_what_it_made(tmp_path, monkeypatch, failure, 
     assert (mine / "notes.txt").read_text() == "mine" and empty.is_dir()
 
 
+def test_an_output_name_taken_by_a_folder_is_refused_before_training(tmp_path):
+    """A folder where compare writes one of its files was found after the
+    300 fits ([Errno 21] Is a directory), with two CSVs left behind: now
+    refused in one line from the arguments, before torch, nothing written."""
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "out"
+    (out / "fig_compare.png").mkdir(parents=True)
+    code, imported, error = _run_command_line(
+        ["compare", str(path), "--target", "label", "--out", str(out)]
+    )
+    assert (code, imported) == ("2", "[]")
+    assert "holds a folder named 'fig_compare.png'" in error
+    assert error.count("\n") == 1
+    assert sorted(p.name for p in out.iterdir()) == ["fig_compare.png"]
+
+
+_TINY = {"cv": 2, "repeats": 1, "max_epochs": 1, "random_state": 0}
+
+
+def test_a_failure_while_writing_leaves_out_as_it_was(tmp_path, monkeypatch):
+    """The files are written into a staging folder and moved into place
+    last: a failure while writing leaves the folder's earlier files, and
+    only them."""
+    from skgate.compare import csvfile
+
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "COMPARE.md").write_text("an earlier run")
+
+    def fails(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(csvfile, "_markdown", fails)
+    with pytest.raises(OSError, match="disk full"):
+        csvfile.compare_csv(path, "label", out=out, **_TINY)
+    assert sorted(p.name for p in out.iterdir()) == ["COMPARE.md"]
+    assert (out / "COMPARE.md").read_text() == "an earlier run"
+
+
+def test_compare_without_matplotlib_writes_all_but_the_figure(
+    tmp_path, monkeypatch, capsys
+):
+    """Without matplotlib the command says so in one line before training,
+    writes every other file (COMPARE.md saying why there is no figure),
+    removes an earlier run's figure and says it replaced COMPARE.md."""
+    from skgate.compare import csvfile
+
+    monkeypatch.setattr(csvfile, "has_matplotlib", lambda: False)
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "fig_compare.png").write_bytes(b"an earlier figure")
+    (out / "COMPARE.md").write_text("an earlier run")
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "1", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "matplotlib is not installed: every file but fig_compare.png" in (
+        captured.err
+    )
+    assert "(it replaced the COMPARE.md that was there)" in captured.out
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["COMPARE.md", "compare_scores.csv", "compare_tests.csv"]
+    assert "No figure: matplotlib is not installed" in (out / "COMPARE.md").read_text()
+
+
 @pytest.mark.parametrize("header, ending", [("", ","), ("", ",,"), (",", ",")])
 def test_rows_ending_in_a_comma_are_read_as_their_header_says(tmp_path, header, ending):
     """A spreadsheet's trailing commas (rows with empty fields beyond the

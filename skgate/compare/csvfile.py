@@ -2,7 +2,11 @@
 folder (the ``compare`` command's work).
 """
 
+import os
+import shutil
 import sys
+import tempfile
+from importlib.util import find_spec
 from numbers import Integral
 from pathlib import Path
 
@@ -16,6 +20,7 @@ from ..command import (
     check_folds,
     interrupted_line,
     is_interruption,
+    outputs_problem,
     read_table,
     undone_on_failure,
 )
@@ -86,20 +91,48 @@ def compare_csv(
     if isinstance(cv, Integral):  # a splitter's own splits are checked later
         check_folds(y, task, cv)
     out = Path(out)
+    problem = outputs_problem(out)  # before training, not after it
+    if problem is not None:
+        raise ValueError(problem)
     with undone_on_failure(out):  # a failed run leaves no folder behind
         out.mkdir(parents=True, exist_ok=True)
         result = compare_gates(
             X, y, task=task, cv=cv, n_repeats=repeats, head=head,
             preprocessor=_preprocessor_for(X), **params,
         )  # fmt: skip
-        result.scores_.to_csv(out / "compare_scores.csv", index=False)
-        result.tests_.to_csv(
-            out / "compare_tests.csv", index=False, float_format="%.10g"
-        )
-        display = result.plot()
-        display.figure_.savefig(out / "fig_compare.png", dpi=110)
-        (out / "COMPARE.md").write_text(_markdown(result, path, target, X))
+        _write(result, out, path, target, X)
     return result
+
+
+def has_matplotlib():
+    """Whether matplotlib can be imported (for fig_compare.png)."""
+    return find_spec("matplotlib") is not None
+
+
+def _write(result, out, path, target, X):
+    """Every file into a staging folder inside ``out`` first, then each
+    moved into place: a run that fails while writing leaves ``out`` as it
+    was. Without matplotlib the figure is skipped (and an older
+    fig_compare.png removed, so that it does not pass for this run's)."""
+    staging = Path(tempfile.mkdtemp(dir=out, prefix=".compare-"))
+    try:
+        result.scores_.to_csv(staging / "compare_scores.csv", index=False)
+        result.tests_.to_csv(
+            staging / "compare_tests.csv", index=False, float_format="%.10g"
+        )
+        figure = has_matplotlib()
+        if figure:
+            display = result.plot()
+            display.figure_.savefig(staging / "fig_compare.png", dpi=110)
+        (staging / "COMPARE.md").write_text(
+            _markdown(result, path, target, X, figure=figure)
+        )
+        for written in staging.iterdir():
+            os.replace(written, out / written.name)
+        if not figure:
+            (out / "fig_compare.png").unlink(missing_ok=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _settings_table(result, X):
@@ -131,8 +164,9 @@ def _settings_table(result, X):
     return pd.DataFrame(rows, columns=["setting", "value"])
 
 
-def _markdown(result, path, target, X):
-    """COMPARE.md: the settings, the verdict, the tests, the scores per arm."""
+def _markdown(result, path, target, X, *, figure=True):
+    """COMPARE.md: the settings, the verdict, the tests, the scores per arm
+    (and the figure, when it was drawn)."""
     means = result.scores_.groupby("arm", sort=False)[
         ["score", "curvature", "fit_time"]
     ].agg(["mean", "std"])
@@ -162,8 +196,10 @@ def _markdown(result, path, target, X):
             "",
             means.reset_index().to_markdown(index=False, floatfmt=".4g"),
             "",
-            "![scores, curvature and their differences with intervals]"
-            "(fig_compare.png)",
+            "![scores, curvature and their differences with intervals](fig_compare.png)"
+            if figure
+            else "(No figure: matplotlib is not installed; "
+            "pip install 'skgate[plot]'.)",
             "",
         ]
     )
@@ -177,6 +213,13 @@ def run_command(args, parser):
     unwritable ``--out`` or an unreachable ``--scheduler`` exit 2 with one
     line (``parser.exit``); :func:`compare_csv` leaves no folder of a
     failed or interrupted run behind."""
+    if not has_matplotlib():
+        print(
+            "matplotlib is not installed: every file but fig_compare.png will be "
+            "written (pip install 'skgate[plot]' for the figure).",
+            file=sys.stderr,
+        )
+    replaced = (Path(args.out) / "COMPARE.md").is_file()
     try:
         with on_cluster(args.scheduler):
             result = compare_csv(
@@ -208,7 +251,8 @@ def run_command(args, parser):
         print(interrupted_line(args), file=sys.stderr)
         return 130
     print(result.verdict_)
-    print(f"Report: {Path(args.out) / 'COMPARE.md'}")
+    again = " (it replaced the COMPARE.md that was there)" if replaced else ""
+    print(f"Report: {Path(args.out) / 'COMPARE.md'}{again}")
     return 0
 
 
