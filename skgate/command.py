@@ -701,6 +701,16 @@ def _as_written(value):
 _ADDRESS = re.compile(r"^([a-z]+://)?[^\s:/]+:\d{1,5}$")
 
 
+def check_scheduler(args, fail):
+    """``--scheduler``: None or an address ``[protocol://]host:port``, else
+    ``fail`` with one line (before anything is made or connected)."""
+    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
+        fail(
+            f"--scheduler must be an address like tcp://host:8786; got "
+            f"{args.scheduler!r}."
+        )
+
+
 def _check_compare_args(args, fail):
     """Every argument checked before anything is read or written."""
     for name, value, least in (
@@ -722,11 +732,7 @@ def _check_compare_args(args, fail):
         fail(
             f"--random-state must be an int in [0, 2**32 - 1]; got {args.random_state}."
         )
-    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
-        fail(
-            f"--scheduler must be an address like tcp://host:8786; got "
-            f"{args.scheduler!r}."
-        )
+    check_scheduler(args, fail)
     if not args.out.strip():
         fail("--out must name a folder; got an empty string.")
 

@@ -2,6 +2,7 @@
 
 import dataclasses
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -576,6 +577,36 @@ def test_an_output_name_taken_by_a_folder_is_refused_before_training(tmp_path):
     assert "holds a folder named 'fig_compare.png'" in error
     assert error.count("\n") == 1
     assert sorted(p.name for p in out.iterdir()) == ["fig_compare.png"]
+
+
+def test_reproduce_refuses_a_malformed_scheduler_before_anything(tmp_path):
+    """``--scheduler nonsense`` was a traceback (ValueError: missing port
+    number) that left an empty --out: now one line from the arguments."""
+    out = tmp_path / "r"
+    code, imported, error = _run_command_line(
+        ["reproduce", "--quick", "--scheduler", "nonsense", "--out", str(out)]
+    )
+    assert (code, imported) == ("2", "[]")
+    assert "--scheduler must be an address like tcp://host:8786" in error
+    assert error.count("\n") == 1 and not out.exists()
+
+
+@pytest.mark.slow
+def test_reproduce_with_an_unreachable_scheduler_leaves_no_folder(tmp_path):
+    """An address nobody listens on: one line, exit code 2, and --out is not
+    made (the cluster is connected before it)."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "r"
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    result = subprocess.run(
+        [sys.executable, "-m", "skgate", "reproduce", "--quick", "--scheduler",
+         "tcp://127.0.0.1:1", "--out", str(out)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert "reproduce: error:" in result.stderr
+    assert not out.exists()
 
 
 _TINY = {"cv": 2, "repeats": 1, "max_epochs": 1, "random_state": 0}

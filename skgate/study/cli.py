@@ -61,10 +61,13 @@ def _reproduce_command(args, parser):
                 f"{realdata.INSTALL_KEEL} (or run --quick, which leaves them "
                 f"out).\n",
             )
-    command_line.check_writable(parser, args.out, "reproduce")
+    problem = command_line.writable_problem(args.out)
+    if problem is not None:
+        parser.exit(2, f"{parser.prog} reproduce: error: {problem}\n")
     start = time.perf_counter()
     try:
-        with on_cluster(args.scheduler):
+        with on_cluster(args.scheduler):  # connected before --out is made
+            Path(args.out).mkdir(parents=True, exist_ok=True)
             reproduce(
                 args.out,
                 quick=args.quick,

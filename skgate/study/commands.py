@@ -12,7 +12,7 @@ commands then run in :mod:`skgate.study.cli`.
 from numbers import Integral
 from pathlib import Path
 
-from ..command import MAX_JOBS, check_jobs
+from ..command import MAX_JOBS, check_jobs, check_scheduler
 
 __all__ = [
     "CHECKS",
@@ -151,6 +151,7 @@ def check_reproduce(args, commands):
     if not args.out.strip():
         fail("--out must name a folder; got an empty string.")
     check_jobs(args, fail)
+    check_scheduler(args, fail)
     if args.seeds is not None and not 2 <= args.seeds <= REPRODUCE_MAX_SEEDS:
         fail(
             f"--seeds must be between 2 (for paired statistics) and "
