@@ -45,6 +45,7 @@ __all__ = [
     "holm_levels",
     "nemenyi_critical_difference",
     "nemenyi_p",
+    "no_spread",
     "permutation_comparison",
     "posterior_means",
     "sign_flip_bounds",
@@ -413,6 +414,26 @@ def _corrected_scale(d, test_fraction):
     return float(np.sqrt(_correction(test_fraction, len(d)) * d.var(ddof=1)))
 
 
+def no_spread(differences):
+    """Whether split ``differences`` are all the same, so that they show no
+    sampling error to test against. Equal differences over a few splits are
+    no evidence of zero error (accuracies tie on small test folds, in
+    either arm), so the tests decide nothing from them: the corrected
+    t-test's p-values are 1, its interval unbounded, the correlated
+    Bayesian posterior undefined. (baycomp's CorrelatedTTest returns
+    certainty there, the flaw this avoids.) Only a caller that knows why
+    the differences are equal (two arms whose predictions are identical on
+    every test row) may call such arms equivalent, and should say why.
+
+    Examples
+    --------
+    >>> no_spread([0.1, 0.1]), no_spread([0.1, 0.2])
+    (True, False)
+    """
+    d = np.asarray(differences, dtype=float)
+    return bool(d.size and np.ptp(d) == 0)
+
+
 def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     """Split differences (better minus worse) tested with the corrected
     resampled t-test of Nadeau & Bengio (2003).
@@ -428,8 +449,10 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     corrected t interval at ``level`` ("ci low", "ci high"), one-sided
     p-values both ways ("p", "p reverse"), the equivalence p-value within
     ``+-margin`` (TOST: the larger of the two one-sided tests), and "n".
-    When every difference is the same there is no sampling error: the
-    p-values are 0 or 1 and the interval is that point.
+    When every difference is the same the splits show no sampling error to
+    test against, which is no evidence that there is none (accuracies tie
+    on small test folds): nothing is decided, every p-value is 1 and the
+    interval is unbounded (:func:`no_spread`).
 
     Examples
     --------
@@ -444,9 +467,8 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     low, high = corrected_t_bounds(
         d, test_fraction=test_fraction, alpha_low=tail, alpha_high=tail
     )
-    if scale == 0:  # every difference equal: no sampling error to test against
-        p, p_reverse = float(mean <= 0), float(mean >= 0)
-        p_equivalence = float(abs(mean) >= margin)
+    if scale == 0:  # every difference equal: the splits show no error at all
+        p = p_reverse = p_equivalence = 1.0
     else:
         p, p_reverse = stats.t.sf(mean / scale, df), stats.t.cdf(mean / scale, df)
         p_equivalence = max(
@@ -475,7 +497,8 @@ def correlated_bayes(differences, margin, *, test_fraction):
     ``test_fraction``, as baycomp's ``CorrelatedTTest`` takes 1/k). Returns
     the posterior probabilities "probability better" (mean > margin),
     "probability equivalent" (within it) and "probability worse"
-    (< -margin), which sum to 1.
+    (< -margin), which sum to 1. When every difference is the same the
+    posterior is undefined (:func:`no_spread`): the three are NaN.
 
     Examples
     --------
@@ -486,11 +509,15 @@ def correlated_bayes(differences, margin, *, test_fraction):
     """
     _, mean, scale, df = _corrected_t(differences, test_fraction)
     margin = _check_margin(margin)
-    if scale == 0:
-        worse, better = float(mean < -margin), float(mean > margin)
-    else:
-        posterior = stats.t(df, loc=mean, scale=scale)
-        worse, better = float(posterior.cdf(-margin)), float(posterior.sf(margin))
+    if scale == 0:  # a posterior of zero width would be certainty from ties
+        nan = float("nan")
+        return {
+            "probability better": nan,
+            "probability equivalent": nan,
+            "probability worse": nan,
+        }
+    posterior = stats.t(df, loc=mean, scale=scale)
+    worse, better = float(posterior.cdf(-margin)), float(posterior.sf(margin))
     return {
         "probability better": better,
         "probability equivalent": max(0.0, 1.0 - better - worse),
@@ -602,6 +629,8 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     _, mean, scale, df = _corrected_t(differences, test_fraction)
     alpha_low = _check_level(alpha_low, "alpha_low")
     alpha_high = _check_level(alpha_high, "alpha_high")
+    if scale == 0:  # no spread (:func:`no_spread`): nothing bounds the mean
+        return -np.inf, np.inf
     return (
         mean - stats.t.isf(alpha_low, df) * scale,
         mean + stats.t.isf(alpha_high, df) * scale,

@@ -262,7 +262,8 @@ def test_one_model_best_on_every_dataset_is_decided():
     rows = [
         {"dataset": f"d{d}", "model": m, "kind": "gate", "repeat": 0, "fold": f,
          "n_train": 90, "n_test": 10, "curvature": 0.0,
-         "score": 0.6 + 0.1 * (m == "a") + 0.01 * f + 0.02 * d}
+         "score": 0.6 + (0.1 + 0.003 * ((7 * f + d) % 3)) * (m == "a")
+                  + 0.01 * f + 0.02 * d}
         for d in range(12) for m in ("a", "b") for f in range(5)
     ]  # fmt: skip
     result = GateBenchmark.from_scores(pd.DataFrame(rows))

@@ -52,8 +52,10 @@ class TestCompareGates:
         assert curved_result.task_ == "classification"
         assert list(scores.columns) == [
             "arm", "gate", "alpha", "repeat", "fold", "n_train", "n_test",
-            "model_seed", "score", "curvature", "fit_time", "curvature measure",
+            "model_seed", "score", "curvature", "fit_time", "predictions",
+            "curvature measure",
         ]  # fmt: skip
+        assert scores["predictions"].str.fullmatch("[0-9a-f]{16}").all()
         assert (scores["curvature measure"] == "turning rate").all()
         assert len(scores) == 3 * 5 * 2
         assert (scores["n_train"] + scores["n_test"] == 150).all()
@@ -117,6 +119,29 @@ class TestCompareGates:
         X, y = make_linear_task(100, random_state=0)
 
         def rigged(estimator, X, y):
+            # A little spread between splits (by the split's seed), so that
+            # the splits can show sampling error.
+            jitter = 0.01 * (estimator.random_state % 3)
+            return 0.9 + jitter if estimator.gate == "multiplicative" else 0.0
+
+        result = compare_gates(
+            X, y, gates=("multiplicative", "none"), scoring=rigged, max_epochs=1,
+            d_model=8, random_state=0,
+        )  # fmt: skip
+        score = result.tests_.set_index("measure").loc["score"]
+        assert score["outcome"] == "holds" and score["p holm"] < 1e-6
+        assert "multiplicative beats none by +0.9" in result.verdict_
+        assert "Held-out rigged: " in result.verdict_
+        assert result.recommendation_.arms == ("multiplicative",)
+        assert result.recommendation_.probability > 0.99
+
+    def test_a_difference_without_spread_decides_nothing(self):
+        """Rigged to differ by exactly 1 on every split, the splits show no
+        sampling error: nothing is decided (once: "+1 [1, 1]", probability
+        1), and the verdict says why."""
+        X, y = make_linear_task(100, random_state=0)
+
+        def rigged(estimator, X, y):
             return 1.0 if estimator.gate == "multiplicative" else 0.0
 
         result = compare_gates(
@@ -124,11 +149,15 @@ class TestCompareGates:
             d_model=8, random_state=0,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
-        assert score["outcome"] == "holds" and score["p holm"] == 0
-        assert "multiplicative beats none by +1 [1, 1]" in result.verdict_
-        assert "Held-out rigged: " in result.verdict_
-        assert result.recommendation_.arms == ("multiplicative",)
-        assert result.recommendation_.probability == 1.0
+        assert score["outcome"] == "inconclusive" and score["note"] == "no spread"
+        assert (score["ci low"], score["ci high"]) == (-np.inf, np.inf)
+        assert "multiplicative vs none undecided (+1 on every split: the splits " in (
+            result.verdict_
+        )
+        assert not result.recommendation_.decided
+        assert "Recommendation: none: the data do not settle it (multiplicative " in (
+            result.verdict_
+        )
 
     def test_identical_arms_are_equivalent(self):
         """A user's pointwise identity gate is ungated attention under
@@ -148,7 +177,10 @@ class TestCompareGates:
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
         assert score["mean difference"] == 0 and score["outcome"] == "no effect"
-        assert "identity and none are equivalent within +-0.02" in result.verdict_
+        assert score["note"] == "alike"
+        assert (
+            "identity and none are equivalent (the same predictions on every test row)"
+        ) in result.verdict_
         assert result.recommendation_.arms == ("identity", "none")
         assert "Recommendation: any of identity, none: equivalent" in (result.verdict_)
 
@@ -543,7 +575,7 @@ class TestCompareGates:
         rows = [
             {"arm": arm, "repeat": r, "fold": f, "n_train": 90, "n_test": 10,
              "score": 0.5 + 0.1 * (arm == "a") + 0.001 * rng.normal(),
-             "curvature": 1.0}
+             "curvature": 1.0 + 0.001 * rng.normal()}
             for arm in ("a", "b") for r in range(10) for f in range(10)
         ]  # fmt: skip
         tests = gate_tests(pd.DataFrame(rows)).set_index("measure")
@@ -553,6 +585,52 @@ class TestCompareGates:
         table.loc[table["arm"] == "a", "score"] -= 0.1
         tests = gate_tests(table).set_index("measure")
         assert tests.loc["score", "outcome"] == "no effect"
+
+    @pytest.mark.parametrize("alike", [False, True])
+    def test_gate_tests_tied_scores_are_equivalent_only_when_alike(self, alike):
+        """Two splits of tied accuracies (the issue's mirror case: "equivalent
+        within 0.02, +0 [0, 0]" from 2 splits of 10 rows) decide nothing,
+        unless the two arms predicted every test row alike (digests)."""
+        rows = [
+            {"arm": arm, "repeat": 0, "fold": f, "n_train": 5, "n_test": 5,
+             "score": 0.6, "curvature": 1.0 + f + (arm == "a"),
+             "predictions": f"{f}" if alike else f"{f}{arm}"}
+            for arm in ("a", "b") for f in range(2)
+        ]  # fmt: skip
+        score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
+        if alike:
+            assert (score["outcome"], score["note"]) == ("no effect", "alike")
+            assert score["probability equivalent"] == 1.0
+        else:
+            assert (score["outcome"], score["note"]) == ("inconclusive", "no spread")
+            assert np.isnan(score["probability equivalent"])
+        table = pd.DataFrame(rows).drop(columns="predictions")
+        score = gate_tests(table).set_index("measure").loc["score"]
+        assert score["outcome"] == "inconclusive"  # no digests: not known alike
+
+    def test_intervals_of_accuracy_are_cut_to_its_range(self):
+        """On 4 rows and 2 folds an accuracy difference's interval was
+        [-11.3, 16.3]: it is cut to [-1, 1] and called uninformative."""
+        X = np.random.default_rng(0).normal(size=(4, 3))
+        y = np.array([0, 1, 0, 1])
+        result = compare_gates(X, y, gates=("multiplicative", "none"), cv=2,
+                               n_repeats=1, random_state=0, **FAST)  # fmt: skip
+        score = result.tests_.set_index("measure").loc["score"]
+        assert -1 <= score["ci low"] <= score["ci high"] <= 1
+        if score["note"] == "uninformative":
+            assert "uninformative, the interval reached past the score's range" in (
+                result.verdict_
+            )
+        from skgate.compare.pairs import clip_score_intervals
+
+        wide = pd.DataFrame([{"measure": "score", "ci low": -11.3, "ci high": 16.3,
+                              "note": ""},
+                             {"measure": "curvature", "ci low": -11.3,
+                              "ci high": 16.3, "note": ""}])  # fmt: skip
+        cut = clip_score_intervals(wide, -1.0, 1.0)
+        assert list(cut["ci low"]) == [-1.0, -11.3]
+        assert list(cut["ci high"]) == [1.0, 16.3]
+        assert list(cut["note"]) == ["uninformative", ""]
 
     @pytest.mark.parametrize(
         "change, message",
@@ -662,7 +740,8 @@ class TestCompareGates:
 
         rows = [
             {"arm": arm, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10,
-             "score": 0.5 + 0.01 * f, "curvature": curvature + 0.01 * f * slope}
+             "score": 0.5 + 0.01 * f, "curvature": curvature + 0.01 * f * slope,
+             "predictions": f"{f}"}  # the same predictions: tied scores
             for arm, curvature, slope in (("flat", 0.0, 0), ("K<0", -2.0, 1))
             for f in range(10)
         ]  # fmt: skip
@@ -714,7 +793,10 @@ class TestCompareGates:
         assert (score["comparison"], score["better"], score["worse"]) == (
             "id > x > none", "id > x", "none"
         )  # fmt: skip
-        assert "id > x and none are equivalent within +-0.02" in result.verdict_
+        assert (
+            "id > x and none are equivalent (the same predictions on every test row)"
+            in result.verdict_
+        )
 
     def test_messages_describe_a_list_of_splits_not_its_arrays(self):
         X, y = make_linear_task(30, random_state=0)

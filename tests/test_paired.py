@@ -3,6 +3,7 @@ resampled t-test, the Bayesian correlated t-test and its joint posterior."""
 
 import baycomp
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -69,11 +70,24 @@ def test_posterior_is_baycomps(seed, runs, folds, rope):
     assert ours["probability worse"] == pytest.approx(left, abs=1e-6)
 
 
-def test_no_spread_decides_without_error():
-    ours = paired.corrected_t_comparison([1.0] * 10, 0.02, test_fraction=0.1)
-    assert (ours["p"], ours["p reverse"], ours["ci low"]) == (0.0, 1.0, 1.0)
-    bayes = paired.correlated_bayes([0.0] * 10, 0.02, test_fraction=0.1)
-    assert bayes["probability equivalent"] == 1.0
+@pytest.mark.parametrize("value", [0.1, 0.0, -0.3])
+def test_no_spread_decides_nothing(value):
+    """Equal differences (2 splits tied at +0.1, or at 0) once gave p = 0 and
+    the interval [0.1, 0.1], or certain equivalence: ties on small test
+    folds are no evidence of zero sampling error, so nothing is decided."""
+    d = [value, value]
+    assert paired.no_spread(d) and not paired.no_spread([value, value + 1e-9])
+    ours = paired.corrected_t_comparison(d, 0.02, test_fraction=0.5)
+    assert (ours["p"], ours["p reverse"], ours["p equivalence"]) == (1.0, 1.0, 1.0)
+    assert (ours["ci low"], ours["ci high"]) == (-np.inf, np.inf)
+    low, high = paired.corrected_t_bounds(
+        d, test_fraction=0.5, alpha_low=0.01, alpha_high=0.01
+    )
+    assert (low, high) == (-np.inf, np.inf)
+    bayes = paired.correlated_bayes(d, 0.02, test_fraction=0.5)
+    assert all(np.isnan(v) for v in bayes.values())
+    tests = pd.DataFrame([{**ours, "kind": "superiority"}])
+    assert list(paired.family_outcomes(tests)["outcome"]) == [paired.INCONCLUSIVE]
 
 
 def test_joint_posterior_agrees_with_each_pair():

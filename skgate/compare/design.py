@@ -343,6 +343,26 @@ def _check_scoring_task(scoring, task):
     )
 
 
+#: Scorers whose values lie in [0, 1], so that a difference of two lies in
+#: [-1, 1] (by name, or by a name's start).
+_UNIT_SCORES = ("accuracy", "balanced_accuracy", "average_precision",
+                "top_k_accuracy")  # fmt: skip
+_UNIT_PREFIXES = ("roc_auc", "f1", "precision", "recall", "jaccard")
+
+
+def score_difference_range(scoring, task):
+    """``(-1, 1)`` when ``scoring`` lies in [0, 1] (the default accuracy, or
+    a scikit-learn scorer of such a metric, by name), else None (R^2 and
+    the errors are unbounded below; a callable's range is unknown)."""
+    if scoring is None:
+        return (-1.0, 1.0) if task == "classification" else None
+    if isinstance(scoring, str) and (
+        scoring in _UNIT_SCORES or scoring.startswith(_UNIT_PREFIXES)
+    ):
+        return (-1.0, 1.0)
+    return None
+
+
 def scoring_name(scoring, task):
     if scoring is None:
         return "accuracy" if task == "classification" else "R^2"

@@ -2,6 +2,7 @@
 split trained together), scored on its test rows with their curvature.
 """
 
+import hashlib
 import time
 import warnings
 from numbers import Real
@@ -128,11 +129,26 @@ def _fit_arm_here(estimator, label, data, splits, scorer, curvature_params):
                 representation_curvature(model, X_test, **curvature_params).mean()
             ),
             "fit_time": seconds,
+            "predictions": predictions_digest(model, X_test),
         }
         for model, split, (_, _, X_test, y_test) in zip(
             models, splits, data, strict=True
         )
     ]
+
+
+def predictions_digest(model, X_test):
+    """A digest of ``model``'s predictions on ``X_test``: two arms with the
+    same digest on every split predicted every test row alike, which is
+    why their scores tie (the one case in which tied scores show
+    equivalence rather than too few test rows)."""
+    predictions = np.ascontiguousarray(np.asarray(model.predict(X_test)))
+    text = predictions.dtype.str + str(predictions.shape)
+    if predictions.dtype == object:
+        data = "\x1f".join(map(str, predictions.ravel())).encode()
+    else:
+        data = predictions.tobytes()
+    return hashlib.sha256(text.encode() + data).hexdigest()[:16]
 
 
 def split_chunks(splits, size=MODELS_PER_JOB):

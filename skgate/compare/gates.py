@@ -20,11 +20,17 @@ from .design import (
     laid_out,
     make_arms,
     make_estimators,
+    score_difference_range,
     scoring_name,
     shared_params,
 )
 from .fits import arm_scores, split_data
-from .pairs import _named_tests, _recommendation, split_test_fraction
+from .pairs import (
+    _named_tests,
+    _recommendation,
+    clip_score_intervals,
+    split_test_fraction,
+)
 from .result import GateComparison, _settings, _verdict
 
 #: compare_gates' parameters, filled into its docstring (a screen of code
@@ -143,7 +149,7 @@ def compare_gates(
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
     ...                        n_repeats=2, max_epochs=2, random_state=0)
     >>> result.scores_.shape, list(result.tests_["measured as"])
-    ((12, 12), ['accuracy', 'turning rate'])
+    ((12, 13), ['accuracy', 'turning rate'])
     >>> result.verdict_.startswith("Held-out accuracy:")
     True
     """
@@ -172,6 +178,9 @@ def compare_gates(
     # The tests compare magnitudes: "|Gaussian curvature|" for a signed kind.
     names = score_name, curvature_label(curvature_params, magnitude=True)
     tests = _named_tests(scores, test, margin, names)
+    bounds = score_difference_range(scoring, task)
+    if bounds is not None:
+        tests = clip_score_intervals(tests, *bounds)
     fraction = split_test_fraction(scores)
     recommendation = _recommendation(scores, margin, fraction, random_state)
     settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {

@@ -137,18 +137,43 @@ def _paired_table(scores):
     return arms, table
 
 
-def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
+#: Why a pair's splits decide nothing, or decide by identity ("note").
+NO_SPREAD = "no spread"
+ALIKE = "alike"
+UNINFORMATIVE = "uninformative"
+
+
+def _pair_test(d, values, better, worse, measure, margin, test, test_fraction,
+               alike=False):  # fmt: skip
     """One row of the tests table: ``d``, ``better`` minus ``worse`` over
     the splits, in ``measure`` (its margin: ``margin`` for the score, a
-    share of the two arms' mean for curvature)."""
+    share of the two arms' mean for curvature). Equal differences on every
+    split (:func:`skgate.paired.no_spread`) decide nothing ("note": "no
+    spread"), unless the two arms are ``alike``: the same predictions on
+    every test row (for the score) or both exactly flat (for curvature),
+    which makes them equivalent for that reason ("note": "alike")."""
     if measure == "curvature":
         pair = values[[better, worse]].to_numpy()
-        # Two exactly flat arms have margin 0: their equal zeros are equivalent.
+        alike = bool(np.all(pair == 0))  # both flat on every split
         margin = max(CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair))), 1e-12)
-    if test == "corrected-t":
-        result = paired.corrected_t_comparison(d, margin, test_fraction=test_fraction)
+    note = ""
+    if paired.no_spread(d) and alike:
+        note = ALIKE
+        mean = float(np.mean(d))
+        result = {"estimate": mean, "ci low": mean, "ci high": mean, "p": 1.0,
+                  "p reverse": 1.0, "p equivalence": 0.0, "n": len(d)}  # fmt: skip
+        bayes = {"probability better": 0.0, "probability equivalent": 1.0,
+                 "probability worse": 0.0}  # fmt: skip
     else:
-        result = paired.permutation_comparison(d, margin)
+        if paired.no_spread(d):
+            note = NO_SPREAD
+        if test == "corrected-t" or note:
+            result = paired.corrected_t_comparison(
+                d, margin, test_fraction=test_fraction
+            )
+        else:
+            result = paired.permutation_comparison(d, margin)
+        bayes = paired.correlated_bayes(d, margin, test_fraction=test_fraction)
     return {
         "comparison": f"{better} > {worse}",
         # The arms by name: a gate's own name may hold " > ".
@@ -157,9 +182,41 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction):
         "measure": measure,
         "mean difference": result.pop("estimate"),
         **result,
-        **paired.correlated_bayes(d, margin, test_fraction=test_fraction),
+        **bayes,
         "margin": margin,
         "kind": "superiority",
+        "note": note,
+    }
+
+
+def clip_score_intervals(tests, low, high):
+    """The score rows' intervals cut to [``low``, ``high``], the range a
+    difference of two such scores can take (accuracy: [-1, 1]); a row whose
+    interval reached past it says so ("note": "uninformative"). Whether an
+    interval holds 0 does not change."""
+    tests = tests.copy()
+    score = tests["measure"] == "score"
+    wide = score & ((tests["ci low"] < low) | (tests["ci high"] > high))
+    tests.loc[wide & (tests["note"] == ""), "note"] = UNINFORMATIVE
+    tests.loc[score, "ci low"] = tests.loc[score, "ci low"].clip(lower=low)
+    tests.loc[score, "ci high"] = tests.loc[score, "ci high"].clip(upper=high)
+    return tests
+
+
+def _alike(scores, arms):
+    """``{(a, b): True}`` for the pairs of arms whose test predictions were
+    the same on every split (scores' "predictions" digests; without that
+    column, none is known to be)."""
+    if "predictions" not in scores.columns:
+        return {}
+    digests = scores.pivot_table(
+        index=["repeat", "fold"], columns="arm", values="predictions",
+        aggfunc="first",
+    )  # fmt: skip
+    return {
+        (a, b): bool((digests[a] == digests[b]).all())
+        for a, b in combinations(arms, 2)
+        if a in digests and b in digests
     }
 
 
@@ -200,7 +257,8 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     --------
     >>> import pandas as pd
     >>> rows = [{"arm": arm, "repeat": 0, "fold": f, "n_train": 80, "n_test": 20,
-    ...          "score": 0.5 + 0.1 * (arm == "a") + 0.01 * f, "curvature": 1.0}
+    ...          "score": 0.5 + (0.1 + 0.01 * f) * (arm == "a"),
+    ...          "curvature": 1.0 + 0.01 * f * (arm == "a")}
     ...         for arm in ("a", "b") for f in range(5)]
     >>> tests = gate_tests(pd.DataFrame(rows))
     >>> list(tests["outcome"])
@@ -228,9 +286,10 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         (table[measure][better] - table[measure][worse]).to_numpy()
         for better, worse, measure in pairs
     ]
+    alike = _alike(scores, arms)
     rows = [
         _pair_test(d, table[measure], better, worse, measure, margin, test,
-                   test_fraction)
+                   test_fraction, alike.get((better, worse), False))
         for d, (better, worse, measure) in zip(differences, pairs, strict=True)
     ]  # fmt: skip
     tests = paired.family_outcomes(pd.DataFrame(rows))
@@ -246,6 +305,11 @@ def _holm_bounds(tests, differences, test, test_fraction):
     tests["ci low level"] = 1 - paired.holm_levels(tests["p"])
     tests["ci high level"] = 1 - paired.holm_levels(tests["p reverse"])
     for i, d in enumerate(differences):
+        if tests.at[i, "note"] == ALIKE:  # the same predictions: that point
+            continue
+        if tests.at[i, "note"] == NO_SPREAD:  # nothing bounds the mean
+            tests.loc[i, ["ci low", "ci high"]] = (-np.inf, np.inf)
+            continue
         levels = {
             "alpha_low": 1 - tests.at[i, "ci low level"],
             "alpha_high": 1 - tests.at[i, "ci high level"],
@@ -274,6 +338,23 @@ def _recommendation(scores, margin, test_fraction, random_state):
     when it alone reaches DECISION_PROBABILITY, the set when several do and
     jointly reach it (least curved first), else the likeliest arm."""
     arms, table = _paired_table(scores)
+    alike = _alike(scores, arms)
+    unspread = [
+        (a, b)
+        for a, b in combinations(arms, 2)
+        if paired.no_spread(table["score"][a] - table["score"][b])
+        and not alike.get((a, b), False)
+    ]
+    if unspread:
+        a, b = unspread[0]
+        d = float((table["score"][a] - table["score"][b]).iloc[0])
+        probabilities = dict.fromkeys(arms, float("nan"))
+        why = (
+            f"{a} minus {b} is {d:+.3g} on every split, which shows no sampling "
+            "error to decide on (ties on small test folds)"
+        )
+        return Recommendation(tuple(arms), float("nan"), False, margin,
+                              probabilities, why)  # fmt: skip
     draws = paired.posterior_means(
         table["score"][arms].to_numpy(),
         test_fraction=test_fraction,

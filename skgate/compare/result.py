@@ -30,6 +30,11 @@ class Recommendation:
         The score margin.
     probabilities : dict
         Every arm's probability of being the best or within the margin of it.
+    why_undecided : str
+        Why no arm is recommended at all, or "": the splits show no
+        sampling error between two arms whose predictions differ (their
+        score difference is the same on every split), so no posterior is
+        drawn and ``probability`` is NaN.
     """
 
     arms: tuple
@@ -37,8 +42,11 @@ class Recommendation:
     decided: bool
     margin: float
     probabilities: dict = field(repr=False)
+    why_undecided: str = ""
 
     def __str__(self):
+        if self.why_undecided:
+            return f"none: the data do not settle it ({self.why_undecided})"
         p, m = probability_text(self.probability), f"{self.margin:g}"
         if len(self.arms) > 1:
             return (
@@ -165,6 +173,8 @@ class GateComparison(Verdict):
 
 
 def probability_text(p):
+    if p != p:  # NaN: no posterior (no spread between the splits)
+        return "undefined"
     if p > 0.99:
         return "> 0.99"
     return "< 0.01" if p < 0.01 else f"{p:.2f}"
@@ -172,7 +182,10 @@ def probability_text(p):
 
 def _interval(row, sign=1):
     low, high = sorted((sign * row["ci low"], sign * row["ci high"]))
-    return f"{sign * row['mean difference']:+.3g} [{low:.3g}, {high:.3g}]"
+    text = f"{sign * row['mean difference']:+.3g} [{low:.3g}, {high:.3g}]"
+    if row.get("note", "") == "uninformative":
+        text += ": uninformative, the interval reached past the score's range"
+    return text
 
 
 def _phrase(row, words):
@@ -180,6 +193,19 @@ def _phrase(row, words):
     better, worse = row["better"], row["worse"]
     beats, alike = words
     outcome = row["outcome"]
+    note = row.get("note", "")
+    if note == "no spread":
+        return (
+            f"{better} vs {worse} undecided ({row['mean difference']:+.3g} on "
+            "every split: the splits show no sampling error to decide on)"
+        )
+    if note == "alike":
+        why = (
+            "both flat on every split"
+            if row["measure"] == "curvature"
+            else "the same predictions on every test row"
+        )
+        return f"{better} and {worse} {alike} ({why})"
     if outcome == paired.HOLDS:
         small = row["ci high"] < row["margin"]
         return f"{better} {beats} {worse} by {_interval(row)}" + (
