@@ -204,6 +204,15 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
         -------
         self
         """
+        before = dict(vars(self))
+        try:
+            return self._search(X, y, sample_weight, groups, params)
+        except BaseException:  # Ctrl-C too: left as it was, never half-fitted
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+
+    def _search(self, X, y, sample_weight, groups, params):
         alphas = self._check_alphas()
         curvature_params = dict(self.curvature_params or {})
         try:

@@ -4,6 +4,7 @@
 finished fit hands its estimator (:class:`FitResult`).
 """
 
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -95,9 +96,18 @@ def _train(estimator, X, y, sample_weight, *, incremental, classes):
         incremental=incremental,
         classes=classes,
     )
-    # The one loop, a batch of one.
-    (result,) = fit_batch([(estimator, plan)])
+    # The one loop, a batch of one; Ctrl-C in its epochs keeps what trained.
+    (result,) = fit_batch([(estimator, plan)], keep_on_interrupt=True)
     estimator._adopt(result)
+    if result.interrupted:
+        warnings.warn(
+            f"{type(estimator).__name__}.{'partial_fit' if incremental else 'fit'} "
+            f"was interrupted (KeyboardInterrupt) after "
+            f"{len(result.loss_curve)} finished epoch(s) of this call; the model "
+            "trained so far is kept (its last epoch perhaps in part).",
+            UserWarning,
+            stacklevel=5,  # the caller of the estimator's fit
+        )
     return estimator
 
 
@@ -122,9 +132,12 @@ class FitResult:
     #: With early stopping, the score of the weights kept (None when no
     #: epoch was scored, max_epochs=0); else None.
     best_validation_score: float | None
+    #: Whether a KeyboardInterrupt ended the training (the model trained so
+    #: far is kept; an estimator's own fit only).
+    interrupted: bool = False
 
 
-def _result(estimator, net, plan, curve):
+def _result(estimator, net, plan, curve, interrupted=False):
     """The finished fit's :class:`FitResult`; raises if training diverged."""
     _check_converged(net, plan.X, estimator)
     valid = plan.valid
@@ -142,6 +155,7 @@ def _result(estimator, net, plan, curve):
         callbacks=given(estimator.callbacks),
         validation_scores=scores,
         best_validation_score=best,
+        interrupted=interrupted,
     )
 
 
@@ -274,7 +288,7 @@ def _recipe(estimator, *, incremental):
     }
 
 
-def fit_batch(members):
+def fit_batch(members, *, keep_on_interrupt=False):
     """Train prepared estimators, ``(estimator, FitPlan)`` pairs of one
     architecture and recipe, by the one loop; returns each one's
     :class:`FitResult`, in their order (the estimators are not changed: each
@@ -310,6 +324,7 @@ def fit_batch(members):
             1 if plan.incremental else plan.epochs,
             [plan.valid and plan.valid.initialize() for _, plan in members],
             hooks,
+            keep_on_interrupt,
         )
         trainer.modules([net.module_ for net in nets])
         if hooks is not None:
@@ -326,7 +341,7 @@ def fit_batch(members):
                 0 if valid is None else len(valid.data.y),
             )
         _install_state(net, trainer.optimizer_state(m))
-        results.append(_result(estimator, net, plan, curves[m]))
+        results.append(_result(estimator, net, plan, curves[m], trainer.interrupted))
     return results
 
 

@@ -418,7 +418,15 @@ class BatchedTrainer:
         for lr, entries in by_rate.items():
             fused_adamw(entries, lr=lr, **adamw)
 
-    def fit(self, datasets, generators, epochs, validation=None, hooks=None):
+    def fit(
+        self,
+        datasets,
+        generators,
+        epochs,
+        validation=None,
+        hooks=None,
+        keep_on_interrupt=False,
+    ):
         """Train for ``epochs``; ``datasets``: per model ``(X, y, w or None)``.
 
         ``validation``: per model None or a
@@ -431,6 +439,8 @@ class BatchedTrainer:
         told of every epoch, batch, gradient and validation, asked for the
         learning rate of every step; a KeyboardInterrupt (a callback's way to
         stop, or the user's) ends training as if the model had stopped.
+        ``keep_on_interrupt`` (one model only: an estimator's own fit) does
+        the same without hooks. Either way ``interrupted`` says so after.
 
         Returns the per-model training loss of each epoch it trained (M lists),
         the mean of its batches' losses weighted by their rows, as skorch
@@ -448,11 +458,14 @@ class BatchedTrainer:
             if self.device.type == "cpu"
             else ONE_THREAD_WORK  # not the CPU: its threads are not ours
         )
+        keep = hooks is not None or (keep_on_interrupt and len(datasets) == 1)
         with step_threads(work):
-            return self._fit(datasets, generators, epochs, validation, hooks)
+            return self._fit(datasets, generators, epochs, validation, hooks, keep)
 
-    def _fit(self, datasets, generators, epochs, validation, hooks):
+    def _fit(self, datasets, generators, epochs, validation, hooks, keep=False):
         M = len(datasets)
+        #: Whether a KeyboardInterrupt ended the training (kept: ``keep``).
+        self.interrupted = False
         validation = validation or [None] * M
         pool = _Pool(datasets, self.device)
         # Each model's steps in this fit, which the schedule spans (a warm
@@ -501,9 +514,10 @@ class BatchedTrainer:
                 if hooks is not None:
                     hooks.epoch_end(curves[0][-1], rows[0])
             except KeyboardInterrupt:
-                if hooks is None:
+                if not keep:
                     raise
                 stopped[0] = True
+                self.interrupted = True
         for m, state in best.items():
             for name in self.names:
                 self.params[name][m] = state[name]

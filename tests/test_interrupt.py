@@ -1,0 +1,99 @@
+"""Ctrl-C during fit, with a real SIGINT in a fresh interpreter: an
+estimator's own fit (and partial_fit) returns the model trained so far,
+with a warning; a CV estimator raises KeyboardInterrupt and is left as it
+was (never half-fitted)."""
+
+import subprocess
+import sys
+
+import pytest
+
+#: Fit the named estimator with a SIGINT sent once its first epoch runs;
+#: prints what came of it.
+_SCRIPT = """
+import os, signal, sys, threading, time, warnings
+import numpy as np
+from skgate import (GatedAttentionClassifier, GatedAttentionClassifierCV,
+                    GatedAttentionRegressor)
+from skgate._engine import loop
+
+kind = sys.argv[1]
+started = threading.Event()
+epoch = loop.BatchedTrainer._epoch
+
+def marked(self, pool, *args, **kwargs):
+    # The CV estimator: interrupted in its refit (one model), after the
+    # fold models have set its search's results.
+    if not kind.startswith("cv") or len(pool.sizes) == 1:
+        started.set()
+    return epoch(self, pool, *args, **kwargs)
+
+loop.BatchedTrainer._epoch = marked
+
+def interrupt():
+    started.wait()
+    time.sleep(0.2)
+    os.kill(os.getpid(), signal.SIGINT)
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(64, 1, 40)) if kind.endswith("series") else rng.normal(
+    size=(120, 5))
+y = np.array([0, 1] * (len(X) // 2))
+common = dict(d_model=8, random_state=0)
+if kind.startswith("regressor"):
+    model = GatedAttentionRegressor(max_epochs=10**6, **common)
+    y = y + rng.normal(size=len(y))
+elif kind.startswith("cv"):
+    model = GatedAttentionClassifierCV(alphas=(0.0, 1.0), cv=2,
+                                       max_epochs=400, **common)
+else:
+    model = GatedAttentionClassifier(max_epochs=10**6, **common)
+threading.Thread(target=interrupt, daemon=True).start()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        if kind.startswith("partial"):
+            model.partial_fit(np.repeat(X, 2000, axis=0), np.repeat(y, 2000),
+                              classes=[0, 1])
+        else:
+            model.fit(X, y)
+    except KeyboardInterrupt:
+        print("RAISED", sorted(k for k in vars(model) if k.endswith("_")))
+        sys.exit(0)
+interrupted = [str(w.message) for w in caught if "interrupted" in str(w.message)]
+print("RETURNED", model.n_iter_, len(model.loss_curve_),
+      model.predict(X[:4]).shape, len(interrupted))
+print(interrupted[0] if interrupted else "")
+"""
+
+
+def _run(kind):
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, kind],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "kind", ["classifier", "classifier-series", "regressor", "partial"]
+)
+def test_ctrl_c_in_fit_keeps_the_model_trained_so_far(kind):
+    lines = _run(kind)
+    words = lines[0].split()
+    assert words[0] == "RETURNED", lines
+    n_iter, curve = int(words[1]), int(words[2])
+    assert n_iter == curve and n_iter < 10**6
+    assert words[-1] == "1"  # one warning, saying so
+    assert "was interrupted (KeyboardInterrupt)" in lines[1]
+    assert "the model trained so far is kept" in lines[1]
+
+
+@pytest.mark.slow
+def test_ctrl_c_in_a_cv_estimator_leaves_it_unfitted():
+    lines = _run("cv")
+    assert lines[0] == "RAISED []", lines
