@@ -353,7 +353,7 @@ def check_csv_header(path, target):
     ...         check_csv_header(path, "y")
     ...     except CsvProblem as problem:
     ...         print(problem)
-    no column 'y' in '.../data.csv'; its columns: a, b.
+    no column 'y' in '.../data.csv'; its columns: 'a', 'b'.
     """
     try:
         # utf-8-sig: pandas drops a byte-order mark, so the first name has none.
@@ -424,7 +424,7 @@ def header_problem(path, target, columns, has_rows):
     Examples
     --------
     >>> header_problem("data.csv", "y", ["a", "b"], True)
-    "no column 'y' in 'data.csv'; its columns: a, b."
+    "no column 'y' in 'data.csv'; its columns: 'a', 'b'."
     >>> header_problem("data.csv", "b", ["a", "b"], False)
     "'data.csv' has a header but no rows."
     >>> header_problem("data.csv", "b", ["a", "b"], True) is None
@@ -442,7 +442,8 @@ def header_problem(path, target, columns, has_rows):
 def _no_column(path, target, columns):
     """The message for a ``target`` that is not one of ``columns``."""
     columns = [str(c) for c in columns]
-    names = ", ".join(columns[:20])
+    # Quoted, so that a name's spaces show (" y" is not "y").
+    names = ", ".join(repr(c) for c in columns[:20])
     names = names if len(names) <= 200 else names[:200] + "..."
     more = f" (and {len(columns) - 20} more)" if len(columns) > 20 else ""
     hint = ""

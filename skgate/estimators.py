@@ -47,6 +47,7 @@ from ._inputs import (
     standardise,
 )
 from ._options import DESIGN_NET_PARAMETERS, LR_SCHEDULES
+from ._params import refuse_bools
 from ._pickling import CarriesGate
 from ._represent import Represents
 from .nn import (
@@ -133,6 +134,10 @@ class _GatedAttentionBase(
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+
+    def _validate_params(self):
+        refuse_bools(self)  # before scikit-learn's own checks, which take True
+        super()._validate_params()
 
     @abstractmethod
     def _prepare_targets(self, y, *, reset, classes=None):

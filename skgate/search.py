@@ -36,6 +36,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
 from ._engine import fit_together
+from ._params import refuse_bools
 from ._pickling import CarriesGate
 from .estimators import (
     GatedAttentionClassifier,
@@ -54,6 +55,10 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
 
     _estimator_class = None
     _score_name = None
+
+    def _validate_params(self):
+        refuse_bools(self)  # before scikit-learn's own checks, which take True
+        super()._validate_params()
 
     def _estimator(self, alpha):
         """The estimator every model of the search is (``_estimator_class``):

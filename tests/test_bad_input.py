@@ -9,6 +9,8 @@ from sklearn.exceptions import NotFittedError
 from skgate import (
     GatedAttentionClassifier,
     GatedAttentionClassifierCV,
+    GatedAttentionRegressor,
+    GatedAttentionRegressorCV,
     curvature_score,
     least_curvature_refit,
     make_curvature_scorer,
@@ -366,3 +368,22 @@ def test_reproduce_checks_the_user_guide_before_any_fit(no_training, tmp_path):
     block = r"<!-- findings:start --> \.\.\. <!-- findings:end --> block"
     with pytest.raises(ValueError, match=rf"user_guide=.*guide.txt.* has no {block}"):
         reproduce(tmp_path / "run", quick=True, user_guide=page)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [GatedAttentionClassifier, GatedAttentionRegressor,
+     GatedAttentionClassifierCV, GatedAttentionRegressorCV],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["batch_size", "n_iter_no_change", "max_epochs", "lr", "d_model"]
+)
+def test_a_bool_is_no_number_for_any_parameter(estimator, name):
+    """batch_size=True and n_iter_no_change=True were taken as 1: a bool
+    where a number is meant is refused by name, in every estimator."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    y = np.array([0, 1] * 10, dtype=float)
+    with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter .*bool"):
+        estimator(**{name: True}).fit(X, y)

@@ -294,6 +294,8 @@ def _run_command_line(argv):
         ("a,y\n", "y", "has a header but no rows"),
         ("a,b\n1,2\n", "y", "no column 'y'"),
         ("a;b\n1;2\n", "y", "compare needs commas between values"),
+        # a name's leading space shows in the listing
+        ("a,b, y\n0,1,0\n1,2,1\n", "y", "its columns: 'a', 'b', ' y'."),
         # pandas would read the second y as the feature y.1: the target leaks
         ("y,a,y\n0,1,0\n1,2,1\n", "y", "'y' (columns 1 and 3)"),
         ("a,a,y\n0,1,0\n1,2,1\n", "y", "'a' (columns 1 and 2)"),
@@ -356,7 +358,7 @@ def test_import_skgate_imports_its_names_on_first_use():
     "content, target, message",
     [
         (b"\xef\xbb\xbfa,y\n", "a", "has a header but no rows"),  # no "no column"
-        (b"\xef\xbb\xbfa,y\n1,2\n", "b", "its columns: a, y."),
+        (b"\xef\xbb\xbfa,y\n1,2\n", "b", "its columns: 'a', 'y'."),
     ],
 )
 def test_a_byte_order_mark_is_read_as_pandas_reads_it(

@@ -348,9 +348,14 @@ class TestBadInput:
             ):
                 GatedAttentionClassifier(patch_size=patch, **SMALL).fit(X, y)
 
-    def test_patch_size_is_not_a_bool(self, equal):
-        with pytest.raises(TypeError, match="patch_size must be 'auto' or an int"):
-            GatedAttentionClassifier(patch_size=True, **SMALL).fit(*equal)
+    @pytest.mark.parametrize("value", [True, False, 0, 2.0])
+    def test_patch_size_has_one_rule(self, equal, value):
+        """True was a TypeError of its own, False, 0 and 2.0 scikit-learn's
+        InvalidParameterError: one rule now, naming the parameter."""
+        from sklearn.utils._param_validation import InvalidParameterError
+
+        with pytest.raises(InvalidParameterError, match="The 'patch_size' param"):
+            GatedAttentionClassifier(patch_size=value, **SMALL).fit(*equal)
 
     def test_a_column_of_series_is_a_list_of_them(self, ragged):
         import pandas as pd

@@ -409,7 +409,7 @@ class TestHostilePass:
     @pytest.mark.parametrize("name", ["warmup_fraction", "dropout", "label_smoothing"])
     def test_bools_are_not_numbers(self, name):
         X, y = _series()
-        with pytest.raises(TypeError, match=f"{name} must be a real number"):
+        with pytest.raises(TypeError, match=f"The '{name}' parameter of .* got F"):
             GatedAttentionClassifier(**SMALL, **{name: False}).fit(X, y)
 
     @pytest.mark.parametrize(
