@@ -54,6 +54,26 @@ def check_class_weight_value(label, value):
 class ChecksInputs:
     """The checks of X (a table or series) that every estimator method runs."""
 
+    def _check_y_dimensions(self, y):
+        """``y`` of more dimensions than the estimator takes, refused by
+        name (scikit-learn's own message, "Found array with dim 3", names
+        neither y nor what is allowed)."""
+        try:
+            ndim = np.ndim(y)
+        except ValueError:  # ragged nested lists: left to scikit-learn
+            return
+        most = 2 if self._y_checks.get("multi_output") else 1
+        if ndim > most:
+            allowed = (
+                "(n_samples,) or (n_samples, n_outputs)"
+                if most == 2
+                else "(n_samples,)"
+            )
+            raise ValueError(
+                f"y has {ndim} dimensions (shape {np.shape(y)}); "
+                f"{type(self).__name__} takes y of shape {allowed}."
+            )
+
     def _validate_X(self, X, y="no_validation", *, reset):
         """Validate X (and y, when given) like scikit-learn: float64 X, or (X, y).
 
@@ -62,6 +82,8 @@ class ChecksInputs:
         :class:`~skgate._series.SeriesRows` of the fit's layout.
         """
         predicting = isinstance(y, str) and y == "no_validation"
+        if not predicting:
+            self._check_y_dimensions(y)
         X = _series.as_collection(X)
         if getattr(X, "ndim", 0) > 3:
             raise ValueError(

@@ -387,3 +387,19 @@ def test_a_bool_is_no_number_for_any_parameter(estimator, name):
     y = np.array([0, 1] * 10, dtype=float)
     with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter .*bool"):
         estimator(**{name: True}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "estimator, shape",
+    [(GatedAttentionRegressor, (20, 1, 1)), (GatedAttentionClassifier, (20, 1, 1)),
+     (GatedAttentionRegressorCV, (20, 1, 1))],
+)  # fmt: skip
+@pytest.mark.parametrize("series", [False, True])
+def test_y_of_too_many_dimensions_is_named(estimator, shape, series):
+    """y of shape (n, 1, 1) got scikit-learn's "Found array with dim 3",
+    which names neither y nor what is allowed."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 1, 12) if series else (20, 4))
+    y = (np.arange(20) % 2).astype(float).reshape(shape)
+    with pytest.raises(ValueError, match=r"y has 3 dimensions \(shape \(20, "):
+        estimator(max_epochs=1).fit(X, y)
