@@ -278,6 +278,21 @@ def _plane(X, plane):
 def _check_X(estimator, X):
     """``X`` as float64, at least 2 features, finite (errors naming X), with
     the columns a DataFrame-fitted estimator was fitted with; and its names."""
+    fitted_on_series = getattr(estimator, "series_layout_", None) is not None
+    if fitted_on_series or isinstance(X, list) or np.ndim(X) == 3:
+        raise ValueError(
+            "CurvatureDisplay maps a plane of a table's feature space; "
+            + (
+                "the estimator was fitted on series"
+                if fitted_on_series
+                else f"X is series (shape {np.shape(X)})"
+                if not isinstance(X, list)
+                else "X is a list of series"
+            )
+            + ". Allowed: X a 2-D table (n_samples, n_features) of an estimator "
+            "fitted on one; for series, measure curvature per series with "
+            "clf.curvature(X) or skgate.representation_curvature."
+        )
     names = getattr(estimator, "feature_names_in_", None)
     columns = getattr(X, "columns", None)
     if names is not None and columns is not None and list(columns) != list(names):

@@ -508,3 +508,19 @@ def test_an_interrupted_matplotlib_import_is_an_interruption(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", missing)
     with pytest.raises(ImportError, match=r"pip install 'skgate\[plot\]'"):
         inspection._pyplot()
+
+
+@pytest.mark.parametrize("fit_on", ["series", "table"])
+def test_curvature_display_refuses_series_by_name(fit_on):
+    """A model fitted on series got scikit-learn's "Found array with dim
+    3": the display maps a table's plane, and says so."""
+    rng = np.random.default_rng(0)
+    series = rng.normal(size=(20, 1, 8))
+    table = series[:, 0, :]
+    y = np.array([0, 1] * 10)
+    X = series if fit_on == "series" else table
+    clf = GatedAttentionClassifier(max_epochs=1, d_model=8, random_state=0)
+    clf.fit(X, y)
+    for given in (series, list(series)):
+        with pytest.raises(ValueError, match="maps a plane of a table's feature"):
+            CurvatureDisplay.from_estimator(clf, given)
