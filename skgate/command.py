@@ -666,8 +666,9 @@ def _check_regression_target(y, target):
 
 def check_folds(y, task, cv):
     """A :class:`CsvProblem` when ``--cv`` folds cannot be filled with the
-    target ``y``'s rows: more folds than rows, or (classification) than rows
-    of the smallest class.
+    target ``y``'s rows: (classification) more folds than rows of the
+    smallest class, or (regression) fewer than 2 test rows in a fold, on
+    which R^2 is undefined.
 
     Examples
     --------
@@ -687,9 +688,12 @@ def check_folds(y, task, cv):
                 f"class; class {_as_written(counts.idxmin())!r} has {counts.min()}: "
                 "lower --cv, or drop or merge that class."
             )
-    elif len(y) < cv:
+    elif len(y) < 2 * cv:
+        # compare scores a regression by R^2, undefined on one test row.
         raise CsvProblem(
-            f"--cv {cv} folds need at least {cv} rows; the file has {len(y)}."
+            f"--cv {cv} folds of {len(y)} rows leave fewer than 2 test rows in "
+            f"some fold, and R^2 needs at least 2 on every fold; lower --cv "
+            f"(at most {len(y) // 2}) or add rows."
         )
 
 

@@ -315,6 +315,20 @@ def test_a_csv_that_cannot_be_compared_is_refused_without_heavy_libraries(
     assert message in error and error.count("\n") == 1
 
 
+def test_regression_folds_too_small_for_r2_are_refused_before_torch(tmp_path):
+    """A regression whose folds would hold 1 test row (R^2 is undefined
+    there) was refused after torch had loaded (6.5 s), as "cv=3: ...":
+    now from the file's values, in the command line's words."""
+    path = tmp_path / "data.csv"
+    path.write_text("a,y\n1,0.5\n2,0.7\n3,0.1\n4,0.9\n5,0.3\n")
+    code, imported, error = _run_command_line(
+        ["compare", str(path), "--target", "y", "--cv", "3"]
+    )
+    assert code == "2" and "torch" not in imported
+    assert "--cv 3 folds of 5 rows leave fewer than 2 test rows" in error
+    assert "(at most 2)" in error and error.count("\n") == 1
+
+
 @pytest.mark.parametrize("header", ["y,a,y", "a,a,y", "a,b,a,y,b"])
 def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
     """compare_csv's reader refuses what the command line refuses: pandas
