@@ -37,15 +37,21 @@ __all__ = [
     "parser",
 ]
 
-#: The command line's description (``--help``).
-_DESCRIPTION = """``python -m skgate``: reproduce, compare, report, pilot, demo.
-
-``reproduce [--quick] [--out DIR] [--n-jobs N] [--seeds K] [--toy]`` runs the
-study of the paper's six claims (and C1-C3 on real data) and writes CSVs, PNG
-figures and REPORT.md into DIR (``--quick``: a pilot-sized run). ``demo``
-(what ``make demo`` runs) decides one pre-registered test in about a
-minute: gated against SiLU accuracy over softmax attention on sequences, on
-the confirmatory run's first seeds, beside the committed verdict.
+#: The command line's description (``--help``), in plain text: argparse
+#: prints it as it is, so no reStructuredText markup.
+_DESCRIPTION = """\
+  compare CSV --target COLUMN  train the multiplicative, SiLU and ungated
+                               models on the same cross-validation splits
+                               of your CSV, test every pair and say which
+                               gate to use (COMPARE.md in --out)
+  reproduce [--quick]          the study of the paper's six claims (and
+                               C1-C3 on real data): CSVs, figures and
+                               REPORT.md in --out (--quick: pilot-sized)
+  report --from DIR            REPORT.md again from a run's CSVs
+  pilot                        the pilot the protocol's seeds came from
+  demo                         what make demo runs: one pre-registered test
+                               decided in about a minute, beside the
+                               committed verdict
 """
 
 
@@ -765,7 +771,11 @@ def parser(*, extra=()):
     >>> commands.parse_args(["compare", "data.csv", "--target", "y"]).target
     'y'
     """
-    parser = argparse.ArgumentParser(prog="python -m skgate", description=_DESCRIPTION)
+    parser = argparse.ArgumentParser(
+        prog="python -m skgate",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
     parser.commands = commands  # each command's parser, by name: .choices
@@ -835,7 +845,9 @@ def _add_compare(commands):
     )
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")
-    compare.add_argument("--out", default="compare", help="output folder")
+    compare.add_argument(
+        "--out", default="compare", help="output folder (default: compare)"
+    )
     compare.add_argument(
         "--scheduler", default=None, help="a Dask scheduler's address: arms run there"
     )

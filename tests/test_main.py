@@ -225,6 +225,19 @@ def test_a_commands_error_names_the_command(argv, message, capsys):
     assert error.count("\n") == 1 and "usage:" not in error
 
 
+def test_help_is_plain_text_and_names_defaults(capsys):
+    """--help printed raw reStructuredText (double backticks), and compare's
+    --help did not say where --out writes by default."""
+    for argv in (["--help"], ["compare", "--help"], ["reproduce", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        text = capsys.readouterr().out
+        assert "``" not in text, argv
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert "output folder (default: compare)" in capsys.readouterr().out
+
+
 def test_version(capsys):
     from importlib.metadata import version
 
