@@ -135,6 +135,16 @@ class TestCompareGates:
         assert result.recommendation_.arms == ("multiplicative",)
         assert result.recommendation_.probability > 0.99
 
+    def test_the_recommendation_names_ungated_attention_in_words(self):
+        """ "Recommendation: use none" read as "use nothing"; and the verdict
+        says "inconclusive", the table's word, not "undecided"."""
+        from skgate.compare.pairs import Recommendation
+
+        said = str(Recommendation(("none",), 0.97, True, 0.02, {"none": 0.97}))
+        assert said.startswith("use ungated attention (gate='none') (probability")
+        both = str(Recommendation(("silu", "none"), 0.97, True, 0.02, {}))
+        assert "any of silu, ungated attention (gate='none'): equivalent" in both
+
     def test_a_difference_without_spread_decides_nothing(self):
         """Rigged to differ by exactly 1 on every split, the splits show no
         sampling error: nothing is decided (once: "+1 [1, 1]", probability
@@ -151,11 +161,12 @@ class TestCompareGates:
         score = result.tests_.set_index("measure").loc["score"]
         assert score["outcome"] == "inconclusive" and score["note"] == "no spread"
         assert (score["ci low"], score["ci high"]) == (-np.inf, np.inf)
-        assert "multiplicative vs none undecided (+1 on every split: the splits " in (
-            result.verdict_
+        assert (
+            "multiplicative vs none inconclusive (+1 on every split: the splits "
+            in (result.verdict_)
         )
         assert not result.recommendation_.decided
-        assert "Recommendation: none: the data do not settle it (multiplicative " in (
+        assert "Recommendation: no arm: the data do not settle it (multiplicative " in (
             result.verdict_
         )
 
@@ -182,7 +193,10 @@ class TestCompareGates:
             "identity and none are equivalent (the same predictions on every test row)"
         ) in result.verdict_
         assert result.recommendation_.arms == ("identity", "none")
-        assert "Recommendation: any of identity, none: equivalent" in (result.verdict_)
+        assert (
+            "Recommendation: any of identity, ungated attention (gate='none'): "
+            "equivalent"
+        ) in result.verdict_
 
     def test_random_labels_never_hold_in_score_however_many_repeats(self):
         rng = np.random.default_rng(0)
@@ -911,7 +925,7 @@ class TestCompareCommand:
 
         path, _ = table
         out = tmp_path / "out"
-        with pytest.raises(CsvProblem, match="no column 'nope' in .*x0, x1"):
+        with pytest.raises(CsvProblem, match="no column 'nope' in .*'x0', 'x1'"):
             compare_csv(path, "nope", out=out)
         with pytest.raises(ValueError, match="--cv 40 stratified folds need"):
             compare_csv(path, "label", out=out, cv=40)

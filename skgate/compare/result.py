@@ -46,21 +46,21 @@ class Recommendation:
 
     def __str__(self):
         if self.why_undecided:
-            return f"none: the data do not settle it ({self.why_undecided})"
+            return f"no arm: the data do not settle it ({self.why_undecided})"
         p, m = probability_text(self.probability), f"{self.margin:g}"
+        first = arm_words(self.arms[0])
         if len(self.arms) > 1:
             return (
-                f"any of {', '.join(self.arms)}: equivalent within {m} "
-                f"(probability {p} that each is the best or within {m} of it); "
-                f"the least curved is {self.arms[0]}"
+                f"any of {', '.join(map(arm_words, self.arms))}: equivalent within "
+                f"{m} (probability {p} that each is the best or within {m} of it); "
+                f"the least curved is {first}"
             )
         if self.decided:
             return (
-                f"use {self.arms[0]} (probability {p} that it is the best or "
-                f"within {m} of it)"
+                f"use {first} (probability {p} that it is the best or within {m} of it)"
             )
         return (
-            f"use {self.arms[0]}, the likeliest to be the best or within {m} of it "
+            f"use {first}, the likeliest to be the best or within {m} of it "
             f"(probability {p}, below {DECISION_PROBABILITY:g}: the data do not "
             "settle it)"
         )
@@ -172,6 +172,12 @@ class GateComparison(Verdict):
         return GateComparisonDisplay.from_result(self, ax=ax)
 
 
+def arm_words(arm):
+    """An arm's name in a recommendation: the gate "none" as ungated
+    attention ("use none" reads as "use nothing")."""
+    return "ungated attention (gate='none')" if arm == "none" else arm
+
+
 def probability_text(p):
     if p != p:  # NaN: no posterior (no spread between the splits)
         return "undefined"
@@ -196,7 +202,7 @@ def _phrase(row, words):
     note = row.get("note", "")
     if note == "no spread":
         return (
-            f"{better} vs {worse} undecided ({row['mean difference']:+.3g} on "
+            f"{better} vs {worse} inconclusive ({row['mean difference']:+.3g} on "
             "every split: the splits show no sampling error to decide on)"
         )
     if note == "alike":
@@ -221,7 +227,7 @@ def _phrase(row, words):
             f"{better} and {worse} {alike} within +-{row['margin']:.3g} "
             f"({_interval(row)})"
         )
-    return f"{better} vs {worse} undecided ({_interval(row)})"
+    return f"{better} vs {worse} inconclusive ({_interval(row)})"
 
 
 def _verdict(tests, recommendation, score_name, curvature_name):
