@@ -202,9 +202,11 @@ class GateComparisonDisplay:
         panel.axvline(0, color="black", linewidth=0.8)
         panel.set_yticks(range(len(rows)), rows["comparison"], fontsize=8)
         panel.invert_yaxis()
+        # Short lines: a long one was cut at the figure's edge.
         panel.set_xlabel(
-            f"difference in {name}\n(interval bounds at Holm's step levels, an "
-            "arrow where none is finite;\nshaded: the margin)"
+            f"difference in {name}\nbounds at Holm's step levels\n"
+            "arrow: no finite bound; shaded: margin",
+            fontsize=8,
         )
 
 

@@ -866,6 +866,13 @@ class TestNotebook:
             )
             assert "turning rate" in display.ax_[1, 1].get_xlabel()
         assert display.figure_._suptitle.get_text().startswith("Recommendation: ")
+        # Every x-axis label lies inside the figure (one was cut off: "...where
+        # none is finit").
+        display.figure_.canvas.draw()
+        figure = display.figure_.bbox
+        for panel in display.ax_.flat:
+            box = panel.xaxis.label.get_window_extent()
+            assert figure.x0 <= box.x0 and box.x1 <= figure.x1, panel.get_xlabel()
         from skgate.inspection import GateComparisonDisplay
 
         with pytest.raises(TypeError, match="result must be what compare_gates"):

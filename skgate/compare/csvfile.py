@@ -123,7 +123,9 @@ def _write(result, out, path, target, X):
         figure = has_matplotlib()
         if figure:
             display = result.plot()
-            display.figure_.savefig(staging / "fig_compare.png", dpi=110)
+            display.figure_.savefig(
+                staging / "fig_compare.png", dpi=110, bbox_inches="tight"
+            )
         (staging / "COMPARE.md").write_text(
             _markdown(result, path, target, X, figure=figure)
         )
