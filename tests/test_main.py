@@ -662,6 +662,27 @@ def test_a_failure_while_writing_leaves_out_as_it_was(tmp_path, monkeypatch):
     assert (out / "COMPARE.md").read_text() == "an earlier run"
 
 
+def test_compare_warns_in_one_line_of_its_own_words(tmp_path, capsys):
+    """--test sign-flip's warning printed as a raw UserWarning with a source
+    path and the library's parameter names; the verdict stated differences
+    flatly beside a Bayesian column that disagreed."""
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    argv = ["compare", str(path), "--target", "label", "--test", "sign-flip",
+            "--cv", "3", "--repeats", "2", "--max-epochs", "1",
+            "--out", str(tmp_path / "out")]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    warning = [line for line in captured.err.splitlines() if "warning" in line]
+    assert warning == [
+        line for line in warning if line.startswith("python -m skgate compare: ")
+    ]
+    assert (
+        len(warning) == 1 and "--test sign-flip on --cv 3 x --repeats 2" in (warning[0])
+    )
+    assert "UserWarning" not in captured.err and ".py:" not in captured.err
+    assert "its p-values are optimistic here" in captured.out
+
+
 def test_compare_without_matplotlib_writes_all_but_the_figure(
     tmp_path, monkeypatch, capsys
 ):

@@ -3,9 +3,11 @@ folder (the ``compare`` command's work).
 """
 
 import os
+import re
 import shutil
 import sys
 import tempfile
+import warnings
 from importlib.util import find_spec
 from numbers import Integral
 from pathlib import Path
@@ -223,7 +225,10 @@ def run_command(args, parser):
         )
     replaced = (Path(args.out) / "COMPARE.md").is_file()
     try:
-        with on_cluster(args.scheduler):
+        with warnings.catch_warnings(), on_cluster(args.scheduler):
+            # A warning is one line of the command's, not Python's (a source
+            # path and the line that raised it).
+            warnings.showwarning = _one_line_warning(parser.prog)
             result = compare_csv(
                 args.csv,
                 args.target,
@@ -256,6 +261,29 @@ def run_command(args, parser):
     again = " (it replaced the COMPARE.md that was there)" if replaced else ""
     print(f"Report: {Path(args.out) / 'COMPARE.md'}{again}")
     return 0
+
+
+#: The library's parameter names in a warning, as the command line's options.
+_OPTIONS = (
+    (r"test='([\w-]+)'", r"--test \1"),
+    (r"\bcv=(\d+)", r"--cv \1"),
+    (r"\bn_repeats=(\d+)", r"--repeats \1"),
+    (r"\(cv, n_repeats\)", "(--cv, --repeats)"),
+)
+
+
+def _one_line_warning(prog):
+    """A ``warnings.showwarning`` that prints one line in the command's
+    words: its name, then the message with the library's parameter names
+    as the command line's options."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        for pattern, option in _OPTIONS:
+            text = re.sub(pattern, option, text)
+        print(f"{prog} compare: warning: {text}", file=sys.stderr)
+
+    return show
 
 
 def _clear_progress_bars():

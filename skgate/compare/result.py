@@ -241,11 +241,20 @@ def _verdict(tests, recommendation, score_name, curvature_name):
         _phrase(r, ("is more curved than", "are as curved"))
         for _, r in by_measure["curvature"].iterrows()
     )
+    test = tests["test"].iloc[0]
+    caveat = ""
+    if test == "sign-flip":
+        caveat = (
+            " The sign-flip test treats the splits as independent replicates; "
+            "cross-validation splits share training rows, so its p-values are "
+            "optimistic here: where the Bayesian correlated t-test's "
+            "probabilities beside it disagree, trust them."
+        )
     return (
         f"Held-out {score_name}: {score}. Curvature ({curvature_name}): "
-        f"{curvature}. ({tests['test'].iloc[0]} tests, Holm over {len(tests)}; "
+        f"{curvature}. ({test} tests, Holm over {len(tests)}; "
         "each interval's bounds at Holm's step levels, so an interval excludes "
-        "0 where a difference is shown.) "
+        f"0 where a difference is shown.){caveat} "
         f"Recommendation: {recommendation}."
     )
 
