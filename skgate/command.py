@@ -505,6 +505,7 @@ def read_table(path, target, task=None):
         raise CsvProblem(problem)
     _check_values(table, path)
     y = table.pop(target)
+    _check_text_columns(table, path)  # the features: labels may be any text
     _check_float32(table.select_dtypes("number"), path)
     if y.nunique() < 2:
         raise CsvProblem(
@@ -610,6 +611,73 @@ def _check_values(table, path):
             f"{str(path)!r} has infinite values in: {counts}; replace or drop "
             "them first."
         )
+
+
+#: At most this many cells (or this share of a column, if more) that are
+#: not numbers, in a column whose other cells are: a typo to fix, not text.
+_FEW_CELLS, _FEW_SHARE = 3, 0.05
+
+
+def _check_text_columns(table, path):
+    """A :class:`CsvProblem` for a column pandas read as text that is not:
+    numbers written with thousands separators ("1,260"), a column of
+    numbers but for a few cells (named with their lines), or a first
+    column without a name holding 0, 1, 2, ... (a DataFrame's index that
+    ``to_csv`` wrote). Other text columns are categories (one-hot encoded:
+    :func:`text_columns` names them)."""
+    import pandas as pd
+
+    for name in table.columns:
+        column = table[name]
+        if name == "Unnamed: 0" and table.columns[0] == name:
+            values = pd.to_numeric(column, errors="coerce")
+            if values.notna().all() and (values.diff().iloc[1:] == 1).all():
+                raise CsvProblem(
+                    f"{str(path)!r}'s first column has no name and holds "
+                    f"{_as_written(column.iloc[0])}, {_as_written(column.iloc[1])}, "
+                    "... in steps of 1: a row index (pandas' to_csv writes one). "
+                    "Drop it, or write the file with index=False."
+                )
+        if not _is_text(column):
+            continue
+        text = column.astype(str).str.strip()
+        numbers = pd.to_numeric(text, errors="coerce")
+        if numbers.notna().all():
+            continue  # pandas would have read it as numbers: left as it is
+        separated = pd.to_numeric(text.str.replace(",", ""), errors="coerce")
+        if text.str.contains(",").any() and separated.notna().all():
+            example = text[text.str.contains(",")].iloc[0]
+            raise CsvProblem(
+                f"column {name!r} of {str(path)!r} holds numbers written with "
+                f"thousands separators ({example!r}), which would be read as "
+                "categories; write them without separators."
+            )
+        bad = numbers.isna()
+        if numbers.notna().any() and bad.sum() <= max(
+            _FEW_CELLS, _FEW_SHARE * len(text)
+        ):
+            cells = ", ".join(
+                f"data row {i + 1} {v!r}" for i, v in text[bad].head(5).items()
+            )
+            more = f" and {int(bad.sum()) - 5} more" if bad.sum() > 5 else ""
+            raise CsvProblem(
+                f"column {name!r} of {str(path)!r} holds numbers but for "
+                f"{int(bad.sum())} cell(s) ({cells}{more}), which would make it "
+                "a column of categories; fix or drop those cells."
+            )
+
+
+def text_columns(table):
+    """The columns of ``table`` read as text: categories, one-hot encoded
+    inside each fold."""
+    return [name for name in table.columns if _is_text(table[name])]
+
+
+def _is_text(column):
+    """Whether pandas read ``column`` as text (object or string dtype)."""
+    import pandas as pd
+
+    return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
 
 
 def _counts(numbers, flagged):

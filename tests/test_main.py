@@ -342,6 +342,61 @@ def test_regression_folds_too_small_for_r2_are_refused_before_torch(tmp_path):
     assert "(at most 2)" in error and error.count("\n") == 1
 
 
+def _with_column(tmp_path, values, header="a,b,label"):
+    """A CSV of _ROWS with column b replaced by ``values`` (as written)."""
+    lines = [header, *(f"{a},{v},{y}" for (a, _, y), v in zip(_ROWS, values,
+                                                             strict=True))]  # fmt: skip
+    path = tmp_path / "data.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        # quoted numbers with thousands separators were one-hot categories
+        ([f'"{1000 + 37 * i:,}"' for i in range(40)], "thousands separators"),
+        # a numeric column with one stray cell was a column of 40 categories
+        ([str(i) if i != 6 else "x" for i in range(40)],
+         "holds numbers but for 1 cell(s) (data row 7 'x')"),
+    ],
+)  # fmt: skip
+def test_a_column_of_numbers_read_as_text_is_refused_by_name(tmp_path, values,
+                                                             message):  # fmt: skip
+    from skgate.command import CsvProblem, read_table
+
+    path = _with_column(tmp_path, values)
+    with pytest.raises(CsvProblem, match=re.escape(message)):
+        read_table(path, "label")
+
+
+def test_a_written_row_index_is_refused(tmp_path):
+    """pandas' to_csv writes the index as a first column without a name:
+    it was read as a feature."""
+    from skgate.command import CsvProblem, read_table
+
+    frame = pd.DataFrame(_ROWS, columns=["a", "b", "label"])
+    path = tmp_path / "data.csv"
+    frame.to_csv(path)  # index=True: ",a,b,label" then "0,...", "1,..."
+    with pytest.raises(CsvProblem, match="first column has no name and holds 0, 1"):
+        read_table(path, "label")
+
+
+def test_compare_names_the_columns_read_as_categories(tmp_path, capsys):
+    from skgate.command import read_table, text_columns
+
+    colours = ["red", "green", "blue"]
+    path = _with_column(tmp_path, [colours[i % 3] for i in range(40)])
+    X, _, _ = read_table(path, "label")
+    assert text_columns(X) == ["b"]
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "1", "--out", str(tmp_path / "out")]  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "read as categories (one-hot encoded in each fold): 'b' (3 values)" in err
+    assert "| categories     | b " in (tmp_path / "out" / "COMPARE.md").read_text()
+
+
 @pytest.mark.parametrize("header", ["y,a,y", "a,a,y", "a,b,a,y,b"])
 def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
     """compare_csv's reader refuses what the command line refuses: pandas

@@ -24,6 +24,7 @@ from ..command import (
     is_interruption,
     outputs_problem,
     read_table,
+    text_columns,
     undone_on_failure,
 )
 from ..parallel import on_cluster
@@ -162,6 +163,7 @@ def _settings_table(result, X):
         ("head", str(params.get("head"))),
         ("seed", str(s["random_state"])),
         ("rows x columns", f"{len(X)} x {X.shape[1]}"),
+        ("categories", ", ".join(map(str, text_columns(X))) or "none"),
         ("seconds", f"{s['seconds']:.0f}"),
         ("versions", ", ".join(f"{k} {v}" for k, v in s["versions"].items())),
     ]
@@ -221,6 +223,14 @@ def run_command(args, parser):
         print(
             "matplotlib is not installed: every file but fig_compare.png will be "
             "written (pip install 'skgate[plot]' for the figure).",
+            file=sys.stderr,
+        )
+    X, _, _ = read_table(args.csv, args.target, args.task)  # checked before
+    categories = [f"{name!r} ({X[name].nunique()} values)" for name in text_columns(X)]
+    if categories:
+        print(
+            f"{parser.prog} compare: read as categories (one-hot encoded in each "
+            f"fold): {', '.join(categories)}",
             file=sys.stderr,
         )
     replaced = (Path(args.out) / "COMPARE.md").is_file()
