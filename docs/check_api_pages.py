@@ -1,5 +1,7 @@
 """Check that the built API pages list every public method of each class,
-inherited ones included (``make docs`` runs it after the build).
+inherited ones included, and that no page loads a script, stylesheet or
+image from another site, so that the site renders offline (``make docs``
+runs it after the build).
 
 A class page ``generated/<name>.html`` must hold an anchor ``<name>.<method>``
 for every public method the class has, wherever in its bases the method is
@@ -11,6 +13,7 @@ naming the missing methods.
 
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -44,7 +47,30 @@ def expected_methods(cls):
     return names
 
 
+#: An asset loaded from another site: a script's or image's src, or a
+#: stylesheet's or preloaded file's href.
+_EXTERNAL = re.compile(
+    r"""<(?:script|img|iframe)\b[^>]*\bsrc=["']https?://[^"']+|"""
+    r"""<link\b[^>]*\bhref=["']https?://[^"']+"""
+)
+
+
+def external_assets(site):
+    """``(page, tag)`` of every asset a built page loads from another site."""
+    found = []
+    for page in sorted(Path(site).rglob("*.html")):
+        for match in _EXTERNAL.finditer(page.read_text(errors="replace")):
+            found.append((page.relative_to(site), match.group(0)))
+    return found
+
+
 def main(site):
+    external = external_assets(site)
+    print(f"Offline: {len(external)} asset(s) loaded from other sites.")
+    if external:
+        for page, tag in external[:20]:
+            print(f"  {page}: {tag}")
+        return 1
     missing, checked = [], 0
     for page in sorted((Path(site) / "generated").glob("*.html")):
         cls = _documented_class(page.stem)

@@ -24,6 +24,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax from the package, not from a CDN: the site renders offline.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
@@ -124,6 +126,8 @@ sphinx_gallery_conf = {
     # Which examples use each public name: the API pages list them.
     "backreferences_dir": "generated/backreferences",
     "doc_module": ("skgate",),
+    # The timing tables' pages load DataTables from a CDN: not written.
+    "write_computation_times": False,
 }
 
 html_theme = "pydata_sphinx_theme"
