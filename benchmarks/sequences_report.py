@@ -158,26 +158,18 @@ def analyse(scores, settings=None, *, margin=ROPE, random_state=0):
         for q, a, b in pairs
         if b in table
     ]
-    for gate in ABLATED_GATES:
-        strong = f"{gate} (strong)"
-        for name in ABLATIONS:
-            ablated = f"{gate} ({name})"
-            if ablated in subset and strong in subset_accuracy:
-                tests.append(
-                    _pair_test(
-                        subset_accuracy, strong, ablated, margin, random_state,
-                        question="c",
-                    )
-                )  # fmt: skip
-    for tuned in TUNED:
-        strong = tuned.replace("(tuned)", "(strong)")
-        if tuned in subset and strong in subset_accuracy:
-            tests.append(
-                _pair_test(
-                    subset_accuracy, tuned, strong, margin, random_state,
-                    question="tuning",
-                )
-            )  # fmt: skip
+    # Over the subset's splits: each ablation against the strong design (c),
+    # the tuned gate against its defaults (tuning).
+    subset_pairs = [
+        ("c", f"{gate} (strong)", f"{gate} ({name})")
+        for gate in ABLATED_GATES
+        for name in ABLATIONS
+    ] + [("tuning", tuned, tuned.replace("(tuned)", "(strong)")) for tuned in TUNED]
+    tests += [
+        _pair_test(subset_accuracy, a, b, margin, random_state, question=q)
+        for q, a, b in subset_pairs
+        if {a, b} & set(subset) and {a, b} <= set(subset_accuracy)
+    ]
     analysis = {
         "datasets": datasets,
         "models": models,
