@@ -55,22 +55,21 @@ class ChecksInputs:
     """The checks of X (a table or series) that every estimator method runs."""
 
     def _check_y_dimensions(self, y):
-        """``y`` of more dimensions than the estimator takes, refused by
-        name (scikit-learn's own message, "Found array with dim 3", names
-        neither y nor what is allowed)."""
+        """``y`` of 3 dimensions or more, refused by name (scikit-learn's own
+        message, "Found array with dim 3", names neither y nor what is
+        allowed; a 2-D y is left to scikit-learn, whose messages name it)."""
         try:
-            ndim = np.ndim(y)
-        except ValueError:  # ragged nested lists: left to scikit-learn
+            ndim = np.asarray(y).ndim
+        except (TypeError, ValueError):  # ragged nested lists: scikit-learn's
             return
-        most = 2 if self._y_checks.get("multi_output") else 1
-        if ndim > most:
+        if ndim > 2:
             allowed = (
                 "(n_samples,) or (n_samples, n_outputs)"
-                if most == 2
+                if self._y_checks.get("multi_output")
                 else "(n_samples,)"
             )
             raise ValueError(
-                f"y has {ndim} dimensions (shape {np.shape(y)}); "
+                f"y has {ndim} dimensions (shape {np.shape(np.asarray(y))}); "
                 f"{type(self).__name__} takes y of shape {allowed}."
             )
 

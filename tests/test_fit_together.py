@@ -27,9 +27,9 @@ def batches(monkeypatch):
     sizes = []
     fit_batch = skgate._engine.fitting.fit_batch
 
-    def counting(members):
+    def counting(members, **kwargs):
         sizes.append(len(members))
-        return fit_batch(members)
+        return fit_batch(members, **kwargs)
 
     monkeypatch.setattr(skgate._engine.fitting, "fit_batch", counting)
     return sizes
