@@ -546,11 +546,17 @@ def summary(analysis):
         ].mean()
         top = mean.idxmax()
         over = " and ".join(_GATE_WORDS[g] for g in ABLATED_GATES)
+        verdicts = "; ".join(
+            f"{_VERDICT[r['outcome']]} for {_GATE_WORDS[variant(r['first'])[0]]}"
+            for _, r in c.iterrows()
+            if variant(r["second"])[1] == top
+        )
         if mean[top] > analysis["margin"]:
             lines.append(
                 f"(c) Of the strong design's parts, {PART_WORDS[top]} is worth "
                 f"most: removing it costs {mean[top]:.3f} accuracy (the mean over "
-                f"{over})."
+                f"{over}; by the Bayesian signed-rank test over "
+                f"{len(analysis['subset splits'])} splits: {verdicts})."
             )
         else:
             lines.append(
@@ -569,6 +575,7 @@ def tuning_sentence(analysis):
         return ""
     splits = len(analysis["subset splits"])
     text = " ".join(pair_sentence(r) for _, r in rows.iterrows())
+    text = text[0].lower() + text[1:]
     no_gain = all(
         r["outcome"] != paired.HOLDS or r["mean difference"] <= r["margin"]
         for _, r in rows.iterrows()

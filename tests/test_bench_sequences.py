@@ -200,6 +200,9 @@ def test_question_c_names_the_part_worth_most(report, part):
         f"(c) Of the strong design's parts, {words} is worth most: removing it "
         "costs 0.080 accuracy"
     )
+    assert analysis["summary"][2].endswith(
+        "splits: better for multiplicative gating; better for ungated attention)."
+    )
     tests = analysis["tests"]
     ablation = tests[tests["question"] == "c"]
     assert len(ablation) == 8
