@@ -156,7 +156,7 @@ class TestCompareGates:
 
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), scoring=rigged, max_epochs=1,
-            d_model=8, random_state=0,
+            d_model=8, cv=3, n_repeats=2, random_state=0,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
         assert score["outcome"] == "inconclusive" and score["note"] == "no spread"
