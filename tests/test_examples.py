@@ -40,7 +40,7 @@ def test_readme_example_runs():
                 continue
             exec(compile(block, path.name, "exec"), namespace)
     assert namespace["H"].shape == (150, 8, 64)
-    assert namespace["kappa"].shape == (150,) and (namespace["kappa"] >= 0).all()
+    assert namespace["kappa"].shape == (300,) and (namespace["kappa"] >= 0).all()
     assert namespace["kappa_logits"].shape == (50,)
     assert namespace["selection"].best_params_ == {"alpha": 0.0}
     assert namespace["cv"]["test_curvature"].shape == (3,)
