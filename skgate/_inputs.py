@@ -59,17 +59,17 @@ class ChecksInputs:
         message, "Found array with dim 3", names neither y nor what is
         allowed; a 2-D y is left to scikit-learn, whose messages name it)."""
         try:
-            ndim = np.asarray(y).ndim
+            y = np.asarray(y)
         except (TypeError, ValueError):  # ragged nested lists: scikit-learn's
             return
-        if ndim > 2:
+        if y.ndim > 2:
             allowed = (
                 "(n_samples,) or (n_samples, n_outputs)"
                 if self._y_checks.get("multi_output")
                 else "(n_samples,)"
             )
             raise ValueError(
-                f"y has {ndim} dimensions (shape {np.shape(np.asarray(y))}); "
+                f"y has {y.ndim} dimensions (shape {y.shape}); "
                 f"{type(self).__name__} takes y of shape {allowed}."
             )
 

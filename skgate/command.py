@@ -17,6 +17,7 @@ import csv
 import os
 import re
 import shutil
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -185,10 +186,17 @@ def _check_compare(args, commands):
         fail(problem)
     try:
         check_csv_header(args.csv, args.target)  # no pandas for these
-        _, y, task = read_table(args.csv, args.target, args.task)
+        X, y, task = read_table(args.csv, args.target, args.task)
         check_folds(y, task, args.cv)
     except CsvProblem as exc:
         fail(" ".join(str(exc).split()))
+    categories = [f"{name!r} ({X[name].nunique()} values)" for name in text_columns(X)]
+    if categories:  # said before training, from the table read here
+        print(
+            f"{commands.prog}: read as categories (one-hot encoded in each fold): "
+            f"{', '.join(categories)}",
+            file=sys.stderr,
+        )
 
 
 class CsvProblem(ValueError):

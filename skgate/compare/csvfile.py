@@ -225,14 +225,6 @@ def run_command(args, parser):
             "written (pip install 'skgate[plot]' for the figure).",
             file=sys.stderr,
         )
-    X, _, _ = read_table(args.csv, args.target, args.task)  # checked before
-    categories = [f"{name!r} ({X[name].nunique()} values)" for name in text_columns(X)]
-    if categories:
-        print(
-            f"{parser.prog} compare: read as categories (one-hot encoded in each "
-            f"fold): {', '.join(categories)}",
-            file=sys.stderr,
-        )
     replaced = (Path(args.out) / "COMPARE.md").is_file()
     try:
         with warnings.catch_warnings(), on_cluster(args.scheduler):
