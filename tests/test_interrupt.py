@@ -97,3 +97,57 @@ def test_ctrl_c_in_fit_keeps_the_model_trained_so_far(kind):
 def test_ctrl_c_in_a_cv_estimator_leaves_it_unfitted():
     lines = _run("cv")
     assert lines[0] == "RAISED []", lines
+
+
+class _InterruptAt:
+    """Wraps ``function`` so that its ``n``-th call raises KeyboardInterrupt
+    (as a SIGINT arriving there would)."""
+
+    def __init__(self, function, n):
+        self.function, self.n, self.calls = function, n, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls == self.n:
+            raise KeyboardInterrupt
+        return self.function(*args, **kwargs)
+
+
+@pytest.mark.parametrize("where", ["EpochRecord", "_validate", "epoch_loss"])
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_an_interrupt_between_an_epochs_records_keeps_them_aligned(
+    monkeypatch, where, early_stopping
+):
+    # A signal may arrive after an epoch's loss is recorded and before its
+    # batches or its validation row are: the fit still returns, with the
+    # finished epochs only, each with all of its records.
+    import warnings
+
+    import numpy as np
+
+    from skgate import GatedAttentionRegressor
+    from skgate._engine import loop
+
+    if where == "_validate":
+        validate = _InterruptAt(loop.BatchedTrainer._validate, 3)
+        monkeypatch.setattr(
+            loop.BatchedTrainer, where, lambda self, *a: validate(self, *a)
+        )
+    else:
+        monkeypatch.setattr(loop, where, _InterruptAt(getattr(loop, where), 3))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 3)), rng.normal(size=40)
+    model = GatedAttentionRegressor(
+        d_model=8, max_epochs=6, early_stopping=early_stopping, random_state=0
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    assert any("was interrupted" in str(w.message) for w in caught)
+    # Without validation, an epoch is finished before it would be scored.
+    finished = 3 if where == "_validate" and not early_stopping else 2
+    assert model.n_iter_ == len(model.loss_curve_) == finished
+    assert len(model.history_) == finished
+    assert all("train_loss" in row and row["batches"] for row in model.history_)
+    if early_stopping:
+        assert all("valid_loss" in row for row in model.history_)

@@ -518,10 +518,22 @@ class BatchedTrainer:
                     raise
                 stopped[0] = True
                 self.interrupted = True
+                self._drop_unfinished_epoch(curves[0], validation[0])
         for m, state in best.items():
             for name in self.names:
                 self.params[name][m] = state[name]
         return curves
+
+    def _drop_unfinished_epoch(self, curve, score):
+        """After an interrupt, keep only the epochs whose loss, batches and
+        validation row (with held-out rows) were all recorded: the signal may
+        arrive between any two of them."""
+        records = self.epochs_[0]
+        finished = min(len(curve), len(records))
+        if score is not None:
+            finished = min(finished, len(score.rows_))
+        del curve[finished:]
+        del records[finished:]
 
     def _epoch(self, pool, generators, stopped, hooks, weighted):
         """One epoch of every model still training; returns each one's sum of
