@@ -426,6 +426,8 @@ class TestCommittedRun:
         assert f"at its ceiling (Bayes {linear:.3f})" in bottom
         assert f"At the ceiling (Bayes {linear:.3f}, ungated" in findings
 
+    @pytest.mark.slow
+    @pytest.mark.xdist_group("committed_render")
     def test_part_renders_again_from_its_files(self, committed_render):
         tmp_path, parts = committed_render.out, committed_render.parts
         for name in (*sequences_report.TABLES.values(), "REPORT.md"):

@@ -511,6 +511,7 @@ def cli_panels():
     return [("tiny", clf, X, y)]
 
 
+@pytest.mark.slow  # the whole pipeline, end to end (about 70 s)
 @pytest.mark.xdist_group("tiny_study")  # its module fixture, run once
 class TestReproduce:
     def test_writes_every_file(self, tiny_study):
@@ -766,6 +767,8 @@ class TestReproduce:
             assert f"{p:.4g}" in text
 
 
+@pytest.mark.slow  # drawn from the whole pipeline's run (TestReproduce's)
+@pytest.mark.xdist_group("tiny_study")
 class TestFigures:
     def test_each_figure_draws(self, tiny_study):
         out, _ = tiny_study
