@@ -425,13 +425,22 @@ def no_spread(differences):
     the differences are equal (two arms whose predictions are identical on
     every test row) may call such arms equivalent, and should say why.
 
+    Equal means equal up to float rounding: a spread within 1e-9 of the
+    largest difference, at any scale (one more right row in every split of
+    13 gives differences of 1/13 that differ in their last bits).
+
     Examples
     --------
     >>> no_spread([0.1, 0.1]), no_spread([0.1, 0.2])
     (True, False)
+    >>> no_spread([4 / 13 - 3 / 13, 6 / 13 - 5 / 13])  # the same, rounded
+    True
     """
     d = np.asarray(differences, dtype=float)
-    return bool(d.size and np.ptp(d) == 0)
+    if not d.size or not np.isfinite(d).all():
+        return False
+    spread = np.ptp(d)  # > 0 only where the largest |difference| is
+    return bool(spread == 0 or spread / np.abs(d).max() <= 1e-9)
 
 
 def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
@@ -467,7 +476,7 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     low, high = corrected_t_bounds(
         d, test_fraction=test_fraction, alpha_low=tail, alpha_high=tail
     )
-    if scale == 0:  # every difference equal: the splits show no error at all
+    if no_spread(d):  # every difference equal: the splits show no error at all
         p = p_reverse = p_equivalence = 1.0
     else:
         p, p_reverse = stats.t.sf(mean / scale, df), stats.t.cdf(mean / scale, df)
@@ -507,9 +516,9 @@ def correlated_bayes(differences, margin, *, test_fraction):
     >>> result["probability better"] > 0.9, round(sum(result.values()), 9)
     (True, 1.0)
     """
-    _, mean, scale, df = _corrected_t(differences, test_fraction)
+    d, mean, scale, df = _corrected_t(differences, test_fraction)
     margin = _check_margin(margin)
-    if scale == 0:  # a posterior of zero width would be certainty from ties
+    if no_spread(d):  # a posterior of zero width would be certainty from ties
         nan = float("nan")
         return {
             "probability better": nan,
@@ -626,10 +635,10 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     >>> bool(0 < low < 0.174 < high)  # around the mean, 0.174
     True
     """
-    _, mean, scale, df = _corrected_t(differences, test_fraction)
+    d, mean, scale, df = _corrected_t(differences, test_fraction)
     alpha_low = _check_level(alpha_low, "alpha_low")
     alpha_high = _check_level(alpha_high, "alpha_high")
-    if scale == 0:  # no spread (:func:`no_spread`): nothing bounds the mean
+    if no_spread(d):  # no spread (:func:`no_spread`): nothing bounds the mean
         return -np.inf, np.inf
     return (
         mean - stats.t.isf(alpha_low, df) * scale,

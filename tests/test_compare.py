@@ -1241,3 +1241,20 @@ def test_the_scores_do_not_depend_on_how_splits_share_networks(monkeypatch):
     alone = compare_gates(X, y, **kwargs).scores_
     for column in ("score", "curvature"):
         assert packed[column].tolist() == alone[column].tolist()
+
+
+def test_one_more_right_row_on_every_split_decides_nothing():
+    """Arm a is right on one more of 13 test rows on every split: its
+    differences are 1/13 up to rounding, no sampling error shows, and the
+    row once said "holds" at Holm p 6e-136 (hostile pass, round seven)."""
+    from skgate.compare import gate_tests
+
+    rows = [
+        {"arm": arm, "repeat": i // 5, "fold": i % 5, "n_train": 52, "n_test": 13,
+         "score": (k + (arm == "a")) / 13, "curvature": 1.0 + 0.1 * i}
+        for i, k in enumerate([3, 5, 7, 8, 9, 10, 4, 6, 11, 2])
+        for arm in "ab"
+    ]  # fmt: skip
+    score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
+    assert (score["outcome"], score["note"]) == ("inconclusive", "no spread")
+    assert score["p holm"] == 1.0 and np.isnan(score["probability better"])

@@ -90,6 +90,22 @@ def test_no_spread_decides_nothing(value):
     assert list(paired.family_outcomes(tests)["outcome"]) == [paired.INCONCLUSIVE]
 
 
+def test_differences_equal_up_to_rounding_have_no_spread_either():
+    """One more right row in every split of 13: the differences are 1/13,
+    apart in their last bits only. They once gave p 6e-136 and a point
+    interval; they are equal, so nothing is decided."""
+    k = np.array([3, 5, 7, 8, 9, 10, 4, 6, 11, 2])
+    d = (k + 1) / 13 - k / 13
+    assert np.ptp(d) > 0  # the rounding this is about
+    assert paired.no_spread(d)
+    ours = paired.corrected_t_comparison(d, 0.02, test_fraction=0.2)
+    assert (ours["p"], ours["ci low"]) == (1.0, -np.inf)
+    assert np.isnan(
+        paired.correlated_bayes(d, 0.02, test_fraction=0.2)["probability better"]
+    )
+    assert not paired.no_spread(d + np.arange(10) * 1e-6)
+
+
 def test_joint_posterior_agrees_with_each_pair():
     """A contrast of the joint draws has the pairwise posterior."""
     rng = np.random.default_rng(3)

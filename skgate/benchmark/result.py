@@ -339,7 +339,7 @@ def _dataset_table(scores):
     for (dataset, model), group in scores.groupby(["dataset", "model"], sort=False):
         values = group["score"].to_numpy(dtype=float)
         fraction = compare.pairs.split_test_fraction(group)
-        if np.ptp(values) == 0:
+        if paired.no_spread(values):  # equal up to rounding: a point
             low = high = float(values[0])
         else:
             low, high = paired.corrected_t_bounds(
