@@ -4,6 +4,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import joblib
 import numpy as np
@@ -13,7 +14,7 @@ import scipy.sparse as sp
 import torch
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_blobs, make_moons
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -473,8 +474,29 @@ class TestBadInput:
 
     def test_divergence_is_an_error_not_nan(self):
         # Sequences: q.k scores of 1e40 overflow float32 and the loss turns NaN.
-        with pytest.raises(ValueError, match="Training diverged: the weights became"):
+        with pytest.raises(ValueError, match="Training diverged: the weights or the training loss became"):
             GatedAttentionClassifier(max_epochs=2, token_dim=1).fit(X_OK * 1e20, Y_OK)
+
+    def test_a_non_finite_training_loss_is_divergence(self, moons):
+        # lr=1e9: the weights stay finite, the loss reaches inf, then NaN.
+        clf = GatedAttentionClassifier(max_epochs=3, lr=1e9, d_model=8)
+        with pytest.raises(ValueError, match=r"Training diverged.*lr=1e\+09"):
+            clf.fit(*moons)
+
+    def test_a_loss_far_above_a_constant_predictions_is_warned_about(self, moons):
+        # Inputs of 1e20 once trained silently to a loss of 2e18, predicting
+        # one class everywhere; 1e3 trains (its loss stays below 693).
+        X, y = moons[0][:40], moons[1][:40]
+        model = GatedAttentionClassifier(d_model=8, max_epochs=2, random_state=0)
+        with pytest.warns(
+            ConvergenceWarning,
+            match=r"over 1000 times a constant "
+            r"prediction's \(0\.693\).*magnitude up to 2\.\d+e\+20",
+        ):
+            model.fit(X * 1e20, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            model.fit(X * 1e3, y)
 
     def test_large_but_trainable_magnitudes_give_finite_probabilities(self):
         clf = GatedAttentionClassifier(max_epochs=2).fit(X_OK * 1e6, Y_OK)

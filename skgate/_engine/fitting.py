@@ -12,6 +12,7 @@ import numpy as np
 import torch
 from sklearn import get_config
 from sklearn.base import is_regressor
+from sklearn.exceptions import ConvergenceWarning
 
 from .._batching import MAX_MODELS_PER_NETWORK, equal_parts
 from ..nn import _BUILT_IN as _BUILT_IN_GATES
@@ -27,10 +28,33 @@ from .hooks import (
 from .loop import BatchedTrainer
 from .plan import _LARGE_ALPHA, _net_for, prepare
 
+#: A fit whose training loss ends above this many times a constant
+#: prediction's (log of the number of classes; 1 for standardised
+#: regression targets, per output) is warned about (:func:`_check_converged`).
+_LARGE_LOSS_RATIO = 1000.0
 
-def _check_converged(net, X, estimator):
-    """Raise if training left non-finite weights, instead of predicting NaN later."""
-    if all(torch.isfinite(p).all() for p in net.module_.parameters()):
+
+def _check_converged(net, X, estimator, curve=(), n_outputs=2):
+    """Raise if training diverged (non-finite weights or training loss),
+    instead of leaving a model that predicts NaN. Warn (ConvergenceWarning)
+    if the training loss ended over :data:`_LARGE_LOSS_RATIO` times a
+    constant prediction's: unscaled inputs of 1e20 train to finite weights
+    with a loss of 1e18 and predict one class everywhere, while inputs of
+    1e6 train, overconfident, to a loss of hundreds."""
+    curve = [float(loss) for loss in curve]
+    finite = all(torch.isfinite(p).all() for p in net.module_.parameters())
+    if finite and np.isfinite(curve).all():
+        constant = 1.0 if is_regressor(estimator) else float(np.log(max(n_outputs, 2)))
+        if curve and curve[-1] > _LARGE_LOSS_RATIO * constant:
+            warnings.warn(
+                f"The training loss ended at {curve[-1]:.3g}, over "
+                f"{_LARGE_LOSS_RATIO:g} times a constant prediction's "
+                f"({constant:.3g}): the model may have learned nothing. X has "
+                f"values of magnitude up to {np.nanmax(np.abs(X)):.3g}: scale X "
+                f"first (e.g. with StandardScaler), or lower lr={estimator.lr:g}.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return
     losses = net.history[:, "train_loss"] if len(net.history) else []
     causes = [
@@ -53,7 +77,8 @@ def _check_converged(net, X, estimator):
             f"useful range)",
         )
     raise ValueError(
-        f"Training diverged: the weights became non-finite (train_loss per "
+        f"Training diverged: the weights or the training loss became "
+        f"non-finite (train_loss per "
         f"epoch: {[float(loss) for loss in losses]}). Likely causes: "
         + "; ".join(causes)
         + "."
@@ -139,7 +164,7 @@ class FitResult:
 
 def _result(estimator, net, plan, curve, interrupted=False):
     """The finished fit's :class:`FitResult`; raises if training diverged."""
-    _check_converged(net, plan.X, estimator)
+    _check_converged(net, plan.X, estimator, curve, plan.n_outputs)
     valid = plan.valid
     scores = best = None
     if valid is not None:
