@@ -12,9 +12,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._docstrings import fill_docstring
+from ._params import validate_args
 
 __all__ = [
     "bayes_accuracy",
@@ -73,7 +74,7 @@ def _multiclass_labels(c, shape, bound, n_classes):
     return (np.floor(radius / (bound / 4)) % n_classes).astype(np.int64)
 
 
-@validate_params(
+@validate_args(
     {
         "shape": [StrOptions(set(CURVED_SHAPES))],
         "bound": [Interval(Real, 0, None, closed="neither")],
@@ -105,8 +106,6 @@ def class_capacity(shape, bound=2.0):
     >>> class_capacity("rings"), class_capacity("checkerboard")
     (6, 7)
     """
-    if isinstance(bound, bool):
-        raise TypeError(f"bound must be a number > 0, not a bool; got {bound!r}.")
     if shape == "checkerboard":
         return int(2 * (np.ceil(bound) - 1 - np.floor(-bound)) + 1)
     if shape == "rings":
@@ -150,7 +149,7 @@ def _result(X, labels, c, return_latent):
     return (X, y, c) if return_latent else (X, y)
 
 
-@validate_params(
+@validate_args(
     {
         **_COMMON_CONSTRAINTS,
         "shape": [StrOptions(set(CURVED_SHAPES))],
@@ -221,7 +220,7 @@ def make_curved_task(
     return _result(X, _curved_labels(c, shape, bound, n_classes), c, return_latent)
 
 
-@validate_params(
+@validate_args(
     {**_COMMON_CONSTRAINTS, "weights": ["array-like"]},
     prefer_skip_nested_validation=True,
 )
@@ -302,7 +301,7 @@ def _bayes_hits(drawn, inside, truth, n_classes):
     return (counts.argmax(axis=1) == truth).sum()
 
 
-@validate_params(
+@validate_args(
     {
         "shape": [StrOptions({*CURVED_SHAPES, "linear"})],
         "n_observations": [Interval(Integral, 1, None, closed="left")],

@@ -37,10 +37,10 @@ from sklearn.utils._param_validation import (
     Interval,
     StrOptions,
     validate_parameter_constraints,
-    validate_params,
 )
 
 from ._docstrings import fill_docstring
+from ._params import refuse_bool_arguments, validate_args
 from .nn._jets import _softmax_jet
 
 __all__ = [
@@ -558,6 +558,7 @@ def _check_options(caller_name, **options):
             f"{caller_name} got unknown curvature keywords {unknown}; allowed: "
             f"{sorted(_OPTION_CONSTRAINTS)}."
         )
+    refuse_bool_arguments(_OPTION_CONSTRAINTS, options, caller_name)
     validate_parameter_constraints(_OPTION_CONSTRAINTS, options, caller_name)
     _check_metric_options(
         options.get("metric"),
@@ -566,7 +567,7 @@ def _check_options(caller_name, **options):
     )
 
 
-@validate_params(
+@validate_args(
     {"f": [callable], "X": ["array-like", torch.Tensor], **_OPTION_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )

@@ -24,13 +24,13 @@ from sklearn.preprocessing import (
 )
 from sklearn.utils._param_validation import (
     Interval,
-    validate_params,
 )
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
 from ._docstrings import fill_docstring
+from ._params import validate_args
 from ._represent import LAYER_DOC, check_fisher_layer, check_layer
 from .geometry import _check_options, documents_curvature_keywords
 
@@ -408,7 +408,7 @@ curvature_score.set_score_request = _curvature_score_with_request
 curvature_score.get_metadata_routing = _DEFAULT_CURVATURE_SCORER.get_metadata_routing
 
 
-@validate_params(
+@validate_args(
     {"tradeoff": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
@@ -515,7 +515,7 @@ class _LeastCurvatureRefit:
         )
 
 
-@validate_params(
+@validate_args(
     {
         "score": [str],
         "curvature": [str],

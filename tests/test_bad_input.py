@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_moons
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 
 from skgate import (
     GatedAttentionClassifier,
@@ -14,10 +15,12 @@ from skgate import (
     curvature_score,
     least_curvature_refit,
     make_curvature_scorer,
+    make_curved_task,
     make_joint_scorer,
+    make_linear_task,
     representation_curvature,
 )
-from skgate.geometry import DegenerateMetricWarning
+from skgate.geometry import DegenerateMetricWarning, curvature
 from skgate.study.cli import main
 
 X, Y = make_moons(60, noise=0.1, random_state=0)
@@ -403,3 +406,29 @@ def test_y_of_too_many_dimensions_is_named(estimator, shape, series):
     y = (np.arange(20) % 2).astype(float).reshape(shape)
     with pytest.raises(ValueError, match=r"y has 3 dimensions \(shape \(20, "):
         estimator(max_epochs=1).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: make_curved_task(True), "n_samples"),
+        (lambda: make_curved_task(40, n_observations=False), "n_observations"),
+        (lambda: make_linear_task(True), "n_samples"),
+        (lambda: make_linear_task(40, noise=True), "noise"),
+        (lambda: curvature(lambda x: x, [[0.0, 1.0]], eps=True), "eps"),
+    ],
+)
+def test_a_bool_for_a_number_is_refused_by_name_in_functions(call, name):
+    # Once taken as 1 by numpy, or refused by numpy without a name.
+    with pytest.raises(InvalidParameterError, match=rf"'{name}'.*\(a bool\)"):
+        call()
+
+
+def test_a_bool_for_a_curvature_keyword_is_refused_by_name(fitted):
+    with pytest.raises(InvalidParameterError, match=r"'n_directions'.*\(a bool\)"):
+        representation_curvature(fitted, X[:5], n_directions=True)
+
+
+def test_a_keyword_a_function_lacks_names_the_function():
+    with pytest.raises(TypeError, match=r"^make_linear_task\(\) got an unexpected"):
+        make_linear_task(10, n_classes=3)
