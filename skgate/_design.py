@@ -1,7 +1,6 @@
 """What the estimators' "auto" design parameters become for the form of
 ``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole."""
 
-import numpy as np
 
 from ._options import DESIGNS
 
@@ -21,10 +20,6 @@ def resolve_design(estimator):
     given = {
         name: getattr(estimator, name) for name in table if hasattr(estimator, name)
     }
-    for name in ("dropout", "warmup_fraction", "label_smoothing"):
-        value = getattr(estimator, name, None)
-        if isinstance(value, bool | np.bool_):
-            raise TypeError(f"{name} must be a real number; got {value!r}.")
     design = {
         name: table[name] if _is_auto(value) else value for name, value in given.items()
     }

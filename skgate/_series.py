@@ -337,11 +337,8 @@ class SeriesMap:
 
 def check_patch_size(patch_size, kind):
     """``patch_size`` must be "auto" or 1 for a table (it groups time
-    points of series)."""
-    if isinstance(patch_size, bool):
-        raise TypeError(
-            f"patch_size must be 'auto' or an int >= 1; got {patch_size!r}."
-        )
+    points of series). Its type, a bool included, is checked with every
+    parameter before (:func:`skgate._params.refuse_bools`)."""
     if kind == "table" and patch_size not in ("auto", 1):
         raise ValueError(
             f"patch_size={patch_size!r} groups the time points of series (a 3-D "
