@@ -1,7 +1,6 @@
 """What the estimators' "auto" design parameters become for the form of
 ``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole."""
 
-
 from ._options import DESIGNS
 
 

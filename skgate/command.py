@@ -148,12 +148,13 @@ MAX_JOBS = 1024
 
 
 def check_jobs(args, fail):
-    """``--n-jobs``: 1 to 1024, or -1 (all cores); else
+    """``--n-jobs``: a nonzero int from -1024 to 1024, as ``n_jobs`` of the
+    Python functions (joblib's: -1 every core, -2 all but one); else
     ``fail(message)``."""
-    if args.n_jobs == 0 or args.n_jobs < -1 or args.n_jobs > MAX_JOBS:
+    if args.n_jobs == 0 or not -MAX_JOBS <= args.n_jobs <= MAX_JOBS:
         fail(
-            f"--n-jobs must be between 1 and {MAX_JOBS}, or -1 (all cores); "
-            f"got {args.n_jobs}."
+            f"--n-jobs must be a nonzero int from -{MAX_JOBS} to {MAX_JOBS} "
+            f"(-1: every core, -2: all but one); got {args.n_jobs}."
         )
 
 

@@ -180,7 +180,10 @@ def test_refit_rule_on_a_single_metric_search():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["reproduce", "--n-jobs", "-2"], "--n-jobs must be between 1 and 1024, or -1"),
+        (
+            ["reproduce", "--n-jobs", "-1025"],
+            "--n-jobs must be a nonzero int from -1024",
+        ),
         (["reproduce", "--seeds", "0"], "--seeds must be between 2"),
         (["reproduce", "--quick", "--out", "README.md"], "--out must be a folder"),
         (["demo", "--seeds", "-5"], "--seeds must be between 2 and 99"),

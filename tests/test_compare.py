@@ -984,7 +984,11 @@ class TestCompareCommand:
             ("header only", [], "has a header but no rows"),
             ("one minority row", ["--cv", "2"], "class 'rare' has 1"),
             (None, ["--cv", "40"], "--cv 40 stratified folds need at least 40 rows"),
-            (None, ["--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
+            (
+                None,
+                ["--n-jobs", "0"],
+                "--n-jobs must be a nonzero int from -1024 to 1024",
+            ),
             (None, ["--random-state", "-3"], "--random-state must be an int in"),
             (None, ["--scheduler", "not an address"], "--scheduler must be an address"),
             (None, ["--scheduler", "tcp://127.0.0.1:1x"], "--scheduler must be"),
@@ -1258,3 +1262,22 @@ def test_one_more_right_row_on_every_split_decides_nothing():
     score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
     assert (score["outcome"], score["note"]) == ("inconclusive", "no spread")
     assert score["p holm"] == 1.0 and np.isnan(score["probability better"])
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy", "balanced_accuracy"])
+def test_a_margin_wider_than_the_score_is_refused_before_training(scoring):
+    # Once: "equivalent within +-1.5" on a score in [0, 1]; the command line
+    # refused --margin 1.5 already.
+    X, y = make_linear_task(40, random_state=0)
+    with pytest.raises(ValueError, match=r"margin must be in \(0, 1\] for "):
+        compare_gates(X, y, margin=1.5, scoring=scoring, max_epochs=1, cv=2)
+
+
+def test_a_callables_margin_may_be_wide():
+    X, y = make_linear_task(40, random_state=0)
+    result = compare_gates(
+        X, y, gates=("multiplicative", "none"), margin=5.0, max_epochs=1, d_model=8,
+        cv=2, n_repeats=1, random_state=0,
+        scoring=lambda est, X, y: 10 * est.score(X, y),
+    )  # fmt: skip
+    assert result.settings_["margin"] == 5.0

@@ -788,7 +788,7 @@ class TestCommandLine:
         [
             (
                 ["reproduce", "--n-jobs", "0"],
-                "--n-jobs must be between 1 and 1024, or -1",
+                "--n-jobs must be a nonzero int from -1024 to 1024",
             ),
             (["reproduce", "--seeds", "1"], "--seeds must be between 2"),
             (["reproduce", "--seeds", "x"], "invalid int value"),
@@ -807,7 +807,7 @@ class TestCommandLine:
         [
             (["--out", ""], "--out must name a folder; got an empty string"),
             (["--out", "  "], "--out must name a folder"),
-            (["--n-jobs", "0"], "--n-jobs must be between 1 and 1024, or -1"),
+            (["--n-jobs", "0"], "--n-jobs must be a nonzero int from -1024 to 1024"),
             (["--seeds", "1"], "--seeds must be between 2"),
         ],
     )

@@ -63,7 +63,8 @@ n_repeats : int, optional
 margin : float, optional
     The smallest score difference of interest (default 0.02): the
     Bayesian signed-rank test's region of practical equivalence, and the
-    per-dataset tests' equivalence margin.
+    per-dataset tests' equivalence margin; at most 1 for a score of at
+    most 1 (the default accuracy, or a scorer of a metric in [0, 1]).
 scoring : str or callable, optional
     One scikit-learn scorer (default: accuracy).
 curvature_params : dict, optional
@@ -160,6 +161,7 @@ def benchmark_gates(
         random_state, n_repeats, "corrected-t", margin, alphas, verbose, n_jobs,
         estimator_params,
     )  # fmt: skip
+    compare.design.check_margin_for(margin, scoring, "classification")
     datasets = check_datasets(datasets)
     design = make_design(gates, alphas, baselines, cv, n_repeats, scoring,
                      curvature_params, preprocessor, random_state,

@@ -363,6 +363,20 @@ def score_difference_range(scoring, task):
     return None
 
 
+def check_margin_for(margin, scoring, task):
+    """Refuse a ``margin`` above 1 for a score of at most 1 (the default
+    accuracy or R^2, or a scorer of a metric in [0, 1]): within it every two
+    arms would be called equivalent. The command line's ``--margin`` has the
+    same bound; a callable's scale is unknown, so it takes any margin."""
+    if margin > 1 and (scoring is None or score_difference_range(scoring, task)):
+        name = scoring_name(scoring, task)
+        raise ValueError(
+            f"margin must be in (0, 1] for {name} (a score of at most 1: a "
+            f"margin above 1 calls every two arms equivalent); got {margin:g}."
+        )
+    return margin
+
+
 def scoring_name(scoring, task):
     if scoring is None:
         return "accuracy" if task == "classification" else "R^2"

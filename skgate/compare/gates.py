@@ -11,6 +11,7 @@ from .design import (
     check_curvature_params,
     check_data,
     check_gates,
+    check_margin_for,
     check_options,
     check_test_rows,
     checked_scorer,
@@ -73,8 +74,10 @@ test : {"corrected-t", "sign-flip"}, default="corrected-t"
 margin : float, optional
     The smallest score difference of interest: equivalence within it is
     "no effect", and it is the Bayesian test's region of practical
-    equivalence (default 0.02). The curvature margin is a quarter of the
-    two arms' mean curvature.
+    equivalence (default 0.02); at most 1 for a score of at most 1 (the
+    default accuracy or R^2, or a scorer of a metric in [0, 1]), any
+    positive number for a callable's. The curvature margin is a quarter of
+    the two arms' mean curvature.
 scoring : str or callable, optional
     One scikit-learn scorer (default: accuracy, or R^2).
 curvature_params : dict, optional
@@ -164,6 +167,7 @@ def compare_gates(
         task, arms, {"random_state": random_state, **estimator_params}
     )
     scorer = checked_scorer(scoring, estimators[0][1])
+    check_margin_for(margin, scoring, task)
     X = laid_out(X, estimators[0][1], preprocessor)
     splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
     check_test_rows(splits, scoring, task, cv)
