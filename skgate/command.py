@@ -240,7 +240,7 @@ def writable_problem(out):
     out = Path(out)
     if out.exists() and not out.is_dir():
         return f"--out must be a folder; {str(out)!r} is a file."
-    missing = _missing_folders(out)
+    missing = missing_folders(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
@@ -251,7 +251,7 @@ def writable_problem(out):
             f"choose another with --out DIR."
         )
     finally:
-        _remove_made(missing)
+        remove_made(missing)
     return None
 
 
@@ -319,15 +319,30 @@ def undone_on_failure(out):
     ...         print(sorted(Path(folder).iterdir()))
     []
     """
-    missing = _missing_folders(Path(out))
+    missing = missing_folders(Path(out))
     try:
         yield
     except BaseException:
-        _remove_made(missing)
+        remove_made(missing)
         raise
 
 
-def _missing_folders(out):
+def files_in(out):
+    """The files directly in the folder ``out``, by name, with the time each
+    was last written (ns); empty where ``out`` is not a folder."""
+    out = Path(out)
+    if not out.is_dir():
+        return {}
+    return {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.is_file()}
+
+
+def written_since(out, before):
+    """The names of the files in ``out`` written since :func:`files_in`
+    gave ``before``, sorted."""
+    return sorted(k for k, v in files_in(out).items() if before.get(k) != v)
+
+
+def missing_folders(out):
     """The folders of the path ``out`` that do not exist, deepest first."""
     missing = []
     for folder in (out, *out.parents):
@@ -337,8 +352,8 @@ def _missing_folders(out):
     return missing
 
 
-def _remove_made(missing):
-    """Remove the folders :func:`_missing_folders` listed, now made: the
+def remove_made(missing):
+    """Remove the folders :func:`missing_folders` listed, now made: the
     deepest with what is in it (all of it made since), the others if empty."""
     if missing:
         shutil.rmtree(missing[0], ignore_errors=True)

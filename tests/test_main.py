@@ -905,7 +905,14 @@ class Stall(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 raise ImportError("initialization failed") from exc
             raise
 
-if phase == "startup":
+if phase == "done":  # after the command ended, as the interpreter shuts down
+    import threading
+    def at_shutdown():  # holds the shutdown, as a worker thread ending does
+        threading.main_thread().join()
+        print("READY", flush=True)
+        time.sleep(3)
+    threading.Thread(target=at_shutdown).start()
+elif phase == "startup":
     sys.meta_path.insert(0, Stall("torch", False))
 elif phase == "plot":
     import skgate.inspection as inspection
@@ -959,3 +966,56 @@ def test_ctrl_c_anywhere_in_compare_is_one_line_and_code_130(tmp_path, phase):
     assert lines[-1] == f"interrupted; nothing was written to {out}"
     assert error.endswith(f"\n{lines[-1]}\n") or error == f"{lines[-1]}\n"
     assert not (tmp_path / "new").exists()
+
+
+def _stalled_compare(tmp_path, phase, signal_number):
+    """Run compare stalled at ``phase``, send ``signal_number`` once it
+    stalls; its exit code, stderr and --out."""
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "new" / "out"
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "2", "--out", str(out)]  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-c", _STALLED, phase, *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while (line := process.stdout.readline()) and line != "READY\n":
+            pass
+        assert line == "READY\n"
+        process.send_signal(signal_number)
+        _, error = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    return process.returncode, error, out
+
+
+@pytest.mark.slow
+def test_sigterm_in_compare_removes_what_it_made_and_exits_143(tmp_path):
+    """``kill`` or ``timeout`` during the fits: as Ctrl-C (one line, nothing
+    left), once a bare termination that left the folder it made."""
+    import signal
+
+    code, error, out = _stalled_compare(tmp_path, "fits", signal.SIGTERM)
+    assert code == 143, error
+    assert (
+        error.strip().splitlines()[-1] == f"interrupted; nothing was written to {out}"
+    )
+    assert "Traceback" not in error
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_after_compare_finished_keeps_its_exit_code(tmp_path):
+    """Ctrl-C as the interpreter shuts down after a complete run once gave
+    exit code 130 (Python's finalisation restores the default handler, so
+    the signal then kills it) or a KeyboardInterrupt traceback, every file
+    written. A finished command ignores it."""
+    import signal
+
+    code, error, out = _stalled_compare(tmp_path, "done", signal.SIGINT)
+    assert code == 0, error
+    assert "Traceback" not in error  # was: KeyboardInterrupt in _shutdown
+    assert (out / "COMPARE.md").is_file()

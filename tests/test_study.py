@@ -831,8 +831,31 @@ class TestCommandLine:
         assert cli.main(["reproduce", "--out", str(tmp_path)]) == 130
         assert "interrupted" in capsys.readouterr().err
 
+    def test_interrupted_before_any_sweep_leaves_no_folder(
+        self, monkeypatch, tmp_path, capsys
+    ):
+        # Once: "the sweeps finished so far are in r" about an empty r, left.
+        def interrupted(out, **kwargs):
+            (Path(out) / "run.json").write_text("{}")
+            raise KeyboardInterrupt
 
-def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
+        monkeypatch.setattr(cli, "reproduce", interrupted)
+        out = tmp_path / "new" / "r"
+        assert cli.main(["reproduce", "--quick", "--out", str(out)]) == 130
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert "interrupted before any sweep finished; removed" in line
+        assert list(tmp_path.iterdir()) == []
+        # A folder that was there stays, with what this run wrote named.
+        old = tmp_path / "old"
+        old.mkdir()
+        (old / "gates.csv").write_text("a\n1\n")
+        assert cli.main(["reproduce", "--quick", "--out", str(old)]) == 130
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert line.endswith("was there before (written: run.json)"), line
+        assert sorted(p.name for p in old.iterdir()) == ["gates.csv", "run.json"]
+
+
+def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path, capsys):
     """The first sweep (the first part's first: seq_arms.csv) is written as
     it ends; the interruption in the second leaves no report."""
     finished = []
@@ -849,6 +872,8 @@ def test_an_interrupted_study_keeps_the_finished_sweeps(monkeypatch, tmp_path):
     assert cli.main(["reproduce", "--quick", "--out", str(tmp_path)]) == 130
     assert (tmp_path / "seq_arms.csv").exists()
     assert len(pd.read_csv(tmp_path / "seq_arms.csv")) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.endswith("finished so far are in " + f"{tmp_path}: seq_arms.csv"), line
     assert not (tmp_path / "seq_alpha.csv").exists()
     assert not (tmp_path / "REPORT.md").exists()
 

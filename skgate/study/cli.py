@@ -65,6 +65,8 @@ def _reproduce_command(args, parser):
     if problem is not None:
         parser.exit(2, f"{parser.prog} reproduce: error: {problem}\n")
     start = time.perf_counter()
+    before = command_line.files_in(args.out)
+    missing = command_line.missing_folders(Path(args.out))
     try:
         with on_cluster(args.scheduler):  # connected before --out is made
             Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -78,7 +80,7 @@ def _reproduce_command(args, parser):
             )
     except KeyboardInterrupt:
         if args.part == "all":
-            log(f"interrupted; the sweeps finished so far are in {args.out}")
+            log(_interrupted_study(args.out, before, missing))
         else:  # the part's earlier run, if any, was put back
             log(f"interrupted; {args.out} is as it was before this run")
         return 130
@@ -87,6 +89,27 @@ def _reproduce_command(args, parser):
     seconds = time.perf_counter() - start
     print(report.console_summary(args.out, args.quick, args.seeds, args.part, seconds))
     return 0
+
+
+def _interrupted_study(out, before, missing):
+    """The line of a whole study's run interrupted: the sweeps it finished
+    (their CSVs are kept, for ``report --from``), or none, and then the
+    folders it made are removed."""
+    sweeps = [
+        name for name in command_line.written_since(out, before)
+        if name.endswith(".csv")
+    ]  # fmt: skip
+    if sweeps:
+        return (
+            f"interrupted; the {len(sweeps)} sweep file(s) finished so far are "
+            f"in {out}: {', '.join(sweeps)}"
+        )
+    if missing:
+        command_line.remove_made(missing)
+        return f"interrupted before any sweep finished; removed {out}, made by this run"
+    written = command_line.written_since(out, before)
+    kept = f" (written: {', '.join(written)})" if written else ""
+    return f"interrupted before any sweep finished; {out} was there before{kept}"
 
 
 def _text(path):
