@@ -32,7 +32,7 @@ def resolve_design(estimator):
         # Fixed weights take no logits to bias: their place is learned.
         design["position"] = "absolute"
     _check_design(design, given, series=series, token_dim=estimator.token_dim,
-                  attention=estimator.attention)  # fmt: skip
+                  attention=estimator.attention, d_model=estimator.d_model)  # fmt: skip
     return design
 
 
@@ -47,9 +47,16 @@ def _named(name, design, given):
     return f"{name}={given[name]!r}"
 
 
-def _check_design(design, given, *, series, token_dim, attention):
+def _check_design(design, given, *, series, token_dim, attention, d_model):
     """Refuse a resolved design that cannot work, naming each parameter as
     given (and what "auto" made of it)."""
+    heads = design["n_heads"]
+    if isinstance(heads, int) and heads >= 1 and d_model % heads:
+        raise ValueError(
+            f"d_model must be divisible by n_heads; got d_model={d_model}, "
+            f"{_named('n_heads', design, given)}. Allowed n_heads: the divisors "
+            f"of {d_model}."
+        )
     if design["embedding"] == "conv" and not series:
         raise ValueError(
             "embedding='conv' convolves over the time points of series (a "

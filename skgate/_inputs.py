@@ -19,6 +19,42 @@ from . import _series
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
+def _check_table_values(X):
+    """Refuse complex numbers and a DataFrame's text columns by name, before
+    scikit-learn's check (which prints a complex X whole, and names no
+    column of text)."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and hasattr(dtypes, "items"):  # a DataFrame
+        complex_ = [str(c) for c, t in dtypes.items() if t.kind == "c"]
+        if complex_:
+            raise ValueError(
+                f"X's columns {complex_} hold complex numbers; allowed: real numbers."
+            )
+        text = [
+            str(c) for c, t in dtypes.items()
+            if t.kind not in "biuf" and not _numeric(X[c])
+        ]  # fmt: skip
+        if text:
+            raise ValueError(
+                f"X's columns {text} hold text or categories, not numbers; "
+                f"encode them first (e.g. OneHotEncoder in a ColumnTransformer)."
+            )
+        return
+    if isinstance(X, np.ndarray) and np.iscomplexobj(X):
+        raise ValueError(
+            f"X holds complex numbers (dtype {X.dtype}); allowed: real numbers."
+        )
+
+
+def _numeric(column):
+    """Whether a DataFrame column of another dtype holds numbers only."""
+    try:
+        np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def check_labels(y):
     """The sorted distinct labels of ``y``, or a TypeError if they do not sort."""
     try:
@@ -62,15 +98,26 @@ class ChecksInputs:
             y = np.asarray(y)
         except (TypeError, ValueError):  # ragged nested lists: scikit-learn's
             return
+        allowed = (
+            "(n_samples,) or (n_samples, n_outputs)"
+            if self._y_checks.get("multi_output")
+            else "(n_samples,)"
+        )
         if y.ndim > 2:
-            allowed = (
-                "(n_samples,) or (n_samples, n_outputs)"
-                if self._y_checks.get("multi_output")
-                else "(n_samples,)"
-            )
             raise ValueError(
                 f"y has {y.ndim} dimensions (shape {y.shape}); "
                 f"{type(self).__name__} takes y of shape {allowed}."
+            )
+        if y.ndim == 2 and y.shape[1] == 0:  # scikit-learn: "0 feature(s)"
+            raise ValueError(
+                f"y has no columns (shape {y.shape}): no target to learn; "
+                f"{type(self).__name__} takes y of shape {allowed} with "
+                f"n_outputs >= 1."
+            )
+        if np.iscomplexobj(y):
+            raise ValueError(
+                f"y holds complex numbers (dtype {y.dtype}); allowed: real "
+                f"numbers or class labels."
             )
 
     def _validate_X(self, X, y="no_validation", *, reset):
@@ -104,12 +151,22 @@ class ChecksInputs:
                 f"arrays (n_channels, n_timepoints_i) of "
                 f"{self.series_layout_.n_channels} channels."
             )
-        if not predicting:
-            X, y = validate_data(
-                self, X, y, reset=reset, dtype=np.float64, **self._y_checks
-            )
-        else:
-            X = validate_data(self, X, reset=reset, dtype=np.float64)
+        _check_table_values(X)
+        try:
+            if not predicting:
+                X, y = validate_data(
+                    self, X, y, reset=reset, dtype=np.float64, **self._y_checks
+                )
+            else:
+                X = validate_data(self, X, reset=reset, dtype=np.float64)
+        except ValueError as exc:  # numpy's message names no argument
+            if not str(exc).startswith("could not convert"):
+                raise
+            raise ValueError(
+                f"X holds values that are not numbers ({exc}); the estimators "
+                f"take numbers: encode text first (e.g. OneHotEncoder in a "
+                f"ColumnTransformer)."
+            ) from exc
         # Any layout (reversed, strided, Fortran): torch reads C-contiguous rows.
         X = np.ascontiguousarray(X)
         # Checked in float64, before the cast: a value beyond float32's range

@@ -264,11 +264,12 @@ COMPARE_OUTPUTS = (
 )
 
 
-def outputs_problem(out, names=COMPARE_OUTPUTS):
+def outputs_problem(out, names=COMPARE_OUTPUTS, option="--out"):
     """Why the files ``names`` cannot be written into the folder ``out``, or
-    None: something other than a file (a folder) or a file that cannot be
-    replaced where one of them goes. Checked before any training, so that a
-    run does not fail after it.
+    None: ``out`` (or a folder above it) is a file, or something other than
+    a file (a folder) or a file that cannot be replaced is where one of them
+    goes. Checked before any training, so that a run does not fail after
+    it. ``option``: how the message names ``out`` (``out=`` from Python).
 
     Examples
     --------
@@ -281,18 +282,28 @@ def outputs_problem(out, names=COMPARE_OUTPUTS):
     that file; move it or choose another --out.
     """
     out = Path(out)
+    for folder in (out, *out.parents):
+        if folder.exists() and not folder.is_dir():
+            where = "" if folder == out else f" ({str(folder)!r} is a file)"
+            return (
+                f"{option} must be a folder; {str(out)!r} cannot be one{where}."
+                if where
+                else f"{option} must be a folder; {str(out)!r} is a file."
+            )
+        if folder.exists():
+            break
     for name in names:
         path = out / name
         if path.is_dir() or (path.exists() and not path.is_file()):
             kind = "a folder" if path.is_dir() else "something other than a file"
             return (
-                f"--out {str(out)!r} holds {kind} named {name!r} where compare "
-                "writes that file; move it or choose another --out."
+                f"{option} {str(out)!r} holds {kind} named {name!r} where compare "
+                f"writes that file; move it or choose another {option}."
             )
         if path.exists() and not os.access(out, os.W_OK):
             return (
-                f"--out {str(out)!r} holds {name!r}, which compare would replace, "
-                "and the folder is not writable; choose another --out."
+                f"{option} {str(out)!r} holds {name!r}, which compare would "
+                f"replace, and the folder is not writable; choose another {option}."
             )
     return None
 

@@ -661,7 +661,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
             if unknown:
                 raise ValueError(
                     f"class_weight names labels {unknown!r} that are not classes "
-                    f"of y; allowed keys: {list(self.classes_)!r}."
+                    f"of y; allowed keys: {self.classes_.tolist()!r}."
                 )
             for label, value in self.class_weight.items():
                 check_class_weight_value(label, value)

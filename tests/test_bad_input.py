@@ -435,3 +435,58 @@ def test_a_bool_for_a_curvature_keyword_is_refused_by_name(fitted):
 def test_a_keyword_a_function_lacks_names_the_function():
     with pytest.raises(TypeError, match=r"^make_linear_task\(\) got an unexpected"):
         make_linear_task(10, n_classes=3)
+
+
+class TestHostileRoundSeven:
+    """Unclear errors a hostile pass met: each names what was given and what
+    is allowed."""
+
+    def test_compare_csv_out_a_file_names_out(self, tmp_path):
+        from skgate.compare import compare_csv
+
+        data = tmp_path / "data.csv"
+        data.write_text("a,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20)))
+        taken = tmp_path / "a_file.txt"
+        taken.write_text("x")
+        with pytest.raises(ValueError, match=r"^out must be a folder; .* is a file"):
+            compare_csv(data, "label", out=taken)
+        with pytest.raises(ValueError, match=r"cannot be one \('.*a_file.txt' is a"):
+            compare_csv(data, "label", out=taken / "sub")
+
+    def test_benchmark_memory_a_file_is_named(self, tmp_path):
+        from skgate import benchmark_gates
+
+        taken = tmp_path / "some_file"
+        taken.write_text("x")
+        with pytest.raises(ValueError, match=r"^memory must be .*some_file' is a file"):
+            benchmark_gates({"a": (X, Y), "b": (X, Y)}, memory=taken)
+
+    def test_one_gate_name_suggests_a_pair_that_is_allowed(self):
+        from skgate import compare_gates
+
+        with pytest.raises(TypeError, match=r"did you mean \('none', 'multiplicative'"):
+            compare_gates(X, Y, gates="none")
+
+    def test_unknown_class_weight_keys_list_plain_labels(self):
+        with pytest.raises(ValueError, match=r"allowed keys: \[0, 1\]\.$"):
+            GatedAttentionClassifier(class_weight={5: 2}, max_epochs=1).fit(X, Y)
+
+    def test_n_heads_from_auto_says_so(self):
+        series = np.random.default_rng(0).normal(size=(20, 2, 30))
+        with pytest.raises(ValueError, match=r"n_heads='auto' \(here 4\)"):
+            GatedAttentionClassifier(d_model=6, max_epochs=1).fit(series, Y[:20])
+
+    def test_text_and_complex_values_are_named(self):
+        import pandas as pd
+
+        frame = pd.DataFrame({"a": X[:, 0], "b": ["x"] * len(X)})
+        with pytest.raises(ValueError, match=r"columns \['b'\] hold text"):
+            GatedAttentionClassifier(max_epochs=1).fit(frame, Y)
+        with pytest.raises(ValueError, match=r"^X holds values that are not numbers"):
+            GatedAttentionClassifier(max_epochs=1).fit(np.where(X > 0, "x", "1"), Y)
+        with pytest.raises(ValueError, match=r"^X holds complex numbers"):
+            GatedAttentionClassifier(max_epochs=1).fit(X + 1j, Y)
+
+    def test_a_regression_target_without_columns_is_named(self):
+        with pytest.raises(ValueError, match=r"^y has no columns \(shape \(60, 0\)\)"):
+            GatedAttentionRegressor(max_epochs=1).fit(X, np.zeros((len(X), 0)))

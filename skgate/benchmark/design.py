@@ -4,6 +4,7 @@ they make: every dataset's rows depend on it alone (with the data)."""
 import os
 from collections.abc import Mapping
 from numbers import Integral
+from pathlib import Path
 from typing import NamedTuple
 
 from joblib import Memory
@@ -122,7 +123,17 @@ def check_memory(memory):
     if memory is None or isinstance(memory, Memory):
         return memory
     if isinstance(memory, str | bytes) or hasattr(memory, "__fspath__"):
-        return Memory(os.fsdecode(memory), verbose=0)
+        path = os.fsdecode(memory)
+        # joblib writes under it; a file there (or above it) fails only then.
+        for folder in (Path(path), *Path(path).parents):
+            if folder.exists() and not folder.is_dir():
+                raise ValueError(
+                    f"memory must be None, a directory path or a joblib.Memory; "
+                    f"{path!r} cannot be a directory ({str(folder)!r} is a file)."
+                )
+            if folder.exists():
+                break
+        return Memory(path, verbose=0)
     raise TypeError(
         f"memory must be None, a directory path or a joblib.Memory; got {memory!r}."
     )

@@ -94,7 +94,7 @@ def compare_csv(
     if isinstance(cv, Integral):  # a splitter's own splits are checked later
         check_folds(y, task, cv)
     out = Path(out)
-    problem = outputs_problem(out)  # before training, not after it
+    problem = outputs_problem(out, option="out")  # before training, not after
     if problem is not None:
         raise ValueError(problem)
     with undone_on_failure(out):  # a failed run leaves no folder behind

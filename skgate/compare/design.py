@@ -251,9 +251,10 @@ def check_gates(gates):
             f"gates {sorted(GATES)}; got {gates!r}."
         )
     if isinstance(gates, str):
+        other = "multiplicative" if gates == "none" else "none"
         raise TypeError(
             f"gates must be a sequence of gate names, not one string; got {gates!r} "
-            f"(did you mean ({gates!r}, 'none')?)."
+            f"(did you mean ({gates!r}, {other!r})?)."
         )
     if isinstance(gates, set | frozenset | dict):
         raise TypeError(
