@@ -115,6 +115,13 @@ class TestResult:
 
     def test_words_and_views(self, result):
         assert result.verdict_.startswith("Across 3 datasets, Friedman's test")
+        # Few datasets: the verdict says its statements rest on few.
+        assert result.verdict_.endswith(
+            "Only 3 datasets: every statement here rests on few (Demšar 2006 asks "
+            "for about 10 or more for tests across datasets; the Bayesian "
+            "signed-rank test can call a pair better from 2 datasets that "
+            "agree): read them as a pilot's."
+        )
         assert "GateBenchmark(datasets=3" in repr(result)
         assert "Average ranks" in result._repr_html_()
         assert list(result.summary().columns)[0] == "comparison"

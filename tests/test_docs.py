@@ -3,6 +3,7 @@ every gallery example titled and drawing a figure. (`make docs` builds the
 site with warnings as errors; `make docs-check` opens it in Chromium.)"""
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -151,6 +152,28 @@ def test_the_estimators_document_every_parameter():
         }
         missing = set(estimator().get_params()) - documented
         assert missing == set(), estimator.__name__
+
+
+def test_the_guides_parameter_table_has_every_parameter_and_default():
+    """docs/user_guide/estimators.md's table: one row per parameter of
+    GatedAttentionClassifier, in the order of its signature, each with its
+    default (the table once gave n_heads 1, residual False and norm None
+    after they became "auto", and lacked seven parameters)."""
+    from skgate import GatedAttentionClassifier
+
+    page = (ROOT / "docs" / "user_guide" / "estimators.md").read_text()
+    table = page.split("## Parameters of `GatedAttentionClassifier`", 1)[1]
+    rows = re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", table, re.MULTILINE)
+    signature = inspect.signature(GatedAttentionClassifier).parameters
+    assert [name for name, _ in rows] == list(signature)
+    for name, shown in rows:
+        value = signature[name].default
+        if isinstance(value, float) and not isinstance(value, bool):
+            assert float(shown) == value, name
+        else:
+            assert shown == (f'"{value}"' if isinstance(value, str) else repr(value)), (
+                name
+            )
 
 
 def test_the_citation_file_names_the_paper_and_this_version():

@@ -451,7 +451,19 @@ def _verdict(tests, friedman, average, table, margin, settings):
         f"{friedman['critical difference']:.2f}."
     )
     lines = [_pair_phrase(row, margin) for _, row in tests.iterrows()]
+    if n < FEW_DATASETS:
+        lines.append(
+            f"Only {n} datasets: every statement here rests on few (Demšar 2006 "
+            f"asks for about {FEW_DATASETS} or more for tests across datasets; "
+            f"the Bayesian signed-rank test can call a pair better from 2 "
+            f"datasets that agree): read them as a pilot's."
+        )
     return " ".join([opening, *lines])
+
+
+#: Fewer datasets than this and the verdict says its statements rest on few
+#: (Demšar 2006: the tests across datasets want about 10 or more).
+FEW_DATASETS = 10
 
 
 def _pair_phrase(row, margin):
