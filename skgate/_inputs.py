@@ -42,7 +42,8 @@ def _check_table_values(X):
         return
     if isinstance(X, np.ndarray) and np.iscomplexobj(X):
         raise ValueError(
-            f"X holds complex numbers (dtype {X.dtype}); allowed: real numbers."
+            f"X holds complex numbers (dtype {X.dtype}): Complex data not "
+            f"supported; allowed: real numbers."
         )
 
 
@@ -116,8 +117,8 @@ class ChecksInputs:
             )
         if np.iscomplexobj(y):
             raise ValueError(
-                f"y holds complex numbers (dtype {y.dtype}); allowed: real "
-                f"numbers or class labels."
+                f"y holds complex numbers (dtype {y.dtype}): Complex data not "
+                f"supported; allowed: real numbers or class labels."
             )
 
     def _validate_X(self, X, y="no_validation", *, reset):

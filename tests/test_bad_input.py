@@ -40,7 +40,7 @@ BAD_X = [
     (np.where(np.eye(60, 2) > 0, np.inf, X), ValueError, "Input X contains infinity"),
     (np.full((60, 2), "a"), ValueError, "could not convert string to float"),
     (sp.csr_matrix(X), TypeError, "Sparse data was passed"),
-    (X + 1j, ValueError, "Complex data not supported"),
+    (X + 1j, ValueError, "X holds complex numbers"),
     (X * 1e300, ValueError, "beyond the float32 range"),
 ]
 
@@ -79,7 +79,7 @@ def test_prediction_and_geometry_reject_bad_X(fitted, call, bad, error, match):
         (None, ValueError, "requires y to be passed"),
         (np.array(["a", 1] * 30, dtype=object), TypeError, "mixes labels of types"),
         (np.array([0, "a"] * 30, dtype=object), TypeError, "mixes labels of types"),
-        (Y + 1j, ValueError, "Complex data not supported"),
+        (Y + 1j, ValueError, "y holds complex numbers"),
         (np.where(np.arange(60) == 3, np.nan, Y), ValueError, "Input y contains NaN"),
     ],
 )

@@ -29,7 +29,6 @@ from .fits import arm_scores, split_data
 from .pairs import (
     _named_tests,
     _recommendation,
-    clip_score_intervals,
     split_test_fraction,
 )
 from .result import GateComparison, _settings, _verdict
@@ -181,10 +180,8 @@ def compare_gates(
     measured = curvature_label(curvature_params)  # the scores' curvature
     # The tests compare magnitudes: "|Gaussian curvature|" for a signed kind.
     names = score_name, curvature_label(curvature_params, magnitude=True)
-    tests = _named_tests(scores, test, margin, names)
-    bounds = score_difference_range(scoring, task)
-    if bounds is not None:
-        tests = clip_score_intervals(tests, *bounds)
+    bounds = score_difference_range(scoring, task)  # a difference's range
+    tests = _named_tests(scores, test, margin, names, bounds)
     fraction = split_test_fraction(scores)
     recommendation = _recommendation(scores, margin, fraction, random_state)
     settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {

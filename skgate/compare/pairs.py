@@ -323,13 +323,14 @@ def _holm_bounds(tests, differences, test, test_fraction):
     return tests
 
 
-def _named_tests(scores, test, margin, names):
-    """:func:`gate_tests` with a column naming each measure."""
+def _named_tests(scores, test, margin, names, bounds=None):
+    """:func:`gate_tests` with a column naming each measure, the score
+    intervals cut to ``bounds`` (:func:`clip_score_intervals`) if given."""
     tests = gate_tests(scores, test=test, margin=margin)
     named = dict(zip(("score", "curvature"), names, strict=True))
     at = tests.columns.get_loc("measure") + 1
     tests.insert(at, "measured as", tests["measure"].map(named))
-    return tests
+    return tests if bounds is None else clip_score_intervals(tests, *bounds)
 
 
 def _recommendation(scores, margin, test_fraction, random_state):
