@@ -944,24 +944,9 @@ def test_ctrl_c_anywhere_in_compare_is_one_line_and_code_130(tmp_path, phase):
     the last on stderr, exit code 130, and no --out folder left."""
     import signal
 
-    path = _write_rows(tmp_path / "data.csv", _ROWS)
-    out = tmp_path / "new" / "out"
-    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
-            "1", "--max-epochs", "2", "--out", str(out)]  # fmt: skip
-    process = subprocess.Popen(
-        [sys.executable, "-c", _STALLED, phase, *argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout.readline() == "READY\n"
-        process.send_signal(signal.SIGINT)
-        _, error = process.communicate(timeout=60)
-    finally:
-        process.kill()
+    code, error, out = _stalled_compare(tmp_path, phase, signal.SIGINT)
     lines = [line.strip() for line in re.split(r"[\r\n]", error) if line.strip()]
-    assert process.returncode == 130, error
+    assert code == 130, error
     assert "skgate[plot]" not in error and "Traceback" not in error
     assert lines[-1] == f"interrupted; nothing was written to {out}"
     assert error.endswith(f"\n{lines[-1]}\n") or error == f"{lines[-1]}\n"
