@@ -20,6 +20,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+from numbers import Integral
 from pathlib import Path
 
 from . import _options
@@ -147,15 +148,35 @@ def is_interruption(exc):
 MAX_JOBS = 1024
 
 
+def n_jobs_problem(n_jobs, name="n_jobs"):
+    """Why ``n_jobs`` is refused, or None: the one rule of every command's
+    ``--n-jobs`` and every function's ``n_jobs``, joblib's (a nonzero int
+    from -1024 to 1024; -1 every core, -2 all but one).
+
+    Examples
+    --------
+    >>> n_jobs_problem(-2) is None, n_jobs_problem(0)[:34]
+    (True, 'n_jobs must be a nonzero int from ')
+    """
+    allowed = (
+        f"{name} must be a nonzero int from -{MAX_JOBS} to {MAX_JOBS} "
+        f"(-1: every core, -2: all but one)"
+    )
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, Integral)
+        or n_jobs == 0
+        or not -MAX_JOBS <= n_jobs <= MAX_JOBS
+    ):
+        return f"{allowed}; got {n_jobs!r}."
+    return None
+
+
 def check_jobs(args, fail):
-    """``--n-jobs``: a nonzero int from -1024 to 1024, as ``n_jobs`` of the
-    Python functions (joblib's: -1 every core, -2 all but one); else
-    ``fail(message)``."""
-    if args.n_jobs == 0 or not -MAX_JOBS <= args.n_jobs <= MAX_JOBS:
-        fail(
-            f"--n-jobs must be a nonzero int from -{MAX_JOBS} to {MAX_JOBS} "
-            f"(-1: every core, -2: all but one); got {args.n_jobs}."
-        )
+    """``--n-jobs`` (:func:`n_jobs_problem`); else ``fail(message)``."""
+    problem = n_jobs_problem(args.n_jobs, "--n-jobs")
+    if problem is not None:
+        fail(problem)
 
 
 #: The most ``compare --repeats`` takes: more is a typo, and would run for

@@ -288,11 +288,11 @@ def test_the_demo_checks_fixed_values_before_any_fit(no_training, fixed, error, 
     "kwargs, error, match",
     [
         # 10**20 workers was an OverflowError inside joblib
-        ({"n_jobs": 10**20}, ValueError, r"n_jobs must be an int from 1 to 1024, "
-         r"or -1 \(all cores\); got 100000000000000000000\."),
-        ({"n_jobs": 1025}, ValueError, r"n_jobs must be an int from 1 to 1024.*1025"),
-        ({"n_jobs": -2}, ValueError, r"n_jobs must be an int from 1 to 1024.*-2\."),
-        ({"n_jobs": 2.0}, TypeError, r"n_jobs must be an int from 1 to 1024.*2\.0"),
+        ({"n_jobs": 10**20}, ValueError, r"n_jobs must be a nonzero int from -1024 "
+         r"to 1024 \(-1: every core, -2: all but one\); got 100000000000000000000\."),
+        ({"n_jobs": 1025}, ValueError, r"n_jobs must be a nonzero int from .*1025"),
+        ({"n_jobs": -1025}, ValueError, r"n_jobs must be a nonzero int from .*-1025\."),
+        ({"n_jobs": 2.0}, TypeError, r"n_jobs must be a nonzero int from .*2\.0"),
         # started training
         ({"progress": "x"}, TypeError, r"progress must be a bool; got 'x'\."),
         ({"progress": 1}, TypeError, r"progress must be a bool; got 1\."),
@@ -333,12 +333,12 @@ def test_the_demo_runs_on_the_fewest_samples_it_allows():
         ({"seeds": "8"}, TypeError, r"seeds must be None or an int .*; got '8'"),
         ({"seeds": 4, "quick": False, "part": "sequences"}, ValueError,
          r"seeds=4 with part='sequences' needs quick=True"),
-        ({"n_jobs": 0}, ValueError, r"n_jobs must be an int from 1 to 1024, or -1"
-         r" .*; got 0\."),
-        ({"n_jobs": -2}, ValueError, r"n_jobs must be .*; got -2\."),
+        ({"n_jobs": 0}, ValueError, r"n_jobs must be a nonzero int from -1024 to "
+         r"1024 .*; got 0\."),
+        ({"n_jobs": -1025}, ValueError, r"n_jobs must be .*; got -1025\."),
         ({"n_jobs": 10**10}, ValueError, r"n_jobs must be .*; got 10000000000\."),
-        ({"n_jobs": 1.5}, TypeError, r"n_jobs must be an int .*; got 1\.5"),
-        ({"n_jobs": True}, TypeError, r"n_jobs must be an int .*; got True"),
+        ({"n_jobs": 1.5}, TypeError, r"n_jobs must be a nonzero int .*; got 1\.5"),
+        ({"n_jobs": True}, TypeError, r"n_jobs must be a nonzero int .*; got True"),
         ({"quick": "yes"}, TypeError, r"quick must be a bool; got 'yes'"),
         ({"toy": 1}, TypeError, r"toy must be a bool; got 1"),
         ({"design": "quick"}, TypeError, r"design must be None or a StudyDesign"),
@@ -490,3 +490,25 @@ class TestHostileRoundSeven:
     def test_a_regression_target_without_columns_is_named(self):
         with pytest.raises(ValueError, match=r"^y has no columns \(shape \(60, 0\)\)"):
             GatedAttentionRegressor(max_epochs=1).fit(X, np.zeros((len(X), 0)))
+
+
+@pytest.mark.parametrize("n_jobs", [-1025, -1024, -2, -1, 0, 1, 2, 1024, 1025])
+def test_every_n_jobs_has_one_rule(n_jobs):
+    """The command line's --n-jobs, the study's and compare_gates' n_jobs
+    take the same values (--n-jobs -2 once passed the command line, then
+    failed in the study with a traceback, leaving --out behind)."""
+    from skgate.command import n_jobs_problem
+    from skgate.compare.design import check_options
+    from skgate.study.commands import check_n_jobs
+
+    allowed = n_jobs_problem(n_jobs) is None
+    assert allowed == (n_jobs != 0 and abs(n_jobs) <= 1024)
+    for check in (
+        lambda: check_n_jobs(n_jobs),
+        lambda: check_options(0, None, "corrected-t", None, None, 0, n_jobs, {}),
+    ):
+        if allowed:
+            check()
+        else:
+            with pytest.raises(ValueError, match="nonzero int from -1024 to 1024"):
+                check()

@@ -100,8 +100,8 @@ def test_the_demos_level_is_the_familys_strictest(result, outcome):
         ({"n_seeds": 100}, ValueError, "n_seeds must be between 2 and 99"),
         ({"n_seeds": 1.5}, TypeError, "n_seeds must be an int; got 1.5"),
         ({"n_seeds": True}, TypeError, "n_seeds must be an int; got True"),
-        ({"n_jobs": 0}, ValueError, "n_jobs must be an int from 1 to 1024, or -1"),
-        ({"n_jobs": "2"}, TypeError, "n_jobs must be an int"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be a nonzero int from -1024 to 1024"),
+        ({"n_jobs": "2"}, TypeError, "n_jobs must be a nonzero int"),
         ({"fixed": "x"}, TypeError, "fixed must be a dict"),
         (
             {"fixed": {"seed": 5}},

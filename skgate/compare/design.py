@@ -21,8 +21,8 @@ from sklearn.model_selection import (
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
-from ..command import MAX_JOBS
 from ..command import MAX_REPEATS as _MAX_REPEATS
+from ..command import n_jobs_problem
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..geometry import _INTRINSIC_KINDS
 from ..model_selection import make_curvature_scorer
@@ -681,15 +681,9 @@ def check_options(
     """The scalar options, checked; returns the score margin."""
     _check_random_state(random_state)
     _check_count("verbose", verbose, 0)
-    if n_jobs is not None and (
-        isinstance(n_jobs, bool)
-        or not isinstance(n_jobs, Integral)
-        or not 1 <= abs(n_jobs) <= MAX_JOBS
-    ):
-        raise ValueError(
-            f"n_jobs must be None or a nonzero int from -{MAX_JOBS} to {MAX_JOBS} "
-            f"(-1: every core, -2: all but one); got {n_jobs!r}."
-        )
+    problem = None if n_jobs is None else n_jobs_problem(n_jobs, "n_jobs")
+    if problem is not None:
+        raise ValueError(problem.replace("must be a", "must be None or a", 1))
     if n_repeats is not None:
         _check_count("n_repeats", n_repeats, 1, MAX_REPEATS)
     epochs = estimator_params.get("max_epochs")

@@ -12,7 +12,7 @@ commands then run in :mod:`skgate.study.cli`.
 from numbers import Integral
 from pathlib import Path
 
-from ..command import MAX_JOBS, check_jobs, check_scheduler
+from ..command import check_jobs, check_scheduler, n_jobs_problem
 
 __all__ = [
     "CHECKS",
@@ -203,11 +203,12 @@ CHECKS = {
 
 
 def check_n_jobs(n_jobs):
-    """``n_jobs`` of the study's Python API (``reproduce``, ``demo``): an int
-    from 1 to :data:`skgate.command.MAX_JOBS`, or -1 (all cores), as
-    ``--n-jobs`` is checked on the command line; refused by name."""
-    allowed = f"n_jobs must be an int from 1 to {MAX_JOBS}, or -1 (all cores)"
+    """``n_jobs`` of the study's Python API (``reproduce``, ``demo``), as
+    ``--n-jobs`` is checked on the command line
+    (:func:`skgate.command.n_jobs_problem`); refused by name."""
+    problem = n_jobs_problem(n_jobs)
+    if problem is None:
+        return
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral):
-        raise TypeError(f"{allowed}; got {n_jobs!r}.")
-    if not (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS):
-        raise ValueError(f"{allowed}; got {n_jobs!r}.")
+        raise TypeError(problem)
+    raise ValueError(problem)

@@ -342,7 +342,7 @@ def demo(n_seeds=DEMO_SEEDS, n_jobs=1, progress=True, committed=COMMITTED, fixed
         Seeds per arm and condition, from the confirmatory run's first: 2 to
         the run's 99; below 8 no sign-flip p-value can reach the level (the
         verdict says so).
-    n_jobs : int from 1 to MAX_JOBS (1024), or -1, default=1
+    n_jobs : nonzero int from -1024 to 1024, default=1
         joblib workers; the fits do not depend on it.
     progress : bool, default=True
         A progress bar on stderr, counting fits.

@@ -205,8 +205,9 @@ def reproduce(
     :class:`~skgate.study.StudyDesign`) runs every part on its seeds and
     fixed keys, and the exploratory study as it says (the tests' shrunken
     study). ``toy``: the toy datasets too. ``user_guide``: a Markdown file
-    whose findings block is rewritten. ``n_jobs``: 1 to 1024 joblib
-    workers, or -1 (all cores). Every argument is checked before anything
+    whose findings block is rewritten. ``n_jobs``: joblib's workers,
+    a nonzero int from -1024 to 1024 (-1: every core, -2: all but one).
+    Every argument is checked before anything
     is fitted or written.
     """
     _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy)
