@@ -1281,3 +1281,20 @@ def test_a_callables_margin_may_be_wide():
         scoring=lambda est, X, y: 10 * est.score(X, y),
     )  # fmt: skip
     assert result.settings_["margin"] == 5.0
+
+
+def test_the_recommendation_does_not_depend_on_the_gates_order():
+    """Constant X: SiLU and ungated attention predict alike on every test
+    row, so their probabilities tie; the recommendation once named whichever
+    came first in gates= (SiLU, the more curved, in one order)."""
+    _, y = make_curved_task(40, random_state=0)
+    X = np.ones((40, 2))
+    kw = dict(cv=3, n_repeats=2, d_model=8, max_epochs=2, random_state=0)
+    one = compare_gates(X, y, gates=("multiplicative", "silu", "none"), **kw)
+    two = compare_gates(X, y, gates=("multiplicative", "none", "silu"), **kw)
+    assert one.recommendation_.arms == two.recommendation_.arms == ("none", "silu")
+    assert not one.recommendation_.decided
+    assert str(one.recommendation_) == str(two.recommendation_)
+    assert str(one.recommendation_).startswith(
+        "use ungated attention (gate='none'), tied with silu as the likeliest"
+    )

@@ -337,7 +337,8 @@ def _recommendation(scores, margin, test_fraction, random_state):
     """The arm(s) to use: each arm's posterior probability of being the
     best or within ``margin`` of it (joint correlated posterior); one arm
     when it alone reaches DECISION_PROBABILITY, the set when several do and
-    jointly reach it (least curved first), else the likeliest arm."""
+    jointly reach it (least curved first), else the likeliest arm, with the
+    arms tied with it (least curved first; undecided)."""
     arms, table = _paired_table(scores)
     alike = _alike(scores, arms)
     unspread = [
@@ -371,6 +372,12 @@ def _recommendation(scores, margin, test_fraction, random_state):
             curvature = table["curvature"][likely].mean()
             order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
             return Recommendation(order, together, True, margin, probabilities)
-    best = max(arms, key=lambda a: (probabilities[a], -arms.index(a)))
-    decided = probabilities[best] >= DECISION_PROBABILITY
-    return Recommendation((best,), probabilities[best], decided, margin, probabilities)
+    # The likeliest arm; arms tied with it (the same predictions give the
+    # same draws) are named with it, the least curved first, never picked
+    # by the order the gates were given in.
+    top = max(probabilities.values())
+    tied = [a for a in arms if probabilities[a] >= top - 1e-12]
+    curvature = table["curvature"][tied].mean()
+    order = tuple(sorted(tied, key=lambda a: (curvature[a], arms.index(a))))
+    decided = len(order) == 1 and top >= DECISION_PROBABILITY
+    return Recommendation(order, top, decided, margin, probabilities)

@@ -19,8 +19,8 @@ class Recommendation:
     Attributes
     ----------
     arms : tuple of str
-        The recommended arm, or the arms equivalent within the margin (the
-        least curved first).
+        The recommended arm, or the arms equivalent within the margin, or
+        (undecided) the likeliest arms, tied: the least curved first.
     probability : float
         The posterior probability that each of ``arms`` is the best or
         within the margin of the best.
@@ -49,6 +49,17 @@ class Recommendation:
             return f"no arm: the data do not settle it ({self.why_undecided})"
         p, m = probability_text(self.probability), f"{self.margin:g}"
         first = arm_words(self.arms[0])
+        if len(self.arms) > 1 and not self.decided:
+            others = " and ".join(map(arm_words, self.arms[1:]))
+            jointly = self.probability >= DECISION_PROBABILITY
+            below = "jointly below" if jointly else "below"
+            least = "less" if len(self.arms) == 2 else "least"
+            return (
+                f"use {first}, tied with {others} as the likeliest to be the "
+                f"best or within {m} of it, and the {least} curved (probability "
+                f"{p} each, {below} {DECISION_PROBABILITY:g}: the data do not "
+                f"settle it)"
+            )
         if len(self.arms) > 1:
             return (
                 f"any of {', '.join(map(arm_words, self.arms))}: equivalent within "
