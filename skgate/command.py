@@ -679,11 +679,12 @@ def _check_text_columns(table, path):
     numbers written with thousands separators ("1,260"), a column of
     numbers but for a few cells (named with their lines), or a first
     column without a name holding 0, 1, 2, ... (a DataFrame's index that
-    ``to_csv`` wrote). Other text columns are categories (one-hot encoded:
-    :func:`text_columns` names them)."""
+    ``to_csv`` wrote), or any column the header leaves without a name. Other
+    text columns are categories (one-hot encoded: :func:`text_columns`
+    names them)."""
     import pandas as pd
 
-    for name in table.columns:
+    for position, name in enumerate(table.columns):
         column = table[name]
         if name == "Unnamed: 0" and table.columns[0] == name:
             values = pd.to_numeric(column, errors="coerce")
@@ -694,6 +695,12 @@ def _check_text_columns(table, path):
                     "... in steps of 1: a row index (pandas' to_csv writes one). "
                     "Drop it, or write the file with index=False."
                 )
+        if name == f"Unnamed: {position}":  # pandas' name for a blank one
+            raise CsvProblem(
+                f"{str(path)!r}'s header gives column {position + 1} no name "
+                f"(pandas would call it {name!r} and train on it): name it in "
+                "the header, or remove the column."
+            )
         if not _is_text(column):
             continue
         text = column.astype(str).str.strip()

@@ -501,7 +501,10 @@ class _LeastCurvatureRefit:
         # must never lose to a negatively curved model.
         curvature = np.abs(curvature)
         best = np.flatnonzero(valid)[np.argmax(score[valid])]
-        threshold = score[best] - self.n_std * std[best]
+        # An undefined spread (NaN: a failed fold) widens nothing: only the
+        # candidates at the best score are near it.
+        spread = std[best] if np.isfinite(std[best]) else 0.0
+        threshold = score[best] - self.n_std * spread
         eligible = valid & (score >= threshold)
         least = curvature[eligible].min()
         tied = eligible & (curvature <= least + self.atol + self.rtol * abs(least))
@@ -528,7 +531,8 @@ def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
 
     For ``GridSearchCV`` / ``RandomizedSearchCV`` with multi-metric scoring.
     Let ``best`` be the candidate with the highest ``mean_test_<score>`` and
-    ``s`` its fold standard deviation ``std_test_<score>``. Every candidate
+    ``s`` its fold standard deviation ``std_test_<score>`` (0 where it is
+    NaN, e.g. from a failed fold). Every candidate
     scoring at least ``best - n_std * s`` is as good as the best within the
     noise of cross-validation; among them the rule picks the least mean
     ``|mean_test_<curvature>|``, and among equally curved ones (within 1e-9,

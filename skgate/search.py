@@ -68,13 +68,18 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
         return self._estimator_class(**params, alpha=alpha)
 
     def _check_alphas(self):
-        if any(
-            isinstance(a, str | bytes)
-            for a in np.ravel(np.asarray(self.alphas, object))
-        ):
+        given = np.ravel(np.asarray(self.alphas, object))
+        if any(isinstance(a, str | bytes) for a in given):
             raise TypeError(
                 f"alphas must be a sequence of numbers >= 0, not text; got "
                 f"{self.alphas!r}."
+            )
+        if any(isinstance(a, bool | np.bool_) for a in given) or (
+            np.asarray(self.alphas).dtype == bool
+        ):
+            raise TypeError(
+                f"alphas must be a sequence of numbers >= 0, not bools (as alpha "
+                f"refuses them); got {self.alphas!r}."
             )
         try:
             alphas = np.asarray(self.alphas, dtype=np.float64)
@@ -231,7 +236,11 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
             base._check_fisher(curvature_params.get("layer"))
         given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = base._validate_X(X, y, reset=True)
-        base._prepare_targets(y, reset=True)  # y checked as the models check it
+        try:  # y checked as the models check it, the errors in this one's name
+            base._prepare_targets(y, reset=True)
+        except (TypeError, ValueError) as exc:
+            mine = str(exc).replace(type(base).__name__, type(self).__name__)
+            raise type(exc)(mine) from exc
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True

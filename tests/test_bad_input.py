@@ -512,3 +512,46 @@ def test_every_n_jobs_has_one_rule(n_jobs):
         else:
             with pytest.raises(ValueError, match="nonzero int from -1024 to 1024"):
                 check()
+
+
+class TestHostileRoundSevenSecondPass:
+    """What the second hostile pass of round seven found."""
+
+    def test_cv_alphas_refuse_bools(self):
+        with pytest.raises(TypeError, match="not bools"):
+            GatedAttentionClassifierCV(alphas=(True, False), cv=2, max_epochs=1).fit(
+                X, Y
+            )
+
+    def test_an_empty_y_has_no_task(self):
+        from skgate.compare import infer_task
+
+        with pytest.raises(ValueError, match=r"^y is empty"):
+            infer_task([])
+
+    def test_an_unknown_keyword_of_compare_gates_lists_the_allowed(self):
+        from skgate import compare_gates
+
+        with pytest.raises(TypeError, match=r"\['foo'\]: besides its own.*'d_model'"):
+            compare_gates(X, Y, foo=1)
+
+    def test_one_class_names_the_cv_estimator(self):
+        with pytest.raises(ValueError, match="GatedAttentionClassifierCV needs at"):
+            GatedAttentionClassifierCV(cv=2).fit(X, np.zeros(len(X)))
+
+    def test_a_long_divergence_shows_few_losses(self):
+        with pytest.raises(ValueError, match=r"more \.\.\.") as info:
+            GatedAttentionClassifier(lr=1e9, max_epochs=30, d_model=8).fit(X, Y)
+        assert len(str(info.value)) < 400
+
+    def test_a_rounding_zero_is_shown_as_zero(self):
+        from skgate.compare.result import _interval
+
+        row = {"mean difference": 9.25e-18, "ci low": -0.649, "ci high": 0.632}
+        assert _interval(row).startswith("+0 [-0.649, 0.632]")
+
+    def test_one_alpha_is_named_in_the_arm(self):
+        from skgate.compare.design import make_arms
+
+        arms = make_arms(("multiplicative", "none"), (0.0,))
+        assert [label for *_, label in arms] == ["multiplicative (alpha=0)", "none"]

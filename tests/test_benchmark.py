@@ -377,7 +377,7 @@ def test_odd_inputs_that_work():
     datasets = {"a": (X, y), "b": (sp.csr_matrix(X[:, ::-1]), y)}
     result = _run(datasets, cv=splits, alphas=0.5)
     assert len(result.scores_) == 2 * 4 * 2
-    assert result.settings_["alphas"]["multiplicative"] == 0.5
+    assert result.settings_["alphas"]["multiplicative (alpha=0.5)"] == 0.5
 
     def failing():
         raise OSError("no such file")
@@ -714,3 +714,9 @@ def test_from_scores_names_a_row_without_its_dataset_or_split(column, missing):
     scores.loc[:, column] = missing  # every row
     with pytest.raises(ValueError, match=f"scores' '{column}' column .* row 0"):
         GateBenchmark.from_scores(scores)
+
+
+def test_a_loaders_error_names_its_dataset():
+    X, y = make_classification(40, n_features=4, random_state=0)
+    with pytest.raises(ZeroDivisionError, match=r"datasets\['bad'\]: its loader"):
+        _run({"a": (X, y), "bad": lambda: 1 / 0})

@@ -388,6 +388,17 @@ def test_a_written_row_index_is_refused(tmp_path):
         read_table(path, "label")
 
 
+@pytest.mark.parametrize("header", ["a,,label", ",b,label"])
+def test_a_column_without_a_name_is_refused(tmp_path, header):
+    """A blank name in the header was read silently as the feature
+    'Unnamed: 1' (a blank first column holding no row index too)."""
+    from skgate.command import CsvProblem, read_table
+
+    path = _with_column(tmp_path, [str(7 * i % 5) for i in range(40)], header)
+    with pytest.raises(CsvProblem, match=r"header gives column \d no name"):
+        read_table(path, "label")
+
+
 def test_compare_names_the_columns_read_as_categories(tmp_path, capsys):
     from skgate.command import read_table, text_columns
 

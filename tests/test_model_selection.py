@@ -581,3 +581,17 @@ class TestNonAffinePipelines:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             representation_curvature(pipeline, data[0][:5])
+
+
+def test_least_curvature_refit_takes_an_undefined_spread_as_none():
+    # The best candidate's std NaN (a failed fold) once raised numpy's
+    # "zero-size array to reduction operation minimum".
+    from skgate import least_curvature_refit
+
+    results = {
+        "mean_test_accuracy": np.array([0.9, 0.8, 0.9]),
+        "std_test_accuracy": np.array([np.nan, 0.0, 0.1]),
+        "mean_test_curvature": np.array([5.0, 0.0, 3.0]),
+    }
+    # Only the candidates at the best score are near it: the less curved.
+    assert least_curvature_refit()(results) == 2

@@ -78,11 +78,17 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
         )
     raise ValueError(
         f"Training diverged: the weights or the training loss became "
-        f"non-finite (train_loss per "
-        f"epoch: {[float(loss) for loss in losses]}). Likely causes: "
-        + "; ".join(causes)
-        + "."
+        f"non-finite (train_loss per epoch: {_losses_text(losses)}). Likely "
+        f"causes: " + "; ".join(causes) + "."
     )
+
+
+def _losses_text(losses):
+    """A fit's losses per epoch, the first and last 3 of a long fit."""
+    shown = [f"{float(loss):.4g}" for loss in losses]
+    if len(shown) > 6:
+        shown = [*shown[:3], f"... {len(shown) - 6} more ...", *shown[-3:]]
+    return "[" + ", ".join(shown) + "]"
 
 
 def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None):

@@ -33,10 +33,23 @@ def _dataset_seed(random_state, name):
     return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
 
+def _loaded(name, loader):
+    """What ``loader`` returns; its error keeps its type and names the
+    dataset (where the type takes one message; else it gets a note)."""
+    try:
+        return loader()
+    except Exception as exc:
+        try:
+            named = type(exc)(f"datasets[{name!r}]: its loader raised: {exc}")
+        except Exception:
+            raise exc from None
+        raise named from exc
+
+
 def _load(name, entry):
     """A dataset's (X, y): the pair itself, or what its loader returns."""
     if isinstance(entry, Callable):
-        entry = entry()
+        entry = _loaded(name, entry)
     if not (isinstance(entry, tuple | list) and len(entry) == 2):
         what = (
             f"a {type(entry).__name__} of length {len(entry)}"

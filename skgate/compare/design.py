@@ -107,6 +107,12 @@ def infer_task(y, task=None):
             )
         return task
     y = np.asarray(y)
+    if y.size == 0:
+        raise ValueError(
+            f"y is empty (shape {y.shape}): no target to read a task from; "
+            f"allowed: at least one value (or task='classification' or "
+            f"'regression')."
+        )
     _check_finite(y)
     task = _options.read_task(y)
     if task is None:
@@ -613,7 +619,9 @@ def _indices(rows, n_rows, cv_name):
 
 def make_arms(gates, alphas):
     """(gate, alpha or None, label) per arm: alphas apply to gates with a
-    strength; labels stay unique however close two alphas are."""
+    strength, and label them (one alpha too: "multiplicative (alpha=0)" is
+    ungated, which the gate's name alone would hide); labels stay unique
+    however close two alphas are."""
     texts = None
     if alphas is not None:
         texts = [f"{a:g}" for a in alphas]
@@ -622,10 +630,8 @@ def make_arms(gates, alphas):
     arms = []
     for gate in gates:
         if texts is not None and GATES[gate].strength:
-            several = len(alphas) > 1
             for alpha, text in zip(alphas, texts, strict=True):
-                label = f"{gate} (alpha={text})" if several else gate
-                arms.append((gate, alpha, label))
+                arms.append((gate, alpha, f"{gate} (alpha={text})"))
         else:
             arms.append((gate, None, gate))
     return arms
@@ -647,6 +653,13 @@ def make_estimators(task, arms, params):
         if task == "classification"
         else GatedAttentionRegressor
     )
+    unknown = sorted(set(params) - set(kind._get_param_names()))
+    if unknown:  # the constructor's own error names neither caller nor choices
+        raise TypeError(
+            f"unexpected keyword argument(s) {unknown}: besides its own, the "
+            f"comparison takes {kind.__name__}'s parameters "
+            f"{sorted(set(kind._get_param_names()) - {'gate', 'alpha'})}."
+        )
     estimators = []
     for gate, alpha, label in arms:
         estimator = kind(gate, **({} if alpha is None else {"alpha": alpha}), **params)

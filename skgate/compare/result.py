@@ -6,6 +6,7 @@ import html
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
+import numpy as np
 import pandas as pd
 
 from .. import paired
@@ -197,9 +198,18 @@ def probability_text(p):
     return "< 0.01" if p < 0.01 else f"{p:.2f}"
 
 
+def _shown_difference(mean, low, high):
+    """``mean``, or 0 where it is float rounding of 0: within 1e-9 of the
+    interval's larger finite bound (a mean of exactly cancelling split
+    differences once read "+9.25e-18")."""
+    bounds = [abs(b) for b in (low, high) if np.isfinite(b)]
+    return 0.0 if bounds and abs(mean) <= 1e-9 * max(bounds) else mean
+
+
 def _interval(row, sign=1):
     low, high = sorted((sign * row["ci low"], sign * row["ci high"]))
-    text = f"{sign * row['mean difference']:+.3g} [{low:.3g}, {high:.3g}]"
+    mean = _shown_difference(sign * row["mean difference"], low, high)
+    text = f"{mean:+.3g} [{low:.3g}, {high:.3g}]"
     if row.get("note", "") == "uninformative":
         text += ": uninformative, the interval reached past the score's range"
     return text
