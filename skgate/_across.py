@@ -3,6 +3,8 @@ ranks, Friedman's test with Nemenyi's critical difference, and the
 Bayesian signed-rank test. Public through :mod:`skgate.paired`, which
 holds the tests within one dataset and the argument checks these share."""
 
+import math
+
 import numpy as np
 from scipy import stats
 
@@ -53,7 +55,9 @@ def friedman_test(table):
     chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4], and Iman &
     Davenport's F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F) on k - 1 and
     (k - 1)(N - 1) degrees of freedom, the statistic Demsar recommends ("p"
-    is F_F's; "p chi2" is chi2_F's on k - 1 degrees of freedom).
+    is F_F's; "p chi2" is chi2_F's on k - 1 degrees of freedom). Where every
+    dataset ranks the models alike F_F is infinite, and "p" is the exact
+    chance of that, (k!)^(1 - N): 1/6 for 3 models on 2 datasets.
 
     Examples
     --------
@@ -67,8 +71,12 @@ def friedman_test(table):
     chi2 = 12 * n / (k * (k + 1)) * (np.sum(mean**2) - k * (k + 1) ** 2 / 4)
     chi2 = max(float(chi2), 0.0)  # 0 up to rounding when every rank is equal
     df1, df2 = k - 1, (k - 1) * (n - 1)
-    if chi2 >= n * (k - 1):  # every dataset ranks the models alike: F is infinite
-        f, p = np.inf, 0.0
+    if chi2 >= n * (k - 1):
+        # Every dataset ranks the models alike (and without ties): F_F is
+        # infinite and its p 0, which would call 2 datasets decisive. The
+        # exact p is the chance of that under the null, (k!)^(1 - N): the
+        # largest chi2_F there is, reached by k! of the (k!)^N rankings.
+        f, p = np.inf, float(np.exp((1 - n) * math.lgamma(k + 1)))
     else:
         f = (n - 1) * chi2 / (n * (k - 1) - chi2)
         p = float(stats.f.sf(f, df1, df2))

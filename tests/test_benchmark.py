@@ -720,3 +720,31 @@ def test_a_loaders_error_names_its_dataset():
     X, y = make_classification(40, n_features=4, random_state=0)
     with pytest.raises(ZeroDivisionError, match=r"datasets\['bad'\]: its loader"):
         _run({"a": (X, y), "bad": lambda: 1 / 0})
+
+
+def test_a_reversed_pair_is_told_from_the_winners_side():
+    """ "LR is better than none: better on 0 ... worse on 2 ... probability
+    better < 0.01" once read against itself: the counts were none's."""
+    from skgate.benchmark.result import _pair_phrase
+
+    row = {
+        "comparison": "none > LR", "outcome": "reversed", "n datasets": 2,
+        "datasets better": 0, "datasets equivalent": 0, "datasets worse": 2,
+        "mean difference": -0.3, "probability better": 0.001,
+        "probability equivalent": 0.039, "probability worse": 0.96,
+    }  # fmt: skip
+    assert _pair_phrase(row, 0.02) == (
+        "LR is better than none: better on 2, within 0.02 on 0, worse on 0 of 2 "
+        "datasets (mean difference +0.3); probability better 0.96, equivalent "
+        "0.04, worse < 0.01."
+    )
+
+
+def test_the_same_difference_on_every_dataset_decides_nothing():
+    """Two datasets at exactly the same difference once read "equivalent,
+    probability > 0.99", while each dataset's own test was inconclusive."""
+    from skgate.benchmark.result import _across_datasets
+
+    assert all(np.isnan(p) for p in _across_datasets([0.0, 0.0], 0.02, 0).values())
+    spread = _across_datasets([0.0, 0.01], 0.02, 0)
+    assert spread["probability equivalent"] > 0.5

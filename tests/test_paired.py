@@ -216,14 +216,16 @@ def test_nemenyi_p_is_the_level_at_the_critical_difference(k, n):
 
 def test_one_model_best_everywhere():
     """Every dataset ranks the models alike: average ranks 1..k, chi2 at its
-    maximum N (k - 1), F infinite, p 0; the first and last differ by k - 1
-    ranks, far beyond the critical difference."""
+    maximum N (k - 1), F infinite, p the exact (k!)^(1 - N), 120^-19; the
+    first and last differ by k - 1 ranks, far beyond the critical
+    difference."""
     rng = np.random.default_rng(0)
     table = np.sort(rng.uniform(size=(20, 5)), axis=1)[:, ::-1]
     result = paired.friedman_test(table)
     assert result["average ranks"].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
     assert result["chi2"] == pytest.approx(20 * 4)
-    assert (result["F"], result["p"]) == (np.inf, 0.0)
+    assert result["F"] == np.inf
+    assert result["p"] == pytest.approx(120.0**-19, rel=1e-9)
     assert paired.nemenyi_p(4.0, 5, 20) < 1e-6
 
 
@@ -755,3 +757,22 @@ def test_sign_flip_test_names_a_bad_random_state(bad, error):
 )
 def test_sign_flip_test_takes_the_random_states_scipy_takes(seed):
     assert paired.sign_flip_test([1.0, 2.0, 3.0], random_state=seed) == 0.125
+
+
+@pytest.mark.parametrize("n, k", [(2, 3), (3, 3), (2, 2), (3, 4)])
+def test_friedman_on_datasets_that_rank_alike_gives_the_exact_p(n, k):
+    """Every dataset ranks the models alike: F_F is infinite, and its p was
+    0 from 2 datasets ("the ranks differ"). The exact p is (k!)^(1 - N),
+    here checked by enumerating every ranking of every dataset."""
+    import itertools
+    import math
+
+    result = paired.friedman_test([list(range(k, 0, -1))] * n)
+    assert result["F"] == np.inf
+    rankings = list(itertools.permutations(range(k)))
+    top = 0
+    for chosen in itertools.product(rankings, repeat=n):
+        if len(set(chosen)) == 1:
+            top += 1
+    assert result["p"] == pytest.approx(top / len(rankings) ** n, rel=1e-12)
+    assert result["p"] == pytest.approx(math.factorial(k) ** (1 - n), rel=1e-12)

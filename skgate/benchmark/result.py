@@ -412,7 +412,7 @@ def _pair_tests(scores, table, average, margin, random_state):
             **{f"datasets {o}": int((outcomes == o).sum()) for o in _OUTCOMES},
             "rank difference": rank_difference,
             "p nemenyi": paired.nemenyi_p(rank_difference, n_models, n_datasets),
-            **paired.signed_rank_bayes(d, margin, random_state=random_state),
+            **_across_datasets(d, margin, random_state),
             "margin": margin,
             "n datasets": n_datasets,
         })  # fmt: skip
@@ -424,6 +424,22 @@ def _pair_tests(scores, table, average, margin, random_state):
 
 
 _OUTCOMES = (paired.HOLDS, paired.REVERSED, paired.NO_EFFECT, paired.INCONCLUSIVE)
+
+
+def _across_datasets(d, margin, random_state):
+    """The Bayesian signed-rank test of the datasets' differences ``d``;
+    undefined (NaN: inconclusive) where every dataset shows the same
+    difference, as compare_gates decides nothing from splits without
+    spread: each dataset's difference has its own sampling error, which
+    equal differences do not show (2 datasets at exactly 0 once read as
+    "equivalent, probability > 0.99")."""
+    if paired.no_spread(d):
+        nan = float("nan")
+        return dict.fromkeys(
+            ("probability better", "probability equivalent", "probability worse"),
+            nan,
+        )
+    return paired.signed_rank_bayes(d, margin, random_state=random_state)
 
 
 def _mode_words(settings):
@@ -468,15 +484,19 @@ FEW_DATASETS = 10
 
 def _pair_phrase(row, margin):
     better, worse = row["comparison"].split(" > ")
+    sides = ("better", "worse")
+    sign = 1
+    if row["outcome"] == paired.REVERSED:  # told from the winner's side
+        sides, sign = ("worse", "better"), -1
     counts = (
-        f"better on {row['datasets better']}, within {margin:g} on "
-        f"{row['datasets equivalent']}, worse on {row['datasets worse']} of "
-        f"{row['n datasets']} datasets (mean difference "
-        f"{row['mean difference']:+.3g})"
+        f"better on {row[f'datasets {sides[0]}']}, within {margin:g} on "
+        f"{row['datasets equivalent']}, worse on {row[f'datasets {sides[1]}']} "
+        f"of {row['n datasets']} datasets (mean difference "
+        f"{sign * row['mean difference']:+.3g})"
     )
     p_better, p_equivalent, p_worse = (
         compare.result.probability_text(row[f"probability {which}"])
-        for which in ("better", "equivalent", "worse")
+        for which in (sides[0], "equivalent", sides[1])
     )
     probabilities = (
         f"probability better {p_better}, equivalent {p_equivalent}, worse {p_worse}"
@@ -487,4 +507,9 @@ def _pair_phrase(row, margin):
         paired.NO_EFFECT: f"{better} and {worse} are equivalent within {margin:g}",
         paired.INCONCLUSIVE: f"{better} against {worse} is undecided",
     }[row["outcome"]]
+    if row["probability better"] != row["probability better"]:  # NaN
+        outcome += (
+            " (the same difference on every dataset, which shows no sampling "
+            "error to decide on)"
+        )
     return f"{outcome}: {counts}; {probabilities}."

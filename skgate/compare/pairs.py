@@ -357,11 +357,14 @@ def _recommendation(scores, margin, test_fraction, random_state):
         )
         return Recommendation(tuple(arms), float("nan"), False, margin,
                               probabilities, why)  # fmt: skip
+    # Drawn with the arms in one order (by name), so that the Monte Carlo
+    # probabilities do not depend on the order gates= gave them in.
+    named = sorted(arms)
     draws = paired.posterior_means(
-        table["score"][arms].to_numpy(),
+        table["score"][named].to_numpy(),
         test_fraction=test_fraction,
         random_state=0 if random_state is None else random_state,
-    )
+    )[:, [named.index(a) for a in arms]]
     close = draws >= draws.max(axis=1, keepdims=True) - margin
     probabilities = dict(zip(arms, close.mean(axis=0).tolist(), strict=True))
     likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
