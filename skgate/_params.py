@@ -17,11 +17,14 @@ def _bool_refused(name, value, constraints, owner):
     bool where ``constraints`` allow numbers but no bool; else None."""
     if not isinstance(value, bool | np.bool_) or "boolean" in constraints:
         return None
-    if not any(isinstance(c, Interval) for c in constraints):
+    if "random_state" in constraints:  # scikit-learn takes True as seed 1
+        allowed = "an int, a RandomState instance or None"
+    elif any(isinstance(c, Interval) for c in constraints):
+        allowed = " or ".join(str(c) for c in constraints if c is not None)
+        if None in constraints:
+            allowed += " or None"
+    else:
         return None
-    allowed = " or ".join(str(c) for c in constraints if c is not None)
-    if None in constraints:
-        allowed += " or None"
     return InvalidParameterError(
         f"The {name!r} parameter of {owner} must be {allowed}; got {value!r} "
         f"(a bool) instead."

@@ -201,7 +201,18 @@ class _GatedAttentionBase(
                 ),
                 **{name: design[name] for name in DESIGN_NET_PARAMETERS},
             )
-        module = module.to_empty(device=self.device).to(torch.float32)
+        try:
+            module = module.to_empty(device=self.device).to(torch.float32)
+        except (RuntimeError, MemoryError) as exc:  # torch's words name no size
+            if not isinstance(exc, MemoryError) and "alloc" not in str(exc):
+                raise
+            size = sum(p.numel() for p in module.parameters())
+            raise MemoryError(
+                f"the network of d_model={self.d_model}, depth={self.depth} "
+                f"and {n_features} features has {size:,} weights, more than "
+                f"this machine's memory holds ({str(exc).splitlines()[0]}); "
+                f"use a smaller d_model."
+            ) from exc
         module.reset_parameters(generator)
         return module
 

@@ -283,7 +283,12 @@ class _JointScorer(_WeightedScorer):
         self.tradeoff = tradeoff
         self.kwargs = kwargs
 
-    def __call__(self, estimator, X, y, sample_weight=None):
+    def __call__(self, estimator, X, y=None, sample_weight=None):
+        if y is None:  # else Python names this private class's __call__
+            raise TypeError(
+                "make_joint_scorer's scorer scores accuracy (or R^2) too, so it "
+                "needs y: scorer(estimator, X, y); got no y."
+            )
         score = (
             estimator.score(X, y)
             if sample_weight is None
@@ -486,8 +491,8 @@ class _LeastCurvatureRefit:
                 f"least_curvature_refit(score={self.score!r}, "
                 f"curvature={self.curvature!r}) needs {missing} in cv_results_; "
                 f"score the search with both, e.g. scoring={{{self.score!r}: "
-                f"{self.score!r}, {self.curvature!r}: curvature_score}}, and "
-                f"refit=least_curvature_refit()."
+                f"{_scorer_example(self.score)}, {self.curvature!r}: "
+                f"curvature_score}}, and refit=least_curvature_refit()."
             )
         score, std, curvature = (np.asarray(cv_results[key], float) for key in keys)
         valid = np.isfinite(score) & np.isfinite(curvature)
@@ -526,6 +531,14 @@ class _LeastCurvatureRefit:
     },
     prefer_skip_nested_validation=True,
 )
+def _scorer_example(score):
+    """``score`` as a scoring value, if scikit-learn has a scorer of that
+    name; else an example of one (a key such as "acc" is no scorer)."""
+    from sklearn.metrics import get_scorer_names
+
+    return repr(score) if score in get_scorer_names() else "<a scorer, e.g. 'accuracy'>"
+
+
 def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
     """A ``refit=`` rule: the least curved model among the near-best.
 

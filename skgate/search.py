@@ -12,6 +12,7 @@ alpha is selected like :func:`~skgate.least_curvature_refit` (or by the best
 score), and the chosen alpha is refit on all the data.
 """
 
+import re
 import time
 from numbers import Integral, Real
 
@@ -239,7 +240,10 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
         try:  # y checked as the models check it, the errors in this one's name
             base._prepare_targets(y, reset=True)
         except (TypeError, ValueError) as exc:
-            mine = str(exc).replace(type(base).__name__, type(self).__name__)
+            # Every estimator's name as its CV estimator's ("For labels use
+            # GatedAttentionClassifier" in a regressor's search: ...CV).
+            mine = re.sub(r"\b(GatedAttention(?:Classifier|Regressor))\b", r"\1CV",
+                          str(exc))  # fmt: skip
             raise type(exc)(mine) from exc
         if sample_weight is not None:
             sample_weight = _check_sample_weight(

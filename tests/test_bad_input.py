@@ -555,3 +555,47 @@ class TestHostileRoundSevenSecondPass:
 
         arms = make_arms(("multiplicative", "none"), (0.0,))
         assert [label for *_, label in arms] == ["multiplicative (alpha=0)", "none"]
+
+
+class TestHostileRoundSevenThirdPass:
+    """What the third hostile pass of round seven found."""
+
+    def test_random_state_refuses_bools(self):
+        from sklearn.utils._param_validation import InvalidParameterError
+
+        with pytest.raises(InvalidParameterError, match="'random_state'.*a bool"):
+            GatedAttentionClassifier(random_state=True, max_epochs=1).fit(X, Y)
+        with pytest.raises(InvalidParameterError, match="'random_state'.*a bool"):
+            make_curved_task(10, random_state=True)
+
+    def test_a_network_too_large_names_d_model(self):
+        with pytest.raises(MemoryError, match=r"d_model=1000000, depth=1 .* weights"):
+            GatedAttentionClassifier(d_model=10**6, max_epochs=1).fit(X, Y)
+
+    def test_a_large_alpha_is_named_first_when_the_loss_explodes(self):
+        # The warning once blamed X (of magnitude 2) and lr, not alpha=1e30.
+        from sklearn.exceptions import ConvergenceWarning
+
+        model = GatedAttentionClassifier(alpha=1e30, max_epochs=2, d_model=8)
+        with pytest.warns(ConvergenceWarning, match=r"Likely causes: alpha=1e\+30"):
+            model.fit(X, Y)
+
+    def test_the_joint_scorer_without_y_says_so(self, fitted):
+        from skgate import make_joint_scorer
+
+        with pytest.raises(TypeError, match=r"^make_joint_scorer's scorer .*needs y"):
+            make_joint_scorer()(fitted, X)
+
+    def test_the_refit_rule_suggests_a_scorer(self):
+        from skgate import least_curvature_refit
+
+        with pytest.raises(ValueError, match=r"\{'acc': <a scorer, e\.g\. 'accuracy'>"):
+            least_curvature_refit(score="acc")({})
+
+    def test_a_regressor_search_of_labels_points_to_the_classifier_search(self):
+        with pytest.raises(
+            ValueError, match=r"For labels use GatedAttentionClassifierCV\."
+        ):
+            GatedAttentionRegressorCV(cv=2, max_epochs=1).fit(
+                X, np.array(["a", "b"] * 30)
+            )

@@ -776,7 +776,10 @@ def test_compare_without_matplotlib_writes_all_but_the_figure(
     assert "matplotlib is not installed: every file but fig_compare.png" in (
         captured.err
     )
-    assert "(it replaced the COMPARE.md that was there)" in captured.out
+    assert (
+        "(it replaced the COMPARE.md, and the files beside it, that were there)"
+        in captured.out
+    )
     names = sorted(p.name for p in out.iterdir())
     assert names == ["COMPARE.md", "compare_scores.csv", "compare_tests.csv"]
     assert "No figure: matplotlib is not installed" in (out / "COMPARE.md").read_text()

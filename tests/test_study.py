@@ -587,7 +587,7 @@ class TestReproduce:
         with pytest.raises(SystemExit) as info:
             cli.main(["report", "--from", str(tmp_path / "nowhere")])
         assert info.value.code == 2
-        assert "holds no run.json" in capsys.readouterr().err
+        assert "nowhere' does not exist; allowed: the folder" in capsys.readouterr().err
 
     def test_report_elsewhere_has_every_figure_it_links(self, tiny_study, tmp_path):
         out, _ = tiny_study

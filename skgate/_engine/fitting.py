@@ -39,8 +39,8 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
     instead of leaving a model that predicts NaN. Warn (ConvergenceWarning)
     if the training loss ended over :data:`_LARGE_LOSS_RATIO` times a
     constant prediction's: unscaled inputs of 1e20 train to finite weights
-    with a loss of 1e18 and predict one class everywhere, while inputs of
-    1e6 train, overconfident, to a loss of hundreds."""
+    with a loss of 1e16 or more, while inputs of 1e6 train, overconfident,
+    to a loss of hundreds. Both name the likely causes."""
     curve = [float(loss) for loss in curve]
     finite = all(torch.isfinite(p).all() for p in net.module_.parameters())
     if finite and np.isfinite(curve).all():
@@ -49,14 +49,23 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
             warnings.warn(
                 f"The training loss ended at {curve[-1]:.3g}, over "
                 f"{_LARGE_LOSS_RATIO:g} times a constant prediction's "
-                f"({constant:.3g}): the model may have learned nothing. X has "
-                f"values of magnitude up to {np.nanmax(np.abs(X)):.3g}: scale X "
-                f"first (e.g. with StandardScaler), or lower lr={estimator.lr:g}.",
+                f"({constant:.3g}): the model may have learned nothing. Likely "
+                f"causes: {_causes(X, estimator)}.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
         return
     losses = net.history[:, "train_loss"] if len(net.history) else []
+    raise ValueError(
+        f"Training diverged: the weights or the training loss became "
+        f"non-finite (train_loss per epoch: {_losses_text(losses)}). Likely "
+        f"causes: {_causes(X, estimator)}."
+    )
+
+
+def _causes(X, estimator):
+    """Why a fit diverges, likeliest first: a large alpha, a user's gate,
+    then unscaled X or a large learning rate."""
     causes = [
         f"X has values of magnitude up to {np.nanmax(np.abs(X)):.3g} (scale X first, "
         f"e.g. with StandardScaler)",
@@ -76,11 +85,7 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
             f"largest value (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the "
             f"useful range)",
         )
-    raise ValueError(
-        f"Training diverged: the weights or the training loss became "
-        f"non-finite (train_loss per epoch: {_losses_text(losses)}). Likely "
-        f"causes: " + "; ".join(causes) + "."
-    )
+    return "; ".join(causes)
 
 
 def _losses_text(losses):

@@ -260,7 +260,11 @@ def run_command(args, parser):
         print(interrupted_line(args), file=sys.stderr)
         return 130
     print(result.verdict_)
-    again = " (it replaced the COMPARE.md that was there)" if replaced else ""
+    again = (
+        " (it replaced the COMPARE.md, and the files beside it, that were there)"
+        if replaced
+        else ""
+    )
     print(f"Report: {Path(args.out) / 'COMPARE.md'}{again}")
     return 0
 

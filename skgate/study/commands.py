@@ -186,10 +186,14 @@ def check_demo(args, commands):
 def check_report(args, commands):
     source = Path(args.source)
     if not (source / "run.json").is_file():
+        what = "holds no run.json" if source.is_dir() else "is not a folder"
+        if not source.exists():
+            what = "does not exist"
         commands.exit(
             2,
-            f"{commands.prog}: error: --from {str(source)!r} holds no "
-            "run.json (the folder of a run of python -m skgate reproduce).\n",
+            f"{commands.prog}: error: --from {str(source)!r} {what}; allowed: "
+            "the folder of a run of python -m skgate reproduce (with its "
+            "run.json).\n",
         )
 
 
