@@ -523,14 +523,6 @@ class _LeastCurvatureRefit:
         )
 
 
-@validate_args(
-    {
-        "score": [str],
-        "curvature": [str],
-        "n_std": [Interval(Real, 0, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
-)
 def _scorer_example(score):
     """``score`` as a scoring value, if scikit-learn has a scorer of that
     name; else an example of one (a key such as "acc" is no scorer)."""
@@ -539,6 +531,14 @@ def _scorer_example(score):
     return repr(score) if score in get_scorer_names() else "<a scorer, e.g. 'accuracy'>"
 
 
+@validate_args(
+    {
+        "score": [str],
+        "curvature": [str],
+        "n_std": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
     """A ``refit=`` rule: the least curved model among the near-best.
 

@@ -214,7 +214,10 @@ def test_cli_rejects_bad_arguments(argv, message, capsys):
         (["demo", "--seeds", "1"], "--seeds must be between 2 and 99"),
         (["demo", "--seeds", "many"], "argument --seeds: invalid int value"),
         (["pilot", "--protocol", "3"], "argument --protocol: invalid choice"),
-        (["report", "--from", "no-such-folder"], "--from 'no-such-folder' holds no"),
+        (
+            ["report", "--from", "no-such-folder"],
+            "--from 'no-such-folder' does not exist",
+        ),
     ],
 )
 def test_a_commands_error_names_the_command(argv, message, capsys):

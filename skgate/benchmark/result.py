@@ -412,7 +412,7 @@ def _pair_tests(scores, table, average, margin, random_state):
             **{f"datasets {o}": int((outcomes == o).sum()) for o in _OUTCOMES},
             "rank difference": rank_difference,
             "p nemenyi": paired.nemenyi_p(rank_difference, n_models, n_datasets),
-            **_across_datasets(d, margin, random_state),
+            **paired.signed_rank_bayes(d, margin, random_state=random_state),
             "margin": margin,
             "n datasets": n_datasets,
         })  # fmt: skip
@@ -424,22 +424,6 @@ def _pair_tests(scores, table, average, margin, random_state):
 
 
 _OUTCOMES = (paired.HOLDS, paired.REVERSED, paired.NO_EFFECT, paired.INCONCLUSIVE)
-
-
-def _across_datasets(d, margin, random_state):
-    """The Bayesian signed-rank test of the datasets' differences ``d``;
-    undefined (NaN: inconclusive) where every dataset shows the same
-    difference, as compare_gates decides nothing from splits without
-    spread: each dataset's difference has its own sampling error, which
-    equal differences do not show (2 datasets at exactly 0 once read as
-    "equivalent, probability > 0.99")."""
-    if paired.no_spread(d):
-        nan = float("nan")
-        return dict.fromkeys(
-            ("probability better", "probability equivalent", "probability worse"),
-            nan,
-        )
-    return paired.signed_rank_bayes(d, margin, random_state=random_state)
 
 
 def _mode_words(settings):
@@ -507,9 +491,4 @@ def _pair_phrase(row, margin):
         paired.NO_EFFECT: f"{better} and {worse} are equivalent within {margin:g}",
         paired.INCONCLUSIVE: f"{better} against {worse} is undecided",
     }[row["outcome"]]
-    if row["probability better"] != row["probability better"]:  # NaN
-        outcome += (
-            " (the same difference on every dataset, which shows no sampling "
-            "error to decide on)"
-        )
     return f"{outcome}: {counts}; {probabilities}."
