@@ -8,7 +8,8 @@ that ``--help`` and usage errors answer at once (``compare``'s CSV values and
 
 Ctrl-C anywhere (while the imports run too) ends the command with one line
 on stderr and exit code 130; the commands remove what they made first.
-SIGTERM (``kill``, ``timeout``) is handled as Ctrl-C is, with exit code 143.
+SIGTERM (``kill``, ``timeout``) and SIGHUP (a closed terminal) are handled
+as Ctrl-C is, with exit codes 143 and 129.
 Once a command has finished and written its results, Ctrl-C no longer
 changes its exit code while the interpreter shuts down (about a second
 after a compare).
@@ -43,19 +44,22 @@ def _main():
         return 130
 
 
-#: Whether SIGTERM ended the command (its exit code is then 143).
-_terminated = False
+#: The signal (SIGTERM, SIGHUP) that ended the command, or 0 (Ctrl-C's,
+#: or none): the exit code is then 128 + it.
+_terminated = 0
 
 
 def _terminate(signum, frame):
-    """SIGTERM: stop as Ctrl-C stops, so that what was made is removed."""
+    """SIGTERM or SIGHUP (``kill``, a closed terminal): stop as Ctrl-C
+    stops, so that what was made is removed."""
     global _terminated
-    _terminated = True
+    _terminated = signum
     raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, _terminate)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _terminate)
     code = _main()
     if code == 130:
         # Interrupted: what the command made is removed and its line printed;
@@ -63,8 +67,9 @@ if __name__ == "__main__":
         # mid-call can crash the interpreter's shutdown.
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(143 if _terminated else 130)
+        os._exit(128 + _terminated if _terminated else 130)
     # Done: a signal now would only interrupt the shutdown, not the command.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
     sys.exit(code)

@@ -63,6 +63,12 @@ def check_labels(y):
         return np.unique(y)
     except (TypeError, ValueError) as exc:
         labels = np.asarray(y).ravel()
+        missing = [i for i, label in enumerate(labels) if label is None]
+        if missing:  # scikit-learn: "Unknown label type: unknown"
+            raise ValueError(
+                f"y holds None at {len(missing)} row(s) (first: row "
+                f"{missing[0]}); allowed: a label on every row."
+            ) from exc
         kinds = sorted({type(label).__name__ for label in labels})
         text = any(isinstance(label, str) for label in labels)
         if isinstance(exc, ValueError) and not (text and len(kinds) > 1):

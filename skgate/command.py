@@ -697,7 +697,7 @@ def _check_text_columns(table, path):
                 )
         if name == f"Unnamed: {position}":  # pandas' name for a blank one
             raise CsvProblem(
-                f"{str(path)!r}'s header gives column {position + 1} no name "
+                f"the header of {str(path)!r} gives column {position + 1} no name "
                 f"(pandas would call it {name!r} and train on it): name it in "
                 "the header, or remove the column."
             )

@@ -599,3 +599,33 @@ class TestHostileRoundSevenThirdPass:
             GatedAttentionRegressorCV(cv=2, max_epochs=1).fit(
                 X, np.array(["a", "b"] * 30)
             )
+
+
+class TestHostileRoundSevenFourthPass:
+    """What the fourth hostile pass of round seven found."""
+
+    def test_the_refit_rule_is_checked_when_made(self):
+        # A helper between it and its check once left it unchecked.
+        from sklearn.utils._param_validation import InvalidParameterError
+
+        from skgate import least_curvature_refit
+
+        for bad in ({"n_std": -1}, {"n_std": "x"}, {"score": None}):
+            with pytest.raises(InvalidParameterError, match="of least_curvature_refit"):
+                least_curvature_refit(**bad)
+
+    def test_compare_csv_names_what_it_sets_itself(self, tmp_path):
+        from skgate.compare import compare_csv
+
+        data = tmp_path / "data.csv"
+        data.write_text("a,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20)))
+        with pytest.raises(TypeError, match=r"sets \['n_repeats'\] itself.*repeats="):
+            compare_csv(data, "label", out=tmp_path / "o", n_repeats=1)
+        assert not (tmp_path / "o").exists()
+
+    def test_a_none_label_is_named(self):
+        y = np.array([None, *Y[1:]], dtype=object)
+        with pytest.raises(
+            ValueError, match=r"^y holds None at 1 row\(s\) \(first: row 0\)"
+        ):
+            GatedAttentionClassifier(max_epochs=1).fit(X, y)

@@ -398,7 +398,7 @@ def test_a_column_without_a_name_is_refused(tmp_path, header):
     from skgate.command import CsvProblem, read_table
 
     path = _with_column(tmp_path, [str(7 * i % 5) for i in range(40)], header)
-    with pytest.raises(CsvProblem, match=r"header gives column \d no name"):
+    with pytest.raises(CsvProblem, match=r"the header of .* gives column \d no name"):
         read_table(path, "label")
 
 
@@ -1006,6 +1006,20 @@ def test_sigterm_in_compare_removes_what_it_made_and_exits_143(tmp_path):
         error.strip().splitlines()[-1] == f"interrupted; nothing was written to {out}"
     )
     assert "Traceback" not in error
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.slow
+def test_sighup_in_compare_removes_what_it_made_and_exits_129(tmp_path):
+    """A closed terminal (SIGHUP) once ended compare at once, leaving the
+    folders it made."""
+    import signal
+
+    code, error, out = _stalled_compare(tmp_path, "fits", signal.SIGHUP)
+    assert code == 129, error
+    assert (
+        error.strip().splitlines()[-1] == f"interrupted; nothing was written to {out}"
+    )
     assert not (tmp_path / "new").exists()
 
 

@@ -89,6 +89,13 @@ def compare_csv(
         values, a target of one value, too few rows for ``cv``), in one line
         naming the problem.
     """
+    fixed = sorted({"X", "y", "task", "n_repeats", "preprocessor"} & set(params))
+    if fixed:  # set here from the file and the command line's names
+        raise TypeError(
+            f"compare_csv sets {fixed} itself (the file gives X, y and the "
+            f"columns' preprocessing; the repeats are repeats=); got them in "
+            f"**params."
+        )
     X, y, task = read_table(path, target, task)  # as the command line did
     cv = checked_cv(cv)  # a text or a float, named
     if isinstance(cv, Integral):  # a splitter's own splits are checked later
