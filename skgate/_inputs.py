@@ -56,25 +56,47 @@ def _numeric(column):
     return True
 
 
-def check_labels(y):
-    """The sorted distinct labels of ``y``, or a TypeError if they do not sort."""
+def check_labels(y, name="y"):
+    """The sorted distinct labels of ``y`` (the argument ``name``), or a
+    TypeError if they do not sort."""
+    if isinstance(y, list | tuple):  # numpy would turn [0, "a"] into text
+        raw = np.empty(len(y), dtype=object)
+        raw[:] = [v if not isinstance(v, list | tuple) else str(v) for v in y]
+        _refuse_mixed(raw, name)
     try:
+        if name != "y":
+            _refuse_missing(np.asarray(y, dtype=object).ravel(), name, None)
         check_classification_targets(y)
         return np.unique(y)
     except (TypeError, ValueError) as exc:
         labels = np.asarray(y).ravel()
-        missing = [i for i, label in enumerate(labels) if label is None]
-        if missing:  # scikit-learn: "Unknown label type: unknown"
-            raise ValueError(
-                f"y holds None at {len(missing)} row(s) (first: row "
-                f"{missing[0]}); allowed: a label on every row."
-            ) from exc
-        kinds = sorted({type(label).__name__ for label in labels})
-        text = any(isinstance(label, str) for label in labels)
-        if isinstance(exc, ValueError) and not (text and len(kinds) > 1):
-            raise  # scikit-learn's own message (e.g. continuous targets)
+        _refuse_missing(labels, name, exc)
+        _refuse_mixed(labels, name, exc)
+        raise  # scikit-learn's own message (e.g. continuous targets)
+
+
+def _refuse_missing(labels, name, exc):
+    """None or NaN among ``labels``, refused by row (scikit-learn says
+    "Unknown label type: unknown", or "Input y contains NaN" of classes)."""
+    missing = [
+        i for i, label in enumerate(labels)
+        if label is None or (isinstance(label, float) and label != label)
+    ]  # fmt: skip
+    if missing:
+        where = "row" if name == "y" else "position"
+        raise ValueError(
+            f"{name} holds None or NaN at {len(missing)} {where}(s) (first: "
+            f"{where} {missing[0]}); allowed: a label at every {where}."
+        ) from exc
+
+
+def _refuse_mixed(labels, name, exc=None):
+    """Labels of text and of numbers together, refused: they do not sort."""
+    kinds = sorted({type(label).__name__ for label in labels})
+    text = any(isinstance(label, str) for label in labels)
+    if text and len(kinds) > 1:
         raise TypeError(
-            f"y mixes labels of types {kinds}, which cannot be sorted into "
+            f"{name} mixes labels of types {kinds}, which cannot be sorted into "
             f"classes_; allowed: labels of one type (all numbers or all strings)."
         ) from exc
 

@@ -628,7 +628,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     def _prepare_targets(self, y, *, reset, classes=None):
         labels = check_labels(y)
         if reset:
-            self.classes_ = labels if classes is None else check_labels(classes)
+            self.classes_ = (
+                labels if classes is None else check_labels(classes, "classes")
+            )
             if len(self.classes_) < 2:
                 given = "y" if classes is None else f"classes={list(classes)!r}"
                 raise ValueError(
@@ -636,7 +638,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                     f"{type(self).__name__} needs at least 2 classes."
                 )
         elif classes is not None and not np.array_equal(
-            check_labels(classes), self.classes_
+            check_labels(classes, "classes"), self.classes_
         ):
             raise ValueError(
                 f"classes={np.asarray(classes).tolist()!r} differs from the classes "

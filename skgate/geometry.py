@@ -565,6 +565,41 @@ def _check_options(caller_name, **options):
         options.get("condition_number"),
         options.get("covariance"),
     )
+    _check_values_now(options.get("metric"), options.get("covariance"),
+                      options.get("directions"))  # fmt: skip
+
+
+def _check_values_now(metric, covariance, directions):
+    """What can be checked of a metric, a covariance and directions before
+    the representation's size is known: entries, symmetry, definiteness,
+    finite non-zero directions (a scorer made with a negative metric once
+    failed only at its first fold, after the models had trained). Their
+    sizes are checked against the representation when it is measured."""
+    for name, value in (("metric", metric), ("covariance", covariance)):
+        if value is None or isinstance(value, str):
+            continue
+        array = _as_float64(name, value)
+        if array.ndim in (1, 2):
+            size = array.shape[0]
+            _whitening(*((array, None, None) if name == "metric" else
+                         (None, None, array)), size)  # fmt: skip
+        elif array.ndim == 0:
+            _whitening(*((array, None, None) if name == "metric" else
+                         (None, None, array)), 1)  # fmt: skip
+        else:
+            raise ValueError(
+                f"{name} must be a number, a vector or a square matrix; got "
+                f"{array.ndim} dimensions."
+            )
+    if directions is not None:
+        V = _as_float64("directions", directions)
+        if V.ndim != 2 or V.shape[0] == 0:
+            raise ValueError(
+                f"directions must have shape (k, n_features) with k >= 1, one "
+                f"row per input direction; got shape {tuple(V.shape)}."
+            )
+        if not torch.isfinite(V).all() or not (V.norm(dim=1) > 0).all():
+            raise ValueError("directions must be finite and non-zero.")
 
 
 @validate_args(

@@ -1,6 +1,7 @@
 """Every public entry point fed what users feed it: a clear error or a finite answer."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_moons
@@ -112,7 +113,7 @@ def test_huge_but_representable_inputs_give_finite_answers(fitted):
         ),
         ({"directions": [[1.0, 0.0, 0.0]]}, ValueError, "shape \\(k, 2\\)"),
         (
-            {"metric": [[1.0, 2.0], [2.0, 1.0]]},
+            {"metric": [[2.0, 1.0], [1.0, 2.0]]},
             ValueError,
             "\\(64, 64\\).* got shape \\(2, 2\\)",
         ),
@@ -626,6 +627,62 @@ class TestHostileRoundSevenFourthPass:
     def test_a_none_label_is_named(self):
         y = np.array([None, *Y[1:]], dtype=object)
         with pytest.raises(
-            ValueError, match=r"^y holds None at 1 row\(s\) \(first: row 0\)"
+            ValueError, match=r"^y holds None or NaN at 1 row\(s\) \(first: row 0\)"
         ):
             GatedAttentionClassifier(max_epochs=1).fit(X, y)
+
+
+class TestHostileRoundSevenFifthPass:
+    """What the fifth hostile pass of round seven found."""
+
+    def test_a_negative_metric_is_refused_before_any_training(self, monkeypatch):
+        from skgate._engine import fitting
+
+        def no_training(*args, **kwargs):
+            raise AssertionError("trained before refusing")
+
+        monkeypatch.setattr(fitting, "fit_batch", no_training)
+        search = GatedAttentionClassifierCV(
+            alphas=(0.0, 1.0), cv=2, curvature_params={"metric": -np.ones(64)}
+        )
+        with pytest.raises(ValueError, match=r"(?s)^curvature_params=.*entries <= 0"):
+            search.fit(X, Y)
+
+    @pytest.mark.parametrize(
+        "options, message",
+        [
+            ({"metric": -np.ones(8)}, "entries <= 0"),
+            ({"directions": np.full((2, 3), np.nan)}, "finite and non-zero"),
+            ({"covariance": np.ones((2, 3))}, r"got shape \(2, 3\)"),
+        ],
+    )
+    def test_a_scorers_values_are_checked_when_made(self, options, message):
+        from skgate import make_curvature_scorer
+
+        with pytest.raises(ValueError, match=message):
+            make_curvature_scorer(**options)
+
+    @pytest.mark.parametrize(
+        "classes, error, message",
+        [
+            ([0, "a"], TypeError, r"^classes mixes labels of types \['int', 'str'\]"),
+            ([0, None], ValueError, r"^classes holds None or NaN at 1 position"),
+            ([0, 1, np.nan], ValueError, r"^classes holds None or NaN .*position 2"),
+        ],
+    )
+    def test_partial_fit_classes_are_checked_as_given(self, classes, error, message):
+        # [0, "a"] was turned into the text labels ['0', 'a'].
+        model = GatedAttentionClassifier(max_epochs=1, d_model=8)
+        with pytest.raises(error, match=message):
+            model.partial_fit(X, Y, classes=classes)
+
+    def test_benchmark_probabilities_do_not_depend_on_the_datasets_order(self):
+        from skgate import benchmark_gates
+
+        rng = np.random.default_rng(0)
+        data = {n: (rng.normal(size=(30, 3)), np.array([0, 1] * 15)) for n in "abc"}
+        kw = dict(cv=2, n_repeats=1, random_state=0, max_epochs=1, d_model=8)
+        one = benchmark_gates(data, **kw)
+        two = benchmark_gates(dict(reversed(list(data.items()))), **kw)
+        columns = ["probability better", "probability equivalent", "probability worse"]
+        pd.testing.assert_frame_equal(one.tests_[columns], two.tests_[columns])

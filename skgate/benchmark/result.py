@@ -393,6 +393,9 @@ def _per_dataset_outcomes(scores, pairs, margin):
 
 
 def _pair_tests(scores, table, average, margin, random_state):
+    # The datasets in one order (by name): the signed-rank test's Monte
+    # Carlo draws then do not depend on the order datasets= gave them in.
+    table = table.sort_index()
     kinds = scores.groupby("model", sort=False)["kind"].first()
     pairs = _pairs(list(table.columns), kinds, average)
     per_dataset = _per_dataset_outcomes(scores, pairs, margin)
