@@ -971,8 +971,9 @@ def _add_compare(commands):
         "--max-epochs",
         type=_epochs,
         default=_options.MAX_EPOCHS,
-        help=f"epochs per fit: an int, or 'auto' (default "
-        f"{_options.MAX_EPOCHS!r}: enough for a budget of optimizer steps)",
+        help=f"epochs per fit: an int >= 1 (0 would compare untrained "
+        f"models), or 'auto' (default {_options.MAX_EPOCHS!r}: enough for a "
+        f"budget of optimizer steps)",
     )
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")

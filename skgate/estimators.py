@@ -300,8 +300,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         2025, position G1); "sigmoid_head": one such gate per attention head.
     alpha : float >= 0, default=1.0
         Gate strength of the multiplicative gate (it ranges over ``(1 - alpha,
-        1 + alpha)``; ``alpha=0`` is exactly ungated attention) and of gates
-        registered with ``strength=True``. Ignored by the other gates.
+        1 + alpha)``; ``alpha=0`` computes exactly ungated attention, flat,
+        though not the weights of ``gate="none"`` with the same seed: its
+        gate's weights are drawn too) and of gates registered with
+        ``strength=True``. Ignored by the other gates.
     depth : int >= 1, default=1
         Number of stacked attention blocks.
     d_model : int >= 1, default=64

@@ -561,10 +561,11 @@ def _check_plot_keywords(plot_method, kwargs):
             *grid, grid[0] + 2 * grid[1], **kwargs
         )
     except (AttributeError, TypeError, ValueError) as exc:
+        curvature = sorted({"kind", "layer", *_CURVATURE_KEYS})
         raise TypeError(
-            f"{sorted(kwargs)} are keywords neither of the curvature "
-            f"({sorted(_CURVATURE_KEYS)}) nor accepted by Axes.{plot_method}: "
-            f"{exc}"
+            f"{sorted(kwargs)}: Axes.{plot_method} refuses them, as keywords "
+            f"or for their values ({exc}); the curvature's keywords are "
+            f"{curvature}."
         ) from None
 
 

@@ -131,7 +131,14 @@ def on_cluster(address):
     from joblib import parallel_config
 
     name = register_dask_resilient_backend()
-    with Client(address) as client, parallel_config(backend=name):
+    try:
+        client = Client(address)
+    except OSError as exc:  # Dask's words name neither the option nor a fix
+        raise OSError(
+            f"scheduler {address!r}: cannot connect ({exc}); allowed: the "
+            f"address of a running Dask scheduler, e.g. tcp://host:8786."
+        ) from exc
+    with client, parallel_config(backend=name):
         yield client
 
 

@@ -524,3 +524,13 @@ def test_curvature_display_refuses_series_by_name(fit_on):
     for given in (series, list(series)):
         with pytest.raises(ValueError, match="maps a plane of a table's feature"):
             CurvatureDisplay.from_estimator(clf, given)
+
+
+def test_a_refused_plot_keyword_lists_every_curvature_keyword():
+    """The list once left out kind and layer, and called a keyword with a
+    bad value ("levels") one that neither takes."""
+    from skgate.inspection import _check_plot_keywords
+
+    with pytest.raises(TypeError, match=r"\['levels'\]: Axes.contourf refuses") as info:
+        _check_plot_keywords("contourf", {"levels": "x"})
+    assert "'kind'" in str(info.value) and "'layer'" in str(info.value)

@@ -709,7 +709,10 @@ def test_reproduce_with_an_unreachable_scheduler_leaves_no_folder(tmp_path):
     )  # fmt: skip
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().count("\n") == 0, result.stderr
-    assert "reproduce: error:" in result.stderr
+    assert "reproduce: error: scheduler 'tcp://127.0.0.1:1': cannot connect" in (
+        result.stderr
+    )
+    assert "allowed: the address of a running Dask scheduler" in result.stderr
     assert not out.exists()
 
 
