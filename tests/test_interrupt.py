@@ -12,6 +12,10 @@ import pytest
 #: prints what came of it.
 _SCRIPT = """
 import os, signal, sys, threading, time, warnings
+# Ctrl-C raises KeyboardInterrupt even when the suite runs as a background
+# job (whose children start with SIGINT ignored, and would train 10**6
+# epochs until the test's timeout).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 from skgate import (GatedAttentionClassifier, GatedAttentionClassifierCV,
                     GatedAttentionRegressor)
