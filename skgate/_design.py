@@ -1,7 +1,11 @@
 """What the estimators' "auto" design parameters become for the form of
-``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole."""
+``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole, and the
+network an estimator's resolved design builds."""
 
-from ._options import DESIGNS
+import torch
+
+from ._options import DESIGN_NET_PARAMETERS, DESIGNS
+from .nn import GatedAttentionNet
 
 
 def resolve_design(estimator):
@@ -83,3 +87,47 @@ def _check_design(design, given, *, series, token_dim, attention, d_model):
                 f"block(h)); got {_named('residual', design, given)}. Set "
                 f"residual=True, or {name}=None."
             )
+
+
+def build_network(estimator, n_features, n_outputs, generator):
+    """``estimator``'s network in float32, its weights drawn from
+    ``generator`` alone.
+
+    Built on the meta device (no numbers, no random draws), then given
+    storage and initialised by ``reset_parameters(generator)``: the same
+    weights as a construction under ``torch.manual_seed``, without touching
+    torch's process-wide generator or its default dtype. A network too
+    large for memory is a MemoryError naming its size and ``d_model``.
+    """
+    layout = getattr(estimator, "series_layout_", None)
+    design = estimator._design()
+    with torch.device("meta"):
+        module = GatedAttentionNet(
+            n_features,
+            n_outputs,
+            gate=estimator.gate,
+            alpha=estimator.alpha,
+            depth=estimator.depth,
+            d_model=estimator.d_model,
+            n_tokens=estimator.n_tokens,
+            token_dim=estimator.token_dim if layout is None else layout.token_dim,
+            head=estimator.head,
+            attention=estimator.attention,
+            gate_gain=estimator.gate_gain,
+            n_channels=layout.n_channels if design["embedding"] == "conv" else None,
+            **{name: design[name] for name in DESIGN_NET_PARAMETERS},
+        )
+    try:
+        module = module.to_empty(device=estimator.device).to(torch.float32)
+    except (RuntimeError, MemoryError) as exc:  # torch's words name no size
+        if not isinstance(exc, MemoryError) and "alloc" not in str(exc):
+            raise
+        size = sum(p.numel() for p in module.parameters())
+        raise MemoryError(
+            f"the network of d_model={estimator.d_model}, depth={estimator.depth} "
+            f"and {n_features} features has {size:,} weights, more than this "
+            f"machine's memory holds ({str(exc).splitlines()[0]}); use a "
+            f"smaller d_model."
+        ) from exc
+    module.reset_parameters(generator)
+    return module

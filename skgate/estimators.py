@@ -31,7 +31,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _engine
-from ._design import resolve_design
+from ._design import build_network, resolve_design
 from ._docstrings import fill_docstring
 from ._engine.hooks import (
     WeightedNeuralNetClassifier,
@@ -46,7 +46,7 @@ from ._inputs import (
     check_labels,
     standardise,
 )
-from ._options import DESIGN_NET_PARAMETERS, LR_SCHEDULES
+from ._options import LR_SCHEDULES
 from ._params import refuse_bools
 from ._pickling import CarriesGate
 from ._represent import Represents
@@ -58,7 +58,6 @@ from .nn import (
     HEADS,
     NORMS,
     POSITIONS,
-    GatedAttentionNet,
 )
 
 __all__ = ["GatedAttentionClassifier", "GatedAttentionRegressor"]
@@ -174,47 +173,9 @@ class _GatedAttentionBase(
         return resolve_design(self)
 
     def _build_module(self, n_features, n_outputs, generator):
-        """The network in float32, its weights drawn from ``generator`` alone.
-
-        Built on the meta device (no numbers, no random draws), then given
-        storage and initialised by ``reset_parameters(generator)``: the same
-        weights as a construction under ``torch.manual_seed``, without touching
-        torch's process-wide generator or its default dtype.
-        """
-        layout = getattr(self, "series_layout_", None)
-        design = self._design()
-        with torch.device("meta"):
-            module = GatedAttentionNet(
-                n_features,
-                n_outputs,
-                gate=self.gate,
-                alpha=self.alpha,
-                depth=self.depth,
-                d_model=self.d_model,
-                n_tokens=self.n_tokens,
-                token_dim=self.token_dim if layout is None else layout.token_dim,
-                head=self.head,
-                attention=self.attention,
-                gate_gain=self.gate_gain,
-                n_channels=(
-                    layout.n_channels if design["embedding"] == "conv" else None
-                ),
-                **{name: design[name] for name in DESIGN_NET_PARAMETERS},
-            )
-        try:
-            module = module.to_empty(device=self.device).to(torch.float32)
-        except (RuntimeError, MemoryError) as exc:  # torch's words name no size
-            if not isinstance(exc, MemoryError) and "alloc" not in str(exc):
-                raise
-            size = sum(p.numel() for p in module.parameters())
-            raise MemoryError(
-                f"the network of d_model={self.d_model}, depth={self.depth} "
-                f"and {n_features} features has {size:,} weights, more than "
-                f"this machine's memory holds ({str(exc).splitlines()[0]}); "
-                f"use a smaller d_model."
-            ) from exc
-        module.reset_parameters(generator)
-        return module
+        """The network in float32, its weights drawn from ``generator``
+        alone (:func:`skgate._design.build_network`)."""
+        return build_network(self, n_features, n_outputs, generator)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -200,14 +200,19 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
     assert list(_NET_PARAMETERS) == [
         n for n in keywords if n not in ("gate_gain", "n_channels")
     ]
-    build = inspect.getsource(GatedAttentionClassifier._build_module)
+    from skgate._design import build_network
+
+    # The estimators build their network by skgate._design.build_network.
+    delegate = inspect.getsource(GatedAttentionClassifier._build_module)
+    assert "return build_network(self, n_features, n_outputs, generator)" in delegate
+    build = inspect.getsource(build_network)
     for name in _NET_PARAMETERS:
         if name == "token_dim":  # series: their layout's tokens
-            assert "token_dim=self.token_dim if layout is None else" in build
+            assert "token_dim=estimator.token_dim if layout is None else" in build
             continue
         if name in DESIGN_NET_PARAMETERS:  # "auto" resolved by the input's form
             continue
-        assert f"{name}=self.{name}," in build
+        assert f"{name}=estimator.{name}," in build
     assert "**{name: design[name] for name in DESIGN_NET_PARAMETERS}" in build
     for Search, Estimator in (
         (GatedAttentionClassifierCV, GatedAttentionClassifier),
