@@ -60,9 +60,7 @@ def check_labels(y, name="y"):
     """The sorted distinct labels of ``y`` (the argument ``name``), or a
     TypeError if they do not sort."""
     if isinstance(y, list | tuple):  # numpy would turn [0, "a"] into text
-        raw = np.empty(len(y), dtype=object)
-        raw[:] = [v if not isinstance(v, list | tuple) else str(v) for v in y]
-        _refuse_mixed(raw, name)
+        _refuse_mixed(np.asarray(y, dtype=object).ravel(), name)
     try:
         if name != "y":
             _refuse_missing(np.asarray(y, dtype=object).ravel(), name, None)

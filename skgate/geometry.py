@@ -579,18 +579,14 @@ def _check_values_now(metric, covariance, directions):
         if value is None or isinstance(value, str):
             continue
         array = _as_float64(name, value)
-        if array.ndim in (1, 2):
-            size = array.shape[0]
-            _whitening(*((array, None, None) if name == "metric" else
-                         (None, None, array)), size)  # fmt: skip
-        elif array.ndim == 0:
-            _whitening(*((array, None, None) if name == "metric" else
-                         (None, None, array)), 1)  # fmt: skip
-        else:
+        if array.ndim > 2:
             raise ValueError(
                 f"{name} must be a number, a vector or a square matrix; got "
                 f"{array.ndim} dimensions."
             )
+        size = array.shape[0] if array.ndim else 1  # as if the output's
+        metric_, covariance_ = (array, None) if name == "metric" else (None, array)
+        _whitening(metric_, None, covariance_, size)
     if directions is not None:
         V = _as_float64("directions", directions)
         if V.ndim != 2 or V.shape[0] == 0:
