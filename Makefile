@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml constraints.txt Makefile
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m skgate demo --n-jobs 2
+	PYTHONPATH=benchmarks $(BIN)/python -m study demo --n-jobs 2
 
 # The slow tests (the marker "slow": subprocesses, Dask, the wheel, the
 # examples, the committed run rendered again) run in make test-slow.

@@ -30,8 +30,9 @@ from sklearn.datasets import (
 )
 
 from skgate import compare_gates
-from skgate.study import cli
-from skgate.study.realdata import sample_real
+
+from study import cli
+from study.realdata import sample_real
 
 OUT = Path(__file__).parent / "results"
 #: The defaults compare_gates had before the corrected test.

@@ -638,7 +638,7 @@ def bench_command_line(repeats):
 
     times = interleaved(
         {
-            "import the study's command line": run("-c", "import skgate.study.cli"),
+            "import the study's command line": run("-c", "import study.cli"),
             "python -m skgate --help": run("-m", "skgate", "--help"),
             "python -m skgate compare (usage error)": run("-m", "skgate", "compare"),
             "python -c pass": run("-c", "pass"),
@@ -899,8 +899,8 @@ def bench_study(n_jobs=2):
     """Wall time of the claims' sweeps of the committed design
     (:data:`STUDY_SWEEPS`, ``n_jobs`` workers), each setting fitted alone and
     in batches."""
-    from skgate.study import StudyDesign
-    from skgate.study.sweeps import run_sweep
+    from study import StudyDesign
+    from study.sweeps import run_sweep
 
     sweeps = StudyDesign.full().sweeps()
     settings = [s for name in STUDY_SWEEPS for s in sweeps[name]]

@@ -1,7 +1,7 @@
 """Gated attention on every scikit-learn toy dataset, against the usual models.
 
 Run: ``python benchmarks/bench_toy.py [--n-jobs 2] [--out benchmarks/results]``
-(also ``python -m skgate reproduce --toy``). Writes ``toy.csv`` (scores, chosen
+(also ``python -m study reproduce --toy``). Writes ``toy.csv`` (scores, chosen
 alphas, curvatures: deterministic), ``toy_timings.csv`` and ``TOY.md``.
 """
 
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from skgate.study import run_toy
+from study import run_toy
 
 ROOT = Path(__file__).resolve().parents[1]
 

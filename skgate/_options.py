@@ -86,3 +86,17 @@ def read_task(values):
     if values.dtype.kind in "iuf" and len(np.unique(values)) > MAX_INFERRED_CLASSES:
         return None
     return "classification"
+
+
+#: The tasks a comparison (``compare_gates``, a CSV's target) runs as.
+TASKS = ("classification", "regression")
+#: The files ``compare`` writes into its output folder.
+COMPARE_OUTPUTS = (
+    "COMPARE.md",
+    "compare_scores.csv",
+    "compare_tests.csv",
+    "fig_compare.png",
+)
+#: The most ``compare --repeats`` takes: more is a typo, and would run for
+#: days (compare_gates' cap on n_repeats and --repeats' both).
+MAX_REPEATS = 1000

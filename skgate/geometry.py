@@ -45,6 +45,7 @@ from .nn._jets import _softmax_jet
 
 __all__ = [
     "CURVATURE_KEYWORDS",
+    "DegenerateMetricWarning",
     "FisherRaoMap",
     "KINDS",
     "METHODS",

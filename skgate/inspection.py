@@ -16,9 +16,9 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
-from .command import is_interruption
 from .geometry import _INTRINSIC_KINDS, CURVATURE_KEYWORDS
 from .model_selection import _is_affine_step, representation_curvature
+from .outputs import is_interruption
 
 __all__ = [
     "CriticalDifferenceDisplay",

@@ -1,9 +1,9 @@
 """Paired comparisons, and the words of their outcomes.
 
 The statistics of :func:`skgate.compare.compare_gates`,
-:func:`skgate.benchmark.benchmark_gates` and the reproduction study
-(:mod:`skgate.study`), public so that a user's comparison and the study's
-tests are one implementation:
+:func:`skgate.benchmark.benchmark_gates` and the repository's reproduction
+study, public so that a user's comparison and the study's tests are one
+implementation:
 
 - for independent replicates (the study's seeds): sign-flip permutation
   tests of paired differences (exact where 2^n is small) with bootstrap

@@ -48,11 +48,11 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def committed_render(tmp_path_factory):
     """The committed run (benchmarks/results) rendered again from its files
-    alone, once per session: ``out`` holds what ``python -m skgate report
+    alone, once per session: ``out`` holds what ``python -m study report
     --from`` writes, ``guide`` the user guide's page with its block written
     again, ``parts`` what each part rendered. Its tests are slow and share
     one xdist worker (``xdist_group("committed_render")``)."""
-    from skgate.study import report
+    from study import report
 
     out = tmp_path_factory.mktemp("committed_render")
     guide = out / "reproducing.md"

@@ -22,7 +22,8 @@ from skgate import (
     representation_curvature,
 )
 from skgate.geometry import DegenerateMetricWarning, curvature
-from skgate.study.cli import main
+
+from study.cli import main
 
 X, Y = make_moons(60, noise=0.1, random_state=0)
 
@@ -253,7 +254,7 @@ def test_comparison_display_names_its_axes():
 def no_training(monkeypatch):
     """Every sweep of the study refuses to run: a check that comes after
     training fails the test at once instead of after minutes of fits."""
-    from skgate.study import sweeps
+    from study import sweeps
 
     def trained(*args, **kwargs):
         raise AssertionError("fits ran before the arguments were checked")
@@ -279,7 +280,7 @@ def no_training(monkeypatch):
     ],
 )  # fmt: skip
 def test_the_demo_checks_fixed_values_before_any_fit(no_training, fixed, error, match):
-    from skgate.study.demo import demo
+    from study.demo import demo
 
     with pytest.raises(error, match=match):
         demo(n_seeds=2, progress=False, committed=None, fixed=fixed)
@@ -302,7 +303,7 @@ def test_the_demo_checks_fixed_values_before_any_fit(no_training, fixed, error, 
 def test_the_demo_checks_its_arguments_before_any_fit(
     no_training, kwargs, error, match
 ):
-    from skgate.study.demo import demo
+    from study.demo import demo
 
     with pytest.raises(error, match=match):
         demo(n_seeds=2, committed=None, **{"progress": False, **kwargs})
@@ -311,7 +312,7 @@ def test_the_demo_checks_its_arguments_before_any_fit(
 def test_the_demo_runs_on_the_fewest_samples_it_allows():
     """The bound the demo states is the real one: 16 rows split and hold out
     a row of each class (15 fail inside the fits)."""
-    from skgate.study.demo import demo
+    from study.demo import demo
 
     tiny = {"max_epochs": 1, "n_iter_no_change": 1, "d_model": 4}
     result = demo(
@@ -352,7 +353,7 @@ def test_the_demo_runs_on_the_fewest_samples_it_allows():
 def test_reproduce_checks_its_arguments_before_any_fit(
     no_training, tmp_path, kwargs, error, match
 ):
-    from skgate.study import reproduce
+    from study import reproduce
 
     arguments = {"out": tmp_path / "run", "quick": True, **kwargs}
     with pytest.raises(error, match=match):
@@ -361,14 +362,14 @@ def test_reproduce_checks_its_arguments_before_any_fit(
 
 
 def test_reproduce_refuses_seeds_beside_a_design(no_training, tmp_path):
-    from skgate.study import StudyDesign, reproduce
+    from study import StudyDesign, reproduce
 
     with pytest.raises(ValueError, match=r"seeds=5 and design cannot both be given"):
         reproduce(tmp_path, design=StudyDesign.quick(n_seeds=3), seeds=5)
 
 
 def test_reproduce_checks_the_user_guide_before_any_fit(no_training, tmp_path):
-    from skgate.study import reproduce
+    from study import reproduce
 
     page = tmp_path / "guide.txt"
     page.write_text("# A page without the findings block\n")
@@ -500,7 +501,8 @@ def test_every_n_jobs_has_one_rule(n_jobs):
     failed in the study with a traceback, leaving --out behind)."""
     from skgate.command import n_jobs_problem
     from skgate.compare.design import check_options
-    from skgate.study.commands import check_n_jobs
+
+    from study.commands import check_n_jobs
 
     allowed = n_jobs_problem(n_jobs) is None
     assert allowed == (n_jobs != 0 and abs(n_jobs) <= 1024)

@@ -12,7 +12,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
 from skgate import compare_gates, make_curved_task, make_linear_task
 from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, gate_tests, infer_task
-from skgate.study import confirmatory, primary
+
+from study import confirmatory, primary
 
 FAST = {"max_epochs": 2, "d_model": 8}
 
@@ -893,15 +894,13 @@ class TestCompareCommand:
     def test_from_a_csv_to_a_verdict(self, table, tmp_path, capsys):
         import matplotlib
 
-        from skgate.study import cli
-
         matplotlib.use("Agg")
         path, _ = table
         out = tmp_path / "out"
         argv = ["compare", str(path), "--target", "label", "--cv", "2"]
         argv += ["--repeats", "2", "--max-epochs", "1", "--out", str(out)]
         argv += ["--margin", "0.05", "--test", "sign-flip"]
-        assert cli.main(argv) == 0
+        assert _skgate_main(argv) == 0
         captured = capsys.readouterr()
         assert captured.out.startswith("Held-out accuracy: ")
         assert "arms x splits" in captured.err  # the progress bar
@@ -940,7 +939,6 @@ class TestCompareCommand:
 
     def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
         from skgate.compare import csvfile as compare
-        from skgate.study import cli
 
         def interrupted(*args, **kwargs):
             raise KeyboardInterrupt
@@ -948,12 +946,11 @@ class TestCompareCommand:
         monkeypatch.setattr(compare, "compare_csv", interrupted)
         path, _ = table
         out = tmp_path / "new"
-        assert cli.main(["compare", str(path), "--target", "label", "--out",
+        assert _skgate_main(["compare", str(path), "--target", "label", "--out",
                          str(out)]) == 130  # fmt: skip
         assert not out.exists()
 
     def test_a_regression_target(self, tmp_path, capsys):
-        from skgate.study import cli
 
         rng = np.random.default_rng(0)
         frame = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
@@ -963,13 +960,13 @@ class TestCompareCommand:
         argv = ["compare", str(path), "--target", "y", "--cv", "2", "--repeats", "1"]
         argv += ["--max-epochs", "1", "--out", str(tmp_path / "o")]
         with pytest.raises(SystemExit) as info:
-            cli.main(argv)
+            _skgate_main(argv)
         assert info.value.code == 2
         assert "--task regression" in capsys.readouterr().err
         import matplotlib
 
         matplotlib.use("Agg")
-        assert cli.main([*argv, "--task", "regression"]) == 0
+        assert _skgate_main([*argv, "--task", "regression"]) == 0
         assert capsys.readouterr().out.startswith("Held-out R^2: ")
 
     @pytest.mark.parametrize(
@@ -1003,7 +1000,6 @@ class TestCompareCommand:
     def test_bad_input_is_one_line(
         self, table, tmp_path, capsys, change, argv, message
     ):
-        from skgate.study import cli
 
         path, frame = table
         frame = frame.astype({"label": object})
@@ -1024,7 +1020,7 @@ class TestCompareCommand:
             path.write_text("x0,x1,label\n")
         base = ["compare", str(path), "--target", "label", "--out", str(tmp_path / "o")]
         with pytest.raises(SystemExit) as info:
-            cli.main(base + argv)
+            _skgate_main(base + argv)
         assert info.value.code == 2
         error = capsys.readouterr().err
         assert message in error and "Traceback" not in error
@@ -1308,3 +1304,12 @@ def test_the_recommendations_probabilities_do_not_depend_on_the_gates_order():
     one = compare_gates(X, y, gates=("multiplicative", "none"), **kw)
     two = compare_gates(X, y, gates=("none", "multiplicative"), **kw)
     assert one.recommendation_.probabilities == two.recommendation_.probabilities
+
+
+def _skgate_main(argv):
+    """``python -m skgate *argv`` in this process: the exit code."""
+    from skgate.command import parse
+    from skgate.compare import run_command
+
+    args, parser = parse(argv)
+    return run_command(args, parser)

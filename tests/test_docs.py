@@ -11,7 +11,6 @@ import skgate
 import skgate.geometry
 import skgate.nn
 import skgate.parallel
-import skgate.study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,6 +20,8 @@ PUBLIC_MODULES = (
     "skgate",
     "skgate.benchmark",
     "skgate.command",
+    "skgate.compare.table",
+    "skgate.outputs",
     "skgate.compare",
     "skgate.datasets",
     "skgate.estimators",
@@ -31,8 +32,6 @@ PUBLIC_MODULES = (
     "skgate.paired",
     "skgate.parallel",
     "skgate.search",
-    "skgate.study",
-    "skgate.study.commands",
 )
 
 

@@ -23,16 +23,15 @@ from skgate import (
 )
 from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS
 from skgate.nn import GatedAttentionNet
-from skgate.study import facts
+
+from study import facts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(skgate.__file__).parent
-#: Every library module, subpackages (nn/, compare/) included: the study's aside.
-LIBRARY = [
-    path
-    for path in PACKAGE.rglob("*.py")
-    if path.name != "__main__.py" and "study" not in path.relative_to(PACKAGE).parts
-]
+#: The reproduction study: in the repository, outside the installed package.
+STUDY_DIR = ROOT / "benchmarks" / "study"
+#: Every library module, subpackages (nn/, compare/) included.
+LIBRARY = [path for path in PACKAGE.rglob("*.py") if path.name != "__main__.py"]
 MAX_FUNCTION_LINES = 80
 
 
@@ -226,8 +225,8 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
         assert set(model) == set(Estimator().get_params())
 
 
-STUDY = sorted((PACKAGE / "study").rglob("*.py"))
-#: The names every part module declares (skgate.study.part's interface).
+STUDY = sorted(STUDY_DIR.rglob("*.py"))
+#: The names every part module declares (study.part's interface).
 PART_INTERFACE = {"PART", "PROTOCOL", "PLAN", "TABLES"}
 #: Grids of different facts that happen to be equal: each protocol fixed its
 #: own, which equals a grid another part uses.
@@ -272,7 +271,7 @@ def _top_level_assignments(path):
 
 
 #: The run's seeds, which the command line shows without importing torch
-#: (facts.py imports the estimators): stated in skgate/study/commands.py,
+#: (facts.py imports the estimators): stated in benchmarks/study/commands.py,
 #: re-exported by facts.py.
 COMMAND_LINE_SEEDS = {
     ("commands.py", "QUICK_SEEDS"),
@@ -441,7 +440,7 @@ def test_the_fact_check_finds_a_second_definition(tmp_path):
     assert FACT_NAMES.search(name) and _literal(value)
 
 
-STUDY_FILES = sorted((PACKAGE / "study").rglob("*.py"))
+STUDY_FILES = sorted(STUDY_DIR.rglob("*.py"))
 MAX_STUDY_MODULE_LINES = 900
 
 
@@ -466,12 +465,12 @@ def test_the_length_check_finds_a_long_module(tmp_path):
 
 
 def _in_study(dotted):
-    return dotted == "skgate.study" or dotted.startswith("skgate.study.")
+    return dotted == "study" or dotted.startswith("study.")
 
 
 def _is_study_module(dotted):
     """Whether ``dotted`` names a module (or package) of the study."""
-    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    path = STUDY_DIR.parent.joinpath(*dotted.split("."))
     return _in_study(dotted) and (
         path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
     )
@@ -519,8 +518,8 @@ def test_no_study_module_uses_another_ones_private_names():
     """A helper two study modules share is public (a name, a docstring, a
     home); a private one is used where it is defined only."""
     found = {
-        str(path.relative_to(PACKAGE.parent)): _private_uses(
-            path.read_text(), ".".join(path.relative_to(PACKAGE.parent).parent.parts)
+        str(path.relative_to(STUDY_DIR.parent)): _private_uses(
+            path.read_text(), ".".join(path.relative_to(STUDY_DIR.parent).parent.parts)
         )
         for path in STUDY_FILES
     }
@@ -540,14 +539,14 @@ def test_the_private_name_check_finds_a_private_use():
         "from .stats import HOLDS\n"
         "plane = sweeps._gaussian_plane(X) + rules._with_tokens(f) + rules.RULES\n"
     )
-    assert _private_uses(source, "skgate.study") == [
-        "from skgate.study.primary import _statistics",
+    assert _private_uses(source, "study") == [
+        "from study.primary import _statistics",
         "sweeps._gaussian_plane",
         "rules._with_tokens",
     ]
     part = "from ..claims import _production_arms\nfrom .. import words\nwords._x\n"
-    assert _private_uses(part, "skgate.study.parts") == [
-        "from skgate.study.claims import _production_arms",
+    assert _private_uses(part, "study.parts") == [
+        "from study.claims import _production_arms",
         "words._x",
     ]
 
@@ -579,7 +578,7 @@ def test_the_study_uses_the_librarys_public_api_only():
     """The study imports nothing private of the library (nor of its own
     other modules), and reaches no estimator's or object's private
     attribute: what it needs of the library is public and documented."""
-    study = PACKAGE / "study"
+    study = STUDY_DIR
     found = [
         use
         for path in sorted(study.rglob("*.py"))
@@ -640,3 +639,70 @@ def test_the_benchmark_uses_compares_public_names_only():
         "from compare._x",
         "compare._design",
     ]
+
+
+def test_the_study_lives_outside_the_package():
+    """The installed package is the library: no study module ships in it,
+    and the checks above read the study where it is (a check over an empty
+    list of files would pass without reading any)."""
+    assert not (PACKAGE / "study").exists()
+    assert len(STUDY) >= 30 and STUDY == STUDY_FILES
+    assert (STUDY_DIR / "__main__.py").is_file()
+
+
+def _documented_names():
+    """Every ``module.name`` the API reference gives a page."""
+    names, module = set(), None
+    for line in (ROOT / "docs/api.rst").read_text().splitlines():
+        if line.startswith(".. currentmodule::"):
+            module = line.split("::")[1].strip()
+        elif re.fullmatch(r"   [A-Za-z_][\w.]*", line):
+            *path, name = f"{module}.{line.strip()}".split(".")
+            names.add(f"{'.'.join(path)}.{name}")
+    return names
+
+
+def _library_names_used(path):
+    """``skgate.module.name`` for each name the study module ``path`` imports
+    from the library, and each attribute it reads of an imported library
+    module (``command.parse``)."""
+    tree = ast.parse(path.read_text())
+    used, modules = set(), {}
+    for node in ast.walk(tree):
+        library = (getattr(node, "module", None) or "").startswith("skgate")
+        if isinstance(node, ast.ImportFrom) and library:
+            for alias in node.names:
+                dotted = f"{node.module}.{alias.name}"
+                path = PACKAGE.parent / dotted.replace(".", "/")
+                if path.with_suffix(".py").is_file():
+                    modules[alias.asname or alias.name] = dotted
+                else:
+                    used.add(dotted)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("skgate.") and alias.asname:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+        ):
+            used.add(f"{modules[node.value.id]}.{node.attr}")
+    return used
+
+
+def test_the_study_uses_only_names_the_api_reference_documents():
+    """What the study takes of the library is the library's documented API:
+    each name has a page in docs/api.rst (under its module, or re-exported
+    by ``skgate``)."""
+    documented = _documented_names()
+    top = {name.rsplit(".", 1)[1] for name in documented if name.count(".") == 1}
+    undocumented = sorted(
+        f"{path.relative_to(STUDY_DIR.parent)}: {name}"
+        for path in STUDY_FILES
+        for name in _library_names_used(path)
+        if name not in documented
+        and not (name.startswith("skgate.") and name.rsplit(".", 1)[1] in top)
+    )
+    assert undocumented == []

@@ -1,4 +1,5 @@
-"""The command line: python -m skgate demo (skgate.study.cli)."""
+"""The command lines: the library's (python -m skgate: compare) and the
+study's (python -m study, benchmarks/study: reproduce, report, pilot, demo)."""
 
 import dataclasses
 import importlib
@@ -10,11 +11,43 @@ import sys
 import pandas as pd
 import pytest
 
-from skgate.study import facts, sequences
-from skgate.study.cli import demo, main
+import skgate
+from skgate.command import parse
 
-#: The module (skgate.study.demo is also the function's name in skgate.study).
-demo_module = importlib.import_module("skgate.study.demo")
+from study import cli as study_cli
+from study import facts, sequences
+from study.cli import demo
+from study.paths import BENCHMARKS
+
+#: The study's commands (python -m study); the others are the library's.
+STUDY_COMMANDS = {"reproduce", "report", "pilot", "demo"}
+
+
+def _program(argv):
+    """The module whose command line ``argv`` is: "study" or "skgate"."""
+    return "study" if argv[:1] and argv[0] in STUDY_COMMANDS else "skgate"
+
+
+def main(argv):
+    """The command line ``argv`` run in this process: the study's commands
+    through python -m study's, the others through python -m skgate's."""
+    if _program(argv) == "study":
+        return study_cli.main(argv)
+    from skgate.compare import run_command
+
+    args, parser = parse(argv)
+    return run_command(args, parser)
+
+
+def _module_command(argv):
+    """``python -m skgate|study *argv`` as a subprocess's argument list,
+    with the environment it needs (the study's folder on the path)."""
+    env = {**os.environ, "PYTHONPATH": str(BENCHMARKS)}
+    return [sys.executable, "-m", _program(argv), *argv], env
+
+
+#: The module (study.demo is also the function's name in study).
+demo_module = importlib.import_module("study.demo")
 #: A shrunken demo: few epochs on few rows (the protocol's fits need a minute).
 TINY = {"max_epochs": 2, "n_samples": 120, "n_iter_no_change": 2}
 
@@ -138,7 +171,7 @@ def test_a_damaged_committed_run_is_named_not_a_crash(tiny_demo, tmp_path):
 
 
 def test_the_demos_seed_limit_is_the_runs():
-    from skgate.study import commands
+    from study import commands
 
     assert commands.DEMO_MAX_SEEDS == facts.SEQUENCE_SEEDS["arms"]
 
@@ -146,8 +179,8 @@ def test_the_demos_seed_limit_is_the_runs():
 def test_reproduces_seed_limit_on_the_command_line_is_reproduces(capsys):
     """--seeds above what reproduce takes is one line and exit code 2 (it
     passed the command line and stopped with a traceback from reproduce)."""
-    from skgate.study import cli, commands
-    from skgate.study.pipeline import MAX_SEEDS
+    from study import cli, commands
+    from study.pipeline import MAX_SEEDS
 
     assert commands.REPRODUCE_MAX_SEEDS == MAX_SEEDS
     with pytest.raises(SystemExit) as stop:
@@ -159,11 +192,13 @@ def test_reproduces_seed_limit_on_the_command_line_is_reproduces(capsys):
 
 @pytest.mark.slow
 def test_make_demo_decides_in_the_protocols_own_fits():
-    """python -m skgate demo, as make demo runs it: the protocol's fits on 10
+    """python -m study demo, as make demo runs it: the protocol's fits on 10
     seeds decide at the level, beside the committed run's verdict and its
     rows for the same fits, in at most 30 lines."""
+    command, env = _module_command(["demo", "--n-jobs", "2"])
     result = subprocess.run(
-        [sys.executable, "-m", "skgate", "demo", "--n-jobs", "2"],
+        command,
+        env=env,
         capture_output=True,
         text=True,
         check=True,
@@ -229,7 +264,8 @@ def test_a_commands_error_names_the_command(argv, message, capsys):
     error = capsys.readouterr().err
     assert (
         error
-        == f"python -m skgate {argv[0]}: error: {message}" + error.split(message, 1)[1]
+        == f"python -m {_program(argv)} {argv[0]}: error: {message}"
+        + error.split(message, 1)[1]
     )
     assert error.count("\n") == 1 and "usage:" not in error
 
@@ -260,9 +296,12 @@ def test_version(capsys):
 #: then printing which heavy libraries it imported.
 _IMPORTED = """
 import runpy, sys
-sys.argv = ["skgate", *sys.argv[1:]]
+sys.path.insert(0, sys.argv[1])  # benchmarks/, where the study is
+study = {'demo', 'pilot', 'report', 'reproduce'}
+program = "study" if sys.argv[2:3] and sys.argv[2] in study else "skgate"
+sys.argv = [program, *sys.argv[2:]]
 try:
-    runpy.run_module("skgate", run_name="__main__")
+    runpy.run_module(program, run_name="__main__")
 except SystemExit as exit:
     code = exit.code
 heavy = ("torch", "sklearn", "skorch", "scipy", "pandas", "matplotlib")
@@ -300,7 +339,7 @@ def _run_command_line(argv):
     """``python -m skgate *argv`` in a fresh interpreter: its exit code, the
     heavy libraries it imported (as printed) and its standard error."""
     result = subprocess.run(
-        [sys.executable, "-c", _IMPORTED, *argv],
+        [sys.executable, "-c", _IMPORTED, str(BENCHMARKS), *argv],
         capture_output=True,
         text=True,
         check=True,
@@ -372,7 +411,7 @@ def _with_column(tmp_path, values, header="a,b,label"):
 )  # fmt: skip
 def test_a_column_of_numbers_read_as_text_is_refused_by_name(tmp_path, values,
                                                              message):  # fmt: skip
-    from skgate.command import CsvProblem, read_table
+    from skgate.compare.table import CsvProblem, read_table
 
     path = _with_column(tmp_path, values)
     with pytest.raises(CsvProblem, match=re.escape(message)):
@@ -382,7 +421,7 @@ def test_a_column_of_numbers_read_as_text_is_refused_by_name(tmp_path, values,
 def test_a_written_row_index_is_refused(tmp_path):
     """pandas' to_csv writes the index as a first column without a name:
     it was read as a feature."""
-    from skgate.command import CsvProblem, read_table
+    from skgate.compare.table import CsvProblem, read_table
 
     frame = pd.DataFrame(_ROWS, columns=["a", "b", "label"])
     path = tmp_path / "data.csv"
@@ -395,7 +434,7 @@ def test_a_written_row_index_is_refused(tmp_path):
 def test_a_column_without_a_name_is_refused(tmp_path, header):
     """A blank name in the header was read silently as the feature
     'Unnamed: 1' (a blank first column holding no row index too)."""
-    from skgate.command import CsvProblem, read_table
+    from skgate.compare.table import CsvProblem, read_table
 
     path = _with_column(tmp_path, [str(7 * i % 5) for i in range(40)], header)
     with pytest.raises(CsvProblem, match=r"the header of .* gives column \d no name"):
@@ -403,7 +442,7 @@ def test_a_column_without_a_name_is_refused(tmp_path, header):
 
 
 def test_compare_names_the_columns_read_as_categories(tmp_path, capsys):
-    from skgate.command import read_table, text_columns
+    from skgate.compare.table import read_table, text_columns
 
     colours = ["red", "green", "blue"]
     path = _with_column(tmp_path, [colours[i % 3] for i in range(40)])
@@ -422,7 +461,7 @@ def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
     """compare_csv's reader refuses what the command line refuses: pandas
     renames a repeated name (y -> y.1), which would put a copy of the target
     among the features."""
-    from skgate.command import CsvProblem, read_table
+    from skgate.compare.table import CsvProblem, read_table
 
     path = tmp_path / "data.csv"
     n = len(header.split(","))
@@ -435,8 +474,9 @@ def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
 def test_the_command_lines_defaults_are_the_librarys():
     from skgate import GatedAttentionClassifier, _options, command
     from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, SCORE_MARGIN, TESTS
-    from skgate.study import commands
-    from skgate.study.design import StudyDesign
+
+    from study import commands
+    from study.design import StudyDesign
 
     assert _options.MAX_EPOCHS == GatedAttentionClassifier().max_epochs
     assert len(StudyDesign.full().seeds) == commands.FULL_SEEDS
@@ -471,7 +511,7 @@ def test_a_byte_order_mark_is_read_as_pandas_reads_it(
     pandas does, and its message is the one compare_csv gives."""
     import pandas as pd
 
-    from skgate.command import check_csv_header, read_table
+    from skgate.compare.table import check_csv_header, read_table
 
     path = tmp_path / "excel.csv"
     path.write_bytes(content)
@@ -491,7 +531,7 @@ def test_a_byte_order_mark_is_read_as_pandas_reads_it(
 def test_a_missing_file_or_a_folder_is_refused(tmp_path):
     """check_csv_header refuses a path it cannot open, naming it; the
     command line says so in one line before reading it."""
-    from skgate.command import CsvProblem, check_csv_header
+    from skgate.compare.table import CsvProblem, check_csv_header
 
     missing = tmp_path / "missing.csv"
     for path in (missing, tmp_path):
@@ -518,13 +558,15 @@ def test_the_compare_command_runs_in_the_library(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     script = _IMPORTED.replace(
         "print(code, sorted(name for name in heavy if name in sys.modules))",
-        "print(code, sorted(name for name in sys.modules if 'skgate.study' in name))",
+        "print(code, sorted(name for name in sys.modules if 'study' in name))",
     )
     out = tmp_path / "out"
     argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
             "1", "--max-epochs", "1", "--out", str(out)]  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-c", script, *argv], capture_output=True, text=True
+        [sys.executable, "-c", script, str(BENCHMARKS), *argv],
+        capture_output=True,
+        text=True,
     )
     code, study = result.stdout.strip().splitlines()[-1].split(" ", 1)
     assert (code, study) == ("0", "[]"), result.stderr
@@ -701,10 +743,12 @@ def test_reproduce_with_an_unreachable_scheduler_leaves_no_folder(tmp_path):
     made (the cluster is connected before it)."""
     pytest.importorskip("distributed")
     out = tmp_path / "r"
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    command, env = _module_command(
+        ["reproduce", "--quick", "--scheduler", "tcp://127.0.0.1:1", "--out", str(out)]
+    )
+    env["DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT"] = "2s"
     result = subprocess.run(
-        [sys.executable, "-m", "skgate", "reproduce", "--quick", "--scheduler",
-         "tcp://127.0.0.1:1", "--out", str(out)],
+        command,
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr[-2000:]
@@ -796,7 +840,7 @@ def test_rows_ending_in_a_comma_are_read_as_their_header_says(tmp_path, header, 
     """A spreadsheet's trailing commas (rows with empty fields beyond the
     header's, the header too perhaps) are not read as an index column that
     shifts every value, nor as an empty column."""
-    from skgate.command import read_table
+    from skgate.compare.table import read_table
 
     path = tmp_path / "data.csv"
     lines = [f"a,b,label{header}", *(f"{a},{b},{y}{ending}" for a, b, y in _ROWS)]
@@ -808,7 +852,7 @@ def test_rows_ending_in_a_comma_are_read_as_their_header_says(tmp_path, header, 
 
 
 def test_a_row_with_more_values_than_its_header_is_refused_by_line(tmp_path):
-    from skgate.command import CsvProblem, read_table
+    from skgate.compare.table import CsvProblem, read_table
 
     rows = [list(row) for row in _ROWS]
     rows[2] += ["", 5]  # line 4: an empty field, then a value
@@ -844,8 +888,8 @@ def test_a_csvs_task_is_read_as_compare_gates_reads_it(target):
     """The command line reads a CSV target's task without torch; it must be
     the task compare_gates reads from the same values (skgate.compare's
     infer_task is in a module that imports torch)."""
-    from skgate.command import _target_task
     from skgate.compare import infer_task
+    from skgate.compare.table import _target_task
 
     y = pd.Series(target)
     try:
@@ -882,14 +926,15 @@ def test_compare_refuses_a_margin_or_repeats_out_of_range(tmp_path, option, mess
 def test_the_commands_cap_on_repeats_is_compare_gates():
     """The command states its cap (it answers without torch); it is
     compare_gates' cap on n_repeats, and --help says it."""
-    from skgate.command import MAX_REPEATS, parser
-    from skgate.compare import design
+    from skgate.command import parser
+    from skgate.compare import MAX_REPEATS
 
     compare = parser().commands.choices["compare"]
     assert f"at most {MAX_REPEATS}" in compare.format_help()
-    if not hasattr(design, "MAX_REPEATS"):
-        pytest.skip("compare_gates' cap (design.MAX_REPEATS) is not there yet")
-    assert design.MAX_REPEATS == MAX_REPEATS
+    with pytest.raises(ValueError, match=f"n_repeats.*{MAX_REPEATS}"):
+        skgate.compare_gates(
+            [[0.0], [1.0]] * 4, [0, 1] * 4, n_repeats=MAX_REPEATS + 1, max_epochs=1
+        )
 
 
 #: ``python -m skgate`` in a fresh interpreter, stalled at one phase until

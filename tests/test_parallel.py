@@ -36,7 +36,7 @@ def test_import_skgate_loads_neither_the_study_matplotlib_nor_dask():
         name
         for name in loaded
         if name.split(".")[0] in {"matplotlib", "dask", "distributed"}
-        or name.startswith("skgate.study")
+        or name.startswith("study")
     }
     assert heavy == set()
 
@@ -53,7 +53,7 @@ def test_import_skgate_parallel_loads_neither_torch_nor_dask():
 @pytest.mark.slow
 def test_no_backend_is_registered_on_import():
     code = (
-        "import skgate, skgate.parallel, skgate.study, joblib.parallel\n"
+        "import skgate, skgate.parallel, study, joblib.parallel\n"
         "assert 'dask-resilient' not in joblib.parallel.BACKENDS, 'registered'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -12,16 +12,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from skgate.study import parts, pipeline, report, runfiles
-from skgate.study.design import StudyDesign
-from skgate.study.facts import (
+from study import parts, pipeline, report, runfiles
+from study.design import StudyDesign
+from study.facts import (
     COPIED_FIRST_SEED,
     COPIED_SEEDS,
     SEQUENCE_FIRST_SEED,
     SEQUENCE_SEEDS,
 )
-from skgate.study.part import Job
-from skgate.study.parts import copied_tokens, softmax_sequences
+from study.part import Job
+from study.parts import copied_tokens, softmax_sequences
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -33,7 +33,7 @@ COIN_PART = '''
 
     import pandas as pd
 
-    from skgate.study.part import Part
+    from study.part import Part
 
 
     class Coin(Part):
@@ -290,7 +290,7 @@ def test_a_run_of_an_unregistered_part_is_not_rendered_without_it(
     refuses the render (in one line, on the command line) rather than
     dropping its section; a part without a bottom line leaves it to the
     others."""
-    from skgate.study import cli
+    from study import cli
 
     monkeypatch.setattr(parts, "PARTS", (*parts.PARTS, coin.QUIET))
     pipeline.reproduce(tmp_path, design=StudyDesign.quick(), part="quiet")
@@ -325,7 +325,7 @@ def test_a_recorded_part_without_its_sweeps_is_named(tmp_path):
 
 @pytest.mark.parametrize("command", ["reproduce", "report", "pilot", "compare"])
 def test_an_out_that_is_a_file_is_named_with_its_command(command, tmp_path, capsys):
-    from skgate.study import cli
+    from study import cli
 
     out = tmp_path / "README.md"
     out.write_text("a file\n")
@@ -337,10 +337,17 @@ def test_an_out_that_is_a_file_is_named_with_its_command(command, tmp_path, caps
     }[command]
     (tmp_path / "d.csv").write_text("x,y\n1,0\n2,1\n")
     with pytest.raises(SystemExit) as stop:
-        cli.main([*argv, "--out", str(out)])
+        if command == "compare":  # the library's command (python -m skgate)
+            from skgate.command import parse
+            from skgate.compare import run_command
+
+            run_command(*parse([*argv, "--out", str(out)]))
+        else:
+            cli.main([*argv, "--out", str(out)])
     assert stop.value.code == 2
     error = capsys.readouterr().err
-    assert f"skgate {command}: error: --out must be a folder" in error
+    program = "skgate" if command == "compare" else "study"
+    assert f"python -m {program} {command}: error: --out must be a folder" in error
     assert error.count("\n") == 1
 
 
@@ -348,7 +355,7 @@ def test_an_interrupted_part_leaves_the_folder_as_it_was(coin, tmp_path, monkeyp
     """A part run again into a folder that holds its earlier run: Ctrl-C in
     the new run puts back the earlier files, run.json and REPORT.md, byte
     for byte, and leaves nothing of its own behind."""
-    from skgate.study import sweeps
+    from study import sweeps
 
     monkeypatch.setattr(parts, "PARTS", (*parts.PARTS, coin.PART))
     out = tmp_path / "run"

@@ -1,5 +1,5 @@
-"""The confirmatory study's statistics (skgate.study.primary) and its report
-(skgate.study.report) on fits whose truths are known."""
+"""The confirmatory study's statistics (study.primary) and its report
+(study.report) on fits whose truths are known."""
 
 import hashlib
 import re
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import confirmatory, facts, primary, report
-from skgate.study.stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
+from study import confirmatory, facts, primary, report
+from study.stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 CONDITION = {"shape": "checkerboard", "noise": 0.2}
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,7 +238,7 @@ class TestMeasurements:
         """Ungated attention over copied tokens is affine: turning rate and
         acceleration 0, and no point's K passes its noise floor either way;
         the gated model is curved."""
-        from skgate.study.sweeps import run_batch
+        from study.sweeps import run_batch
 
         setting = primary.primary_settings(
             {name: (0,) for name in primary.SEEDS},
@@ -362,7 +362,7 @@ class TestCommittedRun:
         assert not used & set(primary.confirmatory_seeds(max(seeds.values())))
 
     def test_plan_follows_from_the_committed_pilot(self, tmp_path):
-        from skgate.study.parts.copied_tokens import plan_from_pilot
+        from study.parts.copied_tokens import plan_from_pilot
 
         for path in (ROOT / "benchmarks" / "pilot").glob("pilot_*.csv"):
             shutil.copy(path, tmp_path)
@@ -374,7 +374,7 @@ class TestCommittedRun:
     @pytest.mark.slow
     @pytest.mark.xdist_group("committed_render")
     def test_report_renders_again_byte_for_byte(self, committed_render):
-        """``python -m skgate report --from`` on the committed run gives its
+        """``python -m study report --from`` on the committed run gives its
         REPORT.md, EXPLORATORY.md, derived tables and the user guide's block;
         the exploratory study's acceleration tests are C1's own, one outcome
         each wherever they are quoted."""
@@ -407,7 +407,7 @@ class TestCommittedTheorem:
     """The committed run's theorem part against its own files."""
 
     def test_every_fisher_row_carries_its_number_of_classes(self):
-        from skgate.study.design import FISHER_TASKS
+        from study.design import FISHER_TASKS
 
         for name in ("fisher.csv", "fisher_bayes.csv"):
             frame = pd.read_csv(RESULTS / name)
@@ -425,7 +425,7 @@ class TestCommittedTheorem:
     def test_the_premise_holds_in_the_files_the_report_quotes(self):
         """Ungated fixed attention over sequences: no curvature on any fit;
         ungated softmax attention: curved; three-class outputs: K = 1/4."""
-        from skgate.study import theorem
+        from study import theorem
 
         sequences = pd.read_csv(RESULTS / "theorem_sequences.csv")
         fixed = sequences[(sequences["attention"] == "fixed")]

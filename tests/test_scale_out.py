@@ -14,7 +14,8 @@ from sklearn.model_selection import GridSearchCV
 
 from skgate import GatedAttentionClassifier, curvature_score, least_curvature_refit
 from skgate.parallel import register_dask_resilient_backend
-from skgate.study.sweeps import TIMINGS, grid, run_sweep
+
+from study.sweeps import TIMINGS, grid, run_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -149,7 +150,8 @@ def test_primary_sweep_and_compare_on_a_scheduler_equal_local(client, tmp_path):
 
     from skgate import make_curved_task
     from skgate.parallel import on_cluster
-    from skgate.study import cli, primary
+
+    from study import cli, primary
 
     settings = primary.primary_settings(
         {name: (0, 1) for name in primary.SEEDS},

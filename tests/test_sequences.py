@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skgate.study import (
+from study import (
     attainable,
     confirmatory,
     facts,
@@ -22,9 +22,9 @@ from skgate.study import (
     sequences_secondary,
     sweeps,
 )
-from skgate.study.facts import GRIDS, STUDY_GATES
-from skgate.study.parts import softmax_sequences as sequences_report
-from skgate.study.sweeps import run_batch
+from study.facts import GRIDS, STUDY_GATES
+from study.parts import softmax_sequences as sequences_report
+from study.sweeps import run_batch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -480,7 +480,7 @@ class TestCommandLine:
         ],
     )
     def test_bad_arguments_exit_2_before_any_work(self, argv, tmp_path, capsys):
-        from skgate.study import cli
+        from study import cli
 
         with pytest.raises(SystemExit) as info:
             cli.main([*argv, "--out", str(tmp_path / "out")])

@@ -16,7 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skgate import make_curved_task
 from skgate.nn import GatedAttentionNet
-from skgate.study import (
+
+from study import (
     beyond,
     claims,
     cli,
@@ -34,12 +35,12 @@ from skgate.study import (
     theorem,
     toy,
 )
-from skgate.study import stats as study_stats
-from skgate.study.design import StudyDesign
-from skgate.study.facts import GRIDS
-from skgate.study.parts import exploratory
-from skgate.study.parts import softmax_sequences as sequences_report
-from skgate.study.sweeps import grid, run_setting, run_sweep
+from study import stats as study_stats
+from study.design import StudyDesign
+from study.facts import GRIDS
+from study.parts import exploratory
+from study.parts import softmax_sequences as sequences_report
+from study.sweeps import grid, run_setting, run_sweep
 
 TINY = {"n_samples": [90], "max_epochs": [1], "d_model": [8], "n_curvature": [20]}
 #: The tiny study's seeds: the fewest every part's tests take (a trend within
@@ -183,7 +184,7 @@ class TestSweeps:
         assert {s["d_model"] for s in full["matched"]} == {78, 90}
 
     def test_matched_width_matches_the_effective_weights(self):
-        from skgate.study.design import effective_weights, matched_width
+        from study.design import effective_weights, matched_width
 
         # Gated, MLP head, d=64: embedding 2*64+64, value 64*64, gate 64*64+64,
         # head 64*64+64 + 64*2+2 (query and key unused over copied tokens).
@@ -223,7 +224,8 @@ class TestSweeps:
 
     def test_defaults_are_the_classifiers(self):
         from skgate import GatedAttentionClassifier
-        from skgate.study.facts import EPOCHS
+
+        from study.facts import EPOCHS
 
         # The study's own budget, where the estimators' default is "auto".
         params = {**GatedAttentionClassifier().get_params(), "max_epochs": EPOCHS.study}
@@ -1091,7 +1093,7 @@ class TestRealData:
     ):
         import importlib.util
 
-        from skgate.study import pipeline
+        from study import pipeline
 
         designs = []
 
@@ -1529,7 +1531,7 @@ def test_render_formats_numbers_it_does_not_compute():
     """Every mean, count and extreme of the report comes from describe,
     stats or claims; the render modules (render.py, render_*.py) only
     format and lay them out."""
-    from skgate.study import render
+    from study import render
 
     modules = sorted(Path(render.__file__).parent.glob("render*.py"))
     assert len(modules) > 1
@@ -1541,7 +1543,7 @@ def test_render_formats_numbers_it_does_not_compute():
 
 
 def test_describe_counts_and_means_known_numbers():
-    from skgate.study import describe
+    from study import describe
 
     outcomes = ["holds", "reversed", "holds", "inconclusive", "holds"]
     assert describe.outcome_counts(outcomes) == (
@@ -1746,7 +1748,7 @@ def test_report_refuses_a_damaged_run_in_one_line(tmp_path, capsys):
 def test_verdicts_refuses_what_evaluate_claims_does_not_make(claims, error, match):
     """verdicts(None) was "argument of type 'NoneType' is not iterable", a
     string an AttributeError, a DataFrame an empty table of verdicts."""
-    from skgate.study.facts import statements
+    from study.facts import statements
 
     with pytest.raises(error, match=match) as info:
         evaluation.verdicts(claims)

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from skgate import GatedAttentionClassifier, make_curved_task, representation_curvature
-from skgate.study import primary, realdata, sweeps, theorem
-from skgate.study.design import DEFAULTS, FISHER_TASKS, StudyDesign
-from skgate.study.stats import HOLDS, REVERSED
+
+from study import primary, realdata, sweeps, theorem
+from study.design import DEFAULTS, FISHER_TASKS, StudyDesign
+from study.stats import HOLDS, REVERSED
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"n_samples": 120, "max_epochs": 2, "d_model": 8, "n_curvature": 15}
@@ -273,7 +274,7 @@ def test_a_damaged_part_is_named(tmp_path):
 def test_extrinsic_directions_lie_in_the_measured_plane():
     """On a 2-D input the in-plane directions are the curvature keywords'
     default ones; on wine's 13 features they lie in its random plane."""
-    from skgate.study.sweeps import gaussian_plane
+    from study.sweeps import gaussian_plane
 
     X, y = make_curved_task(120, shape="rings", n_classes=3, random_state=0)
     clf = GatedAttentionClassifier(max_epochs=2, d_model=8, random_state=0).fit(X, y)

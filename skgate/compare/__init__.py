@@ -14,25 +14,71 @@ split), :mod:`~skgate.compare.pairs` (the tests and the recommendation),
 :mod:`~skgate.compare.result` (:class:`GateComparison` and its sentences),
 :mod:`~skgate.compare.gates` (:func:`compare_gates`, all of it in one call)
 and :mod:`~skgate.compare.csvfile` (:func:`compare_csv`, the ``compare``
-command's work). :func:`skgate.benchmark_gates` builds on the public names
-of the first four.
+command's work; the CSV it reads: :mod:`~skgate.compare.table`).
+:func:`skgate.benchmark_gates` builds on the public names of the first four.
 """
 
-from ..command import CsvProblem
-from .csvfile import compare_csv, run_command
-from .design import (
-    CURVATURE_MARGIN_SHARE,
-    DECISION_PROBABILITY,
-    DEFAULT_CV,
-    DEFAULT_REPEATS,
-    MAX_INFERRED_CLASSES,
-    SCORE_MARGIN,
-    TESTS,
-    infer_task,
-)
-from .gates import compare_gates
-from .pairs import gate_tests
-from .result import GateComparison, Recommendation
+import importlib
+from typing import TYPE_CHECKING
+
+#: Where each public name lives: imported on first use, so that the command
+#: line reads a CSV (:mod:`~skgate.compare.table`) without importing torch.
+_HOMES = {
+    "CURVATURE_MARGIN_SHARE": "design",
+    "DECISION_PROBABILITY": "design",
+    "DEFAULT_CV": "design",
+    "DEFAULT_REPEATS": "design",
+    "MAX_INFERRED_CLASSES": "design",
+    "MAX_REPEATS": "design",
+    "SCORE_MARGIN": "design",
+    "TESTS": "design",
+    "infer_task": "design",
+    "compare_gates": "gates",
+    "gate_tests": "pairs",
+    "GateComparison": "result",
+    "Recommendation": "result",
+    "compare_csv": "csvfile",
+    "run_command": "csvfile",
+    "CsvProblem": "table",
+}
+
+if TYPE_CHECKING:  # what editors and static analysis read
+    from .csvfile import compare_csv, run_command
+    from .design import (
+        CURVATURE_MARGIN_SHARE,
+        DECISION_PROBABILITY,
+        DEFAULT_CV,
+        DEFAULT_REPEATS,
+        MAX_INFERRED_CLASSES,
+        MAX_REPEATS,
+        SCORE_MARGIN,
+        TESTS,
+        infer_task,
+    )
+    from .gates import compare_gates
+    from .pairs import gate_tests
+    from .result import GateComparison, Recommendation
+    from .table import CsvProblem
+
+
+#: The package's modules, found as attributes too (``compare.design``).
+_MODULES = ("csvfile", "design", "fits", "gates", "pairs", "result", "table")
+
+
+def __getattr__(name):
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'skgate.compare' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__():
+    return sorted(__all__)
+
 
 __all__ = [
     "CURVATURE_MARGIN_SHARE",
@@ -40,6 +86,7 @@ __all__ = [
     "DEFAULT_CV",
     "DEFAULT_REPEATS",
     "MAX_INFERRED_CLASSES",
+    "MAX_REPEATS",
     "SCORE_MARGIN",
     "TESTS",
     "GateComparison",

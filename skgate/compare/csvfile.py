@@ -17,19 +17,16 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
-from ..command import (
-    CsvProblem,
-    check_folds,
+from ..outputs import (
     interrupted_line,
     is_interruption,
     outputs_problem,
-    read_table,
-    text_columns,
     undone_on_failure,
 )
 from ..parallel import on_cluster
 from .design import DEFAULT_CV, DEFAULT_REPEATS, checked_cv
 from .gates import compare_gates
+from .table import CsvProblem, check_folds, read_table, text_columns
 
 
 def _preprocessor_for(X):
@@ -53,7 +50,7 @@ def compare_csv(
     """:func:`~skgate.compare_gates` on a CSV file, its report written into
     ``out``: what ``python -m skgate compare`` runs.
 
-    The file is read and checked by :func:`skgate.command.read_table` (as
+    The file is read and checked by :func:`skgate.compare.table.read_table` (as
     the command line checks it before importing torch). Numeric columns are
     standardised and the others one-hot encoded inside each fold (fitted on
     the fold's training rows). A run that fails or is interrupted removes

@@ -21,7 +21,6 @@ from sklearn.model_selection import (
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
-from ..command import MAX_REPEATS as _MAX_REPEATS
 from ..command import n_jobs_problem
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..geometry import _INTRINSIC_KINDS
@@ -58,7 +57,7 @@ DEFAULT_CV, DEFAULT_REPEATS = _options.COMPARE_CV, _options.COMPARE_REPEATS
 #: fact): far beyond what the corrected test can use (its variance never
 #: falls below tau^2), so that a typo (10**9) is refused at once instead of
 #: hanging while the splits are drawn.
-MAX_REPEATS = _MAX_REPEATS
+MAX_REPEATS = _options.MAX_REPEATS
 
 
 #: The posterior probability at which the recommendation names a gate (or a
@@ -69,9 +68,6 @@ DECISION_PROBABILITY = 0.95
 #: A numeric target with integer values is read as classes only up to this
 #: many distinct values; beyond, ``task`` must say what it is.
 MAX_INFERRED_CLASSES = _options.MAX_INFERRED_CLASSES
-
-
-_TASKS = ("classification", "regression")
 
 
 _CURVATURE_NAMES = {
@@ -101,9 +97,9 @@ def infer_task(y, task=None):
     ('regression', 'classification')
     """
     if task is not None:
-        if task not in _TASKS:
+        if task not in _options.TASKS:
             raise ValueError(
-                f"task must be one of {list(_TASKS)} or None; got {task!r}."
+                f"task must be one of {list(_options.TASKS)} or None; got {task!r}."
             )
         return task
     y = np.asarray(y)

@@ -1,0 +1,321 @@
+"""The tests of the confirmatory parts, written once for both.
+
+A test is a dict (:func:`make_test`, :func:`comparison`, :func:`trend`):
+what it measures, on which sweep and task, and how it compares. Both
+confirmatory parts (:mod:`study.primary`, copied tokens, and
+:mod:`study.sequences`, softmax attention over sequences) write their
+families so; here is what they share: the fits a test reads
+(:func:`fits_of`), its statistics (:func:`statistics`: sign-flip p-values,
+bootstrap intervals, the smallest effect of interest), the columns of a
+family's table (:data:`TEST_COLUMNS`), a claim's verdict from its tests
+(:func:`claim_verdict`) and the power of a test and the seeds it needs
+(:func:`power`, :func:`seeds_needed`). The theorem's own setting
+(:mod:`study.theorem`) tests its conditions with :func:`statistics` too.
+"""
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .facts import CEILING_MARGIN, POWER, STUDY_GATES
+from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
+from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
+from .facts import COPIED_SESOI as SESOI
+from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
+from .stats import HOLDS, NO_EFFECT, REVERSED
+
+__all__ = [
+    "ceiling_note",
+    "claim_verdicts",
+    "TEST_COLUMNS",
+    "claim_verdict",
+    "comparison",
+    "fits_of",
+    "make_test",
+    "paired_differences",
+    "power",
+    "seeds_needed",
+    "statistics",
+    "trend",
+]
+
+
+def make_test(claim, quantity, measure, sweep, task, **how):
+    """One test: what it measures, on which fits, and ``how`` it compares
+    (its kind, comparison and their keys)."""
+    where = {"measure": measure, "sweep": sweep, "task": task}
+    return {"claim": claim, "quantity": quantity, **where, **how}
+
+
+def comparison(claim, quantity, measure, sweep, task, better, worse):
+    """A paired test: ``better`` > ``worse`` (gates), paired by seed.
+
+    Examples
+    --------
+    >>> test = comparison("C1", "accuracy", "accuracy", "arms", "curved",
+    ...                   "multiplicative", "silu")
+    >>> test["kind"], test["comparison"]
+    ('superiority', 'gated > SiLU')
+    """
+    labels = STUDY_GATES.arm_labels
+    return make_test(
+        claim, quantity, measure, sweep, task,
+        kind="superiority",
+        better=better,
+        worse=worse,
+        comparison=f"{labels[better]} > {labels[worse]}",
+    )  # fmt: skip
+
+
+def trend(claim, quantity, measure, sweep, task, axis):
+    """A trend test: the measure rises with ``axis``, seed by seed.
+
+    Examples
+    --------
+    >>> trend("C5", "curvature", "turning", "depth", "curved", "depth")["comparison"]
+    'rises with depth'
+    """
+    return make_test(
+        claim, quantity, measure, sweep, task,
+        kind="trend",
+        axis=axis,
+        comparison=f"rises with {axis}",
+    )  # fmt: skip
+
+
+def fits_of(frame, test, condition):
+    """The fits a test reads: the linear task's, or the curved condition's."""
+    if test["task"] == "linear":
+        return frame[frame["task"] == "linear"]
+    return frame[
+        (frame["task"] == "curved")
+        & (frame["shape"] == condition["shape"])
+        & np.isclose(frame["noise"], condition["noise"])
+    ]
+
+
+def paired_differences(rows, test):
+    """Differences better - worse of the test's measure, paired by seed:
+    ``better`` and ``worse`` are values of the test's "column" (default: the
+    gate; the second confirmatory part also compares two alphas)."""
+    column = test.get("column", "gate")
+    table = rows.pivot_table(index="seed", columns=column, values=test["measure"])
+    return (table[test["better"]] - table[test["worse"]]).dropna().to_numpy()
+
+
+def _margin(test, rows):
+    """The smallest effect of interest of ``test`` on ``rows``: fixed for
+    accuracy, shares and trends; :data:`CURVATURE_SESOI_SHARE` (a quarter)
+    of the two arms' mean for curvature."""
+    if test["kind"] == "trend":
+        return SESOI["rho"]
+    if test["measure"] in SESOI:
+        return SESOI[test["measure"]]
+    column = test.get("column", "gate")
+    arms = rows[rows[column].isin([test["better"], test["worse"]])]
+    return CURVATURE_SESOI_SHARE * float(arms[test["measure"]].mean())
+
+
+def statistics(test, rows):
+    """One test's estimate, interval, one-sided and equivalence p-values,
+    the standard deviation of what it averages, and its margin."""
+    margin = _margin(test, rows)
+    if test["kind"] == "trend":
+        values = stats.seed_rhos(rows, test["axis"], test["measure"])
+        method = "within-seed Spearman rho; sign-flip over seeds; bootstrap CI"
+    else:
+        values = paired_differences(rows, test)
+        method = "paired by seed; sign-flip; bootstrap CI"
+    result = stats.permutation_comparison(values, margin)
+    result["p equivalence"] = (
+        result["p equivalence"] if np.isfinite(margin) and margin > 0 else 1.0
+    )
+    return {
+        **result,
+        "sd": float(np.std(values, ddof=1)),
+        "margin": margin,
+        "method": method,
+    }
+
+
+TEST_COLUMNS = [
+    "claim",
+    "quantity",
+    "measure",
+    "condition",
+    "comparison",
+    "estimate",
+    "ci low",
+    "ci high",
+    "p",
+    "p holm",
+    "p reverse",
+    "p reverse holm",
+    "p equivalence",
+    "p equivalence holm",
+    "margin",
+    "sd",
+    "n",
+    "method",
+    "kind",
+    "outcome",
+]
+
+
+def ceiling_note(arms, task, worse):
+    """Where every arm's mean accuracy on ``task`` is within
+    :data:`~study.facts.CEILING_MARGIN` of its Bayes accuracy (the
+    study's ceiling rule), the words an equivalence test there needs: the
+    ceiling, and how small a gain over the ``worse`` arm could have been; ""
+    elsewhere. ``arms``: a part's arms table (task, arm, accuracy, Bayes
+    accuracy); ``worse``: the arm's label (as the table names it). No
+    classifier's expected accuracy exceeds the Bayes accuracy (a test set's
+    can, by sampling noise), so the gain is bounded in expectation."""
+    rows = arms[arms["task"] == task]
+    bayes = rows["Bayes accuracy"].iloc[0] if len(rows) else np.nan
+    if not np.isfinite(bayes) or rows["accuracy"].min() < bayes - CEILING_MARGIN:
+        return ""
+    below = rows.set_index("arm").loc[worse, "accuracy"]
+    if below >= bayes:  # test rows can put an arm above it by sampling noise
+        return (
+            f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): no "
+            "expected gain was possible; only a loss could fail it."
+        )
+    return (
+        f" At the ceiling (Bayes {bayes:.3f}, {worse} {below:.3f}): an expected "
+        f"gain above {bayes - below:.3f} was impossible; only a loss could fail it."
+    )
+
+
+def trend_peak(test, rows):
+    """Where a trend test's mean measure (over the seeds, at each value of
+    its axis) peaks, when that is inside its grid rather than at the grid's
+    largest value: a mean that peaks and falls does not "rise", whatever the
+    rank test says. None for a mean that peaks at the end, or a test of
+    another kind."""
+    if test["kind"] != "trend":
+        return None
+    means = rows.groupby(test["axis"])[test["measure"]].mean()
+    peak = means.idxmax()
+    return None if peak == means.index.max() else float(peak)
+
+
+def claim_verdict(results, comparisons, fixed=None, peaks=None):
+    """A claim's verdict from its tests' results (outcomes) and their names
+    (``comparisons``); reversals are named first. ``fixed``: for each test,
+    whether no data could fail it (it holds by construction); ``peaks``: for
+    each trend test whose mean peaks inside its grid, "peaks at alpha 0.5"
+    (else None).
+
+    A claim is **contradicted** when a test is reversed; when every test
+    holds, it is **reproduced** if each test that could fail holds and rises
+    where it says "rises", **partly reproduced** when a trend holds but its
+    mean peaks inside the grid, and **consistent by construction** when no
+    test could fail; **not reproduced** when a test shows no effect, else
+    **inconclusive**.
+
+    Examples
+    --------
+    >>> claim_verdict(["holds", "reversed"], ["accuracy", "curvature"])
+    'contradicted (reversed: curvature; 1 of 2 hold)'
+    >>> claim_verdict(["holds"], ["positive curvature"], fixed=[True])
+    'consistent by construction (its 1 test could not fail)'
+    """
+    n = len(results)
+    fixed = [False] * n if fixed is None else list(fixed)
+    peaks = [None] * n if peaks is None else list(peaks)
+    named = list(zip(comparisons, results, strict=True))
+    reversed_ = [c for c, r in named if r == REVERSED]
+    absent = [c for c, r in named if r == NO_EFFECT]
+    held = sum(r == HOLDS for r in results)
+    if reversed_:
+        return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
+    if held == n:
+        return _all_hold(n, sum(fixed), [p for p in peaks if p is not None])
+    if absent:
+        return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
+    return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+
+
+def claim_verdicts(results, statements, axes, peaks, fixed=None, condition=False):
+    """One verdict per claim of a primary family's ``results`` (claim,
+    statement, verdict) by :func:`claim_verdict`'s rule. Per row of
+    ``results``: ``axes`` (a trend's axis, else ""), ``peaks`` (where its mean
+    peaks inside its grid, else None: :func:`trend_peak`) and ``fixed``
+    (whether no data could fail it; default none). ``statements``: each
+    claim's words; ``condition``: name each test with its condition."""
+    results = results.reset_index(drop=True)
+    fixed = [False] * len(results) if fixed is None else list(fixed)
+    rows = []
+    for claim, group in results.groupby("claim", sort=True):
+        labels, peaked = [], []
+        for i, row in group.iterrows():
+            what = (
+                f"{row['quantity']} {row['comparison']}"
+                if peaks[i] is None
+                else f"{row['quantity']} peaks at {axes[i]} {peaks[i]:g}"
+            )
+            label = what + (f" ({row['condition']})" if condition else "")
+            labels.append(label)
+            peaked.append(None if peaks[i] is None else label)
+        verdict = claim_verdict(
+            list(group["outcome"]),
+            labels,
+            fixed=[fixed[i] for i in group.index],
+            peaks=peaked,
+        )
+        rows.append(
+            {"claim": claim, "statement": statements[claim], "verdict": verdict}
+        )
+    return pd.DataFrame(rows)
+
+
+def _all_hold(n, n_fixed, peaked):
+    """The verdict of a claim whose ``n`` tests all hold, ``n_fixed`` of them
+    by construction, ``peaked`` its trends whose mean peaks inside the grid."""
+    if n_fixed == n:
+        could_not = "its 1 test" if n == 1 else f"none of its {n} tests"
+        return f"consistent by construction ({could_not} could {'not ' * (n == 1)}fail)"
+    testable = f"{n - n_fixed} of {n - n_fixed} tests that could fail hold"
+    aside = f"; {n_fixed} by construction" if n_fixed else ""
+    if peaked:
+        return f"partly reproduced ({'; '.join(peaked)}; {n} of {n} tests hold{aside})"
+    if n_fixed:
+        return f"reproduced ({testable}{aside})"
+    return f"reproduced ({n} of {n} tests hold)"
+
+
+def power(kind, effect, sd, n, alpha):
+    """The power of a test of ``kind`` ("equivalence", or one-sided) to see
+    ``effect`` with ``n`` seeds whose values spread by ``sd``, at level
+    ``alpha`` (1 when they do not spread).
+
+    Examples
+    --------
+    >>> power("superiority", 0.02, 0.0, 10, 0.05)
+    1.0
+    """
+    if not (np.isfinite(sd) and sd > 0):
+        return 1.0  # no spread between seeds: any true effect is seen
+    if kind == "equivalence":
+        return stats.tost_power(effect, sd, n, alpha)
+    return stats.paired_power(effect, sd, n, alpha)
+
+
+def seeds_needed(kind, effect, sd, alpha, limit=10 * MAX_SEEDS):
+    """Fewest seeds for :data:`POWER` to see ``effect`` (None beyond
+    ``limit``; :data:`MIN_SEEDS` when the values do not spread).
+
+    Examples
+    --------
+    >>> seeds_needed("superiority", 0.02, 0.0, 0.05)
+    10
+    """
+    if not (np.isfinite(sd) and sd > 0):
+        return MIN_SEEDS
+    if kind != "equivalence":
+        return stats.seeds_for_power(effect, sd, alpha, POWER, max_seeds=limit)
+    for n in range(2, limit + 1):
+        if stats.tost_power(effect, sd, n, alpha) >= POWER:
+            return n
+    return None
