@@ -372,7 +372,7 @@ def bench_search(repeats):
         # What the CV estimator trains as one batch: 4 alphas x 5 folds.
         from sklearn.model_selection import StratifiedKFold
 
-        from skgate._engine.fitting import fit_together
+        from skgate._training import fit_together
 
         folds = [
             (X[train], y[train], None) for train, _ in StratifiedKFold(5).split(X, y)
@@ -478,7 +478,7 @@ def _one_by_one(models, X, y):
 def _one_batch(models, X, y):
     from sklearn.base import clone
 
-    from skgate._engine.fitting import fit_together
+    from skgate._training import fit_together
 
     return fit_together([clone(m) for m in models], [(X, y, None)] * len(models))
 
@@ -631,9 +631,13 @@ def bench_command_line(repeats):
     the commands need (torch, scikit-learn, skorch: what --help imported
     before), each a fresh process, interleaved."""
 
+    # The study (benchmarks/study) is imported from the repository.
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "benchmarks")}
+    subprocess.run([sys.executable, "-c", "import study.cli"], env=env, check=True)
+
     def run(*args):
         return lambda: subprocess.run(
-            [sys.executable, *args], capture_output=True, check=False
+            [sys.executable, *args], capture_output=True, check=False, env=env
         )
 
     times = interleaved(
@@ -664,7 +668,7 @@ def bench_engine_choices(repeats):
 
     import skgate._engine.fitting as training
     import skgate._engine.loop as batched
-    from skgate._engine.fitting import fit_together
+    from skgate._training import fit_together
     from skgate._engine.hooks import _cloned
 
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)

@@ -26,8 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _series, geometry
 from ._docstrings import fill_docstring
-from ._engine.hooks import same_tensors
-from ._engine.loop import pad_rows
+from ._engine import pad_rows, same_tensors
 from .geometry import documents_curvature_keywords
 from .nn import LAYERS, RepresentationMap
 

@@ -30,14 +30,10 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from . import _engine
+from . import _training
 from ._design import build_network, resolve_design
 from ._docstrings import fill_docstring
-from ._engine.hooks import (
-    WeightedNeuralNetClassifier,
-    WeightedNeuralNetRegressor,
-)
-from ._engine.plan import NET_PARAMETERS
+from ._engine import WeightedNeuralNetClassifier, WeightedNeuralNetRegressor
 from ._inputs import (
     FLOAT32_MAX,
     ChecksInputs,
@@ -72,12 +68,16 @@ class _GatedAttentionBase(
     forward passes, representations and curvature are
     :class:`~skgate._represent.Represents`.
 
-    A subclass sets ``_net_class`` (a skorch net), ``_criterion``, the
-    skorch default callbacks it does not need (``_unused_callbacks``) and how
-    ``y`` is validated (``_y_checks``), and implements the abstract hooks
-    ``_prepare_targets(y, reset=..., classes=...) -> (y_for_net, n_outputs)``
-    and ``_validation_score(outputs, data)``. The signature of ``__init__``
-    here declares every parameter both estimators share.
+    A subclass sets ``_net_class`` (the skorch net that holds the fitted
+    module, history and optimiser), the skorch default callbacks it does not
+    need (``_unused_callbacks``) and how ``y`` is validated (``_y_checks``),
+    and implements the abstract hooks ``_prepare_targets(y, reset=...,
+    classes=...) -> (y_for_net, n_outputs)`` and ``_validation_score(outputs,
+    data)``; a fit hands these to the engine as its
+    :class:`~skgate._engine.spec.TrainingSpec` (:mod:`skgate._training`),
+    whose loss is a classifier's cross-entropy or a regressor's squared
+    error. The signature of ``__init__`` here declares every parameter both
+    estimators share.
     """
 
     _unused_callbacks = ()
@@ -163,7 +163,7 @@ class _GatedAttentionBase(
         design = self._design()
         return tuple(
             (name, design[name] if name in design else getattr(self, name))
-            for name in (*NET_PARAMETERS, "patch_size")
+            for name in (*_training.net_parameters(type(self)), "patch_size")
             if name != "alpha"
         )
 
@@ -200,11 +200,11 @@ class _GatedAttentionBase(
         -------
         self
         """
-        return _engine.fit(self, X, y, sample_weight)
+        return _training.fit(self, X, y, sample_weight)
 
     def _adopt(self, result):
         """Set the fitted attributes from a finished fit's
-        :class:`~skgate._engine.fitting.FitResult`. A warm start or
+        :class:`~skgate._engine.FitResult`. A warm start or
         partial_fit extends ``loss_curve_`` and ``n_iter_``, as
         MLPClassifier does, and ``validation_scores_`` with them."""
         before = [] if result.fresh else list(self.loss_curve_)
@@ -479,7 +479,6 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     """
 
     _net_class = WeightedNeuralNetClassifier
-    _criterion = torch.nn.CrossEntropyLoss
     _unused_callbacks = ("valid_acc",)
 
     def __init__(
@@ -586,7 +585,9 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
                 "classes must be passed on the first call to partial_fit: every "
                 "label y will ever hold (as for MLPClassifier.partial_fit)."
             )
-        return _engine.fit(self, X, y, sample_weight, incremental=True, classes=classes)
+        return _training.fit(
+            self, X, y, sample_weight, incremental=True, classes=classes
+        )
 
     def _prepare_targets(self, y, *, reset, classes=None):
         labels = check_labels(y)
@@ -756,7 +757,6 @@ validation_scores_, best_validation_score_
     """
 
     _net_class = WeightedNeuralNetRegressor
-    _criterion = torch.nn.MSELoss
     _y_checks = {"y_numeric": True, "multi_output": True}
 
     def __init__(
@@ -846,7 +846,7 @@ validation_scores_, best_validation_score_
         -------
         self
         """
-        return _engine.fit(self, X, y, sample_weight, incremental=True)
+        return _training.fit(self, X, y, sample_weight, incremental=True)
 
     def _check_same_targets(self, y):
         n_outputs = np.asarray(y).reshape(len(y), -1).shape[1]

@@ -200,10 +200,10 @@ def fit_together(estimators, data):
     ...  for f, m in zip(fitted, models)]
     [True, True]
     """
-    from . import _engine  # here, so that importing this module stays light
+    from . import _training  # here, so that importing this module stays light
 
     estimators, data = _checked_fit_data(estimators, data)
-    return list(_engine.fit_together(estimators, data, name_items=True))
+    return list(_training.fit_together(estimators, data, name_items=True))
 
 
 def _checked_fit_data(estimators, data):

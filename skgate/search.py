@@ -36,9 +36,9 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import geometry
-from ._engine import fit_together
 from ._params import refuse_bools
 from ._pickling import CarriesGate
+from ._training import fit_together
 from .estimators import (
     GatedAttentionClassifier,
     GatedAttentionRegressor,

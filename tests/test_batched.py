@@ -16,8 +16,9 @@ from sklearn.base import clone
 from skorch.callbacks import Callback
 
 from skgate import GatedAttentionClassifier, make_curved_task
-from skgate._engine.fitting import fit_together
+from skgate._engine import Loss
 from skgate._engine.loop import BatchedTrainer, _Pool, trained_weights
+from skgate._training import fit_together
 from skgate.nn import GATES, HEADS, GatedAttentionNet
 from skgate.nn._stacked import written_losses_and_gradients
 
@@ -49,7 +50,7 @@ def _together(alphas, rows, X, y, weights):
     trainer = BatchedTrainer(
         modules,
         alphas,
-        regression=False,
+        loss=Loss("cross_entropy"),
         lr=proto.lr,
         weight_decay=proto.weight_decay,
         batch_size=PARAMS["batch_size"],

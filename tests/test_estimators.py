@@ -1020,9 +1020,10 @@ class TestEarlyStopping:
         from skgate._engine.plan import validation_rows
 
         train, held = validation_rows(
-            clf,
             np.searchsorted(clf.classes_, moons[1]),
+            clf.validation_fraction,
             int(np.random.RandomState(0).randint(2**31 - 1, size=2)[1]),
+            labels=clf.classes_,
         )
         X, y = moons
         assert clf.score(X[held], y[held]) == pytest.approx(
@@ -1298,7 +1299,7 @@ class TestArchitectureOptions:
         )
 
     def test_every_architecture_trains_batched(self):
-        from skgate._engine.fitting import batchable
+        from skgate._training import batchable
 
         for options in (
             {},
@@ -1870,11 +1871,10 @@ class TestUserGates:
 
 
 def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
-    from skgate._engine.plan import NET_PARAMETERS as _NET_PARAMETERS
-    from skgate._engine.plan import TRAINING_PARAMETERS as _TRAINING_PARAMETERS
+    from skgate._training import TRAINING_PARAMETERS, net_parameters
 
     for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
-        known = set(_NET_PARAMETERS) | set(_TRAINING_PARAMETERS)
+        known = set(net_parameters(estimator)) | set(TRAINING_PARAMETERS)
         assert set(estimator().get_params()) <= known  # class_weight included
 
     class WithMomentum(GatedAttentionClassifier):
@@ -2042,14 +2042,93 @@ def test_a_subclass_gate_gain_survives_clone_and_grid_search():
     assert clone(instance).gate_gain == GATE_GAIN != 0.5
 
 
-@pytest.mark.parametrize("method", ["fit", "partial_fit", "fit_loop"])
-def test_skorchs_own_loop_is_closed(moons, fast, method):
-    """net_ is the fitted container; training it by skorch's loop would
-    leave history_, loss_curve_ and n_iter_ behind its weights."""
+def _skorch_entry_points(net, X, y):
+    """Each of skorch's ways to train or reset a net, by name: called on the
+    net, and through skorch's class (which bypasses a subclass's override of
+    that method)."""
+    from skorch import NeuralNet
+
+    Xt, yt = torch.as_tensor(X, dtype=torch.float32), torch.as_tensor(y)
+    batch = (Xt[:8], yt[:8])
+    loader = net.get_iterator(net.get_dataset(Xt, yt), training=True)
+    return {
+        "fit": lambda: net.fit(Xt, yt),
+        "partial_fit": lambda: net.partial_fit(Xt, yt),
+        "fit_loop": lambda: net.fit_loop(Xt, yt),
+        "initialize": lambda: net.initialize(),
+        "train_step": lambda: net.train_step(batch),
+        "run_single_epoch": lambda: net.run_single_epoch(
+            loader, training=True, prefix="train", step_fn=net.train_step
+        ),
+        "NeuralNet.fit": lambda: NeuralNet.fit(net, Xt, yt),
+        "NeuralNet.partial_fit": lambda: NeuralNet.partial_fit(net, Xt, yt),
+        "NeuralNet.fit_loop": lambda: NeuralNet.fit_loop(net, Xt, yt),
+        "NeuralNet.initialize": lambda: NeuralNet.initialize(net),
+        "NeuralNet.train_step": lambda: NeuralNet.train_step(net, batch),
+        "NeuralNet.run_single_epoch": lambda: NeuralNet.run_single_epoch(
+            net,
+            loader,
+            training=True,
+            prefix="train",
+            step_fn=lambda b: NeuralNet.train_step(net, b),
+        ),
+    }
+
+
+#: skorch's ways to train or reset a net (:func:`_skorch_entry_points`).
+_ENTRY_POINTS = [
+    "fit",
+    "partial_fit",
+    "fit_loop",
+    "initialize",
+    "train_step",
+    "run_single_epoch",
+    "NeuralNet.fit",
+    "NeuralNet.partial_fit",
+    "NeuralNet.fit_loop",
+    "NeuralNet.initialize",
+    "NeuralNet.train_step",
+    "NeuralNet.run_single_epoch",
+]
+
+
+@pytest.mark.parametrize("entry", _ENTRY_POINTS)
+@pytest.mark.parametrize(
+    "Estimator", [GatedAttentionClassifier, GatedAttentionRegressor]
+)
+def test_skorchs_own_training_and_reset_are_closed(moons, fast, Estimator, entry):
+    """net_ is the fitted container; skorch's loop, its steps and its
+    initialize (which empties the history) would leave history_, loss_curve_
+    and n_iter_ apart from the weights. Each refuses in one line, on the net
+    and through skorch's class, and changes nothing: weights, predictions,
+    history and counters."""
     X, y = moons
-    clf = GatedAttentionClassifier(**fast).fit(X, y)
-    before = clf.predict_proba(X)
-    with pytest.raises(TypeError, match=f"net_.{method} is closed: .* partial_fit"):
-        getattr(clf.net_, method)(X.astype(np.float32), y)
-    np.testing.assert_array_equal(clf.predict_proba(X), before)
-    assert len(clf.history_) == len(clf.loss_curve_) == clf.n_iter_
+    model = Estimator(**fast).fit(X, y)
+    net = model.net_
+    before = model.predict(X)
+    weights = [w.detach().clone() for w in net.module_.parameters()]
+    target = y if Estimator is GatedAttentionClassifier else y.astype(np.float32)
+    call = _skorch_entry_points(net, X, target)[entry]
+    closed = r"^net_\.\S+ (is|and net_\.fit_loop are) closed: .* partial_fit"
+    with pytest.raises(TypeError, match=closed):
+        call()
+    np.testing.assert_array_equal(model.predict(X), before)
+    assert all(
+        torch.equal(a, b)
+        for a, b in zip(weights, net.module_.parameters(), strict=True)
+    )
+    n = fast["max_epochs"]
+    assert len(model.history_) == len(model.loss_curve_) == model.n_iter_ == n
+    assert model.history_ is net.history
+    # The estimator still trains through its own loop, afterwards too.
+    model.partial_fit(X, y)
+    assert len(model.history_) == len(model.loss_curve_) == model.n_iter_ == n + 1
+
+
+def test_a_pickled_net_stays_closed(moons, fast):
+    """A model saved and loaded keeps its net closed to skorch's training."""
+    X, y = moons
+    model = pickle.loads(pickle.dumps(GatedAttentionClassifier(**fast).fit(X, y)))
+    with pytest.raises(TypeError, match="net_.initialize and net_.fit_loop are closed"):
+        model.net_.initialize()
+    assert len(model.history_) == model.n_iter_

@@ -180,7 +180,9 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
     passes the architecture to the network, and the CV estimators pass
     every parameter to their models, by name."""
     from skgate import GatedAttentionClassifierCV, GatedAttentionRegressorCV
-    from skgate._engine.plan import NET_PARAMETERS as _NET_PARAMETERS
+    from skgate._training import net_parameters
+
+    _NET_PARAMETERS = net_parameters(GatedAttentionClassifier)
 
     for Estimator in (
         GatedAttentionClassifier,
@@ -706,3 +708,139 @@ def test_the_study_uses_only_names_the_api_reference_documents():
         and not (name.startswith("skgate.") and name.rsplit(".", 1)[1] in top)
     )
     assert undocumented == []
+
+
+ENGINE = sorted((PACKAGE / "_engine").glob("*.py"))
+#: What the engine may import of the library: the network's equations over
+#: stacked weights and the batching rule; never the estimators' side.
+ENGINE_IMPORTS = {"skgate.nn._stacked", "skgate._batching"}
+#: torch's in-place kernels the loop calls by their own (private) names.
+TORCH_PRIVATE_CALLS = {"_fused_adamw_", "_foreach_add_"}
+
+
+def _engine_reaches(path):
+    """What the engine module ``path`` imports from the library outside the
+    engine, the private attributes it reads that the engine does not define,
+    and the names it gives an estimator."""
+    tree = ast.parse(path.read_text())
+    defined = {
+        name
+        for engine in ENGINE
+        for node in ast.walk(ast.parse(engine.read_text()))
+        for name in (
+            [node.name]
+            if isinstance(node, ast.FunctionDef | ast.ClassDef)
+            else [
+                t.attr
+                for t in getattr(node, "targets", [])
+                if isinstance(t, ast.Attribute)
+            ]
+        )
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level >= 2:
+            module = "skgate." + (node.module or "")
+            if module not in ENGINE_IMPORTS:
+                found.append(f"{path.name}: imports {module}")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+            "skgate"
+        ):
+            found.append(f"{path.name}: imports {node.module}")
+        elif isinstance(node, ast.Attribute) and re.fullmatch(r"_(?!_)\w+", node.attr):
+            if node.attr not in defined | TORCH_PRIVATE_CALLS:
+                found.append(f"{path.name}:{node.lineno} reads .{node.attr}")
+        elif isinstance(node, ast.Name | ast.arg):
+            name = node.id if isinstance(node, ast.Name) else node.arg
+            if "estimator" in name:
+                found.append(f"{path.name}:{node.lineno} names {name}")
+    return found
+
+
+def test_the_engine_trains_from_its_spec_alone():
+    """The contract: the engine imports nothing of the estimators' side
+    (estimators, search, _training, compare, ...), reads no private member
+    it does not define (an estimator's ``_prepare_targets``, ``_adopt``,
+    ...), and no variable of it holds an estimator: what it trains comes
+    from the TrainingSpec."""
+    assert len(ENGINE) >= 6
+    assert [found for path in ENGINE for found in _engine_reaches(path)] == []
+
+
+def test_the_engine_check_finds_each_kind(tmp_path):
+    module = tmp_path / "loop.py"
+    module.write_text(
+        "from ..estimators import GatedAttentionClassifier\n"
+        "from ..nn._stacked import validation_logits\n"
+        "def f(estimator, spec):\n"
+        "    return spec._prepare_targets(estimator)\n"
+    )
+    assert _engine_reaches(module) == [
+        "loop.py: imports skgate.estimators",
+        "loop.py:3 names estimator",
+        "loop.py:4 reads ._prepare_targets",
+        "loop.py:4 names estimator",
+    ]
+
+
+#: The history's one writer (skgate._engine.hooks): the only functions of
+#: the library that write a skorch history's rows.
+HISTORY_WRITER = {
+    "begin_epoch",
+    "begin_batch",
+    "end_batch",
+    "count_batches",
+    "end_epoch",
+}
+_HISTORY_WRITES = {"record", "record_batch", "new_epoch", "new_batch", "append"}
+
+
+def _history_writes(path):
+    """``function: call`` for every call in ``path`` that writes a history
+    row (``x.history.record(...)``, ``history.new_epoch()``, ...)."""
+    found = []
+    for function in _functions(path):
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _HISTORY_WRITES
+                and "history" in ast.unparse(node.func.value)
+            ):
+                found.append(f"{function.name}: {ast.unparse(node.func)}")
+    return found
+
+
+def test_the_history_has_one_writer():
+    """Every history row is written by the engine's writer functions, live
+    (NetHooks) or once the loop has run (record_history) alike; skorch's own
+    row starts are off (the nets' on_epoch_begin and on_batch_begin)."""
+    writes = [w for path in LIBRARY for w in _history_writes(path)]
+    assert writes and {w.split(":")[0] for w in writes} == HISTORY_WRITER
+    from skgate._engine.hooks import _WeightedNet
+
+    assert {"on_epoch_begin", "on_batch_begin"} <= set(vars(_WeightedNet))
+
+
+def test_the_library_uses_the_engines_public_face_only():
+    """Outside skgate._engine, the library imports the engine's package and
+    the names its ``__all__`` gives, never one of its modules."""
+    import skgate._engine as engine
+
+    found = []
+    for path in LIBRARY:
+        if path.parent.name == "_engine":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            module = node.module or ""
+            if "_engine." in module or module.startswith("_engine."):
+                found.append(f"{path.name}: from {module}")
+            elif module.endswith("_engine"):
+                found += [
+                    f"{path.name}: {alias.name}"
+                    for alias in node.names
+                    if alias.name not in engine.__all__
+                ]
+    assert found == []

@@ -239,6 +239,33 @@ class TestFunctionalTraining:
 
 
 class TestEstimators:
+    def test_the_nets_criterion_is_the_loss_training_minimised(self):
+        """The loss comes from the fit's TrainingSpec: the skorch net's
+        criterion is the same loss, label smoothing included, so
+        ``net_.get_loss`` is the loss training minimised; a loss the
+        engine's backward does not implement is refused."""
+        from skgate._engine import Loss
+
+        X, y = _series()
+        series = GatedAttentionClassifier(**SMALL).fit(X, y)
+        smoothing = DESIGNS["series"]["label_smoothing"]
+        assert smoothing > 0
+        criterion = series.net_.criterion_
+        assert isinstance(criterion, torch.nn.CrossEntropyLoss)
+        assert criterion.label_smoothing == smoothing
+        logits = torch.tensor([[2.0, -1.0], [0.5, 0.25]])
+        target = torch.tensor([0, 1])
+        expected = torch.nn.functional.cross_entropy(
+            logits, target, label_smoothing=smoothing
+        )
+        assert torch.allclose(series.net_.get_loss(logits, target), expected)
+        table = GatedAttentionClassifier(**SMALL).fit(X.reshape(len(X), -1), y)
+        assert table.net_.criterion_.label_smoothing == 0.0
+        regressor = GatedAttentionRegressor(**SMALL).fit(X, y.astype(float))
+        assert isinstance(regressor.net_.criterion_, torch.nn.MSELoss)
+        with pytest.raises(ValueError, match="loss 'hinge' is not implemented"):
+            Loss("hinge")
+
     def test_auto_gives_series_the_strong_design_and_tables_todays(self):
         X, y = _series()
         series = GatedAttentionClassifier(**SMALL).fit(X, y)

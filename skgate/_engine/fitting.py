@@ -1,22 +1,18 @@
-"""How a fit runs: :func:`fit` (every estimator's ``fit`` and ``partial_fit``),
-:func:`fit_together` (many estimators, batched by architecture) and
-:func:`fit_batch` (prepared fits trained by the one loop), and what a
-finished fit hands its estimator (:class:`FitResult`).
+"""How a fit runs, from its :class:`~skgate._engine.spec.TrainingSpec`:
+:func:`train` (one fit: an estimator's ``fit`` and ``partial_fit``),
+:func:`train_together` (many, batched by architecture) and :func:`fit_batch`
+(prepared fits trained by the one loop), and what a finished fit hands back
+(:class:`FitResult`), which the estimator adopts as its fitted attributes.
 """
 
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
-from sklearn import get_config
-from sklearn.base import is_regressor
 from sklearn.exceptions import ConvergenceWarning
 
 from .._batching import MAX_MODELS_PER_NETWORK, equal_parts
-from ..nn import _BUILT_IN as _BUILT_IN_GATES
-from ..nn import GATES
 from .hooks import (
     NetHooks,
     NetState,
@@ -26,7 +22,7 @@ from .hooks import (
     same_tensors,
 )
 from .loop import BatchedTrainer
-from .plan import _LARGE_ALPHA, _net_for, prepare
+from .plan import net_for, prepare
 
 #: A fit whose training loss ends above this many times a constant
 #: prediction's (log of the number of classes; 1 for standardised
@@ -34,7 +30,7 @@ from .plan import _LARGE_ALPHA, _net_for, prepare
 _LARGE_LOSS_RATIO = 1000.0
 
 
-def _check_converged(net, X, estimator, curve=(), n_outputs=2):
+def _check_converged(net, spec, curve=()):
     """Raise if training diverged (non-finite weights or training loss),
     instead of leaving a model that predicts NaN. Warn (ConvergenceWarning)
     if the training loss ended over :data:`_LARGE_LOSS_RATIO` times a
@@ -44,13 +40,14 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
     curve = [float(loss) for loss in curve]
     finite = all(torch.isfinite(p).all() for p in net.module_.parameters())
     if finite and np.isfinite(curve).all():
-        constant = 1.0 if is_regressor(estimator) else float(np.log(max(n_outputs, 2)))
+        n_outputs = spec.n_outputs
+        constant = 1.0 if spec.loss.regression else float(np.log(max(n_outputs, 2)))
         if curve and curve[-1] > _LARGE_LOSS_RATIO * constant:
             warnings.warn(
                 f"The training loss ended at {curve[-1]:.3g}, over "
                 f"{_LARGE_LOSS_RATIO:g} times a constant prediction's "
                 f"({constant:.3g}): the model may have learned nothing. Likely "
-                f"causes: {_causes(X, estimator)}.",
+                f"causes: {spec.causes()}.",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -59,33 +56,8 @@ def _check_converged(net, X, estimator, curve=(), n_outputs=2):
     raise ValueError(
         f"Training diverged: the weights or the training loss became "
         f"non-finite (train_loss per epoch: {_losses_text(losses)}). Likely "
-        f"causes: {_causes(X, estimator)}."
+        f"causes: {spec.causes()}."
     )
-
-
-def _causes(X, estimator):
-    """Why a fit diverges, likeliest first: a large alpha, a user's gate,
-    then unscaled X or a large learning rate."""
-    causes = [
-        f"X has values of magnitude up to {np.nanmax(np.abs(X)):.3g} (scale X first, "
-        f"e.g. with StandardScaler)",
-        f"lr={estimator.lr:g} (lower it)",
-    ]
-    if estimator.gate not in _BUILT_IN_GATES:
-        causes.insert(
-            0,
-            f"the user gate {estimator.gate!r} (check that its activation and "
-            f"derivatives stay finite and moderate where training takes them)",
-        )
-    if GATES[estimator.gate].strength and estimator.alpha > _LARGE_ALPHA:
-        causes.insert(
-            0,
-            f"alpha={estimator.alpha:g} scales the gate's activation: the "
-            f"attention output is multiplied by up to 1 + alpha times its "
-            f"largest value (use alpha <= {_LARGE_ALPHA:g}; 0 to 2 is the "
-            f"useful range)",
-        )
-    return "; ".join(causes)
 
 
 def _losses_text(losses):
@@ -96,61 +68,27 @@ def _losses_text(losses):
     return "[" + ", ".join(shown) + "]"
 
 
-def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None):
-    """Fit ``estimator`` on ``X, y``: afresh, on from its fitted network (a
-    warm start), or one epoch more (``incremental``: partial_fit, whose
-    first call names every class in ``classes``). If that fails, the
-    estimator is restored as it was: fitted with its old network (its
-    weights, optimizer state and history too), labels and scales, or
-    unfitted."""
-    before = dict(vars(estimator))
-    net = before.get("net_")
-    # Only a fit that continues the network (partial_fit, a warm start)
-    # changes it in place; a fresh fit leaves the old one untouched.
-    continues = incremental or estimator.warm_start
-    saved = NetState(net) if net is not None and continues else None
+def train(spec, *, fresh, incremental=False):
+    """Train one model from ``spec``: a new network (``fresh``), on from the
+    fitted one it continues (a warm start), or one epoch more
+    (``incremental``: partial_fit). Ctrl-C in its epochs keeps what trained
+    (:attr:`FitResult.interrupted`). If training fails, a net it continued
+    is put back as it was (weights, optimizer state, history, callbacks)."""
+    saved = None if fresh else NetState(spec.continues)
     try:
-        return _train(
-            estimator, X, y, sample_weight, incremental=incremental, classes=classes
-        )
+        plan = prepare(spec, fresh=fresh, incremental=incremental)
+        (result,) = fit_batch([(spec, plan)], keep_on_interrupt=True)
     except BaseException:
-        vars(estimator).clear()
-        vars(estimator).update(before)
         if saved is not None:
-            saved.restore(net)
+            saved.restore(spec.continues)
         raise
-
-
-def _train(estimator, X, y, sample_weight, *, incremental, classes):
-    fresh = not hasattr(estimator, "net_") or not (incremental or estimator.warm_start)
-    plan = prepare(
-        estimator,
-        X,
-        y,
-        sample_weight=sample_weight,
-        fresh=fresh,
-        incremental=incremental,
-        classes=classes,
-    )
-    # The one loop, a batch of one; Ctrl-C in its epochs keeps what trained.
-    (result,) = fit_batch([(estimator, plan)], keep_on_interrupt=True)
-    estimator._adopt(result)
-    if result.interrupted:
-        warnings.warn(
-            f"{type(estimator).__name__}.{'partial_fit' if incremental else 'fit'} "
-            f"was interrupted (KeyboardInterrupt) after "
-            f"{len(result.loss_curve)} finished epoch(s) of this call; the model "
-            "trained so far is kept (its last epoch perhaps in part).",
-            UserWarning,
-            stacklevel=5,  # the caller of the estimator's fit
-        )
-    return estimator
+    return result
 
 
 @dataclass(frozen=True)
 class FitResult:
-    """What one finished fit hands its estimator, which sets its own fitted
-    attributes from it (``_GatedAttentionBase._adopt``)."""
+    """What one finished fit hands back; the estimator sets its own fitted
+    attributes from it."""
 
     #: The skorch net, its module trained and its history written.
     net: object
@@ -173,9 +111,9 @@ class FitResult:
     interrupted: bool = False
 
 
-def _result(estimator, net, plan, curve, interrupted=False):
+def _result(spec, net, plan, curve, interrupted=False):
     """The finished fit's :class:`FitResult`; raises if training diverged."""
-    _check_converged(net, plan.X, estimator, curve, plan.n_outputs)
+    _check_converged(net, spec, curve)
     valid = plan.valid
     scores = best = None
     if valid is not None:
@@ -188,119 +126,61 @@ def _result(estimator, net, plan, curve, interrupted=False):
         loss_curve=tuple(float(loss) for loss in curve),
         fresh=plan.fresh,
         incremental=plan.incremental,
-        callbacks=given(estimator.callbacks),
+        callbacks=given(spec.recipe.callbacks),
         validation_scores=scores,
         best_validation_score=best,
         interrupted=interrupted,
     )
 
 
-#: Parameters that may differ inside one batch.
-_PER_MODEL = ("alpha", "random_state", "lr")
-
-
-def batchable(estimator):
-    """Whether ``estimator`` may share a batch: callbacks and verbose output
-    observe one model's training, and a warm start continues one."""
-    return (
-        not estimator.callbacks
-        and not estimator.verbose
-        and not (estimator.warm_start and hasattr(estimator, "net_"))
-    )
-
-
-def _key(estimator, plan):
-    """What every model of a batch must share: its parameters but
-    :data:`_PER_MODEL`, its data's width and its rows per step."""
-    params = estimator.get_params(deep=False)
-    shared = tuple(
-        sorted((k, repr(v)) for k, v in params.items() if k not in _PER_MODEL)
-    )
-    return (
-        type(estimator),
-        shared,
-        plan.X.shape[1],
-        getattr(plan.X, "layout", None),
-        plan.n_outputs,
-        plan.batch_size,
-        plan.epochs,
-    )
-
-
-def fit_together(estimators, data, *, name_items=False):
-    """Fit ``estimators[i]`` on ``data[i] = (X, y, sample_weight or None)``.
-
-    ``name_items``: a ValueError or TypeError raised while checking or
-    preparing item ``i`` is raised again, of the same type, prefixed with
-    ``estimators[i]`` (its parameters) or ``estimators[i] / data[i]`` (its
-    fit on its data), for callers whose user passed the lists; the others
-    keep the estimator's own message.
-
-    Returns the estimators, fitted (in place), in their order.
-    """
+def train_together(specs, *, data_keys=None):
+    """Train a new model from each of ``specs``, batched: specs of one
+    architecture, data width, recipe and budget (their ``batch_key`` and
+    plan) train as one network, each as it would alone. Returns their
+    :class:`FitResult` s, in their order. A ValueError or TypeError raised
+    while preparing ``specs[i]`` is raised again, of the same type, with the
+    item's index as ``error.spec_index``. ``data_keys``: per spec, what
+    names its data (specs of one key whose rows are equal share one copy of
+    them in the batch); default: each its own."""
     groups = {}
-    shared = {}  # id of a data tuple -> the training data it was first made into
-    for i, (estimator, item) in enumerate(zip(estimators, data, strict=True)):
-        X, y, sample_weight = item
-        with _naming(f"estimators[{i}] / data[{i}]", name_items):
-            if not batchable(estimator):
-                estimator.fit(X, y, sample_weight=sample_weight)
-                continue
-        # What fit checks first (its _fit_context): the parameters, unless
-        # scikit-learn is told to skip that.
-        if not get_config()["skip_parameter_validation"]:
-            with _naming(f"estimators[{i}]", name_items):
-                estimator._validate_params()
-        with _naming(f"estimators[{i}] / data[{i}]", name_items):
-            plan = prepare(
-                estimator,
-                X,
-                y,
-                sample_weight=sample_weight,
-                fresh=True,
-                incremental=False,
-                classes=None,
-            )
-        # Estimators given the same data (the alphas of one fold) share its
+    shared = {}  # data key -> the training rows first made of it
+    if data_keys is None:
+        data_keys = range(len(specs))
+    for i, (spec, data_key) in enumerate(zip(specs, data_keys, strict=True)):
+        try:
+            plan = prepare(spec, fresh=True, incremental=False)
+        except (ValueError, TypeError) as exc:
+            exc.spec_index = i
+            raise
+        # Specs of the same data (the alphas of one fold) share its
         # tensors, so the batch holds them once (see _engine.loop._Pool).
-        first = shared.setdefault(id(item), plan.train)
+        first = shared.setdefault(data_key, plan.train)
         if first is not plan.train and _same_data(first, plan.train):
             plan = replace(plan, train=first)
-        key = _key(estimator, plan)
-        groups.setdefault(key, []).append((estimator, plan))
+        key = (
+            spec.batch_key,
+            plan.X.shape[1],
+            getattr(plan.X, "layout", None),
+            plan.n_outputs,
+            plan.batch_size,
+            plan.epochs,
+        )
+        groups.setdefault(key, []).append((i, spec, plan))
+    results = [None] * len(specs)
     for members in groups.values():
         # Models with as many rows take as many steps: side by side, the
         # models still stepping are a run of the stacks, read as views rather
         # than copies. (The order changes no model's bits.)
         members = sorted(members, key=_training_rows)
         for part in equal_parts(members, MAX_MODELS_PER_NETWORK):
-            results = fit_batch(part)
-            for (estimator, _), result in zip(part, results, strict=True):
-                estimator._adopt(result)
-    return estimators
-
-
-@contextmanager
-def _naming(where, on):
-    """Raise a ValueError or TypeError of the block again, of the same type,
-    as ``"{where}: {message}"`` (when ``on``)."""
-    try:
-        yield
-    except (ValueError, TypeError) as exc:
-        if not on:
-            raise
-        try:
-            named = type(exc)(f"{where}: {exc}")
-        except Exception:  # a type that takes other arguments
-            named = None
-        if named is None:
-            raise
-        raise named from exc
+            trained = fit_batch([(spec, plan) for _, spec, plan in part])
+            for (i, _, _), result in zip(part, trained, strict=True):
+                results[i] = result
+    return results
 
 
 def _training_rows(member):
-    _, plan = member
-    return len(plan.train.X)
+    return len(member[-1].train.X)
 
 
 def _same_data(first, second):
@@ -312,47 +192,36 @@ def _same_data(first, second):
     )
 
 
-def _recipe(estimator, *, incremental):
-    """The training recipe of ``estimator``'s design: label smoothing and
-    the warm-up share of a cosine schedule (None: a constant rate, and
-    always for partial_fit's one epoch, which continues at ``lr``)."""
-    design = estimator._design()
-    cosine = design["lr_schedule"] == "cosine" and not incremental
-    return {
-        "label_smoothing": float(design.get("label_smoothing", 0.0)),
-        "warmup": float(estimator.warmup_fraction) if cosine else None,
-    }
-
-
 def fit_batch(members, *, keep_on_interrupt=False):
-    """Train prepared estimators, ``(estimator, FitPlan)`` pairs of one
+    """Train prepared fits, ``(TrainingSpec, FitPlan)`` pairs of one
     architecture and recipe, by the one loop; returns each one's
-    :class:`FitResult`, in their order (the estimators are not changed: each
-    adopts its result).
+    :class:`FitResult`, in their order.
 
     Each gets its skorch net first (the loop trains its module and optimizer
     state); a batch of one with callbacks or verbose output trains with
     :class:`~skgate._engine.hooks.NetHooks`, which call them as it goes.
     """
     proto, plan = members[0]
+    recipe = proto.recipe
     # The networks are ordinary tensors, trained in place, even when the
     # caller is in inference mode.
     with torch.inference_mode(False):
-        nets = [_net_for(estimator, plan) for estimator, plan in members]
+        nets = [net_for(spec, plan) for spec, plan in members]
         hooks = None
-        if len(members) == 1 and (plan.callbacks or proto.verbose):
+        if len(members) == 1 and (plan.callbacks or recipe.verbose):
             hooks = NetHooks(nets[0], plan.train, plan.valid and plan.valid.data)
             hooks.fit_begin()  # before the loop reads which weights train
         trainer = BatchedTrainer(
             [net.module_ for net in nets],
-            [estimator.alpha for estimator, _ in members],
-            regression=is_regressor(proto),
+            [spec.alpha for spec, _ in members],
+            loss=proto.loss,
             # A single fit's net may carry a rate a scheduler set.
             lr=[net.optimizer_.param_groups[0]["lr"] for net in nets],
             weight_decay=nets[0].optimizer_.param_groups[0]["weight_decay"],
             batch_size=plan.batch_size,
             states=[optimizer_entries(net) for net in nets],
-            **_recipe(proto, incremental=plan.incremental),
+            # partial_fit's one epoch continues at lr: no schedule.
+            warmup=None if plan.incremental else recipe.warmup,
         )
         curves = trainer.fit(
             [plan.train for _, plan in members],
@@ -366,7 +235,7 @@ def fit_batch(members, *, keep_on_interrupt=False):
         if hooks is not None:
             _end_with_callbacks(hooks, trainer, plan.valid)
     results = []
-    for m, ((estimator, plan), net) in enumerate(zip(members, nets, strict=True)):
+    for m, ((spec, plan), net) in enumerate(zip(members, nets, strict=True)):
         if hooks is None:
             valid = plan.valid
             record_history(
@@ -377,7 +246,7 @@ def fit_batch(members, *, keep_on_interrupt=False):
                 0 if valid is None else len(valid.data.y),
             )
         _install_state(net, trainer.optimizer_state(m))
-        results.append(_result(estimator, net, plan, curves[m], trainer.interrupted))
+        results.append(_result(spec, net, plan, curves[m], trainer.interrupted))
     return results
 
 

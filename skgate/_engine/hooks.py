@@ -42,10 +42,33 @@ def _batch(rows):
 
 class _WeightedNet:
     """A skorch net whose inputs may carry their sample weights, and whose
-    own training loop is closed: every fit goes through the estimator's
-    (one loop for every fit, see :mod:`skgate._engine`), so a net that
-    skorch trained would hold weights, history and fitted attributes that
-    disagree."""
+    own training is closed: every fit goes through the estimator's (one
+    loop for every fit, see :mod:`skgate._engine`), so a net that skorch
+    trained or reset would hold weights and history that disagree with the
+    estimator's ``n_iter_`` and ``loss_curve_``.
+
+    ``fit``, ``partial_fit`` and ``fit_loop`` always refuse. Once the engine
+    has built the net (:meth:`close`), so do ``initialize`` (which would
+    empty the history), ``train_step`` and ``run_single_epoch``, also when
+    called through skorch's class (``NeuralNet.fit_loop(clf.net_, X, y)``):
+    each of skorch's ways in checks :meth:`check_training_readiness`, or
+    steps through :meth:`train_step_single`, first.
+    """
+
+    def close(self):
+        """Close skorch's training and initialisation on this net (the
+        engine calls it once the net is built); returns the net."""
+        self._closed_by_skgate = True
+        return self
+
+    def _refuse_when_closed(self, method):
+        if self.__dict__.get("_closed_by_skgate", False):
+            raise TypeError(_closed_loop(method))
+
+    def check_training_readiness(self):
+        # skorch's initialize, fit_loop (and so fit and partial_fit) ask first.
+        self._refuse_when_closed("initialize and net_.fit_loop")
+        super().check_training_readiness()
 
     def fit(self, X, y=None, **fit_params):
         raise TypeError(_closed_loop("fit"))
@@ -56,6 +79,29 @@ class _WeightedNet:
     def fit_loop(self, X, y=None, epochs=None, **fit_params):
         raise TypeError(_closed_loop("fit_loop"))
 
+    def train_step(self, batch, **fit_params):
+        self._refuse_when_closed("train_step")
+        return super().train_step(batch, **fit_params)
+
+    def train_step_single(self, batch, **fit_params):
+        # Every skorch training step computes its gradients here first.
+        self._refuse_when_closed("train_step")
+        return super().train_step_single(batch, **fit_params)
+
+    def run_single_epoch(self, iterator, training, prefix, step_fn, **fit_params):
+        self._refuse_when_closed("run_single_epoch")
+        return super().run_single_epoch(
+            iterator, training, prefix, step_fn, **fit_params
+        )
+
+    # The history has one writer (begin_epoch, ..., end_epoch, called by
+    # NetHooks and record_history): skorch's own rows are not started here.
+    def on_epoch_begin(self, net, dataset_train=None, dataset_valid=None, **kwargs):
+        pass
+
+    def on_batch_begin(self, net, batch=None, training=False, **kwargs):
+        pass
+
     def infer(self, x, **fit_params):
         # A weighted batch's weights are for the loss, not the module.
         if isinstance(x, dict):
@@ -64,8 +110,9 @@ class _WeightedNet:
 
 
 def _closed_loop(method):
+    verb = "are" if " and " in method else "is"
     return (
-        f"net_.{method} is closed: skgate trains its networks with its own loop "
+        f"net_.{method} {verb} closed: skgate trains its networks with its own loop "
         f"(its fitted attributes, history and loss_curve_ kept together); call "
         f"the estimator's fit or partial_fit instead (e.g. clf.partial_fit(X, y))."
     )
@@ -138,15 +185,47 @@ class ValidationScore:
         return is_best, self.no_improvement_ > self.n_iter_no_change
 
 
-def record_epoch(history, loss, row=None):
-    """An epoch's training loss and validation row (or None) in a skorch
-    history whose epoch has begun: the keys every fit's history has
-    (``train_loss_best`` as skorch's own train_loss scoring marks it)."""
-    earlier = _train_losses(history[:-1])
+# -- the history: one writer -------------------------------------------------
+# Every row of every fit's history is written by these functions, in this
+# order: live by NetHooks as the loop runs (a fit with callbacks or verbose
+# output, whose callbacks read the history as it grows), or by
+# record_history once the loop has run (every other fit). skorch's own
+# writers are off: the net's on_epoch_begin and on_batch_begin
+# (_WeightedNet) and its EpochTimer callback (the loop times the epochs).
+
+
+def begin_epoch(history):
+    """A new epoch's row, numbered."""
+    history.new_epoch()
+    history.record("epoch", len(history))
+
+
+def begin_batch(history):
+    history.new_batch()
+
+
+def end_batch(history, prefix, loss, rows):
+    """A batch's loss and rows (``prefix``: "train" or "valid")."""
+    history.record_batch(f"{prefix}_loss", loss)
+    history.record_batch(f"{prefix}_batch_size", rows)
+
+
+def count_batches(history, prefix, n):
+    history.record(f"{prefix}_batch_count", n)
+
+
+def end_epoch(history, loss, row, seconds, best=None):
+    """The epoch's training loss (``train_loss_best`` as skorch's own
+    train_loss scoring marks it: below every earlier epoch's; ``best``:
+    the least earlier loss, when the caller keeps it), its validation row
+    (or None) and its duration."""
+    if best is None:
+        best = min(_train_losses(history[:-1]), default=np.inf)
     history.record("train_loss", loss)
-    history.record("train_loss_best", not earlier or loss < min(earlier))
+    history.record("train_loss_best", bool(loss < best))
     for key, value in (row or {}).items():
         history.record(key, value)
+    history.record("dur", seconds)
 
 
 def _train_losses(epochs):
@@ -155,41 +234,25 @@ def _train_losses(epochs):
 
 
 def record_history(history, curve, epochs, rows=None, n_valid=0):
-    """The epochs of a fit without callbacks, recorded after it as a fit
-    with callbacks records them (:class:`NetHooks`): epoch number, batches
+    """The epochs of a fit without callbacks, written once the loop has run
+    by the writer NetHooks writes with as it runs: epoch number, batches
     (loss and rows), the validation batch (``n_valid`` held-out rows),
     training loss, validation row and duration, in that order of keys.
-    ``epochs``: the loop's :class:`~skgate._engine.loop.EpochRecord` s.
-
-    The rows are appended as plain dicts (a history is a list): the rows
-    skorch's ``record`` calls would write, without a lookup per value.
-    """
-    earlier = _train_losses(list.__iter__(history))
+    ``epochs``: the loop's :class:`~skgate._engine.loop.EpochRecord` s."""
+    best = min(_train_losses(list.__iter__(history)), default=np.inf)
     for epoch, (loss, record) in enumerate(zip(curve, epochs, strict=True)):
-        batches = [
-            {"train_loss": batch_loss, "train_batch_size": size}
-            for batch_loss, size in zip(record.losses, record.sizes, strict=True)
-        ]
+        begin_epoch(history)
+        for batch_loss, size in zip(record.losses, record.sizes, strict=True):
+            begin_batch(history)
+            end_batch(history, "train", batch_loss, size)
+        count_batches(history, "train", len(record.losses))
         row = None if rows is None else rows[epoch]
-        entry = {"batches": batches, "epoch": len(history) + 1}
-        entry["train_batch_count"] = len(batches)
         if row is not None:
-            batches.append(
-                {"valid_loss": row["valid_loss"], "valid_batch_size": n_valid}
-            )
-            entry["valid_batch_count"] = 1
-        entry["train_loss"] = loss
-        entry["train_loss_best"] = not earlier or loss < min(earlier)
-        earlier.append(loss)
-        entry.update(row or {})
-        entry["dur"] = record.seconds
-        history.append(entry)
-
-
-def _record_batch(history, prefix, loss, rows):
-    """A batch's row of a skorch history, as skorch's loop records it."""
-    history.record_batch(f"{prefix}_loss", loss)
-    history.record_batch(f"{prefix}_batch_size", rows)
+            begin_batch(history)
+            end_batch(history, "valid", row["valid_loss"], n_valid)
+            count_batches(history, "valid", 1)
+        end_epoch(history, loss, row, record.seconds, best)
+        best = min(best, loss)
 
 
 def optimizer_entries(net):
@@ -236,10 +299,12 @@ class NetHooks:
         self.net.notify("on_train_end", X=self.epoch_kwargs["dataset_train"], y=None)
 
     def epoch_begin(self):
+        begin_epoch(self.net.history)
         self.net.notify("on_epoch_begin", **self.epoch_kwargs)
 
     def batch_begin(self, batch):
         self.batch = batch
+        begin_batch(self.net.history)
         self.net.notify("on_batch_begin", batch=batch, training=True)
 
     def gradients(self, gradients):
@@ -285,27 +350,28 @@ class NetHooks:
         }
 
     def batch_end(self, batch, loss, y_pred):
-        _record_batch(self.net.history, "train", loss.item(), len(batch[1]))
+        end_batch(self.net.history, "train", loss.item(), len(batch[1]))
         self.net.notify(
             "on_batch_end", batch=batch, training=True, loss=loss, y_pred=y_pred
         )
 
     def trained(self, n_batches):
-        self.net.history.record("train_batch_count", n_batches)
+        count_batches(self.net.history, "train", n_batches)
 
     def validated(self, data, outputs, row):
         """The held-out rows scored as one validation batch."""
         batch, history = _batch(data), self.net.history
+        begin_batch(history)
         self.net.notify("on_batch_begin", batch=batch, training=False)
-        _record_batch(history, "valid", row["valid_loss"], len(data.y))
+        end_batch(history, "valid", row["valid_loss"], len(data.y))
         loss = torch.tensor(row["valid_loss"])
         self.net.notify(
             "on_batch_end", batch=batch, training=False, loss=loss, y_pred=outputs
         )
-        history.record("valid_batch_count", 1)
+        count_batches(history, "valid", 1)
 
-    def epoch_end(self, loss, row):
-        record_epoch(self.net.history, loss, row)
+    def epoch_end(self, loss, row, seconds):
+        end_epoch(self.net.history, loss, row, seconds)
         self.net.notify("on_epoch_end", **self.epoch_kwargs)
 
 

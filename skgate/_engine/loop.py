@@ -203,10 +203,11 @@ class BatchedTrainer:
     """Train ``modules`` (initialised, float32, one architecture) together:
     skgate's one training loop, for one model as for a batch.
 
-    ``regression``: the loss is the squared error (else cross-entropy).
-    ``lr``: one learning rate, or one per model. ``states``: per model, the
-    AdamW state to continue from, ``{weight name: {"step", "exp_avg",
-    "exp_avg_sq"}}`` (None, or missing entries: a fresh optimiser).
+    ``loss``: a :class:`~skgate._engine.spec.Loss` (the squared error, or
+    the cross-entropy with its label smoothing). ``lr``: one learning rate,
+    or one per model. ``states``: per model, the AdamW state to continue
+    from, ``{weight name: {"step", "exp_avg", "exp_avg_sq"}}`` (None, or
+    missing entries: a fresh optimiser).
 
     Each weight is stacked over the models, (M, *shape); the weights a
     model's output does not use (query and key over copied tokens), and
@@ -231,17 +232,17 @@ class BatchedTrainer:
         modules,
         alphas,
         *,
-        regression,
+        loss,
         lr,
         weight_decay,
         batch_size,
         states=None,
-        label_smoothing=0.0,
         warmup=None,
     ):
         self.net = modules[0]
+        self.regression = loss.regression
         #: The classification loss's label smoothing (0: none).
-        self.label_smoothing = label_smoothing
+        self.label_smoothing = loss.label_smoothing
         #: None: a constant learning rate; a share of the steps: a linear
         #: warm-up over that share, then cosine decay to 0 (:func:`schedule`).
         self.warmup = warmup
@@ -272,7 +273,6 @@ class BatchedTrainer:
             name: self.params[name][0].numel() % VECTOR_BLOCK == 0
             for name in self.names
         }
-        self.regression = regression
         self.lrs = [lr] * len(modules) if isinstance(lr, int | float) else list(lr)
         self.batch_size = batch_size
         #: AdamW's settings but the learning rate (a callback may set them).
@@ -512,7 +512,7 @@ class BatchedTrainer:
                         )
                 rows = self._validate(validation, stopped, best, hooks)
                 if hooks is not None:
-                    hooks.epoch_end(curves[0][-1], rows[0])
+                    hooks.epoch_end(curves[0][-1], rows[0], seconds)
             except KeyboardInterrupt:
                 if not keep:
                     raise

@@ -1,6 +1,7 @@
-"""What a fit settles before it trains: its parameters checked, its rows,
-weights, validation split, epochs and random stream (:class:`FitPlan`), and
-the skorch net it fills.
+"""What a fit settles before it trains, from its
+:class:`~skgate._engine.spec.TrainingSpec` alone: its rows, weights,
+validation split, epochs and random stream (:class:`FitPlan`), and the
+skorch net it fills.
 """
 
 import math
@@ -8,69 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sklearn.base import is_classifier
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight
 
-from .hooks import (
-    ValidationScore,
-    check_callbacks,
-    given,
-    monitors_validation,
-    same_items,
-)
+from .hooks import ValidationScore, check_callbacks, monitors_validation
 from .loop import Rows
-
-#: The network's architecture parameters, which every estimator passes to
-#: :class:`~skgate.nn.GatedAttentionNet` under the same names (a test holds
-#: them to the network's keywords). The gate's initialisation gain is not a
-#: hyper-parameter of the estimators: it is a class attribute
-#: (``gate_gain``), which the study's sensitivity check overrides in a
-#: subclass.
-NET_PARAMETERS = (
-    "gate",
-    "alpha",
-    "depth",
-    "d_model",
-    "n_tokens",
-    "token_dim",
-    "head",
-    "n_heads",
-    "residual",
-    "norm",
-    "attention",
-    "embedding",
-    "d_ff",
-    "dropout",
-    "position",
-)
-
-
-#: Every parameter the training implements besides the architecture (each
-#: read by prepare, the FitPlan, the net or the loop). A parameter outside
-#: these and NET_PARAMETERS (a subclass's, or one added without teaching the
-#: training) fails at fit.
-TRAINING_PARAMETERS = (
-    "patch_size",  # time points per token of series (the estimator's checks)
-    "max_epochs",  # the loop's epochs
-    "lr",  # the AdamW learning rate (per model in a batch)
-    "batch_size",  # rows per step (computed on padded_rows of them)
-    "weight_decay",  # AdamW's
-    "lr_schedule",  # the loop's learning-rate factor per step (BatchedTrainer)
-    "warmup_fraction",
-    "label_smoothing",  # the classification loss's (BatchedTrainer)
-    "class_weight",  # row weights in the FitPlan
-    "early_stopping",  # the FitPlan's ValidationScore
-    "validation_fraction",
-    "n_iter_no_change",
-    "tol",
-    "warm_start",  # the loop from the fitted network
-    "callbacks",  # the net's, called by the loop (NetHooks)
-    "device",  # where the loop trains
-    "random_state",  # the FitPlan's generator: weights, shuffles, split
-    "verbose",  # the net's PrintLog, called by the loop
-)
 
 
 def _check_device(device):
@@ -99,11 +42,6 @@ def _check_device(device):
             f"use device='cpu'."
         )
     return device
-
-
-#: Above this gate strength the gate's range (1 - alpha, 1 + alpha) is wide
-#: enough to blow up activations; a divergence then names alpha first.
-_LARGE_ALPHA = 100.0
 
 
 def _rows(X, y_net, weight, rows=None):
@@ -146,42 +84,28 @@ class FitPlan:
     epochs: int
 
 
-def prepare(estimator, X, y, *, sample_weight, fresh, incremental, classes):
-    """Everything a fit settles before training, as a :class:`FitPlan`."""
-    unknown = set(estimator.get_params(deep=False)).difference(
-        NET_PARAMETERS, TRAINING_PARAMETERS
-    )
-    if unknown:
-        raise NotImplementedError(
-            f"{type(estimator).__name__} has the parameters {sorted(unknown)}, "
-            f"which skgate's training engine does not implement (it would "
-            f"ignore them); implemented: the network's "
-            f"{list(NET_PARAMETERS)} and {list(TRAINING_PARAMETERS)}."
-        )
-    _check_device(estimator.device)
-    validating = estimator.early_stopping and not incremental
+def prepare(spec, *, fresh, incremental):
+    """Everything a fit of ``spec`` (a
+    :class:`~skgate._engine.spec.TrainingSpec`) settles before training, as
+    a :class:`FitPlan`. ``fresh``: a new network; ``incremental``:
+    partial_fit's one epoch."""
+    recipe = spec.recipe
+    _check_device(recipe.device)
+    validating = recipe.early_stopping and not incremental
     callbacks = check_callbacks(
-        estimator.callbacks, validation=validating, incremental=incremental
+        recipe.callbacks, validation=validating, incremental=incremental
     )
-    X, y = estimator._validate_X(X, y, reset=fresh)
-    if fresh:
-        estimator._check_token_dim(X.shape[1])
-    elif not incremental:
-        estimator._check_same_targets(y)
-    y_net, n_outputs = estimator._prepare_targets(y, reset=fresh, classes=classes)
-    weight = _sample_weights(estimator, X, y_net, sample_weight)
-    seeds = check_random_state(estimator.random_state).randint(2**31 - 1, size=2)
+    weight = _checked_weights(spec.sample_weight)
+    seeds = check_random_state(recipe.random_state).randint(2**31 - 1, size=2)
     # The fit's own random stream: weights and shuffling depend on
     # random_state alone, whatever other threads draw, and torch's
     # process-wide generator is never used.
     generator = torch.Generator().manual_seed(int(seeds[0]))
-    train, valid = _split(
-        estimator, X, y_net, weight, int(seeds[1]), validating=validating
-    )
-    batch_size = min(estimator.batch_size, len(train.X))
+    train, valid = _split(spec, weight, int(seeds[1]), validating=validating)
+    batch_size = min(recipe.batch_size, len(train.X))
     return FitPlan(
-        X,
-        n_outputs,
+        spec.X,
+        spec.n_outputs,
         generator,
         train,
         valid,
@@ -189,7 +113,7 @@ def prepare(estimator, X, y, *, sample_weight, fresh, incremental, classes):
         fresh,
         incremental,
         callbacks,
-        epochs=planned_epochs(estimator.max_epochs, len(train.X), batch_size),
+        epochs=planned_epochs(recipe.max_epochs, len(train.X), batch_size),
     )
 
 
@@ -222,30 +146,24 @@ def planned_epochs(max_epochs, n_rows, batch_size):
     return max(AUTO_MIN_EPOCHS, math.ceil(AUTO_STEPS / steps_per_epoch))
 
 
-def _sample_weights(estimator, X, y_net, sample_weight):
-    """Row weights (float64), sample_weight times class_weight, or None."""
-    if sample_weight is not None:
-        sample_weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
-    classes = estimator._class_weights(y_net)
-    if classes is not None:
-        sample_weight = classes if sample_weight is None else sample_weight * classes
-    if sample_weight is None:
+def _checked_weights(weight):
+    """Row weights (float64) or None, refused when none is positive."""
+    if weight is None:
         return None
-    if not sample_weight.sum() > 0:
+    if not weight.sum() > 0:
         raise ValueError(
             "sample_weight (times class_weight) is 0 for every row: nothing "
             "to train on; allowed: non-negative weights, at least one > 0."
         )
-    return sample_weight
+    return weight
 
 
-def _split(estimator, X, y_net, weight, seed, *, validating):
+def _split(spec, weight, seed, *, validating):
     """Training data and, with early stopping, the held-out ValidationScore.
 
     Rows of weight 0 are dropped first: they take no part in anything.
     """
+    X, y_net = spec.X, spec.y
     if weight is not None:
         keep = weight > 0
         X, y_net, weight = X[keep], y_net[keep], weight[keep]
@@ -255,32 +173,35 @@ def _split(estimator, X, y_net, weight, seed, *, validating):
         weight = None if same else weight / weight.mean()
     if not validating:
         return _rows(X, y_net, weight), None
-    train, held_out = validation_rows(estimator, y_net, seed)
+    train, held_out = validation_rows(
+        y_net, spec.recipe.validation_fraction, seed, labels=spec.labels
+    )
     data = _rows(X, y_net, weight, held_out)
     valid = ValidationScore(
         data,
-        estimator._validation_score,
-        estimator.n_iter_no_change,
-        estimator.tol,
-        regression=not is_classifier(estimator),
+        spec.validation_score,
+        spec.recipe.n_iter_no_change,
+        spec.recipe.tol,
+        regression=spec.loss.regression,
     )
     return _rows(X, y_net, weight, train), valid
 
 
-def validation_rows(estimator, y_net, seed):
-    """Indices (train, held out): ``validation_fraction`` of the rows,
-    stratified by class for a classifier, as MLPClassifier holds them out."""
+def validation_rows(y_net, fraction, seed, *, labels=None):
+    """Indices (train, held out): a ``fraction`` of the rows, stratified by
+    class for a classifier (``labels``: its class labels, by encoded
+    target; None: a regressor), as MLPClassifier holds them out."""
     n = len(y_net)
-    stratify = y_net if is_classifier(estimator) else None
-    n_held = int(np.ceil(estimator.validation_fraction * n))
+    stratify = y_net if labels is not None else None
+    n_held = int(np.ceil(fraction * n))
     if stratify is not None:
         counts = np.bincount(y_net)
         present = np.flatnonzero(counts)
         if counts[present].min() < 2:
-            lonely = estimator.classes_[present[counts[present] < 2]].tolist()
+            lonely = labels[present[counts[present] < 2]].tolist()
             raise ValueError(
                 f"early_stopping=True holds out a stratified "
-                f"validation_fraction={estimator.validation_fraction} of the rows, "
+                f"validation_fraction={fraction} of the rows, "
                 f"which needs at least 2 rows of every class (one held out, "
                 f"one to train on); the classes {lonely!r} have 1 row (of "
                 f"weight > 0). Set early_stopping=False, or give every class "
@@ -293,7 +214,7 @@ def validation_rows(estimator, y_net, seed):
     if n_held < least or n - n_held < least:
         raise ValueError(
             f"early_stopping=True with validation_fraction="
-            f"{estimator.validation_fraction} holds out {n_held} of the "
+            f"{fraction} holds out {n_held} of the "
             f"n_samples={n} rows, but early stopping needs at least {least} "
             f"rows ({what}) both held out and left to train on (rows of "
             f"weight 0 are not counted); allowed: a validation_fraction in "
@@ -304,26 +225,22 @@ def validation_rows(estimator, y_net, seed):
     )
 
 
-def _net_for(estimator, plan):
+def net_for(spec, plan):
     """The skorch net to train: new, the fitted one (partial_fit), or a new
     one around the fitted network (warm_start: a fresh optimizer)."""
     if plan.fresh:
-        module = estimator._build_module(
-            plan.X.shape[1], plan.n_outputs, plan.generator
-        )
-        return _build_net(estimator, module, plan)
-    _continue_with_parameters(estimator, incremental=plan.incremental)
+        return _build_net(spec, spec.make_module(plan.generator), plan)
+    _continue_with(spec, incremental=plan.incremental)
     if not plan.incremental:
-        return _build_net(estimator, estimator.net_.module_, plan)
-    net = estimator.net_
-    trained = getattr(estimator, "_callbacks_trained_", given(estimator.callbacks))
-    if not same_items(given(estimator.callbacks), trained):
+        return _build_net(spec, spec.continues.module_, plan)
+    net = spec.continues
+    if spec.callbacks_changed:
         # The callbacks parameter changed since the last fit: the
         # epochs from now on run with the new ones.
         net.callbacks = plan.callbacks
         net.initialize_callbacks()
     # partial_fit scores no validation split (as MLPClassifier's): the
-    # callbacks that read one sit out (restored by _atomic if it fails).
+    # callbacks that read one sit out (put back if the fit fails: NetState).
     net.callbacks_ = [
         (name, callback)
         for name, callback in net.callbacks_
@@ -333,34 +250,21 @@ def _net_for(estimator, plan):
     return net
 
 
-def _continue_with_parameters(estimator, *, incremental):
+def _continue_with(spec, *, incremental):
     """Before a warm start or partial_fit: the fitted network trains on with
-    the estimator's current alpha, and partial_fit's optimizer with its
-    learning rate and weight decay (changed by set_params since it was
-    built; a rate a scheduler set stays unless the parameter changed; a warm
-    start's new net takes them anyway). A changed architecture, which the
-    network cannot take, is refused."""
-    net = estimator.net_
-    built = dict(estimator._architecture_)
-    now = dict(estimator._architecture())
-    changed = [
-        f"{name}={getattr(estimator, name)!r} (built with {value!r})"
-        for name, value in built.items()
-        if now[name] != value
-    ]
-    if changed:
-        raise ValueError(
-            f"warm_start=True and partial_fit continue the fitted network, "
-            f"whose architecture cannot change; got {', '.join(changed)}. Set "
-            f"them back, or fit afresh (warm_start=False)."
-        )
+    the spec's alpha, and partial_fit's optimizer with its learning rate and
+    weight decay (changed by set_params since it was built; a rate a
+    scheduler set stays unless the parameter changed; a warm start's new net
+    takes them anyway)."""
+    net = spec.continues
     for block in net.module_.blocks:
-        block.alpha = float(estimator.alpha)
+        block.alpha = float(spec.alpha)
     if not incremental:
         return
+    recipe = spec.recipe
     for attribute, key, value in (
-        ("lr", "lr", estimator.lr),
-        ("optimizer__weight_decay", "weight_decay", estimator.weight_decay),
+        ("lr", "lr", recipe.lr),
+        ("optimizer__weight_decay", "weight_decay", recipe.weight_decay),
     ):
         if getattr(net, attribute) != value:
             setattr(net, attribute, value)
@@ -368,22 +272,24 @@ def _continue_with_parameters(estimator, *, incremental):
                 group[key] = value
 
 
-def _build_net(estimator, module, plan):
+def _build_net(spec, module, plan):
     """A skorch net around ``module``, initialised: the fitted container
-    (module, AdamW optimiser, history) and the callbacks' interface."""
-    # The loop records train_loss and the validation rows itself.
-    unused = estimator._unused_callbacks + ("train_loss", "valid_loss")
+    (module, AdamW optimiser, history) and the callbacks' interface, its
+    criterion the spec's loss; then closed to skorch's own training
+    (:class:`~skgate._engine.hooks.ClosedNet`)."""
+    recipe = spec.recipe
+    # The engine writes train_loss, the validation rows and the epochs'
+    # durations itself (hooks: the history's one writer).
+    unused = spec.unused_callbacks + ("train_loss", "valid_loss", "epoch_timer")
     # A classifier's net predicts the encoded labels 0, 1, ...
-    labels = (
-        {"classes": list(range(plan.n_outputs))} if is_classifier(estimator) else {}
-    )
-    net = estimator._net_class(
+    labels = {"classes": list(range(plan.n_outputs))} if spec.classification else {}
+    net = spec.net_class(
         **labels,
         module=module,
-        criterion=estimator._criterion,
+        **spec.loss.criterion(),
         optimizer=torch.optim.AdamW,
-        lr=estimator.lr,
-        optimizer__weight_decay=estimator.weight_decay,
+        lr=recipe.lr,
+        optimizer__weight_decay=recipe.weight_decay,
         max_epochs=plan.epochs,
         batch_size=plan.batch_size,
         # The shuffling: a fresh permutation each epoch, from the fit's
@@ -393,7 +299,7 @@ def _build_net(estimator, module, plan):
         **{f"callbacks__{name}": None for name in unused},
         train_split=None,
         callbacks=plan.callbacks,
-        device=estimator.device,
-        verbose=estimator.verbose,
+        device=recipe.device,
+        verbose=recipe.verbose,
     )
-    return net.initialize()
+    return net.initialize().close()

@@ -16,8 +16,8 @@ from sklearn.utils import _safe_indexing
 
 from .. import _series
 from .._batching import MAX_MODELS_PER_NETWORK, MODELS_PER_JOB, equal_parts
-from .._engine import fit_together
-from .._engine.loop import step_threads
+from .._engine import step_threads
+from .._training import fit_together
 from ..model_selection import representation_curvature
 from .design import curvature_label
 
