@@ -668,8 +668,8 @@ def bench_engine_choices(repeats):
 
     import skgate._engine.fitting as training
     import skgate._engine.loop as batched
-    from skgate._training import fit_together
     from skgate._engine.hooks import _cloned
+    from skgate._training import fit_together
 
     X, y = make_curved_task(2000, shape="checkerboard", random_state=0)
     results = {}
