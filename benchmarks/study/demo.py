@@ -254,7 +254,7 @@ class DemoResult:
             answer,
             agree,
             f"Full results: {COMMITTED / 'REPORT.md'}; all of them again: "
-            "python -m study reproduce --n-jobs 2 (hours).",
+            "PYTHONPATH=benchmarks python -m study reproduce --n-jobs 2 (hours).",
         ]
 
 
