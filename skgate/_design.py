@@ -2,10 +2,24 @@
 ``X`` (:data:`~skgate._options.DESIGNS`), checked as a whole, and the
 network an estimator's resolved design builds."""
 
+import inspect
+from functools import cache
+
 import torch
 
 from ._options import DESIGN_NET_PARAMETERS, DESIGNS
 from .nn import GatedAttentionNet
+
+
+@cache
+def net_parameters(estimator_class):
+    """The parameters of ``estimator_class`` that shape its network: those
+    its ``__init__`` shares with :class:`~skgate.nn.GatedAttentionNet`'s,
+    in the estimator's order (read from the two signatures, not restated)."""
+    net = inspect.signature(GatedAttentionNet).parameters
+    return tuple(
+        name for name in inspect.signature(estimator_class).parameters if name in net
+    )
 
 
 def resolve_design(estimator):
@@ -101,21 +115,24 @@ def build_network(estimator, n_features, n_outputs, generator):
     """
     layout = getattr(estimator, "series_layout_", None)
     design = estimator._design()
+    # Each network parameter as the estimator holds it, or as its design
+    # resolves it ("auto" by the input's form); a series' tokens are its
+    # layout's.
+    given = {
+        name: design[name]
+        if name in DESIGN_NET_PARAMETERS
+        else getattr(estimator, name)
+        for name in net_parameters(type(estimator))
+    }
+    if layout is not None:
+        given["token_dim"] = layout.token_dim
     with torch.device("meta"):
         module = GatedAttentionNet(
             n_features,
             n_outputs,
-            gate=estimator.gate,
-            alpha=estimator.alpha,
-            depth=estimator.depth,
-            d_model=estimator.d_model,
-            n_tokens=estimator.n_tokens,
-            token_dim=estimator.token_dim if layout is None else layout.token_dim,
-            head=estimator.head,
-            attention=estimator.attention,
+            **given,
             gate_gain=estimator.gate_gain,
             n_channels=layout.n_channels if design["embedding"] == "conv" else None,
-            **{name: design[name] for name in DESIGN_NET_PARAMETERS},
         )
     try:
         module = module.to_empty(device=estimator.device).to(torch.float32)

@@ -49,15 +49,10 @@ DESIGNS = {
     },
 }
 
-#: The design's parameters that shape the network (the rest shape training).
-DESIGN_NET_PARAMETERS = (
-    "n_heads",
-    "residual",
-    "norm",
-    "embedding",
-    "d_ff",
-    "dropout",
-    "position",
+#: The design's parameters that shape training; the others shape the network.
+DESIGN_TRAINING_PARAMETERS = ("lr_schedule", "label_smoothing")
+DESIGN_NET_PARAMETERS = tuple(
+    name for name in DESIGNS["table"] if name not in DESIGN_TRAINING_PARAMETERS
 )
 
 # The estimators' epochs (their signatures state it too; a test holds them

@@ -10,11 +10,10 @@ parameters and calls their small overridable methods (``_validate_X``,
 ``_adopt``); the engine (:mod:`skgate._engine`) sees the spec alone.
 """
 
-import inspect
 import warnings
 from contextlib import contextmanager
 from dataclasses import fields
-from functools import cache, partial
+from functools import partial
 
 import numpy as np
 from sklearn import get_config
@@ -22,28 +21,17 @@ from sklearn.base import is_classifier
 from sklearn.utils.validation import _check_sample_weight
 
 from . import _engine
+from ._design import net_parameters
 from .nn import _BUILT_IN as _BUILT_IN_GATES
-from .nn import GATES, GatedAttentionNet
+from .nn import GATES
 
 __all__ = [
     "TRAINING_PARAMETERS",
     "batchable",
     "fit",
     "fit_together",
-    "net_parameters",
     "training_spec",
 ]
-
-
-@cache
-def net_parameters(estimator_class):
-    """The parameters of ``estimator_class`` that shape its network: those
-    its ``__init__`` shares with :class:`~skgate.nn.GatedAttentionNet`'s,
-    in the estimator's order (read from the two signatures, not restated)."""
-    net = inspect.signature(GatedAttentionNet).parameters
-    return tuple(
-        name for name in inspect.signature(estimator_class).parameters if name in net
-    )
 
 
 #: The parameters the training reads besides the network's: the
@@ -61,21 +49,17 @@ TRAINING_PARAMETERS = (
 )
 
 
-def _net_parameters_of(estimator):
-    return net_parameters(type(estimator))
-
-
 def _check_implemented(estimator):
     """A parameter the training does not read (a subclass's, or one added
     without teaching the training) fails at fit rather than being ignored."""
-    known = set(_net_parameters_of(estimator)) | set(TRAINING_PARAMETERS)
+    known = set(net_parameters(type(estimator))) | set(TRAINING_PARAMETERS)
     unknown = set(estimator.get_params(deep=False)).difference(known)
     if unknown:
         raise NotImplementedError(
             f"{type(estimator).__name__} has the parameters {sorted(unknown)}, "
             f"which skgate's training engine does not implement (it would "
             f"ignore them); implemented: the network's "
-            f"{list(_net_parameters_of(estimator))} and {list(TRAINING_PARAMETERS)}."
+            f"{list(net_parameters(type(estimator)))} and {list(TRAINING_PARAMETERS)}."
         )
 
 

@@ -31,7 +31,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _training
-from ._design import build_network, resolve_design
+from ._design import build_network, net_parameters, resolve_design
 from ._docstrings import fill_docstring
 from ._engine import WeightedNeuralNetClassifier, WeightedNeuralNetRegressor
 from ._inputs import (
@@ -163,7 +163,7 @@ class _GatedAttentionBase(
         design = self._design()
         return tuple(
             (name, design[name] if name in design else getattr(self, name))
-            for name in (*_training.net_parameters(type(self)), "patch_size")
+            for name in (*net_parameters(type(self)), "patch_size")
             if name != "alpha"
         )
 

@@ -1871,7 +1871,8 @@ class TestUserGates:
 
 
 def test_a_parameter_the_engine_does_not_implement_fails_loudly(moons, fast):
-    from skgate._training import TRAINING_PARAMETERS, net_parameters
+    from skgate._design import net_parameters
+    from skgate._training import TRAINING_PARAMETERS
 
     for estimator in (GatedAttentionClassifier, GatedAttentionRegressor):
         known = set(net_parameters(estimator)) | set(TRAINING_PARAMETERS)
