@@ -21,6 +21,7 @@ from sklearn.model_selection import (
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from .. import _options, _series, paired
+from .._checks import check_count, check_random_state
 from ..command import n_jobs_problem
 from ..estimators import GatedAttentionClassifier, GatedAttentionRegressor
 from ..geometry import _INTRINSIC_KINDS
@@ -402,30 +403,6 @@ def curvature_label(params, *, magnitude=False):
     return f"{name} ({', '.join(f'{k}={v!r}' for k, v in sorted(extra.items()))})"
 
 
-def _check_random_state(random_state):
-    if random_state is None:
-        return
-    if isinstance(random_state, bool) or not isinstance(random_state, Integral):
-        raise TypeError(
-            f"random_state must be None or an int in [0, 2**32 - 1]; got "
-            f"{random_state!r}."
-        )
-    if not 0 <= random_state < 2**32:
-        raise ValueError(
-            f"random_state must be None or an int in [0, 2**32 - 1]; got "
-            f"{random_state}."
-        )
-
-
-def _check_count(name, value, least, most=None):
-    """An int ``value`` >= ``least`` (and <= ``most``, a named constant)."""
-    allowed = f"an int >= {least}" if most is None else f"an int from {least} to {most}"
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be {allowed}; got {value!r}.")
-    if value < least or (most is not None and value > most):
-        raise ValueError(f"{name} must be {allowed}; got {value}.")
-
-
 def _check_int_cv(cv, y, task, groups):
     """Refuse an int ``cv`` these rows cannot fill: more folds than rows,
     groups, or (stratified) rows of the smallest class."""
@@ -688,13 +665,13 @@ def check_options(
     random_state, n_repeats, test, margin, alphas, verbose, n_jobs, estimator_params
 ):
     """The scalar options, checked; returns the score margin."""
-    _check_random_state(random_state)
-    _check_count("verbose", verbose, 0)
+    check_random_state(random_state)
+    check_count("verbose", verbose, 0)
     problem = None if n_jobs is None else n_jobs_problem(n_jobs, "n_jobs")
     if problem is not None:
         raise ValueError(problem.replace("must be a", "must be None or a", 1))
     if n_repeats is not None:
-        _check_count("n_repeats", n_repeats, 1, MAX_REPEATS)
+        check_count("n_repeats", n_repeats, 1, MAX_REPEATS)
     epochs = estimator_params.get("max_epochs")
     if isinstance(epochs, Integral) and not isinstance(epochs, bool) and epochs == 0:
         raise ValueError(

@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import _check_dropout, _check_int
+from .._checks import check_count
+from ._checks import _check_dropout
 from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
 
 #: The generator dropout draws from in this thread's context (None: torch's
@@ -142,7 +143,7 @@ class ConvEmbedding(nn.Module):
             ("patch_size", patch_size),
             ("d_model", d_model),
         ):
-            _check_int(name, value, 1)
+            check_count(name, value, 1)
         self.n_channels, self.patch_size = int(n_channels), int(patch_size)
         # LayerNorm over 1 channel is a constant and over 2 a sign: at least
         # STEM_WIDTH channels whatever d_model.
@@ -214,8 +215,8 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
-        _check_int("d_model", d_model, 1)
-        _check_int("d_ff", d_ff, 1)
+        check_count("d_model", d_model, 1)
+        check_count("d_ff", d_ff, 1)
         _check_dropout(dropout)
         self.inner = nn.Linear(d_model, d_ff)
         self.outer = nn.Linear(d_ff, d_model)

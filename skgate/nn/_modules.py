@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._checks import check_count
 from .._options import (
     ATTENTIONS,
     EMBEDDINGS,
@@ -21,7 +22,6 @@ from .._options import (
 )
 from ._checks import (
     _check_architecture,
-    _check_int,
     _check_option,
     _check_real,
     _check_sublayers,
@@ -187,14 +187,14 @@ class GatedAttentionBlock(nn.Module):
         relative_position=False,
     ):
         super().__init__()
-        _check_int("d_model", d_model, 1)
+        check_count("d_model", d_model, 1)
         kind = _check_gate(gate)
         _check_sublayers(
             d_ff, dropout, relative_position, residual, attention, n_tokens
         )
         _check_option("attention", attention, ATTENTIONS)
         if attention != "softmax":
-            _check_int("n_tokens", n_tokens, 1)
+            check_count("n_tokens", n_tokens, 1)
         _check_real("alpha", alpha, minimum=0.0, strict=False)
         _check_real("gate_gain", gate_gain, minimum=0.0, strict=True)
         _check_architecture(d_model, n_heads, residual, norm)
@@ -581,13 +581,13 @@ class GatedAttentionNet(nn.Module):
         position="absolute",
     ):
         super().__init__()
-        _check_int("n_features", n_features, 1)
+        check_count("n_features", n_features, 1)
         _check_option("embedding", embedding, EMBEDDINGS)
         _check_option("position", position, POSITIONS)
-        _check_int("n_outputs", n_outputs, 1)
-        _check_int("depth", depth, 1)
-        _check_int("d_model", d_model, 1)
-        _check_int("n_tokens", n_tokens, 1)
+        check_count("n_outputs", n_outputs, 1)
+        check_count("depth", depth, 1)
+        check_count("d_model", d_model, 1)
+        check_count("n_tokens", n_tokens, 1)
         _check_option("head", head, HEADS)
         _check_tokens(n_features, token_dim, embedding, n_channels, position)
         self.n_features = n_features
