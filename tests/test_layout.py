@@ -6,11 +6,13 @@ These are properties of the source tree, checked so that they stay true.
 import ast
 import copy
 import dataclasses
+import importlib
 import inspect
 import pickle
 import re
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -597,48 +599,101 @@ def test_the_public_api_check_finds_each_kind(tmp_path):
     assert len(_reached_privates(module, 2)) == 4
 
 
-def _compare_privates(source):
-    """Private names of skgate.compare that ``source`` (a module of
-    skgate.benchmark) imports or reads (``compare._name``)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if module.split(".")[0] in ("compare", "skgate") and "compare" in module:
-                if any(_private(part) for part in module.split(".")):
-                    found.append(f"from {module}")
-                found += [
-                    f"from {module} import {a.name}"
-                    for a in node.names
-                    if _private(a.name)
-                ]
-        elif (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "compare"
-            and _private(node.attr)
-        ):
-            found.append(f"compare.{node.attr}")
-    return found
+def _dotted(path):
+    """The module name of a library file (skgate/compare/pairs.py:
+    skgate.compare.pairs; a package's __init__.py: the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def test_the_benchmark_uses_compares_public_names_only():
-    """skgate.benchmark builds on skgate.compare's public surface: no
-    private name or module of it is imported or read."""
-    found = {
-        path.name: _compare_privates(path.read_text())
-        for path in sorted((PACKAGE / "benchmark").glob("*.py"))
-    }
-    assert {name: uses for name, uses in found.items() if uses} == {}
-    source = (
-        "from ..compare.fits import _chunks, split_chunks\nfrom .. import compare\n"
-        "from ..compare._x import y\nz = compare._design(1) + compare.CsvProblem\n"
+def _is_library_module(dotted):
+    """Whether ``dotted`` names a module (or package) of skgate."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return dotted.split(".")[0] == "skgate" and (
+        path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
     )
-    assert _compare_privates(source) == [
-        "from compare.fits import _chunks",
-        "from compare._x",
-        "compare._design",
+
+
+class Use(NamedTuple):
+    """A module of skgate that a module reaches, and the name it takes of
+    it (None: the module itself), at a line."""
+
+    line: int
+    module: str
+    name: str | None
+
+
+def _library_uses(source, module, *, package=False):
+    """Every module of skgate that ``source`` (the module ``module``, a
+    package's ``__init__`` when ``package``) imports, and every name it
+    takes of one: ``from M import name`` and ``m.name`` (``m.sub.name``
+    too) of a module ``m`` it imported."""
+    tree = ast.parse(source)
+    home = module if package else module.rpartition(".")[0]
+    modules, uses = {}, []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = _imported_from(node, home)
+            if not _is_library_module(origin):
+                continue
+            for alias in node.names:
+                if _is_library_module(f"{origin}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{origin}.{alias.name}"
+                    uses.append(Use(node.lineno, f"{origin}.{alias.name}", None))
+                else:
+                    uses.append(Use(node.lineno, origin, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _is_library_module(alias.name):
+                    modules[alias.asname or alias.name] = alias.name
+                    uses.append(Use(node.lineno, alias.name, None))
+    for node in ast.walk(tree):
+        chain, owner = [], node
+        while isinstance(owner, ast.Attribute):
+            chain.insert(0, owner.attr)
+            owner = owner.value
+        if not (chain and isinstance(owner, ast.Name) and owner.id in modules):
+            continue
+        parts = [modules[owner.id], *chain]
+        reached = max(k for k in range(1, len(parts) + 1)
+                      if _is_library_module(".".join(parts[:k])))  # fmt: skip
+        if reached == len(parts):
+            uses.append(Use(node.lineno, ".".join(parts), None))
+        elif reached == len(parts) - 1:  # the name right after the module
+            uses.append(Use(node.lineno, ".".join(parts[:-1]), parts[-1]))
+    return uses
+
+
+def test_compare_and_benchmark_share_one_evaluation():
+    """skgate.compare and skgate.benchmark share the evaluation core
+    (skgate._evaluation): neither imports the other, the core imports
+    neither, and its __all__ is exactly what the two take of it."""
+    core = "skgate._evaluation"
+    users = {
+        path: _library_uses(
+            path.read_text(), _dotted(path), package=path.name == "__init__.py"
+        )  # fmt: skip
+        for folder in ("compare", "benchmark", "_evaluation")
+        for path in sorted((PACKAGE / folder).glob("*.py"))
+    }
+    crossing = [
+        f"{path.relative_to(PACKAGE)}: {use.module}"
+        for path, uses in users.items()
+        for use in uses
+        for other in {"compare", "benchmark", "_evaluation"} - {path.parent.name}
+        if use.module.startswith(f"skgate.{other}")
+        and not (other == "_evaluation" and use.module == core)
     ]
+    assert crossing == []
+    taken = {
+        use.name
+        for path, uses in users.items()
+        if path.parent.name != "_evaluation"
+        for use in uses
+        if use.module == core and use.name is not None
+    }
+    assert taken == set(importlib.import_module(core).__all__)
+    assert len(taken) > 20  # the check read the two packages' imports
 
 
 def test_the_study_lives_outside_the_package():

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from .. import _series, compare
+from .. import _evaluation, _series
 from ..estimators import GatedAttentionClassifier
 from ..nn import GATES
 
@@ -24,7 +24,7 @@ from ..nn import GATES
 DEFAULT_CV, DEFAULT_REPEATS = 10, 1
 
 #: The Bayesian probability at which a cross-dataset comparison is decided.
-DECISION_PROBABILITY = compare.DECISION_PROBABILITY
+DECISION_PROBABILITY = _evaluation.DECISION_PROBABILITY
 
 #: How benchmark_gates sets the models: None, every model at its defaults
 #: (out of the box); "grid", each at the best of an equal grid search on
