@@ -16,8 +16,8 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
-from .geometry import _INTRINSIC_KINDS, CURVATURE_KEYWORDS
-from .model_selection import _is_affine_step, representation_curvature
+from .geometry import CURVATURE_KEYWORDS, INTRINSIC_KINDS
+from .model_selection import is_affine_step, representation_curvature
 from .outputs import is_interruption
 
 __all__ = [
@@ -328,7 +328,7 @@ def _model_directions(estimator, origin, u, v, names):
         return np.stack([u, v])
     steps = estimator[:-1]
     for name, step in steps.steps:
-        if not _is_affine_step(step):
+        if not is_affine_step(step):
             raise ValueError(
                 f"CurvatureDisplay maps a plane of the input through the "
                 f"pipeline's steps, which must be affine; the step {name!r} "
@@ -495,7 +495,7 @@ class CurvatureDisplay:
             _, ax = plt.subplots()
         chosen = {"cmap", "norm", "vmin", "vmax", "colors", "levels"} & set(kwargs)
         # The intrinsic kinds take either sign: a diverging map centred at 0.
-        if self.kind in _INTRINSIC_KINDS and not chosen:
+        if self.kind in INTRINSIC_KINDS and not chosen:
             largest = float(np.nanmax(np.abs(self.surface_))) or 1.0
             kwargs = {**kwargs, "cmap": "RdBu_r", "vmin": -largest, "vmax": largest}
             if plot_method != "pcolormesh":

@@ -5,7 +5,7 @@ probability in words, and the verdict's views (text, table, HTML)."""
 import html
 from importlib.metadata import PackageNotFoundError, version
 
-from ..geometry import _INTRINSIC_KINDS
+from ..geometry import INTRINSIC_KINDS
 
 _CURVATURE_NAMES = {
     "acceleration": "acceleration",
@@ -30,7 +30,7 @@ def curvature_label(params, *, magnitude=False):
     the tests compare: |name| for the kinds that take either sign (a flat
     arm is less curved than a negatively curved one)."""
     name = _CURVATURE_NAMES.get(params.get("kind"), str(params.get("kind")))
-    if magnitude and params.get("kind") in _INTRINSIC_KINDS:
+    if magnitude and params.get("kind") in INTRINSIC_KINDS:
         name = f"|{name}|"
     extra = {k: v for k, v in params.items() if k != "kind"}
     if not extra:
