@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import (
 
 from ._docstrings import fill_docstring
 from ._params import refuse_bool_arguments, validate_args
-from .nn._jets import _softmax_jet
+from .nn._jets import softmax_jet
 
 __all__ = [
     "CURVATURE_KEYWORDS",
@@ -181,7 +181,7 @@ class FisherRaoMap:
     def _jet(self, x, v):
         z, dz, d2z = self.f.jet(x, v)
         self._check(z, 3)  # (n, 1, C): the jet's broadcast layout
-        p, dp, d2p = _softmax_jet(z, dz, d2z)
+        p, dp, d2p = softmax_jet(z, dz, d2z)
         # s = 2 sqrt(p): s' = p' / sqrt(p), s'' = p'' / sqrt(p) - p'^2 / (2 p^1.5).
         r = p.sqrt()
         return 2 * r, dp / r, d2p / r - dp**2 / (2 * p * r)

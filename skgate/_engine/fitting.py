@@ -15,7 +15,7 @@ from sklearn.base import is_regressor
 from sklearn.exceptions import ConvergenceWarning
 
 from .._batching import MAX_MODELS_PER_NETWORK, equal_parts
-from ..nn import _BUILT_IN as _BUILT_IN_GATES
+from ..nn import BUILT_IN_GATES as _BUILT_IN_GATES
 from ..nn import GATES
 from .hooks import (
     NetHooks,

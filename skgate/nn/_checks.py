@@ -10,12 +10,12 @@ from .._checks import check_count
 from .._options import NORMS
 
 
-def _check_option(name, value, options):
+def check_option(name, value, options):
     if value not in options:
         raise ValueError(f"{name} must be one of {list(options)}; got {value!r}.")
 
 
-def _check_real(name, value, *, minimum, strict):
+def check_real(name, value, *, minimum, strict):
     bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number {bound}; got {value!r}.")
@@ -24,7 +24,7 @@ def _check_real(name, value, *, minimum, strict):
         raise ValueError(f"{name} must be a finite real number {bound}; got {value!r}.")
 
 
-def _check_architecture(d_model, n_heads, residual, norm):
+def check_architecture(d_model, n_heads, residual, norm):
     """The block options' own constraints and how they combine."""
     check_count("n_heads", n_heads, 1)
     if d_model % n_heads:
@@ -43,7 +43,7 @@ def _check_architecture(d_model, n_heads, residual, norm):
         )
 
 
-def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
+def check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
     """The strong design's options and what they need of the block."""
     if d_ff is not None:
         check_count("d_ff", d_ff, 1)
@@ -52,7 +52,7 @@ def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_to
                 f"d_ff={d_ff} adds a feed-forward sublayer to a residual block, "
                 f"h + FF(h): it needs residual=True; got residual=False."
             )
-    _check_dropout(dropout)
+    check_dropout(dropout)
     if not isinstance(relative_position, bool | np_bool):
         raise TypeError(f"relative_position must be a bool; got {relative_position!r}.")
     if relative_position:
@@ -64,7 +64,7 @@ def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_to
         check_count("n_tokens", n_tokens, 1)
 
 
-def _check_tokens(n_features, token_dim, embedding, n_channels, position):
+def check_tokens(n_features, token_dim, embedding, n_channels, position):
     """How rows become tokens: ``token_dim`` divides a row, and what the
     convolutional encoding and relative position need."""
     if token_dim is not None:
@@ -102,7 +102,7 @@ def _check_tokens(n_features, token_dim, embedding, n_channels, position):
         )
 
 
-def _check_dropout(dropout):
-    _check_real("dropout", dropout, minimum=0.0, strict=False)
+def check_dropout(dropout):
+    check_real("dropout", dropout, minimum=0.0, strict=False)
     if not dropout < 1:
         raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")
