@@ -664,6 +664,96 @@ def _library_uses(source, module, *, package=False):
     return uses
 
 
+def _past_the_face(use, here):
+    """Why ``use`` (by the module ``here``) reaches past another module's
+    face, or None: a private name (``_x``) of another module, or a module
+    inside a private package (``skgate._engine.loop``) from outside that
+    package. A private module (``skgate._options``) and its public names
+    are for the library's modules to share."""
+    if use.name is not None and _private(use.name):
+        return f"{use.module}.{use.name}"
+    parts = use.module.split(".")
+    for i, part in enumerate(parts[:-1]):
+        package = ".".join(parts[: i + 1])
+        inside = here == package or here.startswith(f"{package}.")
+        if _private(part) and not inside:
+            return use.module + ("" if use.name is None else f".{use.name}")
+    return None
+
+
+def _private_reaches(paths):
+    """``{"file: what": [lines]}`` for every module of ``paths`` (library
+    files) that reaches past another module's face (:func:`_past_the_face`)."""
+    found = {}
+    for path in paths:
+        here = _dotted(path)
+        uses = _library_uses(path.read_text(), here, package=path.name == "__init__.py")
+        for use in uses:
+            what = _past_the_face(use, here)
+            if what is not None:
+                key = f"{path.relative_to(PACKAGE.parent)}: {what}"
+                found.setdefault(key, []).append(use.line)
+    return found
+
+
+#: The training engine's internals reached from outside skgate/_engine, and
+#: the engine's own reads of other modules' private names (file: what). The
+#: engine's public face (skgate._engine's __all__) is being settled by its
+#: own refactoring, which empties this list as it goes; every other module
+#: is held to the rule now. An entry that no longer occurs fails too, so
+#: that the list stays the truth.
+ENGINE_INTERNALS_IN_USE = {
+    "skgate/_engine/fitting.py: skgate._engine.plan._LARGE_ALPHA",
+    "skgate/_engine/fitting.py: skgate._engine.plan._net_for",
+    "skgate/_evaluation/fits.py: skgate._engine.loop.step_threads",
+    "skgate/_represent.py: skgate._engine.hooks.same_tensors",
+    "skgate/_represent.py: skgate._engine.loop.pad_rows",
+    "skgate/estimators.py: skgate._engine.hooks.WeightedNeuralNetClassifier",
+    "skgate/estimators.py: skgate._engine.hooks.WeightedNeuralNetRegressor",
+    "skgate/estimators.py: skgate._engine.plan.NET_PARAMETERS",
+}
+
+
+def test_no_module_uses_another_ones_private_names():
+    """A helper two modules share is a public name of a module (a private
+    module such as skgate._options is for sharing), not another module's
+    private name; a private package (skgate._engine, skgate._evaluation) is
+    reached through its __init__ only. The engine's internals still in use
+    are ENGINE_INTERNALS_IN_USE."""
+    found = _private_reaches(sorted(PACKAGE.rglob("*.py")))
+    unexpected = {k: v for k, v in found.items() if k not in ENGINE_INTERNALS_IN_USE}
+    assert unexpected == {}
+    assert set(found) == ENGINE_INTERNALS_IN_USE
+
+
+def test_the_private_name_check_finds_each_kind():
+    """The check above can fail: a private name imported from another
+    module or read through one (``m._x``, ``m.sub._x``), and a module inside
+    a private package reached from outside it, are found; a private
+    module's public names, a private package's own face and a name read
+    inside that package are not."""
+    source = (
+        "from ..geometry import _named, curvature\n"
+        "from .. import geometry, nn, _options\n"
+        "from .._engine.loop import pad_rows\n"
+        "from .._engine import fit_together\n"
+        "from ..nn import _jets\n"
+        "from ._across import average_ranks\n"
+        "a = geometry._check_options() + nn._jets._softmax_jet + _options.TASKS\n"
+        "b = nn._jets.map_parts + geometry.KINDS\n"
+    )
+    uses = _library_uses(source, "skgate.compare.pairs")
+    found = [_past_the_face(use, "skgate.compare.pairs") for use in uses]
+    assert sorted(what for what in found if what) == [
+        "skgate._engine.loop.pad_rows",
+        "skgate.geometry._check_options",
+        "skgate.geometry._named",
+        "skgate.nn._jets._softmax_jet",
+    ]
+    inside = _library_uses("from .loop import pad_rows\n", "skgate._engine.fitting")
+    assert [_past_the_face(use, "skgate._engine.fitting") for use in inside] == [None]
+
+
 def test_compare_and_benchmark_share_one_evaluation():
     """skgate.compare and skgate.benchmark share the evaluation core
     (skgate._evaluation): neither imports the other, the core imports
