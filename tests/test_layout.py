@@ -385,6 +385,65 @@ def test_the_value_check_finds_a_value_written_twice(tmp_path):
     assert found == [["GATES", "ORDER"], ["D", "GRIDS.depths"]]
 
 
+def _written_grids(paths):
+    """Every grid written out at a module's top level in ``paths`` (as
+    :func:`_written_values` finds them), by its value: the names it is
+    assigned to."""
+    grids = {}
+    for path in paths:
+        for name, value in _paired_assignments(path):
+            if isinstance(value, ast.Tuple | ast.List) and len(value.elts) > 1:
+                try:
+                    grid = tuple(ast.literal_eval(value))
+                except ValueError:  # not a literal (names, calls)
+                    continue
+                grids.setdefault(grid, set()).add(f"{path.name}: {name}")
+    return grids
+
+
+def _library_grids():
+    """Every grid (a tuple or list of two or more values) the library states
+    as a documented constant, by its value: its names."""
+    grids = {}
+    for name in _documented_names():
+        module, _, attribute = name.rpartition(".")
+        value = getattr(importlib.import_module(module), attribute)
+        if isinstance(value, tuple | list) and len(value) > 1:
+            grids.setdefault(tuple(value), set()).add(name)
+    return grids
+
+
+def _library_grids_written_again(paths):
+    """The grids of ``paths`` that equal a documented constant of the
+    library (written again instead of read)."""
+    library = _library_grids()
+    return sorted(
+        f"{sorted(names)} = {sorted(library[grid])}"
+        for grid, names in _written_grids(paths).items()
+        if grid in library
+    )
+
+
+def test_the_study_reads_the_librarys_grids():
+    """A grid the library states (a documented constant: benchmark_gates'
+    learning rates, the curved shapes, the tests) is read by the study, not
+    written out again."""
+    assert len(_library_grids()) > 10  # the check read the API reference
+    assert _library_grids_written_again(STUDY) == []
+
+
+def test_the_library_grid_check_finds_a_copy(tmp_path):
+    copy = tmp_path / "copy.py"
+    copy.write_text(
+        "RATES = (5e-4, 2e-3, 8e-3)\nGRIDS = Grids(shapes=('circle', 'cross', "
+        "'checkerboard', 'rings'))\nOTHER = (1.0, 2.0)\n"
+    )
+    assert _library_grids_written_again([copy]) == [
+        "['copy.py: GRIDS.shapes'] = ['skgate.datasets.CURVED_SHAPES']",
+        "['copy.py: RATES'] = ['skgate.benchmark.GATE_LEARNING_RATES']",
+    ]
+
+
 #: The study's frozen records of facts, each built once, in facts.py.
 RECORDS = {
     "STUDY_GATES": facts.StudyGates,

@@ -10,6 +10,7 @@ part's module.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from skgate.benchmark import GATE_LEARNING_RATES
 from skgate.estimators import GatedAttentionClassifier
 from skgate.paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 
@@ -369,7 +370,7 @@ GRIDS = Grids(
     sequence_alphas=(0.25, 0.5, 1.0, 1.5),
     sequence_depths=(1, 2, 3, 4),
     condition_numbers=(1, 10, 100, 1000, 10000),
-    control_learning_rates=(5e-4, 2e-3, 8e-3),
+    control_learning_rates=GATE_LEARNING_RATES,  # benchmark_gates' grid
 )
 
 #: The second part's learning rate of each arm, by task label and gate,
