@@ -26,7 +26,7 @@ from skgate import (
 from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS
 from skgate.nn import GatedAttentionNet
 
-from study import facts
+from study import facts, realdata
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(skgate.__file__).parent
@@ -442,6 +442,46 @@ def test_the_library_grid_check_finds_a_copy(tmp_path):
         "['copy.py: GRIDS.shapes'] = ['skgate.datasets.CURVED_SHAPES']",
         "['copy.py: RATES'] = ['skgate.benchmark.GATE_LEARNING_RATES']",
     ]
+
+
+def _dataset_lists(paths, datasets):
+    """Every list of the study's datasets written out in ``paths`` (a
+    tuple, list or set of two or more names, all of ``datasets``, anywhere
+    in a module; a dict's keys are a table, not a list), by the set it
+    holds: where."""
+    found = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+                continue
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            if len(names) == len(node.elts) > 1 and set(names) <= datasets:
+                where = f"{path.name}:{node.lineno}"
+                found.setdefault(frozenset(names), []).append(where)
+    return found
+
+
+#: Every dataset the study names: its makers' tasks and the real sets.
+STUDY_DATASETS = set(realdata.BOUNDARIES) | set(realdata.LOADED) | {"curved", "linear"}
+
+
+def test_every_list_of_datasets_is_written_once():
+    """A list of the study's datasets (the ones whose Bayes accuracy is
+    known, the loaded ones, a run's real tasks) is written in one module
+    and read everywhere else."""
+    twice = [w for w in _dataset_lists(STUDY, STUDY_DATASETS).values() if len(w) > 1]
+    assert twice == []
+
+
+def test_the_dataset_list_check_finds_a_second_list(tmp_path):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text('KNOWN = ("twonorm", "ringnorm")\nALL = ("moons", "twonorm")\n')
+    two.write_text(
+        'def f(name):\n    return name in ["ringnorm", "twonorm"]\n'
+        'LABELS = {"twonorm": 1, "ringnorm": 2}\nWORDS = ("twonorm", "x")\n'
+    )
+    found = _dataset_lists([one, two], STUDY_DATASETS)
+    assert [w for w in found.values() if len(w) > 1] == [["one.py:1", "two.py:2"]]
 
 
 #: The study's frozen records of facts, each built once, in facts.py.

@@ -47,6 +47,7 @@ __all__ = [
     "HEADROOM",
     "INIT_SEED_FACTOR",
     "LINEAR",
+    "MAKER_TASKS",
     "LR_GRID_SEEDS",
     "POWER",
     "QUICK_CURVATURE_POINTS",
@@ -287,6 +288,10 @@ COPIED_CANDIDATES = (
 COPIED_CONDITION = ReadOnlyDict(shape="rings", noise=0.2)
 #: The linear control task (C3), in both parts.
 LINEAR = ReadOnlyDict(task="linear")
+#: The tasks skgate's makers draw (make_curved_task, make_linear_task): the
+#: primary sweeps', and the ones whose Bayes accuracy
+#: skgate.datasets.bayes_accuracy computes.
+MAKER_TASKS = ("curved", "linear")
 #: The second part's curved shapes, and each one's candidate noise levels in
 #: the order of preference (the first with headroom in the pilot's first
 #: stage is the condition) ...
