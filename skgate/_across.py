@@ -9,23 +9,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from ._checks import as_floats, check_count, check_level, check_number, finite_values
+from ._checks import check_count, check_level, check_number, finite_table, finite_values
 from .paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
-
-
-def _check_score_table(table):
-    """``table`` as a float array of (datasets, models) finite scores, at
-    least 2 of each."""
-    allowed = "table must be a (datasets, models) table of scores (finite numbers)"
-    table = as_floats(table, "table", allowed)
-    if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 2:
-        raise ValueError(
-            f"table must be (datasets, models) with at least 2 of each; got shape "
-            f"{table.shape}."
-        )
-    if not np.isfinite(table).all():
-        raise ValueError("table holds NaN or infinity; every score must be finite.")
-    return table
 
 
 def average_ranks(table):
@@ -37,7 +22,9 @@ def average_ranks(table):
     >>> average_ranks([[0.9, 0.8, 0.8], [0.7, 0.9, 0.6]]).tolist()
     [[1.0, 2.5, 2.5], [2.0, 1.0, 3.0]]
     """
-    return stats.rankdata(-_check_score_table(table), axis=1)
+    return stats.rankdata(
+        -finite_table(table, "table", ("datasets", "models"), (2, 2)), axis=1
+    )
 
 
 def friedman_test(table):

@@ -100,6 +100,21 @@ def finite_values(values, name):
     return d
 
 
+def finite_table(values, name, axes, least):
+    """``values`` as a 2-D float array of finite numbers with at least
+    ``least`` (rows, columns); ``axes`` names the two (e.g. ("splits",
+    "arms")) for the error."""
+    allowed = f"{name} must be a 2-D ({axes[0]}, {axes[1]}) table of finite numbers"
+    table = as_floats(values, name, allowed)
+    if table.ndim != 2 or table.shape[0] < least[0] or table.shape[1] < least[1]:
+        raise ValueError(
+            f"{allowed} of shape at least {tuple(least)}; got shape {table.shape}."
+        )
+    if not np.isfinite(table).all():
+        raise ValueError(f"{allowed}; got NaN or infinity.")
+    return table
+
+
 def check_number(value, name, allowed, ok):
     """``value`` as a float when it is a real number (not a bool) for which
     ``ok`` holds; else a TypeError or ValueError saying ``allowed``."""

@@ -31,6 +31,7 @@ from ._checks import (
     check_level,
     check_number,
     check_random_state,
+    finite_table,
     finite_values,
     short_repr,
 )
@@ -432,7 +433,7 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     >>> draws.shape, bool((draws[:, 1] > draws[:, 0]).mean() > 0.9)
     ((1000, 2), True)
     """
-    scores = _check_scores(scores)
+    scores = finite_table(scores, "scores", ("splits", "arms"), (2, 1))
     _check_test_fraction(test_fraction)
     n_samples = check_count("n_samples", n_samples, 1)
     n, arms = scores.shape
@@ -449,19 +450,6 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
         shrink = np.sqrt((n - 1) / rng.chisquare(n - 1, size=(n_samples, 1)))
         draws[:, 1:] = location + normal * shrink
     return draws + scores[:, 0].mean()
-
-
-def _check_scores(scores):
-    """``scores`` as a finite (J splits, A arms) float array, J >= 2."""
-    allowed = "scores must be a 2-D (splits, arms) table of finite numbers"
-    table = as_floats(scores, "scores", allowed)
-    if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 1:
-        raise ValueError(
-            f"{allowed} with at least 2 splits and 1 arm; got shape {table.shape}."
-        )
-    if not np.isfinite(table).all():
-        raise ValueError(f"{allowed}; got NaN or infinity.")
-    return table
 
 
 def holm_levels(p_values, alpha=ALPHA_LEVEL):
