@@ -386,7 +386,7 @@ def _undefined(singular, k):
     return torch.where(singular, torch.nan, 0.0).to(torch.float64)
 
 
-def _check_X(X):
+def _checked_points(X):
     if isinstance(X, torch.Tensor):
         X = X.detach().cpu().numpy()
     X = np.asarray(X)
@@ -768,7 +768,7 @@ def _curvatures(
         _check_metric_options(**options)
     if method == "finite_difference":
         _check_eps(eps)
-    X = _check_X(X)
+    X = _checked_points(X)
     n, p = X.shape
     V = _directions(directions, n_directions, random_state, p, kind)
     intrinsic = kind in INTRINSIC_KINDS

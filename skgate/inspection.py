@@ -277,7 +277,7 @@ def _plane(X, plane):
     return X.mean(axis=0), Vt[0], Vt[1]
 
 
-def _check_X(estimator, X):
+def _checked_table(estimator, X):
     """``X`` as float64, at least 2 features, finite (errors naming X), with
     the columns a DataFrame-fitted estimator was fitted with; and its names."""
     fitted_on_series = getattr(estimator, "series_layout_", None) is not None
@@ -438,7 +438,7 @@ class CurvatureDisplay:
         ``xlabel``, ``ylabel`` name the axes (default: "feature 0/1" or
         "direction u/v"); ``colorbar=False`` draws no colour bar.
         """
-        X, names = _check_X(estimator, X)
+        X, names = _checked_table(estimator, X)
         grid_resolution = _check_grid(grid_resolution, X.shape[1])
         if not (isinstance(eps, Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0; got {eps!r}.")

@@ -853,6 +853,41 @@ def test_the_private_name_check_finds_each_kind():
     assert [_past_the_face(use, "skgate._engine.fitting") for use in inside] == [None]
 
 
+def _private_definitions(paths):
+    """``{name: [file, ...]}`` of every private function and class defined
+    at a module's top level in ``paths``."""
+    where = {}
+    for path in paths:
+        for node in ast.parse(path.read_text()).body:
+            defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            if isinstance(node, defined) and _private(node.name):
+                where.setdefault(node.name, []).append(path.name)
+    return where
+
+
+def test_every_private_helper_is_defined_once():
+    """A helper is written once: no private function or class is defined
+    under one name in two modules of the library (a helper several modules
+    need lives in one of them under a public name, as skgate._checks'
+    argument checks do, once copies in paired, compare and nn)."""
+    found = _private_definitions(sorted(PACKAGE.rglob("*.py")))
+    assert len(found) > 200  # the check read the library
+    assert {name: files for name, files in found.items() if len(files) > 1} == {}
+
+
+def test_the_definition_check_finds_a_second_copy(tmp_path):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text("def _check_count(v):\n    pass\n\n\nclass _Split:\n    pass\n")
+    two.write_text(
+        "def _check_count(v):\n    pass\n\n\ndef check(v):\n    def _inner():\n"
+        "        pass\n\n\ndef __getattr__(name):\n    pass\n"
+    )
+    found = _private_definitions([one, two])
+    assert {n: f for n, f in found.items() if len(f) > 1} == {
+        "_check_count": ["one.py", "two.py"]
+    }
+
+
 def test_compare_and_benchmark_share_one_evaluation():
     """skgate.compare and skgate.benchmark share the evaluation core
     (skgate._evaluation): neither imports the other, the core imports

@@ -179,10 +179,10 @@ def benchmark_gates(
     scores, best_params = run_datasets(datasets, design, n_jobs, memory, verbose)
     given = dict(gates=gates, cv=cv, scoring=scoring, random_state=random_state,
                  tuning=tuning, seconds=time.perf_counter() - start)  # fmt: skip
-    return _result(scores, best_params, design, margin, given)
+    return _benchmark_result(scores, best_params, design, margin, given)
 
 
-def _result(scores, best_params, design, margin, given):
+def _benchmark_result(scores, best_params, design, margin, given):
     """The :class:`GateBenchmark` of a run's rows, with its settings: what
     was ``given`` and what the design holds."""
     cv = given["cv"]
