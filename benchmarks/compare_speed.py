@@ -38,7 +38,7 @@ from skgate import (
     compare_gates,
     make_curved_task,
 )
-from skgate.compare import fits
+from skgate._evaluation import fits
 
 
 def _log(message):

@@ -1,40 +1,16 @@
 """Tests across datasets (Demšar, 2006; Benavoli et al., 2017): average
 ranks, Friedman's test with Nemenyi's critical difference, and the
 Bayesian signed-rank test. Public through :mod:`skgate.paired`, which
-holds the tests within one dataset and the argument checks these share."""
+holds the tests within one dataset (the argument checks both use are
+:mod:`skgate._checks`')."""
 
 import math
 
 import numpy as np
 from scipy import stats
 
-from .paired import (
-    ALPHA_LEVEL,
-    HOLDS,
-    INCONCLUSIVE,
-    NO_EFFECT,
-    REVERSED,
-    _as_floats,
-    _check_count,
-    _check_level,
-    _check_number,
-    _finite_values,
-)
-
-
-def _check_score_table(table):
-    """``table`` as a float array of (datasets, models) finite scores, at
-    least 2 of each."""
-    allowed = "table must be a (datasets, models) table of scores (finite numbers)"
-    table = _as_floats(table, "table", allowed)
-    if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 2:
-        raise ValueError(
-            f"table must be (datasets, models) with at least 2 of each; got shape "
-            f"{table.shape}."
-        )
-    if not np.isfinite(table).all():
-        raise ValueError("table holds NaN or infinity; every score must be finite.")
-    return table
+from ._checks import check_count, check_level, check_number, finite_table, finite_values
+from .paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 
 def average_ranks(table):
@@ -46,7 +22,9 @@ def average_ranks(table):
     >>> average_ranks([[0.9, 0.8, 0.8], [0.7, 0.9, 0.6]]).tolist()
     [[1.0, 2.5, 2.5], [2.0, 1.0, 3.0]]
     """
-    return stats.rankdata(-_check_score_table(table), axis=1)
+    return stats.rankdata(
+        -finite_table(table, "table", ("datasets", "models"), (2, 2)), axis=1
+    )
 
 
 def friedman_test(table):
@@ -98,8 +76,8 @@ def _rank_scale(n_models, n_datasets):
     null: sqrt(k (k + 1) / (6 N)), after checking k >= 2 and N >= 2 (one
     dataset ranks each model once: nothing to compare across datasets, as
     :func:`friedman_test` refuses it)."""
-    n_models = _check_count(n_models, "n_models", 2)
-    n_datasets = _check_count(n_datasets, "n_datasets", 2)
+    n_models = check_count("n_models", n_models, 2)
+    n_datasets = check_count("n_datasets", n_datasets, 2)
     return np.sqrt(n_models * (n_models + 1) / (6 * n_datasets))
 
 
@@ -117,7 +95,7 @@ def nemenyi_critical_difference(n_models, n_datasets, alpha=ALPHA_LEVEL):
     1.25
     """
     scale = _rank_scale(n_models, n_datasets)
-    q = stats.studentized_range.isf(_check_level(alpha, "alpha"), n_models, np.inf)
+    q = stats.studentized_range.isf(check_level(alpha, "alpha"), n_models, np.inf)
     return float(q / np.sqrt(2) * scale)
 
 
@@ -138,7 +116,7 @@ def nemenyi_p(rank_difference, n_models, n_datasets):
     """
     scale = _rank_scale(n_models, n_datasets)
     largest = n_models - 1
-    rank_difference = _check_number(
+    rank_difference = check_number(
         rank_difference, "rank_difference",
         f"a finite number within +-{largest} (two average ranks of "
         f"{n_models} models)", lambda d: np.isfinite(d) and abs(d) <= largest,
@@ -173,16 +151,16 @@ def signed_rank_bayes(
     >>> result["probability better"] > 0.9
     True
     """
-    d = _finite_values(differences, "differences")
-    margin = _check_number(
+    d = finite_values(differences, "differences")
+    margin = check_number(
         margin, "margin", "> 0 and finite (the equivalence margin)",
         lambda m: np.isfinite(m) and m > 0,
     )  # fmt: skip
-    prior = _check_number(
+    prior = check_number(
         prior, "prior", "> 0 and finite (the weight of the pseudo-observation)",
         lambda w: np.isfinite(w) and w > 0,
     )  # fmt: skip
-    n_samples = _check_count(n_samples, "n_samples", 1)
+    n_samples = check_count("n_samples", n_samples, 1)
     d = np.concatenate(([0.0], d))  # the prior's pseudo-observation
     weights = np.ones(len(d))
     weights[0] = prior
@@ -214,7 +192,7 @@ def signed_rank_outcome(result, *, probability):
     ...      "probability worse": 0.0}, probability=0.95)
     'holds'
     """
-    probability = _check_number(
+    probability = check_number(
         probability, "probability", "in (0.5, 1] (a decision's posterior probability)",
         lambda p: 0.5 < p <= 1,
     )  # fmt: skip

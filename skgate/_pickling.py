@@ -1,8 +1,7 @@
 """Estimators that pickle with their user gate (the gate registry lives in
 one process)."""
 
-from .nn import _BUILT_IN as _BUILT_IN_GATES
-from .nn import GATES
+from .nn import BUILT_IN_GATES, GATES
 
 
 class CarriesGate:
@@ -18,7 +17,7 @@ class CarriesGate:
     def __getstate__(self):
         state = super().__getstate__()
         gate = self.__dict__.get("gate")
-        if isinstance(gate, str) and gate in GATES and gate not in _BUILT_IN_GATES:
+        if isinstance(gate, str) and gate in GATES and gate not in BUILT_IN_GATES:
             state = {**state, "_user_gate": GATES[gate]}
         return state
 

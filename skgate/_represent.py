@@ -193,10 +193,10 @@ class Represents:
         >>> bool(gated.curvature(X).min() > 0)
         True
         """
-        geometry._check_options("curvature", **kwargs)
+        geometry.check_curvature_keywords("curvature", **kwargs)
         check_is_fitted(self)
         check_layer(layer, "curvature")
-        if geometry._named(kwargs.get("metric"), "fisher"):
+        if geometry.metric_name(kwargs.get("metric")) == "fisher":
             self._check_fisher(layer)
         X = self._validate_X(X, reset=False)
         if self.series_layout_ is None:
@@ -331,7 +331,7 @@ def check_layer(layer, caller_name):
 def check_fisher_layer(metric, layer):
     """``metric="fisher"`` reads the class distribution softmax(logits), so
     it needs ``layer="logits"``: checked before any data is seen."""
-    if geometry._named(metric, "fisher") and layer != "logits":
+    if geometry.metric_name(metric) == "fisher" and layer != "logits":
         raise ValueError(
             f"metric='fisher' measures the class distribution softmax(logits): "
             f"it needs layer='logits'; got layer={layer!r}."

@@ -22,8 +22,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from . import _engine
 from ._design import net_parameters
-from .nn import _BUILT_IN as _BUILT_IN_GATES
-from .nn import GATES
+from .nn import BUILT_IN_GATES, GATES
 
 __all__ = [
     "TRAINING_PARAMETERS",
@@ -110,7 +109,7 @@ def _causes(X, estimator):
         f"e.g. with StandardScaler)",
         f"lr={estimator.lr:g} (lower it)",
     ]
-    if estimator.gate not in _BUILT_IN_GATES:
+    if estimator.gate not in BUILT_IN_GATES:
         causes.insert(
             0,
             f"the user gate {estimator.gate!r} (check that its activation and "

@@ -144,7 +144,7 @@ C : ndarray of shape (n_samples, 2), float64
 """
 
 
-def _result(X, labels, c, return_latent):
+def _returned(X, labels, c, return_latent):
     y = labels.astype(np.int64)
     return (X, y, c) if return_latent else (X, y)
 
@@ -217,7 +217,7 @@ def make_curved_task(
     _check_capacity(shape, bound, n_classes)
     rng = check_random_state(random_state)
     c, X = _observe(n_samples, n_observations, noise, bound, rng)
-    return _result(X, _curved_labels(c, shape, bound, n_classes), c, return_latent)
+    return _returned(X, _curved_labels(c, shape, bound, n_classes), c, return_latent)
 
 
 @validate_args(
@@ -272,7 +272,7 @@ def make_linear_task(
         )
     rng = check_random_state(random_state)
     c, X = _observe(n_samples, n_observations, noise, bound, rng)
-    return _result(X, c @ w > 0, c, return_latent)
+    return _returned(X, c @ w > 0, c, return_latent)
 
 
 fill_docstring(make_curved_task, returns=_RETURNS_DOC)

@@ -41,18 +41,21 @@ from sklearn.utils._param_validation import (
 
 from ._docstrings import fill_docstring
 from ._params import refuse_bool_arguments, validate_args
-from .nn._jets import _softmax_jet
+from .nn._jets import softmax_jet
 
 __all__ = [
     "CURVATURE_KEYWORDS",
     "DegenerateMetricWarning",
     "FisherRaoMap",
     "KINDS",
+    "INTRINSIC_KINDS",
     "METHODS",
+    "check_curvature_keywords",
     "curvature",
     "curvature_by_metric",
     "directional_derivatives",
     "documents_curvature_keywords",
+    "metric_name",
 ]
 
 #: The kinds of curvature :func:`curvature` measures ("gaussian" and "scalar"
@@ -61,8 +64,9 @@ KINDS = ("acceleration", "extrinsic", "turning", "gaussian", "scalar")
 #: How derivatives are taken: "exact" (jets or autodiff) or
 #: "finite_difference" (the paper's central differences).
 METHODS = ("exact", "finite_difference")
-# The intrinsic kinds, of a surface's own geometry: they take either sign.
-_INTRINSIC_KINDS = ("gaussian", "scalar")
+#: The intrinsic kinds of :data:`KINDS`, of a surface's own geometry: they
+#: take either sign (a comparison of curvatures compares their magnitudes).
+INTRINSIC_KINDS = ("gaussian", "scalar")
 
 # Rows are processed in chunks, so memory stays bounded whatever len(X) is: at
 # most this many float64 output elements per evaluated batch, and at most
@@ -177,7 +181,7 @@ class FisherRaoMap:
     def _jet(self, x, v):
         z, dz, d2z = self.f.jet(x, v)
         self._check(z, 3)  # (n, 1, C): the jet's broadcast layout
-        p, dp, d2p = _softmax_jet(z, dz, d2z)
+        p, dp, d2p = softmax_jet(z, dz, d2z)
         # s = 2 sqrt(p): s' = p' / sqrt(p), s'' = p'' / sqrt(p) - p'^2 / (2 p^1.5).
         r = p.sqrt()
         return 2 * r, dp / r, d2p / r - dp**2 / (2 * p * r)
@@ -195,9 +199,16 @@ def _as_float64(name, value):
         ) from exc
 
 
-def _named(metric, name):
-    """Is ``metric`` the named metric ``name`` (not an array of weights)?"""
-    return isinstance(metric, str) and metric == name
+def metric_name(metric):
+    """The name of a named ``metric`` ("fisher", "anisotropic"), or None for
+    the Euclidean default (None) and for weights (a number or an array).
+
+    Examples
+    --------
+    >>> metric_name("fisher"), metric_name([1.0, 2.0]), metric_name(None)
+    ('fisher', None, None)
+    """
+    return metric if isinstance(metric, str) else None
 
 
 def _check_metric_options(metric, condition_number, covariance):
@@ -207,12 +218,12 @@ def _check_metric_options(metric, condition_number, covariance):
             "Pass either metric or covariance (the Fisher-Rao metric is "
             "covariance^-1), not both."
         )
-    if condition_number is not None and not _named(metric, "anisotropic"):
+    if condition_number is not None and metric_name(metric) != "anisotropic":
         raise ValueError(
             f"condition_number is used only with metric='anisotropic'; got "
             f"condition_number={condition_number!r} with metric={metric!r}."
         )
-    if _named(metric, "anisotropic") and condition_number is None:
+    if metric_name(metric) == "anisotropic" and condition_number is None:
         raise ValueError(
             "metric='anisotropic' needs condition_number, a real number >= 1."
         )
@@ -220,11 +231,11 @@ def _check_metric_options(metric, condition_number, covariance):
 
 def _whitening(metric, condition_number, covariance, m):
     """A function mapping derivatives (..., m) to coordinates where M is Euclidean."""
-    if (metric is None or _named(metric, "fisher")) and covariance is None:
+    if (metric is None or metric_name(metric) == "fisher") and covariance is None:
         # "fisher": the map was made 2 sqrt(softmax(f)) (see FisherRaoMap),
         # on which the Fisher-Rao metric is the Euclidean one.
         return lambda d: d
-    if isinstance(metric, str):  # "anisotropic", checked by _check_options
+    if isinstance(metric, str):  # "anisotropic", checked by check_curvature_keywords
         # Eigenvalues log-spaced from 1 down to 1 / condition_number.
         diagonal = torch.logspace(
             0, -np.log10(condition_number), m, dtype=torch.float64
@@ -375,7 +386,7 @@ def _undefined(singular, k):
     return torch.where(singular, torch.nan, 0.0).to(torch.float64)
 
 
-def _check_X(X):
+def _checked_points(X):
     if isinstance(X, torch.Tensor):
         X = X.detach().cpu().numpy()
     X = np.asarray(X)
@@ -446,7 +457,7 @@ def _output_size(f, X):
 
 def _directions(directions, n_directions, random_state, p, kind):
     """Unit directions (k, p): explicit, the standard basis, or random."""
-    if directions is None and kind in _INTRINSIC_KINDS:
+    if directions is None and kind in INTRINSIC_KINDS:
         directions = np.eye(p)
     elif directions is None:
         directions = check_random_state(random_state).standard_normal((n_directions, p))
@@ -464,7 +475,7 @@ def _directions(directions, n_directions, random_state, p, kind):
             f"kind='gaussian' needs a frame of at least 2 directions (an input "
             f"of at least 2 features); got {len(V)}. kind='scalar' is 0 on curves."
         )
-    if kind in _INTRINSIC_KINDS:
+    if kind in INTRINSIC_KINDS:
         return _orthonormal_frame(V)
     return V / norms
 
@@ -547,11 +558,22 @@ directions : array of shape (k, p), optional
 """
 
 
-def _check_options(caller_name, **options):
-    """Validate curvature keywords before any data is seen (e.g. in a scorer).
+def check_curvature_keywords(caller_name, **options):
+    """Validate curvature keywords (:data:`CURVATURE_KEYWORDS`) before any
+    data is seen, e.g. when a scorer is made, naming ``caller_name`` in the
+    error.
 
     Checks every constraint that does not depend on ``f`` or ``X``; sizes of
     metrics and directions are checked when the curvature is computed.
+
+    Examples
+    --------
+    >>> check_curvature_keywords("my_scorer", kind="turning", metric="fisher")
+    >>> try:
+    ...     check_curvature_keywords("my_scorer", kind="bent")
+    ... except ValueError as error:
+    ...     print(str(error).split(" must")[0])
+    The 'kind' parameter of my_scorer
     """
     unknown = sorted(set(options) - set(_OPTION_CONSTRAINTS))
     if unknown:
@@ -651,7 +673,7 @@ def curvature(
     >>> bool(abs(flat).max() < 1e-12)
     True
     """
-    if _named(metric, "fisher"):
+    if metric_name(metric) == "fisher":
         f = FisherRaoMap(f)
     options = {"metric": metric, "condition_number": condition_number}
     return _curvatures(
@@ -713,13 +735,13 @@ def curvature_by_metric(f, X, metrics, **kwargs):
             f"keywords; got {shared}."
         )
     for options in metrics:
-        _check_options("curvature_by_metric", **options)
-        if _named(options.get("metric"), "fisher"):
+        check_curvature_keywords("curvature_by_metric", **options)
+        if metric_name(options.get("metric")) == "fisher":
             raise ValueError(
                 "metric='fisher' measures another map (2 sqrt(softmax(f))), not "
                 "f under another metric; use curvature(f, X, metric='fisher')."
             )
-    _check_options("curvature_by_metric", **kwargs)
+    check_curvature_keywords("curvature_by_metric", **kwargs)
     return _curvatures(
         f,
         X,
@@ -746,10 +768,10 @@ def _curvatures(
         _check_metric_options(**options)
     if method == "finite_difference":
         _check_eps(eps)
-    X = _check_X(X)
+    X = _checked_points(X)
     n, p = X.shape
     V = _directions(directions, n_directions, random_state, p, kind)
-    intrinsic = kind in _INTRINSIC_KINDS
+    intrinsic = kind in INTRINSIC_KINDS
     if intrinsic:
         V, i, j = _pair_directions(V)
     euclidean = all(

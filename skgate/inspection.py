@@ -16,8 +16,8 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_array
 
-from .geometry import _INTRINSIC_KINDS, CURVATURE_KEYWORDS
-from .model_selection import _is_affine_step, representation_curvature
+from .geometry import CURVATURE_KEYWORDS, INTRINSIC_KINDS
+from .model_selection import is_affine_step, representation_curvature
 from .outputs import is_interruption
 
 __all__ = [
@@ -277,7 +277,7 @@ def _plane(X, plane):
     return X.mean(axis=0), Vt[0], Vt[1]
 
 
-def _check_X(estimator, X):
+def _checked_table(estimator, X):
     """``X`` as float64, at least 2 features, finite (errors naming X), with
     the columns a DataFrame-fitted estimator was fitted with; and its names."""
     fitted_on_series = getattr(estimator, "series_layout_", None) is not None
@@ -328,7 +328,7 @@ def _model_directions(estimator, origin, u, v, names):
         return np.stack([u, v])
     steps = estimator[:-1]
     for name, step in steps.steps:
-        if not _is_affine_step(step):
+        if not is_affine_step(step):
             raise ValueError(
                 f"CurvatureDisplay maps a plane of the input through the "
                 f"pipeline's steps, which must be affine; the step {name!r} "
@@ -438,7 +438,7 @@ class CurvatureDisplay:
         ``xlabel``, ``ylabel`` name the axes (default: "feature 0/1" or
         "direction u/v"); ``colorbar=False`` draws no colour bar.
         """
-        X, names = _check_X(estimator, X)
+        X, names = _checked_table(estimator, X)
         grid_resolution = _check_grid(grid_resolution, X.shape[1])
         if not (isinstance(eps, Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0; got {eps!r}.")
@@ -495,7 +495,7 @@ class CurvatureDisplay:
             _, ax = plt.subplots()
         chosen = {"cmap", "norm", "vmin", "vmax", "colors", "levels"} & set(kwargs)
         # The intrinsic kinds take either sign: a diverging map centred at 0.
-        if self.kind in _INTRINSIC_KINDS and not chosen:
+        if self.kind in INTRINSIC_KINDS and not chosen:
             largest = float(np.nanmax(np.abs(self.surface_))) or 1.0
             kwargs = {**kwargs, "cmap": "RdBu_r", "vmin": -largest, "vmax": largest}
             if plot_method != "pcolormesh":

@@ -32,12 +32,13 @@ from . import geometry
 from ._docstrings import fill_docstring
 from ._params import validate_args
 from ._represent import LAYER_DOC, check_fisher_layer, check_layer
-from .geometry import _check_options, documents_curvature_keywords
+from .geometry import check_curvature_keywords, documents_curvature_keywords
 
 __all__ = [
     "AFFINE_STEPS",
     "NonAffinePipelineWarning",
     "curvature_score",
+    "is_affine_step",
     "least_curvature_refit",
     "make_curvature_scorer",
     "make_joint_scorer",
@@ -68,13 +69,23 @@ AFFINE_STEPS = (
 )
 
 
-def _is_affine_step(step):
+def is_affine_step(step):
     """Whether a Pipeline step is known to be affine in its input (one of
-    :data:`AFFINE_STEPS`, "passthrough", or an identity FunctionTransformer)."""
+    :data:`AFFINE_STEPS`, "passthrough", None, an identity
+    FunctionTransformer, or a Pipeline of such steps): the curvature of what
+    follows it is then the curvature of the whole, up to a linear change of
+    coordinates.
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+    >>> is_affine_step(StandardScaler()), is_affine_step(PolynomialFeatures())
+    (True, False)
+    """
     if step is None or isinstance(step, AFFINE_STEPS):
         return True
     if isinstance(step, Pipeline):  # affine steps compose to an affine map
-        return all(_is_affine_step(inner) for _, inner in step.steps)
+        return all(is_affine_step(inner) for _, inner in step.steps)
     if isinstance(step, str):
         return step == "passthrough"
     return isinstance(step, FunctionTransformer) and step.func is None
@@ -82,7 +93,7 @@ def _is_affine_step(step):
 
 def _warn_non_affine(steps, final):
     for name, step in steps.steps:
-        if not _is_affine_step(step):
+        if not is_affine_step(step):
             warnings.warn(
                 f"representation_curvature measures {type(final).__name__}'s "
                 f"representation as a function of its own input; the step "
@@ -178,7 +189,7 @@ def representation_curvature(
     given = locals()  # the curvature keywords, as stated above
     kwargs = {name: given[name] for name in geometry.CURVATURE_KEYWORDS}
     check_layer(layer, "representation_curvature")
-    _check_options("representation_curvature", **kwargs)
+    check_curvature_keywords("representation_curvature", **kwargs)
     check_fisher_layer(metric, layer)
     steps, final = _split_pipeline(estimator)
     if steps is not None:
@@ -342,7 +353,7 @@ def make_curvature_scorer(**kwargs):
     """
     layer = kwargs.pop("layer", _DEFAULT_LAYER)
     check_layer(layer, "make_curvature_scorer")
-    _check_options("make_curvature_scorer", **kwargs)
+    check_curvature_keywords("make_curvature_scorer", **kwargs)
     check_fisher_layer(kwargs.get("metric"), layer)
     return _CurvatureScorer(layer=layer, **kwargs)
 

@@ -19,12 +19,22 @@ implementation:
   test (Benavoli et al., 2017).
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy import stats
 
 from . import _options
+from ._checks import (
+    as_floats,
+    check_count,
+    check_level,
+    check_number,
+    check_random_state,
+    finite_table,
+    finite_values,
+    short_repr,
+)
 
 __all__ = [
     "ALPHA_LEVEL",
@@ -105,7 +115,7 @@ def _check_p_values(p_values):
     """``p_values`` as a 1-D float array of numbers in [0, 1] or NaN (for
     :func:`holm` and :func:`holm_levels`)."""
     allowed = "p_values must be a 1-D sequence of numbers in [0, 1] (or NaN)"
-    p = _as_floats(p_values, "p_values", allowed)
+    p = as_floats(p_values, "p_values", allowed)
     if p.ndim != 1:
         raise ValueError(f"{allowed}; got shape {p.shape}.")
     outside = np.flatnonzero(~(((p >= 0) & (p <= 1)) | np.isnan(p)))
@@ -115,123 +125,12 @@ def _check_p_values(p_values):
     return p
 
 
-def _as_floats(values, name, allowed):
-    """``values`` as a float array, or a ValueError saying ``allowed`` (a
-    string, an array holding one, or an object that is not numbers): a
-    number's text ("0.5") and a bool are refused (:data:`_NOT_NUMBERS`),
-    not read as a number."""
-    if values is None or isinstance(values, str | bytes):
-        raise ValueError(f"{allowed}; got {values!r}.")
-    try:
-        raw = np.asarray(values)
-        if raw.dtype.kind in "US":  # numpy made every item text: find the given text
-            raw = np.asarray(values, dtype=object)
-    except (TypeError, ValueError) as exc:  # e.g. rows of different lengths
-        raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
-    items = _items(raw, values)
-    for kind, is_kind in _NOT_NUMBERS.items():
-        found = _first_of(items, is_kind)
-        if found is not None:
-            item, index = found
-            at = f" at index {index}" if items.ndim else ""
-            raise ValueError(
-                f"{allowed}; got {_short(values)} ({_short(item)}{at} is {kind}, "
-                "not a number)."
-            )
-    try:
-        return raw.astype(float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{allowed}; got {_short(values)} ({exc}).") from exc
-
-
-#: What :func:`_as_floats` refuses though numpy would make it a float: a
-#: number's text ("0.5") and a bool (True would count as 1.0).
-_NOT_NUMBERS = {
-    "text": lambda v: isinstance(v, str | bytes),
-    "a bool": lambda v: isinstance(v, bool | np.bool_),
-}
-
-
-def _items(raw, values):
-    """The items of ``values`` to look at for what is not a number, or None
-    when there can be none. ``raw`` is ``np.asarray(values)``: numpy makes
-    [0.5, True] and [0.5, "1"] floats or text, so the items of a list or a
-    tuple are looked at as given; an array or a table of numbers holds
-    neither."""
-    if raw.dtype.kind == "b" or raw.dtype == object:
-        return raw
-    if isinstance(values, list | tuple):
-        return np.asarray(values, dtype=object)
-    return None
-
-
-def _first_of(items, is_kind):
-    """The first of ``items`` (an array, or None) for which ``is_kind``
-    holds and its index (an int, or a tuple past 1-D), or None."""
-    if items is None or items.size == 0:
-        return None
-    where = np.argwhere(np.vectorize(is_kind, otypes=[bool])(items))
-    if not len(where):
-        return None
-    index = tuple(int(i) for i in where[0])
-    item = items[index]
-    item = item.item() if isinstance(item, np.generic) else item  # True, not np.True_
-    return item, index[0] if len(index) == 1 else index
-
-
-def _short(value):
-    """``repr(value)``, cut to 60 characters for a message; a value whose
-    repr spans lines (a DataFrame) is named by its type and shape."""
-    text = repr(value)
-    if "\n" in text:
-        shape = getattr(value, "shape", None)
-        return f"a {type(value).__name__}" + (f" of shape {shape}" if shape else "")
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _finite_values(values, name):
-    """``values`` as a float array, checked: 1-D, at least 2, all finite
-    (``name``: the argument, for the error)."""
-    allowed = f"{name} must be a 1-D sequence of at least 2 finite numbers"
-    d = _as_floats(values, name, allowed)
-    if d.ndim != 1 or len(d) < 2:
-        raise ValueError(f"{allowed}; got shape {d.shape}.")
-    bad = np.flatnonzero(~np.isfinite(d))
-    if len(bad):
-        raise ValueError(f"{allowed}; got {float(d[bad[0]])!r} at index {bad[0]}.")
-    return d
-
-
-def _check_number(value, name, allowed, ok):
-    """``value`` as a float when it is a real number (not a bool) for which
-    ``ok`` holds; else a TypeError or ValueError saying ``allowed``."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be {allowed}; got {_short(value)}.")
-    if not ok(float(value)):
-        raise ValueError(f"{name} must be {allowed}; got {value!r}.")
-    return float(value)
-
-
 def _check_margin(margin):
     """The equivalence margin: a finite number >= 0."""
-    return _check_number(
+    return check_number(
         margin, "margin", "a finite number >= 0 (the equivalence margin)",
         lambda m: np.isfinite(m) and m >= 0,
     )  # fmt: skip
-
-
-def _check_level(value, name):
-    """A probability strictly between 0 and 1 (a level or a tail)."""
-    return _check_number(value, name, "a number in (0, 1)", lambda a: 0 < a < 1)
-
-
-def _check_count(value, name, smallest):
-    """An int (not a bool) >= ``smallest``."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int >= {smallest}; got {_short(value)}.")
-    if value < smallest:
-        raise ValueError(f"{name} must be an int >= {smallest}; got {value!r}.")
-    return int(value)
 
 
 def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
@@ -249,8 +148,8 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
     >>> round(sign_flip_test([1.0, 2.0, 3.0]), 4)  # 1 of the 8 patterns
     0.125
     """
-    d = _finite_values(differences, "differences")
-    _check_random_state(random_state)
+    d = finite_values(differences, "differences")
+    check_random_state(random_state, generators=True)
     result = stats.permutation_test(
         (d,),
         np.mean,
@@ -260,26 +159,6 @@ def sign_flip_test(differences, *, n_resamples=9_999, random_state=0):
         random_state=random_state,
     )
     return float(result.pvalue)
-
-
-def _check_random_state(random_state):
-    """A TypeError or ValueError naming ``random_state`` unless scipy can
-    draw from it: None, a seed (an int, not a bool, in [0, 2^32 - 1]) or a
-    numpy Generator or RandomState."""
-    allowed = (
-        "random_state must be None, an int in [0, 2**32 - 1] or a numpy "
-        "Generator or RandomState"
-    )
-    if random_state is None or isinstance(
-        random_state, np.random.Generator | np.random.RandomState
-    ):
-        return
-    if isinstance(random_state, bool | np.bool_) or not isinstance(
-        random_state, Integral
-    ):
-        raise TypeError(f"{allowed}; got {_short(random_state)}.")
-    if not 0 <= random_state < 2**32:
-        raise ValueError(f"{allowed}; got {random_state!r}.")
 
 
 def _bootstrap_interval(values, n_resamples):
@@ -314,7 +193,7 @@ def permutation_comparison(differences, margin, *, n_resamples=9_999):
     >>> result["n"], round(result["p"], 4), round(result["p equivalence"], 4)
     (5, 0.0312, 1.0)
     """
-    d = _finite_values(differences, "differences")
+    d = finite_values(differences, "differences")
     margin = _check_margin(margin)
     p_equivalence = max(
         sign_flip_test(d + margin, n_resamples=n_resamples),
@@ -343,7 +222,7 @@ def sign_flip_summary(values, *, n_resamples=9_999):
     >>> summary["n"], round(summary["p"], 4), round(summary["p reverse"], 4)
     (5, 0.0312, 1.0)
     """
-    values = _finite_values(values, "values")
+    values = finite_values(values, "values")
     low, high = _bootstrap_interval(values, n_resamples)
     return {
         "estimate": float(values.mean()),
@@ -391,16 +270,16 @@ def _correction(test_fraction, n_splits):
 
 
 def _check_split_differences(differences, test_fraction):
-    """The checked ``differences`` (:func:`_finite_values`), after checking
+    """The checked ``differences`` (:func:`finite_values`), after checking
     ``test_fraction``."""
-    d = _finite_values(differences, "differences")
+    d = finite_values(differences, "differences")
     _check_test_fraction(test_fraction)
     return d
 
 
 def _check_test_fraction(test_fraction):
     """A split's share of test rows: a number in [0, 1)."""
-    return _check_number(
+    return check_number(
         test_fraction, "test_fraction",
         "in [0, 1) (test rows / all rows of a split)", lambda f: 0 <= f < 1,
     )  # fmt: skip
@@ -472,7 +351,7 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     """
     d, mean, scale, df = _corrected_t(differences, test_fraction)
     margin = _check_margin(margin)
-    tail = (1 - _check_level(level, "level")) / 2
+    tail = (1 - check_level(level, "level")) / 2
     low, high = corrected_t_bounds(
         d, test_fraction=test_fraction, alpha_low=tail, alpha_high=tail
     )
@@ -554,9 +433,9 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
     >>> draws.shape, bool((draws[:, 1] > draws[:, 0]).mean() > 0.9)
     ((1000, 2), True)
     """
-    scores = _check_scores(scores)
+    scores = finite_table(scores, "scores", ("splits", "arms"), (2, 1))
     _check_test_fraction(test_fraction)
-    n_samples = _check_count(n_samples, "n_samples", 1)
+    n_samples = check_count("n_samples", n_samples, 1)
     n, arms = scores.shape
     contrasts = scores[:, 1:] - scores[:, :1]
     rng = np.random.default_rng(random_state)
@@ -571,19 +450,6 @@ def posterior_means(scores, *, test_fraction, n_samples=20_000, random_state=0):
         shrink = np.sqrt((n - 1) / rng.chisquare(n - 1, size=(n_samples, 1)))
         draws[:, 1:] = location + normal * shrink
     return draws + scores[:, 0].mean()
-
-
-def _check_scores(scores):
-    """``scores`` as a finite (J splits, A arms) float array, J >= 2."""
-    allowed = "scores must be a 2-D (splits, arms) table of finite numbers"
-    table = _as_floats(scores, "scores", allowed)
-    if table.ndim != 2 or table.shape[0] < 2 or table.shape[1] < 1:
-        raise ValueError(
-            f"{allowed} with at least 2 splits and 1 arm; got shape {table.shape}."
-        )
-    if not np.isfinite(table).all():
-        raise ValueError(f"{allowed}; got NaN or infinity.")
-    return table
 
 
 def holm_levels(p_values, alpha=ALPHA_LEVEL):
@@ -605,7 +471,7 @@ def holm_levels(p_values, alpha=ALPHA_LEVEL):
     [0.0125, 0.01667, 0.01667, 0.01667]
     """
     p = _check_p_values(p_values)
-    alpha = _check_level(alpha, "alpha")
+    alpha = check_level(alpha, "alpha")
     valid = np.flatnonzero(~np.isnan(p))
     order = valid[np.argsort(p[valid], kind="stable")]
     m = len(order)
@@ -636,8 +502,8 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     True
     """
     d, mean, scale, df = _corrected_t(differences, test_fraction)
-    alpha_low = _check_level(alpha_low, "alpha_low")
-    alpha_high = _check_level(alpha_high, "alpha_high")
+    alpha_low = check_level(alpha_low, "alpha_low")
+    alpha_high = check_level(alpha_high, "alpha_high")
     if no_spread(d):  # no spread (:func:`no_spread`): nothing bounds the mean
         return -np.inf, np.inf
     return (
@@ -692,10 +558,10 @@ def sign_flip_bounds(differences, *, alpha_low, alpha_high, n_resamples=9_999):
     >>> bool(0 < low < 0.19 < high)
     True
     """
-    d = _finite_values(differences, "differences")
-    alpha_low = _check_level(alpha_low, "alpha_low")
-    alpha_high = _check_level(alpha_high, "alpha_high")
-    n_resamples = _check_count(n_resamples, "n_resamples", 1)
+    d = finite_values(differences, "differences")
+    alpha_low = check_level(alpha_low, "alpha_low")
+    alpha_high = check_level(alpha_high, "alpha_high")
+    n_resamples = check_count("n_resamples", n_resamples, 1)
     # The shift by 1 in _shifted_sign_flip needs differences near 1 in size.
     e = _binary_exponent(d, 2.0**32)
     low, high = _sign_flip_crossings(
@@ -740,10 +606,10 @@ def smallest_p(test, n_splits, *, n_resamples=9_999):
     """
     if test not in ("sign-flip", "corrected-t"):
         raise ValueError(
-            f"test must be 'sign-flip' or 'corrected-t'; got {_short(test)}."
+            f"test must be 'sign-flip' or 'corrected-t'; got {short_repr(test)}."
         )
-    n_splits = _check_count(n_splits, "n_splits", 2)
-    n_resamples = _check_count(n_resamples, "n_resamples", 1)
+    n_splits = check_count("n_splits", n_splits, 2)
+    n_resamples = check_count("n_resamples", n_resamples, 1)
     if test == "corrected-t":
         return 0.0
     return max(1 / 2**n_splits, 1 / (n_resamples + 1))
@@ -824,7 +690,7 @@ def _p_column(tests, column):
         )
         raise ValueError(
             f"tests[{column!r}] must hold p-values, numbers in [0, 1] (not NaN); "
-            f"got {_short(value)} in row {row!r}."
+            f"got {short_repr(value)} in row {row!r}."
         )
     return p
 

@@ -233,7 +233,7 @@ class _GatedAttentionCV(CarriesGate, BaseEstimator):
                 f"curvature_params={self.curvature_params!r}: {exc}"
             ) from exc
         base = self._estimator(alphas[0])
-        if geometry._named(curvature_params.get("metric"), "fisher"):
+        if geometry.metric_name(curvature_params.get("metric")) == "fisher":
             base._check_fisher(curvature_params.get("layer"))
         given = X, y  # the refit sees them as given (DataFrame column names too)
         X, y = base._validate_X(X, y, reset=True)

@@ -499,8 +499,8 @@ def test_every_n_jobs_has_one_rule(n_jobs):
     """The command line's --n-jobs, the study's and compare_gates' n_jobs
     take the same values (--n-jobs -2 once passed the command line, then
     failed in the study with a traceback, leaving --out behind)."""
+    from skgate._evaluation import check_options
     from skgate.command import n_jobs_problem
-    from skgate.compare.design import check_options
 
     from study.commands import check_n_jobs
 
@@ -554,7 +554,7 @@ class TestHostileRoundSevenSecondPass:
         assert _interval(row).startswith("+0 [-0.649, 0.632]")
 
     def test_one_alpha_is_named_in_the_arm(self):
-        from skgate.compare.design import make_arms
+        from skgate._evaluation import make_arms
 
         arms = make_arms(("multiplicative", "none"), (0.0,))
         assert [label for *_, label in arms] == ["multiplicative (alpha=0)", "none"]

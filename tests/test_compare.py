@@ -505,7 +505,7 @@ class TestCompareGates:
         ],
     )
     def test_bad_input_before_any_training(self, kwargs, error, message, monkeypatch):
-        from skgate.compare import fits as module
+        from skgate._evaluation import fits as module
 
         def no_training(*args, **kwargs):
             raise AssertionError("trained before checking its input")
@@ -751,7 +751,7 @@ class TestCompareGates:
         """Gaussian and scalar curvature take either sign: a flat arm (0) is
         less curved than one at K near -2 (on every split), and
         comes first among arms equivalent in score."""
-        from skgate.compare.pairs import _recommendation
+        from skgate.compare.pairs import recommend
 
         rows = [
             {"arm": arm, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10,
@@ -766,7 +766,7 @@ class TestCompareGates:
         assert curvature["mean difference"] == pytest.approx(-(2 - 0.045))
         assert curvature["outcome"] == "reversed"
         assert (curvature["better"], curvature["worse"]) == ("flat", "K<0")
-        recommendation = _recommendation(scores, 0.02, 0.1, 0)
+        recommendation = recommend(scores, 0.02, 0.1, 0)
         assert recommendation.arms == ("flat", "K<0")
         assert "the least curved is flat" in str(recommendation)
 
@@ -1083,7 +1083,7 @@ def test_progress_advances_as_jobs_end_not_in_their_order(monkeypatch):
 
     from joblib import parallel_config
 
-    from skgate.compare import fits
+    from skgate._evaluation import fits
 
     first_done = threading.Event()
     real_fit_arm = fits._fit_arm
@@ -1125,7 +1125,7 @@ def test_each_job_trains_on_one_torch_thread_and_gives_the_number_back(monkeypat
     back afterwards."""
     import torch
 
-    from skgate.compare import fits
+    from skgate._evaluation import fits
 
     seen = []
     real = fits.fit_together
@@ -1151,7 +1151,7 @@ def test_split_chunks_packs_whole_repeats_into_networks():
     """compare trains up to MAX_MODELS_PER_NETWORK splits as one network:
     whole repeats packed together, a repeat larger than that cut evenly;
     every split exactly once, in order."""
-    from skgate.compare.fits import split_chunks
+    from skgate._evaluation import split_chunks
     from skgate.parallel import MAX_MODELS_PER_NETWORK
 
     class Split:
@@ -1207,7 +1207,7 @@ def test_infer_task_names_a_target_that_is_not_finite():
 def test_no_more_workers_than_jobs(monkeypatch):
     """n_jobs above the number of jobs starts no idle workers (1024 started
     1024 processes for 4 jobs)."""
-    from skgate.compare import fits
+    from skgate._evaluation import fits
 
     asked = []
 
@@ -1227,7 +1227,7 @@ def test_the_scores_do_not_depend_on_how_splits_share_networks(monkeypatch):
     """Which splits train as one network (and on how many threads) changes
     no score or curvature: one split per network gives the same bits as the
     default packing."""
-    from skgate.compare import fits
+    from skgate._evaluation import fits
 
     X, y = make_curved_task(80, random_state=0)
     kwargs = dict(gates=("multiplicative", "none"), cv=2, n_repeats=3,

@@ -6,11 +6,13 @@ These are properties of the source tree, checked so that they stay true.
 import ast
 import copy
 import dataclasses
+import importlib
 import inspect
 import pickle
 import re
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -24,7 +26,7 @@ from skgate import (
 from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS
 from skgate.nn import GatedAttentionNet
 
-from study import facts
+from study import facts, realdata
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(skgate.__file__).parent
@@ -380,6 +382,105 @@ def test_the_value_check_finds_a_value_written_twice(tmp_path):
     assert found == [["GATES", "ORDER"], ["D", "GRIDS.depths"]]
 
 
+def _written_grids(paths):
+    """Every grid written out at a module's top level in ``paths`` (as
+    :func:`_written_values` finds them), by its value: the names it is
+    assigned to."""
+    grids = {}
+    for path in paths:
+        for name, value in _paired_assignments(path):
+            if isinstance(value, ast.Tuple | ast.List) and len(value.elts) > 1:
+                try:
+                    grid = tuple(ast.literal_eval(value))
+                except ValueError:  # not a literal (names, calls)
+                    continue
+                grids.setdefault(grid, set()).add(f"{path.name}: {name}")
+    return grids
+
+
+def _library_grids():
+    """Every grid (a tuple or list of two or more values) the library states
+    as a documented constant, by its value: its names."""
+    grids = {}
+    for name in _documented_names():
+        module, _, attribute = name.rpartition(".")
+        value = getattr(importlib.import_module(module), attribute)
+        if isinstance(value, tuple | list) and len(value) > 1:
+            grids.setdefault(tuple(value), set()).add(name)
+    return grids
+
+
+def _library_grids_written_again(paths):
+    """The grids of ``paths`` that equal a documented constant of the
+    library (written again instead of read)."""
+    library = _library_grids()
+    return sorted(
+        f"{sorted(names)} = {sorted(library[grid])}"
+        for grid, names in _written_grids(paths).items()
+        if grid in library
+    )
+
+
+def test_the_study_reads_the_librarys_grids():
+    """A grid the library states (a documented constant: benchmark_gates'
+    learning rates, the curved shapes, the tests) is read by the study, not
+    written out again."""
+    assert len(_library_grids()) > 10  # the check read the API reference
+    assert _library_grids_written_again(STUDY) == []
+
+
+def test_the_library_grid_check_finds_a_copy(tmp_path):
+    copy = tmp_path / "copy.py"
+    copy.write_text(
+        "RATES = (5e-4, 2e-3, 8e-3)\nGRIDS = Grids(shapes=('circle', 'cross', "
+        "'checkerboard', 'rings'))\nOTHER = (1.0, 2.0)\n"
+    )
+    assert _library_grids_written_again([copy]) == [
+        "['copy.py: GRIDS.shapes'] = ['skgate.datasets.CURVED_SHAPES']",
+        "['copy.py: RATES'] = ['skgate.benchmark.GATE_LEARNING_RATES']",
+    ]
+
+
+def _dataset_lists(paths, datasets):
+    """Every list of the study's datasets written out in ``paths`` (a
+    tuple, list or set of two or more names, all of ``datasets``, anywhere
+    in a module; a dict's keys are a table, not a list), by the set it
+    holds: where."""
+    found = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+                continue
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+            if len(names) == len(node.elts) > 1 and set(names) <= datasets:
+                where = f"{path.name}:{node.lineno}"
+                found.setdefault(frozenset(names), []).append(where)
+    return found
+
+
+#: Every dataset the study names: its makers' tasks and the real sets.
+STUDY_DATASETS = set(realdata.BOUNDARIES) | set(realdata.LOADED) | {"curved", "linear"}
+
+
+def test_every_list_of_datasets_is_written_once():
+    """A list of the study's datasets (the ones whose Bayes accuracy is
+    known, the loaded ones, a run's real tasks) is written in one module
+    and read everywhere else."""
+    twice = [w for w in _dataset_lists(STUDY, STUDY_DATASETS).values() if len(w) > 1]
+    assert twice == []
+
+
+def test_the_dataset_list_check_finds_a_second_list(tmp_path):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text('KNOWN = ("twonorm", "ringnorm")\nALL = ("moons", "twonorm")\n')
+    two.write_text(
+        'def f(name):\n    return name in ["ringnorm", "twonorm"]\n'
+        'LABELS = {"twonorm": 1, "ringnorm": 2}\nWORDS = ("twonorm", "x")\n'
+    )
+    found = _dataset_lists([one, two], STUDY_DATASETS)
+    assert [w for w in found.values() if len(w) > 1] == [["one.py:1", "two.py:2"]]
+
+
 #: The study's frozen records of facts, each built once, in facts.py.
 RECORDS = {
     "STUDY_GATES": facts.StudyGates,
@@ -594,48 +695,204 @@ def test_the_public_api_check_finds_each_kind(tmp_path):
     assert len(_reached_privates(module, 2)) == 4
 
 
-def _compare_privates(source):
-    """Private names of skgate.compare that ``source`` (a module of
-    skgate.benchmark) imports or reads (``compare._name``)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
+def _dotted(path):
+    """The module name of a library file (skgate/compare/pairs.py:
+    skgate.compare.pairs; a package's __init__.py: the package)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_library_module(dotted):
+    """Whether ``dotted`` names a module (or package) of skgate."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return dotted.split(".")[0] == "skgate" and (
+        path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    )
+
+
+class Use(NamedTuple):
+    """A module of skgate that a module reaches, and the name it takes of
+    it (None: the module itself), at a line."""
+
+    line: int
+    module: str
+    name: str | None
+
+
+def _library_uses(source, module, *, package=False):
+    """Every module of skgate that ``source`` (the module ``module``, a
+    package's ``__init__`` when ``package``) imports, and every name it
+    takes of one: ``from M import name`` and ``m.name`` (``m.sub.name``
+    too) of a module ``m`` it imported."""
+    tree = ast.parse(source)
+    home = module if package else module.rpartition(".")[0]
+    modules, uses = {}, []
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if module.split(".")[0] in ("compare", "skgate") and "compare" in module:
-                if any(_private(part) for part in module.split(".")):
-                    found.append(f"from {module}")
-                found += [
-                    f"from {module} import {a.name}"
-                    for a in node.names
-                    if _private(a.name)
-                ]
-        elif (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "compare"
-            and _private(node.attr)
-        ):
-            found.append(f"compare.{node.attr}")
+            origin = _imported_from(node, home)
+            if not _is_library_module(origin):
+                continue
+            for alias in node.names:
+                if _is_library_module(f"{origin}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{origin}.{alias.name}"
+                    uses.append(Use(node.lineno, f"{origin}.{alias.name}", None))
+                else:
+                    uses.append(Use(node.lineno, origin, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _is_library_module(alias.name):
+                    modules[alias.asname or alias.name] = alias.name
+                    uses.append(Use(node.lineno, alias.name, None))
+    for node in ast.walk(tree):
+        chain, owner = [], node
+        while isinstance(owner, ast.Attribute):
+            chain.insert(0, owner.attr)
+            owner = owner.value
+        if not (chain and isinstance(owner, ast.Name) and owner.id in modules):
+            continue
+        parts = [modules[owner.id], *chain]
+        reached = max(k for k in range(1, len(parts) + 1)
+                      if _is_library_module(".".join(parts[:k])))  # fmt: skip
+        if reached == len(parts):
+            uses.append(Use(node.lineno, ".".join(parts), None))
+        elif reached == len(parts) - 1:  # the name right after the module
+            uses.append(Use(node.lineno, ".".join(parts[:-1]), parts[-1]))
+    return uses
+
+
+def _past_the_face(use, here):
+    """Why ``use`` (by the module ``here``) reaches past another module's
+    face, or None: a private name (``_x``) of another module, or a module
+    inside a private package (``skgate._engine.loop``) from outside that
+    package. A private module (``skgate._options``) and its public names
+    are for the library's modules to share."""
+    if use.name is not None and _private(use.name):
+        return f"{use.module}.{use.name}"
+    parts = use.module.split(".")
+    for i, part in enumerate(parts[:-1]):
+        package = ".".join(parts[: i + 1])
+        inside = here == package or here.startswith(f"{package}.")
+        if _private(part) and not inside:
+            return use.module + ("" if use.name is None else f".{use.name}")
+    return None
+
+
+def _private_reaches(paths):
+    """``{"file: what": [lines]}`` for every module of ``paths`` (library
+    files) that reaches past another module's face (:func:`_past_the_face`)."""
+    found = {}
+    for path in paths:
+        here = _dotted(path)
+        uses = _library_uses(path.read_text(), here, package=path.name == "__init__.py")
+        for use in uses:
+            what = _past_the_face(use, here)
+            if what is not None:
+                key = f"{path.relative_to(PACKAGE.parent)}: {what}"
+                found.setdefault(key, []).append(use.line)
     return found
 
 
-def test_the_benchmark_uses_compares_public_names_only():
-    """skgate.benchmark builds on skgate.compare's public surface: no
-    private name or module of it is imported or read."""
-    found = {
-        path.name: _compare_privates(path.read_text())
-        for path in sorted((PACKAGE / "benchmark").glob("*.py"))
-    }
-    assert {name: uses for name, uses in found.items() if uses} == {}
+def test_no_module_uses_another_ones_private_names():
+    """A helper two modules share is a public name of a module (a private
+    module such as skgate._options is for sharing), not another module's
+    private name; a private package (skgate._engine, skgate._evaluation) is
+    reached through its __init__ only."""
+    assert _private_reaches(sorted(PACKAGE.rglob("*.py"))) == {}
+
+
+def test_the_private_name_check_finds_each_kind():
+    """The check above can fail: a private name imported from another
+    module or read through one (``m._x``, ``m.sub._x``), and a module inside
+    a private package reached from outside it, are found; a private
+    module's public names, a private package's own face and a name read
+    inside that package are not."""
     source = (
-        "from ..compare.fits import _chunks, split_chunks\nfrom .. import compare\n"
-        "from ..compare._x import y\nz = compare._design(1) + compare.CsvProblem\n"
+        "from ..geometry import _named, curvature\n"
+        "from .. import geometry, nn, _options\n"
+        "from .._engine.loop import pad_rows\n"
+        "from .._engine import fit_together\n"
+        "from ..nn import _jets\n"
+        "from ._across import average_ranks\n"
+        "a = geometry._check_options() + nn._jets._softmax_jet + _options.TASKS\n"
+        "b = nn._jets.map_parts + geometry.KINDS\n"
     )
-    assert _compare_privates(source) == [
-        "from compare.fits import _chunks",
-        "from compare._x",
-        "compare._design",
+    uses = _library_uses(source, "skgate.compare.pairs")
+    found = [_past_the_face(use, "skgate.compare.pairs") for use in uses]
+    assert sorted(what for what in found if what) == [
+        "skgate._engine.loop.pad_rows",
+        "skgate.geometry._check_options",
+        "skgate.geometry._named",
+        "skgate.nn._jets._softmax_jet",
     ]
+    inside = _library_uses("from .loop import pad_rows\n", "skgate._engine.fitting")
+    assert [_past_the_face(use, "skgate._engine.fitting") for use in inside] == [None]
+
+
+def _private_definitions(paths):
+    """``{name: [file, ...]}`` of every private function and class defined
+    at a module's top level in ``paths``."""
+    where = {}
+    for path in paths:
+        for node in ast.parse(path.read_text()).body:
+            defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            if isinstance(node, defined) and _private(node.name):
+                where.setdefault(node.name, []).append(path.name)
+    return where
+
+
+def test_every_private_helper_is_defined_once():
+    """A helper is written once: no private function or class is defined
+    under one name in two modules of the library (a helper several modules
+    need lives in one of them under a public name, as skgate._checks'
+    argument checks do, once copies in paired, compare and nn)."""
+    found = _private_definitions(sorted(PACKAGE.rglob("*.py")))
+    assert len(found) > 200  # the check read the library
+    assert {name: files for name, files in found.items() if len(files) > 1} == {}
+
+
+def test_the_definition_check_finds_a_second_copy(tmp_path):
+    one, two = tmp_path / "one.py", tmp_path / "two.py"
+    one.write_text("def _check_count(v):\n    pass\n\n\nclass _Split:\n    pass\n")
+    two.write_text(
+        "def _check_count(v):\n    pass\n\n\ndef check(v):\n    def _inner():\n"
+        "        pass\n\n\ndef __getattr__(name):\n    pass\n"
+    )
+    found = _private_definitions([one, two])
+    assert {n: f for n, f in found.items() if len(f) > 1} == {
+        "_check_count": ["one.py", "two.py"]
+    }
+
+
+def test_compare_and_benchmark_share_one_evaluation():
+    """skgate.compare and skgate.benchmark share the evaluation core
+    (skgate._evaluation): neither imports the other, the core imports
+    neither, and its __all__ is exactly what the two take of it."""
+    core = "skgate._evaluation"
+    users = {
+        path: _library_uses(
+            path.read_text(), _dotted(path), package=path.name == "__init__.py"
+        )  # fmt: skip
+        for folder in ("compare", "benchmark", "_evaluation")
+        for path in sorted((PACKAGE / folder).glob("*.py"))
+    }
+    crossing = [
+        f"{path.relative_to(PACKAGE)}: {use.module}"
+        for path, uses in users.items()
+        for use in uses
+        for other in {"compare", "benchmark", "_evaluation"} - {path.parent.name}
+        if use.module.startswith(f"skgate.{other}")
+        and not (other == "_evaluation" and use.module == core)
+    ]
+    assert crossing == []
+    taken = {
+        use.name
+        for path, uses in users.items()
+        if path.parent.name != "_evaluation"
+        for use in uses
+        if use.module == core and use.name is not None
+    }
+    assert taken == set(importlib.import_module(core).__all__)
+    assert len(taken) > 20  # the check read the two packages' imports
 
 
 def test_the_study_lives_outside_the_package():

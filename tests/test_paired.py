@@ -673,7 +673,7 @@ def test_average_ranks_refuses_a_table_of_strings_naming_it(table):
 
     for given in (table, pd.DataFrame(table)):
         with pytest.raises(
-            ValueError, match=r"table must be a \(datasets, models\) table of scores"
+            ValueError, match=r"table must be a 2-D \(datasets, models\) table"
         ) as error:
             paired.average_ranks(given)
         assert "\n" not in str(error.value) and "is text" in str(error.value)

@@ -1022,7 +1022,7 @@ class TestRealData:
     def test_bayes_estimates_of_the_files(self):
         from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
 
-        for name in ("twonorm", "ringnorm"):
+        for name in realdata.KNOWN_BAYES:
             estimate = realdata.bayes_accuracy_estimate(name)
             X, y = realdata.load_real(name)
             # QDA holds the Bayes rule's family (and more): in-sample, it is

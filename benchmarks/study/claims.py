@@ -25,10 +25,11 @@ from .facts import (
     CEILING_MARGIN,
     CURVATURE_MARGIN,
     GRIDS,
+    MAKER_TASKS,
     STUDY_GATES,
     TREND_MARGIN,
 )
-from .realdata import bayes_accuracy_estimate
+from .realdata import KNOWN_BAYES, bayes_accuracy_estimate
 from .stats import (
     ALPHA_LEVEL,
     HOLDS,
@@ -42,16 +43,12 @@ from .stats import (
     verdict,
 )
 
-#: The loaded datasets whose Bayes accuracy is known (from their generator).
-KNOWN_BAYES = ["twonorm", "ringnorm"]
-
 __all__ = [
     "C1_MEASURES",
     "CURVATURE_MEASURES",
     "DEPTH_CONDITION",
     "FLAT_CURVATURE",
     "GATE_CONDITION",
-    "KNOWN_BAYES",
     "METRIC_FAMILIES",
     "RULES",
     "accuracy_headroom",
@@ -504,8 +501,8 @@ def bayes_ceilings(frames, sizes=(20_000, 1_000)):
     keys = ["task", "shape", "noise", "n_observations"]
     tasks = pd.concat([frame[keys] for frame in frames]).drop_duplicates()
     tasks = tasks.reset_index(drop=True)
-    makers = ["curved", "linear"]
-    tasks = tasks[tasks["task"].isin(makers + KNOWN_BAYES)].reset_index(drop=True)
+    tasks = tasks[tasks["task"].isin([*MAKER_TASKS, *KNOWN_BAYES])]
+    tasks = tasks.reset_index(drop=True)
     tasks["bayes accuracy"] = [
         bayes_accuracy(
             row.shape if row.task == "curved" else "linear",
@@ -515,7 +512,7 @@ def bayes_ceilings(frames, sizes=(20_000, 1_000)):
             n_draws=sizes[1],
             random_state=0,
         )
-        if row.task in makers
+        if row.task in MAKER_TASKS
         else bayes_accuracy_estimate(row.task)
         for row in tasks.itertuples(index=False)
     ]

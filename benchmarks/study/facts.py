@@ -10,6 +10,7 @@ part's module.
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from skgate.benchmark import GATE_LEARNING_RATES
 from skgate.estimators import GatedAttentionClassifier
 from skgate.paired import CURVATURE_MARGIN_SHARE, SCORE_MARGIN
 
@@ -46,6 +47,7 @@ __all__ = [
     "HEADROOM",
     "INIT_SEED_FACTOR",
     "LINEAR",
+    "MAKER_TASKS",
     "LR_GRID_SEEDS",
     "POWER",
     "QUICK_CURVATURE_POINTS",
@@ -286,6 +288,10 @@ COPIED_CANDIDATES = (
 COPIED_CONDITION = ReadOnlyDict(shape="rings", noise=0.2)
 #: The linear control task (C3), in both parts.
 LINEAR = ReadOnlyDict(task="linear")
+#: The tasks skgate's makers draw (make_curved_task, make_linear_task): the
+#: primary sweeps', and the ones whose Bayes accuracy
+#: skgate.datasets.bayes_accuracy computes.
+MAKER_TASKS = ("curved", "linear")
 #: The second part's curved shapes, and each one's candidate noise levels in
 #: the order of preference (the first with headroom in the pilot's first
 #: stage is the condition) ...
@@ -369,7 +375,7 @@ GRIDS = Grids(
     sequence_alphas=(0.25, 0.5, 1.0, 1.5),
     sequence_depths=(1, 2, 3, 4),
     condition_numbers=(1, 10, 100, 1000, 10000),
-    control_learning_rates=(5e-4, 2e-3, 8e-3),
+    control_learning_rates=GATE_LEARNING_RATES,  # benchmark_gates' grid
 )
 
 #: The second part's learning rate of each arm, by task label and gate,

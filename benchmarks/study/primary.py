@@ -40,6 +40,7 @@ from .facts import (
     GRIDS,
     HEADROOM,
     LINEAR,
+    MAKER_TASKS,
     POWER,
     STALL_FRACTION,
     STUDY_GATES,
@@ -455,7 +456,7 @@ def arm_summary(frames, condition=None, bayes=None):
     has it."""
     condition = CONDITION if condition is None else condition
     rows = []
-    for task in ("curved", "linear"):
+    for task in MAKER_TASKS:
         fits = confirmatory.fits_of(frames["arms"], {"task": task}, condition)
         ceiling = np.nan
         if bayes is not None:
@@ -496,7 +497,7 @@ def convergence(frames, condition=None):
     early = max(1, int(BUDGET * STALL_FRACTION))
     condition = CONDITION if condition is None else condition
     rows = []
-    for task in ("curved", "linear"):
+    for task in MAKER_TASKS:
         fits = confirmatory.fits_of(frames["arms"], {"task": task}, condition)
         for gate, group in fits.groupby("gate", sort=False):
             rows.append(
@@ -746,7 +747,7 @@ def mediation(frames, condition=None, n_resamples=2000):
     """
     condition = CONDITION if condition is None else condition
     rows = []
-    for task in ("curved", "linear"):
+    for task in MAKER_TASKS:
         for analysis, sweep, control in (
             ("within the gated arm, across alpha and seeds", "alpha", "alpha"),
             ("across arms, beyond the gate", "arms", "gate"),

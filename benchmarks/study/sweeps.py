@@ -51,7 +51,7 @@ from .design import (
     TEST_SIZE,
     grid,
 )
-from .facts import SEQUENCE
+from .facts import MAKER_TASKS, SEQUENCE
 from .realdata import LOADED
 from .runfiles import TIMINGS
 
@@ -91,7 +91,7 @@ MEASUREMENTS = [
 #: ... and those that are timings (vary from run to run):
 #: :data:`study.runfiles.TIMINGS`.
 
-TASKS = ("curved", "linear", "moons", "circles", *LOADED)
+TASKS = (*MAKER_TASKS, "moons", "circles", *LOADED)
 
 
 class PyTorchGateInitClassifier(GatedAttentionClassifier):

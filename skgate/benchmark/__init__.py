@@ -16,13 +16,16 @@ The package, in the order a benchmark runs: :mod:`~skgate.benchmark.design`
 on each dataset), :mod:`~skgate.benchmark.result` (:class:`GateBenchmark`:
 the tests and the verdict) and :mod:`~skgate.benchmark.gates`
 (:func:`benchmark_gates` in one call); :mod:`~skgate.benchmark.defaults` holds
-its defaults.
+its defaults. The evaluation on one dataset (the checks, the splits, every
+gate on every split) is the one compare_gates runs: the library's private
+``skgate._evaluation``, whose public names both use.
 """
 
 from .defaults import (
     DEFAULT_CV,
     DEFAULT_INNER_CV,
     DEFAULT_REPEATS,
+    GATE_LEARNING_RATES,
     TUNED_MAX_EPOCHS,
     TUNINGS,
     default_baselines,
@@ -36,6 +39,7 @@ __all__ = [
     "DEFAULT_CV",
     "DEFAULT_INNER_CV",
     "DEFAULT_REPEATS",
+    "GATE_LEARNING_RATES",
     "TUNED_MAX_EPOCHS",
     "TUNINGS",
     "GateBenchmark",

@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from .. import _series, compare
+from .. import _evaluation, _series
 from ..estimators import GatedAttentionClassifier
 from ..nn import GATES
 
@@ -24,7 +24,7 @@ from ..nn import GATES
 DEFAULT_CV, DEFAULT_REPEATS = 10, 1
 
 #: The Bayesian probability at which a cross-dataset comparison is decided.
-DECISION_PROBABILITY = compare.DECISION_PROBABILITY
+DECISION_PROBABILITY = _evaluation.DECISION_PROBABILITY
 
 #: How benchmark_gates sets the models: None, every model at its defaults
 #: (out of the box); "grid", each at the best of an equal grid search on
@@ -39,9 +39,10 @@ DEFAULT_INNER_CV = 3
 #: here, so that the budget does not move with the estimator's default.
 TUNED_MAX_EPOCHS = 20
 
-#: The learning rates the gates' default grids search: 16-fold from the
-#: lowest to the highest, the estimator's default (2e-3) in the middle.
-_GATE_LEARNING_RATES = [5e-4, 2e-3, 8e-3]
+#: The learning rates the gates' default grids search (and the reproduction
+#: study's learning-rate control): 16-fold from the lowest to the highest,
+#: the estimator's default (2e-3) in the middle.
+GATE_LEARNING_RATES = (5e-4, 2e-3, 8e-3)
 
 
 def _sweep_and_step(sweep, size, step):
@@ -57,10 +58,10 @@ def _sweep_and_step(sweep, size, step):
 #: changed at both sizes.
 _DEFAULT_GRIDS = {
     "gate with a strength": _sweep_and_step(
-        {"lr": _GATE_LEARNING_RATES}, {"depth": [1, 2]}, {"alpha": [0.5]}
+        {"lr": list(GATE_LEARNING_RATES)}, {"depth": [1, 2]}, {"alpha": [0.5]}
     ),
     "gate": _sweep_and_step(
-        {"lr": _GATE_LEARNING_RATES}, {"depth": [1, 2]}, {"weight_decay": [0.1]}
+        {"lr": list(GATE_LEARNING_RATES)}, {"depth": [1, 2]}, {"weight_decay": [0.1]}
     ),
     MLPClassifier: {
         "hidden_layer_sizes": [(100,), (100, 100)],
@@ -98,9 +99,10 @@ def default_param_grid(estimator):
     ``estimator`` unless ``param_grids`` names it: 8, one of them the
     model's defaults.
 
-    A gate: the learning rate (5e-4, 2e-3, 8e-3) at depth 1 and 2, and at
-    both depths the default rate with the strength ``alpha`` halved (0.5)
-    for a gate that has one, the weight decay raised to 0.1 for a gate
+    A gate: the learning rate (:data:`GATE_LEARNING_RATES`: 5e-4, 2e-3,
+    8e-3) at depth 1 and 2, and at both depths the default rate with the
+    strength ``alpha`` halved (0.5) for a gate that has one, the weight
+    decay raised to 0.1 for a gate
     without. MLPClassifier: one or two hidden layers of 100 x ``alpha``
     (1e-4, 0.01) x ``learning_rate_init`` (1e-3, 0.01). LogisticRegression:
     ``C`` from 0.01 to 10 in steps of about 3, and 100 (almost no penalty).

@@ -11,7 +11,15 @@ from joblib import Memory
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import ParameterGrid
 
-from .. import compare
+from .._evaluation import (
+    check_alphas,
+    check_curvature_params,
+    check_gates,
+    check_X,
+    checked_scorer,
+    make_arms,
+    make_estimators,
+)
 from ..estimators import GatedAttentionClassifier
 from ..nn import GATES
 from . import defaults
@@ -115,7 +123,7 @@ def _check_preprocessor(preprocessor):
                 f"one-hot the rest) or 'passthrough'; got {preprocessor!r}."
             )
         return None
-    compare.design.check_X(None, preprocessor)
+    check_X(None, preprocessor)
     return preprocessor
 
 
@@ -265,11 +273,11 @@ def _check_tuning(tuning, param_grids, inner_cv, estimators, baselines, alphas):
 def make_design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_params,
             preprocessor, random_state, estimator_params, tuning=None,
             param_grids=None, inner_cv=defaults.DEFAULT_INNER_CV):  # fmt: skip
-    gates = compare.design.check_gates(gates)
-    alphas = compare.design.check_alphas(alphas, gates)
-    arms = compare.design.make_arms(gates, alphas)
+    gates = check_gates(gates)
+    alphas = check_alphas(alphas, gates)
+    arms = make_arms(gates, alphas)
     budget = {} if tuning is None else {"max_epochs": defaults.TUNED_MAX_EPOCHS}
-    estimators = compare.design.make_estimators(
+    estimators = make_estimators(
         "classification",
         arms,
         {"random_state": random_state, **budget, **estimator_params},
@@ -287,8 +295,8 @@ def make_design(gates, alphas, baselines, cv, n_repeats, scoring, curvature_para
     return Design(
         estimators=estimators,
         baselines=baselines,
-        scorer=compare.design.checked_scorer(scoring, estimators[0][1]),
-        curvature_params=compare.design.check_curvature_params(curvature_params),
+        scorer=checked_scorer(scoring, estimators[0][1]),
+        curvature_params=check_curvature_params(curvature_params),
         cv=cv,
         n_repeats=n_repeats,
         random_state=random_state,

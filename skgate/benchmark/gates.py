@@ -4,8 +4,16 @@ summarise."""
 import time
 from numbers import Integral
 
-from .. import compare
 from .._docstrings import fill_docstring
+from .._evaluation import (
+    check_gates,
+    check_margin_for,
+    check_options,
+    curvature_label,
+    library_versions,
+    scoring_name,
+    shared_params,
+)
 from .defaults import DEFAULT_CV, DEFAULT_INNER_CV
 from .design import alphas_of, check_datasets, check_memory, make_design
 from .result import GateBenchmark
@@ -157,11 +165,11 @@ def benchmark_gates(
     >>> tuned.best_params_.loc[0, ["model", "n_configurations"]].to_dict()
     {'model': 'multiplicative', 'n_configurations': 2}
     """
-    margin = compare.design.check_options(
+    margin = check_options(
         random_state, n_repeats, "corrected-t", margin, alphas, verbose, n_jobs,
         estimator_params,
     )  # fmt: skip
-    compare.design.check_margin_for(margin, scoring, "classification")
+    check_margin_for(margin, scoring, "classification")
     datasets = check_datasets(datasets)
     design = make_design(gates, alphas, baselines, cv, n_repeats, scoring,
                      curvature_params, preprocessor, random_state,
@@ -171,27 +179,27 @@ def benchmark_gates(
     scores, best_params = run_datasets(datasets, design, n_jobs, memory, verbose)
     given = dict(gates=gates, cv=cv, scoring=scoring, random_state=random_state,
                  tuning=tuning, seconds=time.perf_counter() - start)  # fmt: skip
-    return _result(scores, best_params, design, margin, given)
+    return _benchmark_result(scores, best_params, design, margin, given)
 
 
-def _result(scores, best_params, design, margin, given):
+def _benchmark_result(scores, best_params, design, margin, given):
     """The :class:`GateBenchmark` of a run's rows, with its settings: what
     was ``given`` and what the design holds."""
     cv = given["cv"]
     settings = {
-        "gates": list(compare.design.check_gates(given["gates"])),
+        "gates": list(check_gates(given["gates"])),
         "alphas": alphas_of(design),
         "baselines": {name: repr(b) for name, b in design.baselines.items()},
         "cv": cv if isinstance(cv, Integral) else repr(cv),
         "n_repeats": design.n_repeats,
-        "score": compare.design.scoring_name(given["scoring"], "classification"),
-        "curvature": compare.design.curvature_label(design.curvature_params),
+        "score": scoring_name(given["scoring"], "classification"),
+        "curvature": curvature_label(design.curvature_params),
         "random_state": given["random_state"],
-        "estimator_params": compare.design.shared_params(design.estimators[0][1]),
+        "estimator_params": shared_params(design.estimators[0][1]),
         "tuning": given["tuning"],
         **_tuning_settings(design.tuning),
         "seconds": given["seconds"],
-        "versions": compare.result.library_versions(),
+        "versions": library_versions(),
     }
     models = [label for (_, _, label), _ in design.estimators] + list(design.baselines)
     return GateBenchmark.from_scores(

@@ -9,13 +9,19 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from .. import compare, paired
+from .. import paired
+from .._evaluation import (
+    Verdict,
+    check_margin,
+    probability_text,
+    split_test_fraction,
+)
 from .defaults import DECISION_PROBABILITY, TUNINGS
 from .design import good_name
 
 
 @dataclass(eq=False)
-class GateBenchmark(compare.result.Verdict):
+class GateBenchmark(Verdict):
     """What :func:`benchmark_gates` found.
 
     ``str(result)`` is the verdict and the tests as text; in a notebook the
@@ -155,7 +161,7 @@ class GateBenchmark(compare.result.Verdict):
         >>> result.average_ranks_.to_dict(), list(result.tests_["outcome"])
         ({'a': 1.0, 'b': 2.0}, ['holds'])
         """
-        margin = compare.design.check_margin(margin)
+        margin = check_margin(margin)
         _check_record(settings, best_params)
         scores = _check_scores(scores)
         models = _check_models(models, scores)
@@ -338,7 +344,7 @@ def _dataset_table(scores):
     rows = []
     for (dataset, model), group in scores.groupby(["dataset", "model"], sort=False):
         values = group["score"].to_numpy(dtype=float)
-        fraction = compare.pairs.split_test_fraction(group)
+        fraction = split_test_fraction(group)
         if paired.no_spread(values):  # equal up to rounding: a point
             low = high = float(values[0])
         else:
@@ -380,7 +386,7 @@ def _per_dataset_outcomes(scores, pairs, margin):
     for _, group in scores.groupby("dataset", sort=False):
         table = group.pivot_table(index=["repeat", "fold"], columns="model",
                                   values="score", aggfunc="first")  # fmt: skip
-        fraction = compare.pairs.split_test_fraction(group)
+        fraction = split_test_fraction(group)
         rows = []
         for better, worse in pairs:
             d = (table[better] - table[worse]).to_numpy()
@@ -482,7 +488,7 @@ def _pair_phrase(row, margin):
         f"{sign * row['mean difference']:+.3g})"
     )
     p_better, p_equivalent, p_worse = (
-        compare.result.probability_text(row[f"probability {which}"])
+        probability_text(row[f"probability {which}"])
         for which in (sides[0], "equivalent", sides[1])
     )
     probabilities = (

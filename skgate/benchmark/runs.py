@@ -16,7 +16,17 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 
-from .. import _series, compare
+from .. import _series
+from .._evaluation import (
+    arm_scores,
+    check_data,
+    cv_splits,
+    dry_run,
+    laid_out,
+    score_model,
+    split_chunks,
+    split_data,
+)
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
 from ..nn import GATES
@@ -89,9 +99,7 @@ def _fit_baseline(name, estimator, data, split, scorer):
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"baselines[{name!r}] ({estimator!r}): {exc}") from exc
     seconds = time.perf_counter() - start
-    score = compare.fits.score_model(
-        scorer, model, X_test, y_test, name, split.repeat, split.fold
-    )
+    score = score_model(scorer, model, X_test, y_test, name, split.repeat, split.fold)
     return _split_row(split, score, seconds)
 
 
@@ -154,14 +162,14 @@ def _dataset_scores(name, X, y, design, n_jobs):
     :attr:`GateBenchmark.scores_`), its splits seeded by its name, and
     when tuned the configurations chosen (else None)."""
     seed = _dataset_seed(design.random_state, name)
-    splits = compare.design.cv_splits(X, y, "classification", design.cv,
-                                      design.n_repeats, seed, None)  # fmt: skip
+    splits = cv_splits(X, y, "classification", design.cv, design.n_repeats, seed,
+                       None)  # fmt: skip
     start = time.perf_counter()
-    data = compare.fits.split_data(X, y, splits, design.preprocessor)
+    data = split_data(X, y, splits, design.preprocessor)
     chosen = None
     if design.tuning is None:
-        gates = compare.fits.arm_scores(data, design.estimators, splits, design.scorer,
-                                design.curvature_params, n_jobs, 0)  # fmt: skip
+        gates = arm_scores(data, design.estimators, splits, design.scorer,
+                           design.curvature_params, n_jobs, 0)  # fmt: skip
         gates = gates.drop(columns="curvature measure")
         gates = gates.rename(columns={"arm": "model"})
         gates.insert(1, "kind", "gate")
@@ -183,9 +191,8 @@ def _inner_splits(X, y, split, inner_cv):
     rows = split.train
     repeats = 1 if isinstance(inner_cv, Integral) else None
     try:
-        return compare.design.cv_splits(_safe_indexing(X, rows), y[rows],
-                                        "classification", inner_cv, repeats,
-                                        split.seed, None)  # fmt: skip
+        return cv_splits(_safe_indexing(X, rows), y[rows], "classification",
+                         inner_cv, repeats, split.seed, None)  # fmt: skip
     except ValueError as exc:
         raise ValueError(
             f"inner_cv={inner_cv!r} on the training rows of split (repeat "
@@ -251,7 +258,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         return X if gate else _baseline_input(name, estimator, X)
 
     start = time.perf_counter()
-    folds = [compare.fits.split_data(*train, inner, preprocessor)
+    folds = [split_data(*train, inner, preprocessor)
              for train, inner in zip(trains, inners, strict=True)]  # fmt: skip
     plan = [(s, params, fold) for s, split_folds in enumerate(folds)
             for params in candidates for fold in split_folds]  # fmt: skip
@@ -263,8 +270,8 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         failed[s] += model is None
         inner_scores[s].append(
             np.nan if model is None
-            else compare.fits.score_model(scorer, model, feed(X), y, name,
-                                          splits[s].repeat, splits[s].fold)
+            else score_model(scorer, model, feed(X), y, name, splits[s].repeat,
+                             splits[s].fold)
         )  # fmt: skip
     means = [np.reshape(v, (len(candidates), -1)).mean(axis=1) for v in inner_scores]
     for split, m in zip(splits, means, strict=True):
@@ -292,7 +299,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
     for s, (model, split, (_, _, X_test, y_test)) in enumerate(
         zip(models, splits, data, strict=True)
     ):
-        score = compare.fits.score_model(
+        score = score_model(
             scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
         )
         row = _split_row(split, score, seconds)
@@ -321,10 +328,10 @@ def _tuned_scores(X, y, splits, data, design, n_jobs):
     chosen: a job per baseline and split, and per gate and group of splits
     (trained together)."""
     tuning = design.tuning
-    compare.fits.dry_run(design.estimators[0][1], data[0], design.scorer,
-                         design.curvature_params)  # fmt: skip
+    dry_run(design.estimators[0][1], data[0], design.scorer,
+            design.curvature_params)  # fmt: skip
     inner = [_inner_splits(X, y, split, tuning.inner_cv) for split in splits]
-    groups = compare.fits.split_chunks(splits)
+    groups = split_chunks(splits)
     models = [(label, estimator, groups) for (_, _, label), estimator
               in design.estimators]  # fmt: skip
     models += [(name, b, [[i] for i in range(len(splits))])
@@ -377,11 +384,9 @@ def run_datasets(datasets, design, n_jobs, memory, verbose):
             preprocessor = design.preprocessor
             if isinstance(preprocessor, str):  # the default, for this X
                 preprocessor = default_preprocessor(X)
-            X, y, _, _ = compare.design.check_data(
-                X, y, "classification", None, preprocessor
-            )
+            X, y, _, _ = check_data(X, y, "classification", None, preprocessor)
             # Series laid out once, for the longest of the dataset.
-            X = compare.design.laid_out(X, design.estimators[0][1], preprocessor)
+            X = laid_out(X, design.estimators[0][1], preprocessor)
             frame, params = compute(
                 name, X, y, design._replace(preprocessor=preprocessor), n_jobs
             )

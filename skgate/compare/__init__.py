@@ -9,13 +9,15 @@ resampled t-test with Holm over the table, and beside it the Bayesian
 correlated t-test, whose joint posterior also picks the gate to use.
 
 The package, in the order a comparison runs: :mod:`~skgate.compare.design`
-(the checks and the splits), :mod:`~skgate.compare.fits` (every arm on every
-split), :mod:`~skgate.compare.pairs` (the tests and the recommendation),
+(its defaults, margins and tests, and the checks of its splits),
+:mod:`~skgate.compare.pairs` (the tests and the recommendation),
 :mod:`~skgate.compare.result` (:class:`GateComparison` and its sentences),
 :mod:`~skgate.compare.gates` (:func:`compare_gates`, all of it in one call)
 and :mod:`~skgate.compare.csvfile` (:func:`compare_csv`, the ``compare``
-command's work; the CSV it reads: :mod:`~skgate.compare.table`).
-:func:`skgate.benchmark_gates` builds on the public names of the first four.
+command's work; the CSV it reads: :mod:`~skgate.compare.table`). The
+evaluation it shares with :func:`skgate.benchmark_gates` (the data, the
+design, the splits, every arm on every split) is the library's private
+``skgate._evaluation``, whose public names both use.
 """
 
 import importlib
@@ -62,7 +64,7 @@ if TYPE_CHECKING:  # what editors and static analysis read
 
 
 #: The package's modules, found as attributes too (``compare.design``).
-_MODULES = ("csvfile", "design", "fits", "gates", "pairs", "result", "table")
+_MODULES = ("csvfile", "design", "gates", "pairs", "result", "table")
 
 
 def __getattr__(name):

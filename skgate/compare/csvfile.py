@@ -17,6 +17,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
+from .._evaluation import checked_cv
 from ..outputs import (
     interrupted_line,
     is_interruption,
@@ -24,7 +25,7 @@ from ..outputs import (
     undone_on_failure,
 )
 from ..parallel import on_cluster
-from .design import DEFAULT_CV, DEFAULT_REPEATS, checked_cv
+from .design import DEFAULT_CV, DEFAULT_REPEATS
 from .gates import compare_gates
 from .table import CsvProblem, check_folds, read_table, text_columns
 

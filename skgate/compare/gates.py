@@ -4,16 +4,14 @@ import time
 from numbers import Integral
 
 from .._docstrings import fill_docstring
-from .design import (
-    DEFAULT_CV,
-    _warn_if_undecidable,
+from .._evaluation import (
+    arm_scores,
     check_alphas,
     check_curvature_params,
     check_data,
     check_gates,
     check_margin_for,
     check_options,
-    check_test_rows,
     checked_scorer,
     curvature_label,
     cv_splits,
@@ -24,14 +22,12 @@ from .design import (
     score_difference_range,
     scoring_name,
     shared_params,
-)
-from .fits import arm_scores, split_data
-from .pairs import (
-    _named_tests,
-    _recommendation,
+    split_data,
     split_test_fraction,
 )
-from .result import GateComparison, _settings, _verdict
+from .design import DEFAULT_CV, check_test_rows, warn_if_undecidable
+from .pairs import named_tests, recommend
+from .result import GateComparison, comparison_verdict, tests_settings
 
 #: compare_gates' parameters, filled into its docstring (a screen of code
 #: stays a screen).
@@ -170,7 +166,7 @@ def compare_gates(
     X = laid_out(X, estimators[0][1], preprocessor)
     splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
     check_test_rows(splits, scoring, task, cv)
-    _warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
+    warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
     data = split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
     scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
@@ -181,14 +177,15 @@ def compare_gates(
     # The tests compare magnitudes: "|Gaussian curvature|" for a signed kind.
     names = score_name, curvature_label(curvature_params, magnitude=True)
     bounds = score_difference_range(scoring, task)  # a difference's range
-    tests = _named_tests(scores, test, margin, names, bounds)
+    tests = named_tests(scores, test, margin, names, bounds)
     fraction = split_test_fraction(scores)
-    recommendation = _recommendation(scores, margin, fraction, random_state)
+    recommendation = recommend(scores, margin, fraction, random_state)
+    tests_part = tests_settings(test, margin, fraction, score_name, measured,
+                                curvature_params)  # fmt: skip
     settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {
-        **_settings(test, margin, fraction, score_name, measured, curvature_params),
-        "random_state": random_state,
+        **tests_part, "random_state": random_state,
     }, seconds)  # fmt: skip
-    verdict = _verdict(tests, recommendation, *names)
+    verdict = comparison_verdict(tests, recommendation, *names)
     return GateComparison(scores, tests, verdict, recommendation, task, settings)
 
 

@@ -9,39 +9,14 @@ import numpy as np
 import pandas as pd
 
 from .. import paired
-from .design import (
-    CURVATURE_MARGIN_SHARE,
+from .._evaluation import (
     DECISION_PROBABILITY,
-    TESTS,
-    _label,
     check_margin,
+    numeric_column,
+    split_test_fraction,
 )
+from .design import CURVATURE_MARGIN_SHARE, TESTS
 from .result import Recommendation
-
-
-def split_test_fraction(scores):
-    """A split's share of test rows (the correlation between splits the
-    corrected tests assume), from the table's n_train and n_test: each a
-    whole number >= 1 on every row."""
-    n_test, n_train = _sizes(scores, "n_test"), _sizes(scores, "n_train")
-    return float(n_test.mean() / (n_test.mean() + n_train.mean()))
-
-
-def _sizes(scores, column):
-    """``scores[column]`` (n_train or n_test) as floats, after checking
-    that it holds whole numbers >= 1: a split without test rows would make
-    the corrected test the uncorrected one."""
-    values = _numbers(scores, column)
-    bad = (values < 1) | (values != np.round(values))
-    if bad.any():
-        row = scores[bad.to_numpy()].iloc[0]
-        raise ValueError(
-            f"scores' {column!r} column holds {_label(row[column])!r} for arm "
-            f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
-            f"{row['fold']}); every split needs at least 1 row of each kind "
-            "(n_train and n_test are whole numbers >= 1)."
-        )
-    return values
 
 
 def _check_fraction(test_fraction, test):
@@ -59,27 +34,6 @@ def _check_fraction(test_fraction, test):
             f"split's share of test rows; 0 would leave the test uncorrected); "
             f"got {test_fraction!r}."
         )
-
-
-def _numbers(scores, column):
-    """``scores[column]`` as floats, after checking that it holds finite
-    numbers (not text, not bools)."""
-    values = scores[column].infer_objects()
-    if values.dtype.kind not in "iuf":
-        raise TypeError(
-            f"scores' {column!r} column has dtype {scores[column].dtype}; it must "
-            f"hold numbers (an int or float dtype): convert it first, e.g. "
-            f"scores.astype({{{column!r}: float}})."
-        )
-    values = values.astype(np.float64)
-    if not np.isfinite(values).all():
-        row = scores[~np.isfinite(values)].iloc[0]
-        raise ValueError(
-            f"scores' {column!r} column holds {_label(row[column])!r} for arm "
-            f"{row['arm']!r} on split (repeat {row['repeat']}, fold "
-            f"{row['fold']}); every value must be a finite number."
-        )
-    return values
 
 
 def _paired_table(scores):
@@ -100,7 +54,8 @@ def _paired_table(scores):
             f"scores lacks the columns {missing}; it needs {sorted(needed)}."
         )
     values = scores[["arm", "repeat", "fold"]].assign(
-        score=_numbers(scores, "score"), curvature=_numbers(scores, "curvature").abs()
+        score=numeric_column(scores, "score"),
+        curvature=numeric_column(scores, "curvature").abs(),
     )
     arms = list(dict.fromkeys(scores["arm"]))
     if len(arms) < 2:
@@ -323,7 +278,7 @@ def _holm_bounds(tests, differences, test, test_fraction):
     return tests
 
 
-def _named_tests(scores, test, margin, names, bounds=None):
+def named_tests(scores, test, margin, names, bounds=None):
     """:func:`gate_tests` with a column naming each measure, the score
     intervals cut to ``bounds`` (:func:`clip_score_intervals`) if given."""
     tests = gate_tests(scores, test=test, margin=margin)
@@ -333,7 +288,7 @@ def _named_tests(scores, test, margin, names, bounds=None):
     return tests if bounds is None else clip_score_intervals(tests, *bounds)
 
 
-def _recommendation(scores, margin, test_fraction, random_state):
+def recommend(scores, margin, test_fraction, random_state):
     """The arm(s) to use: each arm's posterior probability of being the
     best or within ``margin`` of it (joint correlated posterior); one arm
     when it alone reaches DECISION_PROBABILITY, the set when several do and

@@ -2,15 +2,18 @@
 :class:`GateComparison` with its table, HTML and plot.
 """
 
-import html
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
 
 from .. import paired
-from .design import DECISION_PROBABILITY
+from .._evaluation import (
+    DECISION_PROBABILITY,
+    Verdict,
+    library_versions,
+    probability_text,
+)
 
 
 @dataclass(frozen=True)
@@ -75,34 +78,6 @@ class Recommendation:
             f"use {first}, the likeliest to be the best or within {m} of it "
             f"(probability {p}, below {DECISION_PROBABILITY:g}: the data do not "
             "settle it)"
-        )
-
-
-class Verdict:
-    """What a result with ``verdict_`` and ``tests_`` shows: the tests'
-    columns ``_SHOWN`` as a DataFrame, as text under the verdict, and as
-    HTML (``_html_extra`` adds to it)."""
-
-    _SHOWN = ()
-
-    def summary(self):
-        """The tests as a DataFrame: the columns a reader needs, from the
-        comparison to the outcome."""
-        return self.tests_[list(self._SHOWN)].copy()
-
-    def __str__(self):
-        return f"{self.verdict_}\n\n{self.summary().to_string(index=False)}"
-
-    def _html_extra(self):
-        return ""
-
-    def _repr_html_(self):
-        table = self.summary().to_html(
-            index=False, float_format=lambda v: f"{v:.4g}", border=0
-        )
-        return (
-            f"<div><p><b>{html.escape(self.verdict_)}</b></p>{table}"
-            f"{self._html_extra()}</div>"
         )
 
 
@@ -190,14 +165,6 @@ def arm_words(arm):
     return "ungated attention (gate='none')" if arm == "none" else arm
 
 
-def probability_text(p):
-    if p != p:  # NaN: no posterior (no spread between the splits)
-        return "undefined"
-    if p > 0.99:
-        return "> 0.99"
-    return "< 0.01" if p < 0.01 else f"{p:.2f}"
-
-
 def _shown_difference(mean, low, high):
     """``mean``, or 0 where it is float rounding of 0: within 1e-9 of the
     interval's larger finite bound (a mean of exactly cancelling split
@@ -251,7 +218,7 @@ def _phrase(row, words):
     return f"{better} vs {worse} inconclusive ({_interval(row)})"
 
 
-def _verdict(tests, recommendation, score_name, curvature_name):
+def comparison_verdict(tests, recommendation, score_name, curvature_name):
     """Every pair of arms in score, then in curvature, then what to use."""
     by_measure = {m: tests[tests["measure"] == m] for m in ("score", "curvature")}
     score = "; ".join(
@@ -280,18 +247,9 @@ def _verdict(tests, recommendation, score_name, curvature_name):
     )
 
 
-def library_versions():
-    names = ("skgate", "torch", "scikit-learn", "skorch", "numpy", "scipy")
-    found = {}
-    for name in names:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:  # e.g. skgate run from a source tree
-            found[name] = "not installed"
-    return found
-
-
-def _settings(test, margin, fraction, score_name, curvature_name, curvature_params):
+def tests_settings(test, margin, fraction, score_name, curvature_name,
+                   curvature_params):  # fmt: skip
+    """The tests' part of a comparison's ``settings_``."""
     return {
         "test": test,
         "margin": margin,

@@ -251,7 +251,7 @@ def _parse_csv(path, target):
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
 
 
-def _rows(path):
+def _csv_rows(path):
     """(line number, fields) of each row of the CSV at ``path`` that pandas
     reads (blank lines skipped), read with Python's csv module."""
     with open(path, newline="", encoding="utf-8-sig") as file:
@@ -266,7 +266,7 @@ def _longer_row(path):
     header's fields (empty fields beyond them are a spreadsheet's trailing
     commas), or None."""
     try:
-        rows = _rows(path)
+        rows = _csv_rows(path)
         _, header = next(rows)
         for line, row in rows:
             if any(field.strip() for field in row[len(header) :]):

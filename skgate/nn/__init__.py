@@ -21,14 +21,13 @@ jets and the written-out backward are all built.
 
 from .. import _options
 from . import _gates, _modules
-from ._gates import (  # noqa: F401  (private names the library reads)
-    _BUILT_IN,
+from ._gates import (  # noqa: F401  (names the library reads)
     GATE_CHECK_RANGE,
     GATE_FORMS,
     Gate,
-    _built_in_gate,
-    _restore_gate,
+    built_in_gate,
     register_gate,
+    restore_gate,
     unregister_gate,
 )
 from ._layers import ConvEmbedding, FeedForward
@@ -71,6 +70,9 @@ LAYERS = _options.LAYERS
 #: The registered gates by name (a read-only view of the registry, which
 #: :func:`register_gate` extends): the five built-in gates first.
 GATES = _gates.GATES
+#: The built-in gates' names, which :func:`register_gate` will not replace; a
+#: model pickles them as names (a user gate travels with its functions).
+BUILT_IN_GATES = _gates.BUILT_IN_GATES
 #: The MLP heads' activations, by ``head`` name (:class:`HeadActivation`):
 #: the one table the network, its jets and the training engine read.
 HEAD_ACTIVATIONS = _modules.HEAD_ACTIVATIONS
@@ -86,6 +88,7 @@ __all__ = [
     "register_gate",
     "unregister_gate",
     "GATES",
+    "BUILT_IN_GATES",
     "GATE_GAIN",
     "NORMS",
     "ATTENTIONS",
@@ -109,8 +112,10 @@ for _public in (
     RepresentationMap,
     register_gate,
     unregister_gate,
-    _built_in_gate,
-    _restore_gate,
+    built_in_gate,
+    restore_gate,
 ):
     _public.__module__ = __name__
 del _public
+# Models pickled before these functions had their names hold the old ones.
+_built_in_gate, _restore_gate = built_in_gate, restore_gate

@@ -2,26 +2,20 @@
 bad value with a message naming the argument and what is allowed."""
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 from numpy import bool_ as np_bool
 
+from .._checks import check_count
 from .._options import NORMS
 
 
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
-
-
-def _check_option(name, value, options):
+def check_option(name, value, options):
     if value not in options:
         raise ValueError(f"{name} must be one of {list(options)}; got {value!r}.")
 
 
-def _check_real(name, value, *, minimum, strict):
+def check_real(name, value, *, minimum, strict):
     bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number {bound}; got {value!r}.")
@@ -30,9 +24,9 @@ def _check_real(name, value, *, minimum, strict):
         raise ValueError(f"{name} must be a finite real number {bound}; got {value!r}.")
 
 
-def _check_architecture(d_model, n_heads, residual, norm):
+def check_architecture(d_model, n_heads, residual, norm):
     """The block options' own constraints and how they combine."""
-    _check_int("n_heads", n_heads, 1)
+    check_count("n_heads", n_heads, 1)
     if d_model % n_heads:
         raise ValueError(
             f"d_model must be divisible by n_heads; got d_model={d_model}, "
@@ -49,16 +43,16 @@ def _check_architecture(d_model, n_heads, residual, norm):
         )
 
 
-def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
+def check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens):
     """The strong design's options and what they need of the block."""
     if d_ff is not None:
-        _check_int("d_ff", d_ff, 1)
+        check_count("d_ff", d_ff, 1)
         if not residual:
             raise ValueError(
                 f"d_ff={d_ff} adds a feed-forward sublayer to a residual block, "
                 f"h + FF(h): it needs residual=True; got residual=False."
             )
-    _check_dropout(dropout)
+    check_dropout(dropout)
     if not isinstance(relative_position, bool | np_bool):
         raise TypeError(f"relative_position must be a bool; got {relative_position!r}.")
     if relative_position:
@@ -67,14 +61,14 @@ def _check_sublayers(d_ff, dropout, relative_position, residual, attention, n_to
                 f"relative_position=True biases softmax attention's logits; got "
                 f"attention={attention!r}. Allowed: attention='softmax'."
             )
-        _check_int("n_tokens", n_tokens, 1)
+        check_count("n_tokens", n_tokens, 1)
 
 
-def _check_tokens(n_features, token_dim, embedding, n_channels, position):
+def check_tokens(n_features, token_dim, embedding, n_channels, position):
     """How rows become tokens: ``token_dim`` divides a row, and what the
     convolutional encoding and relative position need."""
     if token_dim is not None:
-        _check_int("token_dim", token_dim, 1)
+        check_count("token_dim", token_dim, 1)
         if n_features % token_dim:
             raise ValueError(
                 f"token_dim must divide the number of features; got "
@@ -88,7 +82,7 @@ def _check_tokens(n_features, token_dim, embedding, n_channels, position):
                 "it needs token_dim (the tokens' width); got token_dim=None. "
                 "Allowed with token_dim=None: embedding='linear'."
             )
-        _check_int("n_channels", n_channels, 1)
+        check_count("n_channels", n_channels, 1)
         if token_dim % n_channels:
             raise ValueError(
                 f"n_channels must divide token_dim (a token is patch_size time "
@@ -108,7 +102,7 @@ def _check_tokens(n_features, token_dim, embedding, n_channels, position):
         )
 
 
-def _check_dropout(dropout):
-    _check_real("dropout", dropout, minimum=0.0, strict=False)
+def check_dropout(dropout):
+    check_real("dropout", dropout, minimum=0.0, strict=False)
     if not dropout < 1:
         raise ValueError(f"dropout must be in [0, 1); got {dropout!r}.")

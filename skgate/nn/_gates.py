@@ -12,8 +12,8 @@ import torch
 import torch.nn.functional as F
 from numpy import bool_ as np_bool
 
-from ._checks import _check_option
-from ._jets import _map, _mul_jet, _pointwise_jet, _sigmoid_jet, _silu_jet, _tanh_jet
+from ._checks import check_option
+from ._jets import map_parts, mul_jet, pointwise_jet, sigmoid_jet, silu_jet, tanh_jet
 
 #: What a gate's ``form`` may be.
 GATE_FORMS = ("projected", "pointwise")
@@ -47,13 +47,13 @@ class Gate:
         # functions (by value where they cannot be imported by name: lambdas,
         # functions of __main__), so that a model using it loads in a process
         # that never registered it; loading makes it the registered gate there
-        # (see _restore_gate).
-        if _GATES.get(self.name) is self and self.name in _BUILT_IN:
-            return (_built_in_gate, (self.name,))
+        # (see restore_gate).
+        if _GATES.get(self.name) is self and self.name in BUILT_IN_GATES:
+            return (built_in_gate, (self.name,))
         functions = (self.activation, self.derivative, self.second_derivative)
         flags = (self.per_head, self.strength)
         return (
-            _restore_gate,
+            restore_gate,
             (self.name, self.form, cloudpickle.dumps(functions), *flags),
         )
 
@@ -95,7 +95,7 @@ class Gate:
         parts = (self.activation(x), self.derivative(x), self.second_derivative(x))
         if scale is not None:
             parts = tuple(scale * part for part in parts)
-        return _pointwise_jet(*parts, dx, d2x)
+        return pointwise_jet(*parts, dx, d2x)
 
     def jet(self, a, z, alpha, n_heads):
         """The gate's jet on the attention output's jet ``a``, from the
@@ -108,10 +108,10 @@ class Gate:
         else:
             psi = self.activation_jet(*z)
         if not self.per_head:
-            return _mul_jet(*a, *psi)
-        heads = _map(lambda part: part.unflatten(-1, (n_heads, -1)), a)
-        psi = _map(lambda part: part.unsqueeze(-1), psi)
-        return _map(lambda part: part.flatten(-2), _mul_jet(*heads, *psi))
+            return mul_jet(*a, *psi)
+        heads = map_parts(lambda part: part.unflatten(-1, (n_heads, -1)), a)
+        psi = map_parts(lambda part: part.unsqueeze(-1), psi)
+        return map_parts(lambda part: part.flatten(-2), mul_jet(*heads, *psi))
 
     def activation_backward(self, grad, x, y):
         """``grad * activation'(x)``, given ``y = activation(x)``."""
@@ -149,11 +149,11 @@ _REGISTERING = threading.Lock()
 #: The registered gates by name (a read-only view of the registry, which
 #: :func:`register_gate` extends): the five built-in gates first.
 GATES = MappingProxyType(_GATES)
-#: Names :func:`register_gate` will not replace.
-_BUILT_IN = ("multiplicative", "silu", "none", "sigmoid", "sigmoid_head")
+#: The built-in gates' names, which :func:`register_gate` will not replace.
+BUILT_IN_GATES = ("multiplicative", "silu", "none", "sigmoid", "sigmoid_head")
 
 
-def _built_in_gate(name):
+def built_in_gate(name):
     """A built-in gate, by name (how one unpickles)."""
     return _GATES[name]
 
@@ -177,7 +177,7 @@ def _same_gate(a, b):
         return False
 
 
-def _restore_gate(name, form, functions, per_head, strength):
+def restore_gate(name, form, functions, per_head, strength):
     """An unpickled user gate, which becomes the registered one under its name.
 
     The pickle's gate is the one its model or estimator was made with, so a
@@ -316,14 +316,14 @@ def unregister_gate(name):
     >>> "cube_doc" in GATES
     False
     """
-    if name in _BUILT_IN:
+    if name in BUILT_IN_GATES:
         raise ValueError(
             f"name={name!r} is a built-in gate, which cannot be removed "
-            f"(built-in: {list(_BUILT_IN)})."
+            f"(built-in: {list(BUILT_IN_GATES)})."
         )
     with _REGISTERING:
         if not isinstance(name, str) or name not in _GATES:
-            users = [g for g in _GATES if g not in _BUILT_IN]
+            users = [g for g in _GATES if g not in BUILT_IN_GATES]
             raise ValueError(
                 f"name must be a gate added with register_gate (registered now: "
                 f"{users}); got {name!r}."
@@ -335,12 +335,12 @@ def _check_registration(name, form, functions, per_head, strength, overwrite):
     """:func:`register_gate`'s arguments, each against what it allows."""
     if not isinstance(name, str) or not name.strip():
         raise TypeError(f"name must be a str with a letter or digit; got {name!r}.")
-    if name in _BUILT_IN:
+    if name in BUILT_IN_GATES:
         raise ValueError(
             f"name={name!r} is a built-in gate, which cannot be replaced; "
-            f"choose another name (built-in: {list(_BUILT_IN)})."
+            f"choose another name (built-in: {list(BUILT_IN_GATES)})."
         )
-    _check_option("form", form, GATE_FORMS)
+    check_option("form", form, GATE_FORMS)
     keys = ("activation", "derivative", "second_derivative")
     for key, function in zip(keys, functions, strict=True):
         if not callable(function):
@@ -515,7 +515,7 @@ _register_built_in(
     torch.tanh,
     _tanh_derivative,
     lambda z: -2 * torch.tanh(z) * _tanh_derivative(z),
-    fused_jet=lambda z, dz, d2z, scale=1.0: _tanh_jet(z, dz, d2z, scale=scale),
+    fused_jet=lambda z, dz, d2z, scale=1.0: tanh_jet(z, dz, d2z, scale=scale),
     fused_backward=lambda grad, z, g: torch.ops.aten.tanh_backward(grad, g),
     strength=True,
 )
@@ -525,7 +525,7 @@ _register_built_in(
     F.silu,
     lambda x: torch.sigmoid(x) * (1 + x * (1 - torch.sigmoid(x))),
     lambda x: _sigmoid_derivative(x) * (2 + x * (1 - 2 * torch.sigmoid(x))),
-    fused_jet=lambda x, dx, d2x: _silu_jet(x, dx, d2x),
+    fused_jet=lambda x, dx, d2x: silu_jet(x, dx, d2x),
     fused_backward=lambda grad, x, y: torch.ops.aten.silu_backward(grad, x),
 )
 _register_built_in(
@@ -544,13 +544,13 @@ for _name, _per_head in (("sigmoid", False), ("sigmoid_head", True)):
         torch.sigmoid,
         _sigmoid_derivative,
         lambda z: _sigmoid_derivative(z) * (1 - 2 * torch.sigmoid(z)),
-        fused_jet=lambda z, dz, d2z: _sigmoid_jet(z, dz, d2z),
+        fused_jet=lambda z, dz, d2z: sigmoid_jet(z, dz, d2z),
         fused_backward=lambda grad, z, g: torch.ops.aten.sigmoid_backward(grad, g),
         per_head=_per_head,
     )
 
 
-def _check_gate(gate):
+def check_gate(gate):
     """The registered gate named ``gate``, or a ValueError listing them."""
     if not isinstance(gate, str) or gate not in _GATES:
         raise ValueError(

@@ -20,12 +20,12 @@ import torch.nn.functional as F
 # skipped. Every product is ordered so that the small factors meet first.
 
 
-def _map(function, jet):
+def map_parts(function, jet):
     """``function`` applied to each part of a jet (None stays None)."""
     return tuple(None if part is None else function(part) for part in jet)
 
 
-def _linear_jet(layer, h, dh, d2h):
+def linear_jet(layer, h, dh, d2h):
     weight = layer.weight
     return (
         layer(h),
@@ -34,7 +34,7 @@ def _linear_jet(layer, h, dh, d2h):
     )
 
 
-def _linear_jets(layers, factors, h, dh, d2h, derivative_scale=None):
+def linear_jets(layers, factors, h, dh, d2h, derivative_scale=None):
     """The jets of ``factor * layer(h)`` for each layer (all reading ``h``),
     from one matrix product per part: the layers' weights stacked.
     ``derivative_scale``: a per-feature factor of ``dh`` and ``d2h`` not yet
@@ -65,20 +65,20 @@ def _linear_jets(layers, factors, h, dh, d2h, derivative_scale=None):
     ]
 
 
-def _scores_divisor(d_model, n_heads):
+def scores_divisor(d_model, n_heads):
     """sqrt(d_head): attention scores are q k^T divided by it."""
     return math.sqrt(d_model // n_heads)
 
 
-def _attention_heads(q, k, v, n_heads):
+def attention_heads(q, k, v, n_heads):
     """Softmax attention of projected tokens (..., tokens, d_model), one or
     several heads (each its slice of q, k, v), heads concatenated. Written
     out rather than F.scaled_dot_product_attention: its fused kernels lack
     forward-mode autodiff, which the geometry uses."""
-    divisor = _scores_divisor(q.shape[-1], n_heads)
-    q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))
+    divisor = scores_divisor(q.shape[-1], n_heads)
+    q, k, v = (split_heads(t, n_heads) for t in (q, k, v))
     scores = q @ k.transpose(-2, -1) / divisor
-    return _merge_heads(torch.softmax(scores, dim=-1) @ v)
+    return merge_heads(torch.softmax(scores, dim=-1) @ v)
 
 
 def _writable(out, *shapes):
@@ -99,47 +99,47 @@ def _accumulate(out, a, b, value=1.0):
     return torch.addcmul(out, a, b, value=value)
 
 
-def _pointwise_jet(y, d1, d2, dh, d2h):
+def pointwise_jet(y, d1, d2, dh, d2h):
     """Jet of y = phi(h), given phi'(h) = d1 and phi''(h) = d2 (point-shaped)."""
     bend = d2 * (dh * dh)
     return y, d1 * dh, bend if d2h is None else _accumulate(bend, d1, d2h)
 
 
-def _tanh_jet(h, dh, d2h, scale=1.0):
+def tanh_jet(h, dh, d2h, scale=1.0):
     """Jet of ``scale * tanh(h)`` (the scale applied once per point)."""
     t = torch.tanh(h)
     d1 = scale * (1 - t * t)
-    return _pointwise_jet(scale * t, d1, -2 * t * d1, dh, d2h)
+    return pointwise_jet(scale * t, d1, -2 * t * d1, dh, d2h)
 
 
-def _silu_jet(h, dh, d2h):
+def silu_jet(h, dh, d2h):
     s = torch.sigmoid(h)
     d1 = s * (1 + h * (1 - s))
     d2 = s * (1 - s) * (2 + h * (1 - 2 * s))
-    return _pointwise_jet(h * s, d1, d2, dh, d2h)
+    return pointwise_jet(h * s, d1, d2, dh, d2h)
 
 
-def _relu_jet(h, dh, d2h):
+def relu_jet(h, dh, d2h):
     # Piecewise linear: y' = 1 where h > 0, y'' = 0 (at h = 0 exactly, 0 too).
     on = (h > 0).to(h.dtype)
-    return _pointwise_jet(h * on, on, torch.zeros_like(h), dh, d2h)
+    return pointwise_jet(h * on, on, torch.zeros_like(h), dh, d2h)
 
 
-def _gelu_jet(h, dh, d2h):
+def gelu_jet(h, dh, d2h):
     # Exact (erf) GELU, y = h Phi(h): y' = Phi + h phi, y'' = phi (2 - h^2).
     h2 = h * h
     cdf = 0.5 + 0.5 * torch.erf(h * (1 / math.sqrt(2)))
     pdf = torch.exp(h2 * -0.5) * (1 / math.sqrt(2 * math.pi))
-    return _pointwise_jet(h * cdf, torch.addcmul(cdf, h, pdf), pdf * (2 - h2), dh, d2h)
+    return pointwise_jet(h * cdf, torch.addcmul(cdf, h, pdf), pdf * (2 - h2), dh, d2h)
 
 
-def _sigmoid_jet(h, dh, d2h):
+def sigmoid_jet(h, dh, d2h):
     s = torch.sigmoid(h)
     d1 = s * (1 - s)
-    return _pointwise_jet(s, d1, d1 * (1 - 2 * s), dh, d2h)
+    return pointwise_jet(s, d1, d1 * (1 - 2 * s), dh, d2h)
 
 
-def _layer_norm_jet(layer, h, dh, d2h, *, scale_derivatives=True):
+def layer_norm_jet(layer, h, dh, d2h, *, scale_derivatives=True):
     """Jet of ``layer`` (an ``nn.LayerNorm`` over the last axis):
     u = c / sigma with c = h - mean(h), sigma = sqrt(mean(c^2) + eps).
     ``scale_derivatives=False``: the derivatives are left without the
@@ -157,7 +157,7 @@ def _layer_norm_jet(layer, h, dh, d2h, *, scale_derivatives=True):
         half_d2var = half_d2var + (c * d2c).mean(-1, keepdim=True)
     dr = -half_dvar * r3
     d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
-    u, du, d2u = _mul_jet(c, dc, d2c, r, dr, d2r)
+    u, du, d2u = mul_jet(c, dc, d2c, r, dr, d2r)
     if layer.weight is None:
         return u, du, d2u
     y = u * layer.weight + (0 if layer.bias is None else layer.bias)
@@ -166,7 +166,7 @@ def _layer_norm_jet(layer, h, dh, d2h, *, scale_derivatives=True):
     return y, du * layer.weight, d2u * layer.weight
 
 
-def _zero_filled(jet):
+def zero_filled(jet):
     """A jet with a zero second derivative as a tensor (None inside)."""
     value, velocity, acceleration = jet
     if acceleration is None:
@@ -178,29 +178,29 @@ def _zero_filled(jet):
     return value, velocity, acceleration
 
 
-def _split_heads(t, n_heads):
+def split_heads(t, n_heads):
     """(..., tokens, d) -> (..., heads, tokens, d / heads)."""
     return t.unflatten(-1, (n_heads, -1)).transpose(-3, -2)
 
 
-def _merge_heads(t):
-    """The inverse of :func:`_split_heads`."""
+def merge_heads(t):
+    """The inverse of :func:`split_heads`."""
     return t.transpose(-3, -2).flatten(-2)
 
 
-def _heads_first(t, n_heads):
+def heads_first(t, n_heads):
     """(..., m, tokens, d) -> (..., heads, m, tokens, d / heads), laid out in
     memory: the axis ``m`` (a jet's directions, or 1 for its value) sits
-    next to the tokens, so :func:`_folded_matmul` can fold it into them."""
+    next to the tokens, so :func:`folded_matmul` can fold it into them."""
     return t.unflatten(-1, (n_heads, -1)).movedim(-2, -4).contiguous()
 
 
-def _heads_last(t):
-    """The inverse of :func:`_heads_first`."""
+def heads_last(t):
+    """The inverse of :func:`heads_first`."""
     return t.movedim(-4, -2).flatten(-2)
 
 
-def _folded_matmul(a, b):
+def folded_matmul(a, b):
     """``a @ b`` over (..., m, rows, columns) blocks. Where ``a`` has m
     directions and ``b`` one (a point's value), ``a``'s directions are
     folded into its rows: one product per point, and ``b`` is not copied
@@ -211,15 +211,15 @@ def _folded_matmul(a, b):
     return a @ b
 
 
-def _scores(q, k):
-    """q k^T over (..., m, tokens, d) blocks, folded as :func:`_folded_matmul`
+def attention_scores(q, k):
+    """q k^T over (..., m, tokens, d) blocks, folded as :func:`folded_matmul`
     whichever side has the directions."""
     if q.shape[-3] == 1 and k.shape[-3] != 1:
-        return _folded_matmul(k, q.transpose(-2, -1)).transpose(-2, -1)
-    return _folded_matmul(q, k.transpose(-2, -1))
+        return folded_matmul(k, q.transpose(-2, -1)).transpose(-2, -1)
+    return folded_matmul(q, k.transpose(-2, -1))
 
 
-def _mul_jet(a, da, d2a, b, db, d2b):
+def mul_jet(a, da, d2a, b, db, d2b):
     """Jet of the elementwise product a * b (fused multiply-adds)."""
     first = _accumulate(da * b, a, db)
     if d2a is not None:
@@ -231,24 +231,24 @@ def _mul_jet(a, da, d2a, b, db, d2b):
     return a * b, first, second
 
 
-def _product_jet(a, da, d2a, b, db, d2b, product):
+def product_jet(a, da, d2a, b, db, d2b, product):
     """Jet of product(a, b) for a bilinear ``product``."""
     second = product(da, db).mul_(2.0)
     if d2a is not None:
-        second = _sum_into(second, product(d2a, b))
+        second = sum_into(second, product(d2a, b))
     if d2b is not None:
-        second = _sum_into(second, product(a, d2b))
-    return product(a, b), _sum_into(product(da, b), product(a, db)), second
+        second = sum_into(second, product(a, d2b))
+    return product(a, b), sum_into(product(da, b), product(a, db)), second
 
 
-def _sum_into(out, other):
+def sum_into(out, other):
     """out + other, in place as in :func:`_accumulate`."""
     if _writable(out, other.shape):
         return out.add_(other)
     return out + other
 
 
-def _softmax_jet(s, ds, d2s):
+def softmax_jet(s, ds, d2s):
     p = torch.softmax(s, dim=-1)
     # (log p)' = s' - <p, s'>, so p' = p c and p'' = p' c + p c'.
     c = ds - (p * ds).sum(-1, keepdim=True)

@@ -15,8 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import _check_dropout, _check_int
-from ._jets import _gelu_jet, _layer_norm_jet, _linear_jet, _map
+from .._checks import check_count
+from ._checks import check_dropout
+from ._jets import gelu_jet, layer_norm_jet, linear_jet, map_parts
 
 #: The generator dropout draws from in this thread's context (None: torch's
 #: own ``F.dropout``, from the process-wide generator). Set by
@@ -95,7 +96,7 @@ def _conv_jet(layer, h, dh, d2h):
 
 
 def _channels_last(jet):
-    return _map(lambda t: t.transpose(-1, -2), jet)
+    return map_parts(lambda t: t.transpose(-1, -2), jet)
 
 
 class ConvEmbedding(nn.Module):
@@ -142,7 +143,7 @@ class ConvEmbedding(nn.Module):
             ("patch_size", patch_size),
             ("d_model", d_model),
         ):
-            _check_int(name, value, 1)
+            check_count(name, value, 1)
         self.n_channels, self.patch_size = int(n_channels), int(patch_size)
         # LayerNorm over 1 channel is a constant and over 2 a sign: at least
         # STEM_WIDTH channels whatever d_model.
@@ -193,10 +194,10 @@ class ConvEmbedding(nn.Module):
         """The tokens of ``x`` and their first and second derivatives along
         a line with velocity ``dx`` and acceleration ``d2x`` (None: zero);
         the parts broadcast as the network's jets do."""
-        jet = _map(self._time, (x, dx, d2x))
+        jet = map_parts(self._time, (x, dx, d2x))
         for conv, norm in zip(self.convs, self.norms, strict=True):
             jet = _channels_last(_conv_jet(conv, *jet))
-            jet = _channels_last(_gelu_jet(*_layer_norm_jet(norm, *jet)))
+            jet = _channels_last(gelu_jet(*layer_norm_jet(norm, *jet)))
         return _channels_last(_conv_jet(self.patch, *jet))
 
 
@@ -214,9 +215,9 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model, d_ff, dropout=0.0):
         super().__init__()
-        _check_int("d_model", d_model, 1)
-        _check_int("d_ff", d_ff, 1)
-        _check_dropout(dropout)
+        check_count("d_model", d_model, 1)
+        check_count("d_ff", d_ff, 1)
+        check_dropout(dropout)
         self.inner = nn.Linear(d_model, d_ff)
         self.outer = nn.Linear(d_ff, d_model)
         self.dropout = Dropout(dropout)
@@ -227,4 +228,4 @@ class FeedForward(nn.Module):
 
     def jet(self, x, dx, d2x):
         """Jet of the sublayer in evaluation mode (dropout is the identity)."""
-        return _linear_jet(self.outer, *_gelu_jet(*_linear_jet(self.inner, x, dx, d2x)))
+        return linear_jet(self.outer, *gelu_jet(*linear_jet(self.inner, x, dx, d2x)))

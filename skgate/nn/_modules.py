@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .._checks import check_count
 from .._options import (
     ATTENTIONS,
     EMBEDDINGS,
@@ -20,33 +21,32 @@ from .._options import (
     POSITIONS,
 )
 from ._checks import (
-    _check_architecture,
-    _check_int,
-    _check_option,
-    _check_real,
-    _check_sublayers,
-    _check_tokens,
+    check_architecture,
+    check_option,
+    check_real,
+    check_sublayers,
+    check_tokens,
 )
-from ._gates import _check_gate
+from ._gates import check_gate
 from ._jets import (
-    _attention_heads,
-    _folded_matmul,
-    _gelu_jet,
-    _heads_first,
-    _heads_last,
-    _layer_norm_jet,
-    _linear_jet,
-    _linear_jets,
-    _map,
-    _merge_heads,
-    _product_jet,
-    _relu_jet,
-    _scores,
-    _scores_divisor,
-    _softmax_jet,
-    _split_heads,
-    _sum_into,
-    _zero_filled,
+    attention_heads,
+    attention_scores,
+    folded_matmul,
+    gelu_jet,
+    heads_first,
+    heads_last,
+    layer_norm_jet,
+    linear_jet,
+    linear_jets,
+    map_parts,
+    merge_heads,
+    product_jet,
+    relu_jet,
+    scores_divisor,
+    softmax_jet,
+    split_heads,
+    sum_into,
+    zero_filled,
 )
 from ._layers import ConvEmbedding, Dropout, FeedForward
 
@@ -78,8 +78,8 @@ def _relu_backward(d_u, z):
 #: its jets and the training engine read.
 HEAD_ACTIVATIONS = MappingProxyType(
     {
-        "mlp": HeadActivation(nn.GELU, _gelu_jet, F.gelu, torch.ops.aten.gelu_backward),
-        "mlp-relu": HeadActivation(nn.ReLU, _relu_jet, F.relu, _relu_backward),
+        "mlp": HeadActivation(nn.GELU, gelu_jet, F.gelu, torch.ops.aten.gelu_backward),
+        "mlp-relu": HeadActivation(nn.ReLU, relu_jet, F.relu, _relu_backward),
     }
 )
 
@@ -187,17 +187,15 @@ class GatedAttentionBlock(nn.Module):
         relative_position=False,
     ):
         super().__init__()
-        _check_int("d_model", d_model, 1)
-        kind = _check_gate(gate)
-        _check_sublayers(
-            d_ff, dropout, relative_position, residual, attention, n_tokens
-        )
-        _check_option("attention", attention, ATTENTIONS)
+        check_count("d_model", d_model, 1)
+        kind = check_gate(gate)
+        check_sublayers(d_ff, dropout, relative_position, residual, attention, n_tokens)
+        check_option("attention", attention, ATTENTIONS)
         if attention != "softmax":
-            _check_int("n_tokens", n_tokens, 1)
-        _check_real("alpha", alpha, minimum=0.0, strict=False)
-        _check_real("gate_gain", gate_gain, minimum=0.0, strict=True)
-        _check_architecture(d_model, n_heads, residual, norm)
+            check_count("n_tokens", n_tokens, 1)
+        check_real("alpha", alpha, minimum=0.0, strict=False)
+        check_real("gate_gain", gate_gain, minimum=0.0, strict=True)
+        check_architecture(d_model, n_heads, residual, norm)
         self.d_model = d_model
         self.gate = gate
         # The block keeps the gate itself, not only its name: registering
@@ -308,7 +306,7 @@ class GatedAttentionBlock(nn.Module):
     def _mix(self, v):
         """Fixed attention of values ``v`` (..., tokens, d_model)."""
         weights = self.mixing_weights(v.shape[-2])
-        return _merge_heads(weights @ _split_heads(v, self.n_heads))
+        return merge_heads(weights @ split_heads(v, self.n_heads))
 
     def _attention(self, x, padding=None):
         """Attention of the tokens ``x`` (..., tokens, d_model) to each other;
@@ -323,19 +321,19 @@ class GatedAttentionBlock(nn.Module):
             return self.value(x)
         if self.mixing is not None:
             return self._mix(self.value(x))
-        return _attention_heads(*(p(x) for p in self.projections), self.n_heads)
+        return attention_heads(*(p(x) for p in self.projections), self.n_heads)
 
     def _biased_attention(self, x, padding):
         # Softmax attention with the relative position bias in its logits and
         # padding keys masked out (the strong design's; vmap-safe: no branch
         # on values).
-        q, k, v = (_split_heads(p(x), self.n_heads) for p in self.projections)
-        scores = q @ k.transpose(-2, -1) / _scores_divisor(self.d_model, self.n_heads)
+        q, k, v = (split_heads(p(x), self.n_heads) for p in self.projections)
+        scores = q @ k.transpose(-2, -1) / scores_divisor(self.d_model, self.n_heads)
         if self.relative_bias is not None:
             scores = scores + self.position_bias(x.shape[-2])
         if padding is not None:
             scores = scores.masked_fill(padding[..., None, None, :], float("-inf"))
-        return _merge_heads(torch.softmax(scores, dim=-1) @ v)
+        return merge_heads(torch.softmax(scores, dim=-1) @ v)
 
     @property
     def gate_kind(self):
@@ -412,50 +410,52 @@ class GatedAttentionBlock(nn.Module):
         if self.norm is not None:
             # The LayerNorm's weight is folded into the projections (it only
             # feeds them): two passes over the derivatives fewer.
-            x = _layer_norm_jet(self.norm, h, dh, d2h, scale_derivatives=False)
+            x = layer_norm_jet(self.norm, h, dh, d2h, scale_derivatives=False)
             norm_weight = self.norm.weight
         # One token (attention weight 1) or fixed weights: a is linear in v.
         copied = x[0].shape[-2] == 1 or self.mixing is not None
         # Every projection of x in one matrix product per part of the jet
         # (the query scaled through its weights).
         layers = [self.value] if copied else list(self.projections)
-        query_factor = 1 / _scores_divisor(self.d_model, self.n_heads)
+        query_factor = 1 / scores_divisor(self.d_model, self.n_heads)
         factors = [1.0] if copied else [query_factor, 1.0, 1.0]
         if self.gate_proj is not None:
             layers.append(self.gate_proj)
             factors.append(1.0)
-        projected = _linear_jets(layers, factors, *x, derivative_scale=norm_weight)
+        projected = linear_jets(layers, factors, *x, derivative_scale=norm_weight)
         if not copied:
             a = self._attention_jet(*projected[:3])
         elif self.mixing is not None and x[0].shape[-2] > 1:
-            a = _map(self._mix, projected[0])  # constant weights: P v, P v', P v''
+            a = map_parts(self._mix, projected[0])  # constant weights: P v, P v', P v''
         else:
             a = projected[0]
         z = projected[-1] if self.gate_proj is not None else None
         out = self.gate_kind.jet(a, z, self.alpha, self.n_heads)
         if self.residual:
-            second = out[2] if d2h is None else _sum_into(out[2], d2h)
-            out = h + out[0], _sum_into(out[1], dh), second
+            second = out[2] if d2h is None else sum_into(out[2], d2h)
+            out = h + out[0], sum_into(out[1], dh), second
         if self.feed_forward is None:
             return out
         # Evaluation mode: dropout is the identity.
-        x = out if self.ff_norm is None else _layer_norm_jet(self.ff_norm, *out)
+        x = out if self.ff_norm is None else layer_norm_jet(self.ff_norm, *out)
         ff = self.feed_forward.jet(*x)
-        second = ff[2] if out[2] is None else _sum_into(ff[2], out[2])
-        return out[0] + ff[0], _sum_into(ff[1], out[1]), second
+        second = ff[2] if out[2] is None else sum_into(ff[2], out[2])
+        return out[0] + ff[0], sum_into(ff[1], out[1]), second
 
     def _attention_jet(self, q, k, v):
         # Heads split once, laid out for the products (each part enters several).
-        q, k, v = (_map(lambda t: _heads_first(t, self.n_heads), p) for p in (q, k, v))
-        scores = _product_jet(*q, *k, _scores)
+        q, k, v = (
+            map_parts(lambda t: heads_first(t, self.n_heads), p) for p in (q, k, v)
+        )
+        scores = product_jet(*q, *k, attention_scores)
         if self.relative_bias is not None:
             # A constant of the input: it shifts the value alone. (heads, 1,
             # tokens, tokens) against the heads-first layout's (..., heads, m,
             # tokens, tokens).
             bias = self.position_bias(scores[0].shape[-1])[:, None]
             scores = (scores[0] + bias, *scores[1:])
-        a = _product_jet(*_softmax_jet(*scores), *v, _folded_matmul)
-        return _map(_heads_last, a)
+        a = product_jet(*softmax_jet(*scores), *v, folded_matmul)
+        return map_parts(heads_last, a)
 
     @property
     def projections(self):
@@ -581,15 +581,15 @@ class GatedAttentionNet(nn.Module):
         position="absolute",
     ):
         super().__init__()
-        _check_int("n_features", n_features, 1)
-        _check_option("embedding", embedding, EMBEDDINGS)
-        _check_option("position", position, POSITIONS)
-        _check_int("n_outputs", n_outputs, 1)
-        _check_int("depth", depth, 1)
-        _check_int("d_model", d_model, 1)
-        _check_int("n_tokens", n_tokens, 1)
-        _check_option("head", head, HEADS)
-        _check_tokens(n_features, token_dim, embedding, n_channels, position)
+        check_count("n_features", n_features, 1)
+        check_option("embedding", embedding, EMBEDDINGS)
+        check_option("position", position, POSITIONS)
+        check_count("n_outputs", n_outputs, 1)
+        check_count("depth", depth, 1)
+        check_count("d_model", d_model, 1)
+        check_count("n_tokens", n_tokens, 1)
+        check_option("head", head, HEADS)
+        check_tokens(n_features, token_dim, embedding, n_channels, position)
         self.n_features = n_features
         self.n_outputs = n_outputs
         self.token_dim = token_dim
@@ -765,7 +765,7 @@ class GatedAttentionNet(nn.Module):
 
     def _check_layer(self, layer):
         if isinstance(layer, str):
-            _check_option("layer", layer, LAYERS)
+            check_option("layer", layer, LAYERS)
             return layer
         if isinstance(layer, bool) or not isinstance(layer, Integral):
             raise TypeError(
@@ -906,17 +906,17 @@ class GatedAttentionNet(nn.Module):
             jet = block.jet(*jet)
         if isinstance(layer, int) or layer == "attention":
             if token_scale != 1.0:
-                jet = _map(lambda part: token_scale * part, jet)
-            return tuple(self._copies(part) for part in _zero_filled(jet))
-        jet = _map(lambda part: part.mean(dim=-2), jet)
+                jet = map_parts(lambda part: token_scale * part, jet)
+            return tuple(self._copies(part) for part in zero_filled(jet))
+        jet = map_parts(lambda part: part.mean(dim=-2), jet)
         if layer == "pooled":
-            return _zero_filled(jet)
+            return zero_filled(jet)
         if isinstance(self.head, nn.Linear):
-            return _zero_filled(_linear_jet(self.head, *jet))
+            return zero_filled(linear_jet(self.head, *jet))
         first, activation, second = self.head
         activation_jet = HEAD_ACTIVATIONS[self.head_name].jet
-        return _zero_filled(
-            _linear_jet(second, *activation_jet(*_linear_jet(first, *jet)))
+        return zero_filled(
+            linear_jet(second, *activation_jet(*linear_jet(first, *jet)))
         )
 
     def forward(self, x, *, padded=False):

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ._functional import functional_logits, functional_losses_and_gradients
-from ._jets import _merge_heads, _scores_divisor, _split_heads
+from ._jets import merge_heads, scores_divisor, split_heads
 from ._modules import HEAD_ACTIVATIONS
 
 
@@ -146,15 +146,15 @@ def _attention(x, params, name, n_heads, tokens, padding=None):
     M, rows, d_model = x.shape
     shape = (M, rows // tokens, tokens, d_model)
     q, k, v = (
-        _split_heads(_linear(x, params, f"{name}.{p}").view(shape), n_heads)
+        split_heads(_linear(x, params, f"{name}.{p}").view(shape), n_heads)
         for p in ("query", "key", "value")
     )
-    divisor = _scores_divisor(d_model, n_heads)
+    divisor = scores_divisor(d_model, n_heads)
     scores = q @ k.transpose(-2, -1) / divisor
     if padding is not None:
         scores = scores.masked_fill(padding[:, :, None, None, :], float("-inf"))
     weights = torch.softmax(scores, dim=-1)
-    a = _merge_heads(weights @ v).reshape(M, rows, d_model)
+    a = merge_heads(weights @ v).reshape(M, rows, d_model)
     return a, (q, k, v, weights, divisor)
 
 
@@ -164,13 +164,13 @@ def _fixed_attention(x, params, name, block, tokens):
     the output and what its backward needs."""
     M, rows, d_model = x.shape
     shape = (M, rows // tokens, tokens, d_model)
-    v = _split_heads(_linear(x, params, f"{name}.value").view(shape), block.n_heads)
+    v = split_heads(_linear(x, params, f"{name}.value").view(shape), block.n_heads)
     logits = params[f"{name}.mixing"]
     if block.attention == "fixed-causal":
         above = torch.ones_like(logits, dtype=torch.bool).triu(1)
         logits = logits.masked_fill(above, float("-inf"))
     weights = torch.softmax(logits, dim=-1)[:, None]  # shared by a model's rows
-    a = _merge_heads(weights @ v).reshape(M, rows, d_model)
+    a = merge_heads(weights @ v).reshape(M, rows, d_model)
     return a, (v, weights)
 
 
@@ -180,14 +180,14 @@ def _fixed_attention_backward(grads, params, name, x, saved, d_a):
     input's."""
     v, weights = saved
     M, rows, d_model = x.shape
-    d_heads = _split_heads(d_a.view(*v.shape[:2], v.shape[-2], d_model), v.shape[2])
+    d_heads = split_heads(d_a.view(*v.shape[:2], v.shape[-2], d_model), v.shape[2])
     d_weights = (d_heads @ v.transpose(-2, -1)).sum(dim=1)
     weights = weights[:, 0]
     grads[f"{name}.mixing"] = torch._softmax_backward_data(
         d_weights, weights, -1, weights.dtype
     )
     d_v = weights[:, None].transpose(-2, -1) @ d_heads
-    d_out = _merge_heads(d_v).reshape(M, rows, d_model)
+    d_out = merge_heads(d_v).reshape(M, rows, d_model)
     return _linear_backward(grads, params, f"{name}.value", x, d_out)
 
 
@@ -196,7 +196,7 @@ def _attention_backward(grads, params, name, x, saved, d_a):
     projections' weights into ``grads``; returns the input's."""
     q, k, v, weights, divisor = saved
     M, rows, d_model = x.shape
-    d_heads = _split_heads(d_a.view(*q.shape[:2], q.shape[-2], d_model), q.shape[2])
+    d_heads = split_heads(d_a.view(*q.shape[:2], q.shape[-2], d_model), q.shape[2])
     d_weights = d_heads @ v.transpose(-2, -1)
     d_v = weights.transpose(-2, -1) @ d_heads
     d_scores = torch._softmax_backward_data(d_weights, weights, -1, weights.dtype)
@@ -205,7 +205,7 @@ def _attention_backward(grads, params, name, x, saved, d_a):
     d_k = d_scores.transpose(-2, -1) @ q
     d_x = None
     for projection, d in (("query", d_q), ("key", d_k), ("value", d_v)):
-        d_out = _merge_heads(d).reshape(M, rows, d_model)
+        d_out = merge_heads(d).reshape(M, rows, d_model)
         d_x = _linear_backward(
             grads, params, f"{name}.{projection}", x, d_out, into=d_x
         )

@@ -1,4 +1,4 @@
-"""compare_gates' fits: every arm on every split's training rows (the arms of a
+"""An evaluation's fits: every arm on every split's training rows (the arms of a
 split trained together), scored on its test rows with their curvature.
 """
 
@@ -19,7 +19,7 @@ from .._batching import MAX_MODELS_PER_NETWORK, MODELS_PER_JOB, equal_parts
 from .._engine import step_threads
 from .._training import fit_together
 from ..model_selection import representation_curvature
-from .design import curvature_label
+from .record import curvature_label
 
 
 def _dense(X, preprocessor=None):
