@@ -323,7 +323,8 @@ def _net_for(estimator, plan):
         net.callbacks = plan.callbacks
         net.initialize_callbacks()
     # partial_fit scores no validation split (as MLPClassifier's): the
-    # callbacks that read one sit out (restored by _atomic if it fails).
+    # callbacks that read one sit out (put back by fitting.fit's NetState
+    # if it fails).
     net.callbacks_ = [
         (name, callback)
         for name, callback in net.callbacks_
