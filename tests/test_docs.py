@@ -275,3 +275,21 @@ def test_the_findings_page_states_the_studys_seeds():
         per_sweep = "/".join(str(seeds[s]) for s in ("arms", "alpha", "depth"))
         assert f"](../{part}), {per_sweep} seeds per sweep" in findings, part
     assert "python -m study reproduce --toy --n-jobs 2" in findings
+
+
+def test_the_design_notes_state_the_estimators_signature():
+    """docs/design.md's signature of GatedAttentionClassifier is the
+    estimator's own: the same parameters, in order, with the same defaults."""
+    text = (ROOT / "docs/design.md").read_text()
+    stated = re.search(r"`GatedAttentionClassifier(\(.*?\))`", text, re.DOTALL)
+    tree = ast.parse(f"def f{' '.join(stated.group(1).split())}: pass")
+    arguments = tree.body[0].args
+    names = [a.arg for a in arguments.args + arguments.kwonlyargs]
+    defaults = [
+        ast.literal_eval(d)
+        for d in [*arguments.defaults, *arguments.kw_defaults]  # all given
+    ]
+    signature = inspect.signature(skgate.GatedAttentionClassifier).parameters
+    assert names == list(signature)
+    assert defaults == [p.default for p in signature.values()]
+    assert [a.arg for a in arguments.args] == ["gate"]  # the rest keyword-only
