@@ -237,7 +237,8 @@ SMALL_TRAIN = 200
 
 
 def budget_sentence(result, earlier):
-    """The sentence the README quotes: what max_epochs='auto' changed."""
+    """The sentence the findings page (docs/user_guide/findings.md) and
+    KEEL.md quote: what max_epochs='auto' changed."""
     gains = budget_gains(result, earlier)
     small = f"difference, n_train < {SMALL_TRAIN}"
     changes = "; ".join(
@@ -625,7 +626,7 @@ def _params(params):
 
 
 def headline(result, setting="every model at its defaults"):
-    """The sentences the README and the user guide quote (a test holds them
+    """The sentences the user guide quotes (a test holds them
     to the committed run): how often gating helps against SiLU and against
     ungated attention, and where the best gate stands against the baselines;
     ``setting`` says how the models were run."""
@@ -664,7 +665,7 @@ def headline(result, setting="every model at its defaults"):
 
 
 def tuned_headline(tuned, defaults):
-    """The README's sentences on the tuned run: :func:`headline` for the
+    """The user guide's sentences on the tuned run: :func:`headline` for the
     tuned models, then the range of what tuning moved each model's mean
     accuracy against its defaults on the same splits."""
     settings = tuned.settings_

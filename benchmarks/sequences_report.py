@@ -515,8 +515,8 @@ def bottom_line(analysis):
 
 
 def summary(analysis):
-    """One short sentence per question, which the README and the user guide
-    quote."""
+    """One short sentence per question, which the user guide quotes
+    (findings.md and sequences.md)."""
     lines = []
     a = _tests(analysis, "a")
     if not a.empty:

@@ -2,8 +2,9 @@
 needed to read them.
 
 Read by :mod:`skgate.nn` and :mod:`skgate.compare` (which document and
-export them) and by the command line, which answers ``--help`` and usage
-errors without importing torch.
+export them), by the estimators and their design (:mod:`skgate._design`),
+by :mod:`skgate.outputs` and by the command line, which answers ``--help``
+and usage errors without importing torch.
 """
 
 # Each is documented where skgate.nn exports it.

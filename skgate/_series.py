@@ -1,6 +1,9 @@
 """Time series as the network reads them: layouts, checks and token rows.
 
-Private to the estimators. A collection of series comes as a 3-D array
+Private to skgate: the estimators (:mod:`skgate._inputs`,
+:mod:`skgate._represent`), :mod:`skgate.nn`, :mod:`skgate.compare`,
+:mod:`skgate.benchmark` and :mod:`skgate.inspection` read it. A collection
+of series comes as a 3-D array
 ``(n_cases, n_channels, n_timepoints)`` (aeon's and sktime's "numpy3D") or as
 a list of 2-D arrays ``(n_channels, n_timepoints_i)`` of unequal length
 (aeon's unequal collection). The network reads a row of tokens: each token is

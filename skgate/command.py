@@ -4,7 +4,8 @@ The library's command (``compare``) and its arguments are read and checked
 here (and, through ``extra``, the commands of a program built on this one,
 as the repository's reproduction study is), without importing torch,
 scikit-learn or skorch: ``--help`` and usage errors (bad values, a missing
-CSV file or column, a run folder without ``run.json``) answer at once, and
+CSV file or column; for the study's commands, a run folder without
+``run.json``) answer at once, and
 ``compare``'s CSV values and ``--out`` folder are checked with pandas alone
 (:mod:`skgate.compare.table`, :func:`skgate.outputs.writable_problem`); a
 valid command then runs in the library (:func:`skgate.compare.run_command`).

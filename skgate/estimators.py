@@ -1,8 +1,10 @@
-"""scikit-learn estimators around :class:`skgate.nn.GatedAttentionNet`, via skorch.
+"""scikit-learn estimators around :class:`skgate.nn.GatedAttentionNet`.
 
 This module knows scikit-learn and skorch. The estimators are plain
 scikit-learn estimators: ``__init__`` stores the parameters, ``fit`` validates
-them and the data, then builds and trains a skorch net kept as ``net_``. Every
+them and the data, then trains the network with skgate's own engine
+(:mod:`skgate._engine`, its one loop), whose fitted container, a skorch net
+holding the module, its optimizer and history, is kept as ``net_``. Every
 hyper-parameter is top-level, so ``clone``, ``GridSearchCV`` and Pipelines work
 without skorch's ``module__`` prefixes.
 """
@@ -415,7 +417,8 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names, when ``X`` was a DataFrame with string column names.
     net_ : skorch.NeuralNetClassifier
-        The trained skorch net; ``net_.module_`` is the
+        The fitted skorch net (the trained module, its optimizer and
+        history; skgate's engine trained it); ``net_.module_`` is the
         :class:`skgate.nn.GatedAttentionNet`.
     history_ : skorch.History
         Per-epoch training history (``history_[:, "train_loss"]``) of the
@@ -448,7 +451,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     GatedAttentionClassifierCV : alpha chosen by cross-validation, batched.
     sklearn.neural_network.MLPClassifier : the scikit-learn network it is
         compared with (parameter names mapped in the user guide).
-    skorch.NeuralNetClassifier : the skorch net that trains the module.
+    skorch.NeuralNetClassifier : the fitted container of the module (``net_``).
     torch.nn.Module : what ``net_.module_`` is (a
         :class:`skgate.nn.GatedAttentionNet`).
 
@@ -707,11 +710,12 @@ class GatedAttentionRegressor(RegressorMixin, _GatedAttentionBase):
     """Gated attention regressor: the classifier's model with a regression head.
 
     The same network, parameters and training as
-    :class:`GatedAttentionClassifier`, trained with skorch's
-    ``NeuralNetRegressor`` on the mean squared error. ``head`` shapes the map
-    from the pooled representation to the ``n_outputs_`` targets. Targets are
-    standardised inside (``y_mean_``, ``y_scale_``) and predictions mapped
-    back, so the learning rate suits targets of any scale; ``score`` is R².
+    :class:`GatedAttentionClassifier`, trained by the same engine on the
+    mean squared error (``net_`` is a skorch ``NeuralNetRegressor``).
+    ``head`` shapes the map from the pooled representation to the
+    ``n_outputs_`` targets. Targets are standardised inside (``y_mean_``,
+    ``y_scale_``) and predictions mapped back, so the learning rate suits
+    targets of any scale; ``score`` is R².
 
     Parameters
     ----------
@@ -736,7 +740,7 @@ validation_scores_, best_validation_score_
     GatedAttentionRegressorCV : alpha chosen by cross-validation, batched.
     sklearn.neural_network.MLPRegressor : the scikit-learn network it is
         compared with.
-    skorch.NeuralNetRegressor : the skorch net that trains the module.
+    skorch.NeuralNetRegressor : the fitted container of the module (``net_``).
 
     Notes
     -----

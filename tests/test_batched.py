@@ -26,7 +26,8 @@ PARAMS = {"max_epochs": 6, "d_model": 16, "batch_size": 16, "random_state": 0}
 
 
 class _Noop(Callback):
-    """A callback that does nothing: its fit runs skorch's loop."""
+    """A callback that does nothing: its fit runs the one loop with skorch's
+    callbacks called from it (NetHooks)."""
 
 
 def _alone(alpha, X, y, weight):
@@ -101,7 +102,8 @@ def _assert_same_weights(got, want):
 
 def _pairs(estimators, data):
     """Each estimator fitted together with the others, and a clone fitted
-    alone by skorch's loop (a do-nothing callback)."""
+    alone with skorch's callbacks called from the loop (a do-nothing
+    callback)."""
     alone = [
         clone(e)
         .set_params(callbacks=[*(e.callbacks or []), ("noop", _Noop())])
@@ -465,7 +467,7 @@ def test_bad_parameters_fail_as_in_fit():
         fit_together(estimators, [(X, y, None)] * 2)
 
 
-# -- one engine: the batched trainer's loop and skorch's loop, bit for bit --
+# -- one engine: the loop without callbacks and with skorch's, bit for bit --
 
 ENGINE_CASES = [
     # (estimator, token_dim, early_stopping, weighted, extra parameters)
@@ -481,10 +483,11 @@ ENGINE_CASES = [
 
 @pytest.mark.parametrize("kind, token_dim, early, weighted, extra", ENGINE_CASES)
 def test_every_loop_trains_the_same_model(kind, token_dim, early, weighted, extra):
-    """A fit by the batched trainer's loop (no callbacks), by skorch's loop
-    (a callback), two partial_fit calls against a fit of two epochs, and the
-    model inside a batch of unequal neighbours: the same weights, losses,
-    validation scores and history, bit for bit."""
+    """A fit by the batched trainer's loop (no callbacks), by the same loop
+    calling skorch's callbacks (a callback), two partial_fit calls against
+    a fit of two epochs, and the model inside a batch of unequal
+    neighbours: the same weights, losses, validation scores and history,
+    bit for bit."""
     from skgate import GatedAttentionRegressor
 
     X, y = make_curved_task(90, n_observations=4, random_state=0)

@@ -318,15 +318,19 @@ def _words(path):
     return " ".join((RESULTS.parents[1] / path).read_text().split())
 
 
-def test_readme_and_guide_quote_the_committed_keel_run():
-    """The sentence the README and the user guide quote is the one built
-    from benchmarks/results' keel_scores.csv, and KEEL.md's bottom line is
-    built from the same numbers."""
-    result, _ = _committed_keel("keel")
+def test_findings_and_guide_quote_the_committed_keel_run():
+    """The sentence the findings page and the user guide quote is the one
+    built from benchmarks/results' keel_scores.csv, with the run's own
+    minutes on the findings page, and KEEL.md's bottom line is built from
+    the same numbers."""
+    result, info = _committed_keel("keel")
     report = _keel_report()
     sentence = " ".join(report.headline(result).split())
-    for page in ("README.md", "docs/user_guide/your_data.md"):
+    for page in ("docs/user_guide/findings.md", "docs/user_guide/your_data.md"):
         assert sentence in _words(page), page
+    minutes = f"It took {info['datasets seconds'] / 60:.1f} min on 2 cores"
+    assert f"{sentence} {minutes}" in _words("docs/user_guide/findings.md")
+    assert info["cores"] == 2
     keel = _words("benchmarks/results/KEEL.md")
     for line in report.bottom_line(result):
         assert " ".join(line.split()) in keel
@@ -667,8 +671,8 @@ def test_keel_report_renders_a_tuned_section(tuned):
     assert "| none           | lr" in text
 
 
-def test_readme_and_guide_quote_the_committed_tuned_keel_run():
-    """The README's and the guide's sentences on the tuned run are the ones
+def test_findings_and_guide_quote_the_committed_tuned_keel_run():
+    """The findings page's and the guide's sentences on the tuned run are the ones
     built from keel_tuned_scores.csv against the defaults at as many epochs
     (keel_epochs20_scores.csv), with the run's own minutes."""
     (tuned, info), (earlier, _) = map(_committed_keel, ("keel_tuned", "keel_epochs20"))
@@ -676,18 +680,19 @@ def test_readme_and_guide_quote_the_committed_tuned_keel_run():
     assert tuned.settings_["estimator_params"]["max_epochs"] == 20
     sentence = " ".join(_keel_report().tuned_headline(tuned, earlier).split())
     minutes = f"It took {info['datasets seconds'] / 60:.1f} min on 2 cores"
-    assert f"{sentence} {minutes}" in _words("README.md")
+    assert f"{sentence} {minutes}" in _words("docs/user_guide/findings.md")
     assert sentence in _words("docs/user_guide/your_data.md")
 
 
-def test_readme_quotes_what_the_new_default_changed_on_keel():
-    """The README's sentence on max_epochs='auto' is the one built from the
-    committed defaults and the earlier 20-epoch run on the same splits."""
+def test_findings_quote_what_the_new_default_changed_on_keel():
+    """The findings page's sentence on max_epochs='auto' is the one built
+    from the committed defaults and the earlier 20-epoch run on the same
+    splits."""
     runs = [_committed_keel(stem)[0] for stem in ("keel", "keel_epochs20")]
     assert runs[0].settings_["estimator_params"]["max_epochs"] == "auto"
     assert runs[1].settings_["estimator_params"]["max_epochs"] == 20
     sentence = " ".join(_keel_report().budget_sentence(*runs).split())
-    for page in ("README.md", "benchmarks/results/KEEL.md"):
+    for page in ("docs/user_guide/findings.md", "benchmarks/results/KEEL.md"):
         assert sentence in _words(page), page
 
 

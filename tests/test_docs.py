@@ -190,7 +190,7 @@ def test_the_citation_file_names_the_paper_and_this_version():
     assert (paper["title"], paper["year"]) == (title, 2026)
     assert [a["family-names"] for a in paper["authors"]] == ["Bathula", "Joshi"]
     text = (ROOT / "README.md").read_text()
-    assert "\n## Installation\n" in text and "\n## Citing\n" in text
+    assert "\n## Quickstart\n" in text and "\n## Citing\n" in text
     readme = " ".join(text.split())
     assert f'Bathula & Joshi (2026), "{title}"' in readme
     assert "python -m skgate compare data.csv --target COLUMN" in readme
@@ -226,9 +226,10 @@ def _speed_section(title):
     return section.splitlines()
 
 
-def test_the_readmes_compare_times_are_speed_mds():
-    """The README's times of compare at its defaults are those SPEED.md's
-    section measured (rounded to whole seconds)."""
+def test_the_findings_pages_compare_times_are_speed_mds():
+    """The findings page's times of compare at its defaults are those
+    SPEED.md's section measured (rounded to whole seconds), at the design
+    it measured."""
     lines = _speed_section("compare_gates at its defaults")
     start = next(i for i, line in enumerate(lines) if line.startswith("| table"))
     end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
@@ -241,7 +242,7 @@ def test_the_readmes_compare_times_are_speed_mds():
     small = [name for name in one if name != big]
     command = float(re.search(r"took ([\d.]+) s on the 1000 x 20 table",
                               "\n".join(lines)).group(1))  # fmt: skip
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    findings = " ".join((ROOT / "docs/user_guide/findings.md").read_text().split())
     expected = (
         f"it took {one[big]:.0f} s for 1000 rows x 20 features and "
         f"{min(one[n] for n in small):.0f} to {max(one[n] for n in small):.0f} s "
@@ -249,6 +250,59 @@ def test_the_readmes_compare_times_are_speed_mds():
         f"({min(two.values()):.0f} to {max(two.values()):.0f} s with n_jobs=2); "
         f"the command, start-up included, {command:.0f} s on the 1000-row table"
     )
-    assert expected in readme
+    assert expected in findings
     training = re.search(r"\| training \| [\d.]+ \| (\d+)% \|", "\n".join(lines))
-    assert f"training is {training.group(1)} % of it" in readme
+    assert f"training is {training.group(1)} % of it" in findings
+    design = re.search(
+        r"on (\d+) x (\d+) folds \((\d+) fits\), .*?\((\d+) optimizer steps",
+        "\n".join(lines),
+    )
+    folds, repeats, fits, steps = design.groups()
+    assert f"the same {folds} x {repeats} cross-validation splits ({fits} fits)" in (
+        findings
+    )
+    assert f"{steps} optimizer steps per fit" in findings
+
+
+def test_the_findings_page_states_the_studys_seeds():
+    """The seeds per sweep the findings page gives each confirmatory part
+    are the study's (arms/alpha/depth, study.facts)."""
+    from study.facts import COPIED_SEEDS, SEQUENCE_SEEDS
+
+    findings = " ".join((ROOT / "docs/user_guide/findings.md").read_text().split())
+    parts = {"protocol-2.md": SEQUENCE_SEEDS, "protocol.md": COPIED_SEEDS}
+    for part, seeds in parts.items():
+        per_sweep = "/".join(str(seeds[s]) for s in ("arms", "alpha", "depth"))
+        assert f"](../{part}), {per_sweep} seeds per sweep" in findings, part
+    assert "python -m study reproduce --toy --n-jobs 2" in findings
+
+
+def test_the_design_notes_state_the_estimators_signature():
+    """docs/design.md's signature of GatedAttentionClassifier is the
+    estimator's own: the same parameters, in order, with the same defaults."""
+    text = (ROOT / "docs/design.md").read_text()
+    stated = re.search(r"`GatedAttentionClassifier(\(.*?\))`", text, re.DOTALL)
+    tree = ast.parse(f"def f{' '.join(stated.group(1).split())}: pass")
+    arguments = tree.body[0].args
+    names = [a.arg for a in arguments.args + arguments.kwonlyargs]
+    defaults = [
+        ast.literal_eval(d)
+        for d in [*arguments.defaults, *arguments.kw_defaults]  # all given
+    ]
+    signature = inspect.signature(skgate.GatedAttentionClassifier).parameters
+    assert names == list(signature)
+    assert defaults == [p.default for p in signature.values()]
+    assert [a.arg for a in arguments.args] == ["gate"]  # the rest keyword-only
+
+
+def test_the_layout_page_names_every_module_of_the_library():
+    """docs/user_guide/layout.md names every module file of skgate (a
+    module split or added is described there too)."""
+    layout = (ROOT / "docs/user_guide/layout.md").read_text()
+    named = {name.split("/")[-1] for name in re.findall(r"`([\w/]+\.py)`", layout)}
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "skgate").rglob("*.py"))
+        if path.name != "__init__.py" and path.name not in named
+    ]
+    assert missing == []

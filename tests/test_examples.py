@@ -31,26 +31,24 @@ def test_example_runs(path, capsys):
 
 
 @pytest.mark.slow
-def test_readme_example_runs():
+def test_the_readme_and_guide_examples_run_as_one_session():
     namespace = {}
     for path in GUIDE:
         blocks = re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.DOTALL)
         for block in blocks:  # (not __main__: the Dask block's cluster waits)
             exec(compile(block, path.name, "exec"), namespace)
-    assert namespace["H"].shape == (150, 8, 64)
     assert namespace["kappa"].shape == (300,) and (namespace["kappa"] >= 0).all()
     assert namespace["kappa_logits"].shape == (50,)
     assert namespace["selection"].best_params_ == {"alpha": 0.0}
     assert namespace["cv"]["test_curvature"].shape == (3,)
     assert len(namespace["rows"]) == 8
-    assert namespace["search"].best_score_ > 0.85
     assert namespace["alpha_search"].alpha_ == 0.0
     assert namespace["refit_kappa"].max() < 1e-9  # alpha 0: flat
 
 
-def test_readme_quotes_the_committed_benchmarks():
-    """The benchmark numbers the README and the user guide quote are those of
-    benchmarks/results."""
+def test_the_guide_quotes_the_committed_benchmarks():
+    """The benchmark numbers the user guide quotes (estimators.md,
+    curvature.md) are those of benchmarks/results."""
     import pandas as pd
 
     readme = " ".join(" ".join(path.read_text() for path in GUIDE).split())

@@ -32,8 +32,8 @@ uses the library's public API alone (its batched training too:
   :mod:`~study.plots` and :mod:`~study.plots_confirmatory`,
   :mod:`~study.runfiles`;
 - :mod:`~study.commands` and :mod:`~study.cli`:
-  ``python -m skgate``'s study commands, their arguments (read without
-  torch) and their work.
+  ``python -m study``: the study's commands, their arguments (read
+  without torch) and their work.
 """
 
 import importlib

@@ -1,5 +1,5 @@
 """``python -m study`` (with ``benchmarks/`` on the path): the study's command
-line, read by :func:`study.cli.read` (without torch) and run by
+line, read by :func:`study.commands.read` (without torch) and run by
 :func:`study.cli.run`, under :func:`skgate.outputs.run_main` (Ctrl-C,
 SIGTERM and SIGHUP)."""
 

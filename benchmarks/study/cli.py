@@ -1,8 +1,8 @@
-"""Command line: ``python -m skgate`` (reproduce, report, compare, pilot,
-demo), its arguments read by :mod:`skgate.command`: each command checks
-what the machine holds and calls the pipeline (:mod:`study.pipeline`),
-the report (:mod:`study.report`), :func:`skgate.compare.compare_csv`,
-a pilot or :func:`study.demo.demo`.
+"""Command line: ``python -m study`` (reproduce, report, pilot, demo), its
+arguments read by :mod:`study.commands` (with :func:`skgate.command.parse`):
+each command checks what the machine holds and calls the pipeline
+(:mod:`study.pipeline`), the report (:mod:`study.report`), a pilot or
+:func:`study.demo.demo`.
 """
 
 import time

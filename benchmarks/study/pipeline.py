@@ -7,7 +7,7 @@ it ends (an interrupted run keeps the sweeps it finished); the part then
 finishes (its other tables) and gives its record. run.json holds the
 records, the machine and each part's wall time; REPORT.md is rendered from
 the files alone (:func:`study.report.render_run`), so ``python -m
-skgate report --from DIR`` reproduces it byte for byte.
+study report --from DIR`` reproduces it byte for byte.
 """
 
 import contextlib

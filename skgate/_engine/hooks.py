@@ -1,6 +1,8 @@
 """The skorch side of training: the fitted net, the validation rule, the callbacks.
 
-Private to :mod:`skgate._engine`; this module knows skorch and torch.
+Private to skgate: the engine uses it, the estimators take their net
+classes from it and :mod:`skgate._represent` its ``same_tensors``; this
+module knows skorch and torch.
 Every fit is trained by one loop,
 :class:`skgate._engine.loop.BatchedTrainer`; skorch's ``NeuralNet`` is the
 fitted container (module, optimiser, history) and the callback interface:

@@ -240,7 +240,8 @@ def net_for(spec, plan):
         net.callbacks = plan.callbacks
         net.initialize_callbacks()
     # partial_fit scores no validation split (as MLPClassifier's): the
-    # callbacks that read one sit out (put back if the fit fails: NetState).
+    # callbacks that read one sit out (put back by fitting.train's NetState
+    # if it fails).
     net.callbacks_ = [
         (name, callback)
         for name, callback in net.callbacks_
