@@ -82,21 +82,5 @@ def __dir__():
     return sorted(__all__)
 
 
-__all__ = [
-    "CURVATURE_MARGIN_SHARE",
-    "DECISION_PROBABILITY",
-    "DEFAULT_CV",
-    "DEFAULT_REPEATS",
-    "MAX_INFERRED_CLASSES",
-    "MAX_REPEATS",
-    "SCORE_MARGIN",
-    "TESTS",
-    "GateComparison",
-    "Recommendation",
-    "compare_gates",
-    "gate_tests",
-    "infer_task",
-    "compare_csv",
-    "run_command",
-    "CsvProblem",
-]
+#: The public names: the table's, imported on first use.
+__all__ = list(_HOMES)

@@ -171,18 +171,19 @@ def read_table(path, target, task=None):
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = Path(folder) / "data.csv"
-    ...     _ = path.write_text("a,b,label\n1,2,x,\n3,4,y,\n")
-    ...     X, y, task = read_table(path, "label")
-    ...     _ = path.write_text("a,b,label\n1,2,x\n3,,y\n")
-    ...     try:
-    ...         read_table(path, "label")
-    ...     except CsvProblem as problem:
-    ...         print(problem)
-    '.../data.csv' has missing values in: b (1); fill or drop them first.
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "data.csv"
+    >>> _ = path.write_text("a,b,label\n1,2,x,\n3,4,y,\n")
+    >>> X, y, task = read_table(path, "label")
     >>> list(X.columns), list(y), task
     (['a', 'b'], ['x', 'y'], 'classification')
+    >>> _ = path.write_text("a,b,label\n1,2,x\n3,,y\n")
+    >>> try:
+    ...     read_table(path, "label")
+    ... except CsvProblem as problem:
+    ...     print(problem)
+    '.../data.csv' has missing values in: b (1); fill or drop them first.
+    >>> folder.cleanup()
     """
     if task is not None and task not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)} or None; got {task!r}.")
