@@ -1096,3 +1096,11 @@ def test_the_library_uses_the_engines_public_face_only():
                     if alias.name not in engine.__all__
                 ]
     assert found == []
+
+
+def test_compare_names_each_public_name_once_with_its_home():
+    """skgate.compare's __all__ (what static analysis reads) and its table of
+    homes (what imports each name on first use) hold the same names."""
+    import skgate.compare as compare
+
+    assert sorted(compare.__all__) == sorted(compare._HOMES)

@@ -82,5 +82,23 @@ def __dir__():
     return sorted(__all__)
 
 
-#: The public names: the table's, imported on first use.
-__all__ = list(_HOMES)
+__all__ = [
+    "compare_gates",
+    "compare_csv",
+    "gate_tests",
+    "infer_task",
+    "run_command",
+    "GateComparison",
+    "Recommendation",
+    "CsvProblem",
+    # the constants, in the order a comparison reads them: its splits, its
+    # test, its margins, its decision, the task read from a target
+    "DEFAULT_CV",
+    "DEFAULT_REPEATS",
+    "MAX_REPEATS",
+    "TESTS",
+    "SCORE_MARGIN",
+    "CURVATURE_MARGIN_SHARE",
+    "DECISION_PROBABILITY",
+    "MAX_INFERRED_CLASSES",
+]
