@@ -988,7 +988,7 @@ elif phase == "plot":
         return draw()
     inspection._pyplot = stalled
 else:
-    from skgate.compare import fits
+    from skgate._evaluation import fits
     fit = fits._fit_arm
     def stalled(*args):
         stall()

@@ -8,8 +8,10 @@ on a cluster, a worker killed mid-search: tests/test_scale_out.py.
 
 import asyncio
 import inspect
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import joblib
 import joblib.parallel
@@ -56,7 +58,10 @@ def test_no_backend_is_registered_on_import():
         "import skgate, skgate.parallel, study, joblib.parallel\n"
         "assert 'dask-resilient' not in joblib.parallel.BACKENDS, 'registered'"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    # The study (benchmarks/study) is imported from the repository.
+    benchmarks = Path(__file__).resolve().parents[1] / "benchmarks"
+    env = {**os.environ, "PYTHONPATH": str(benchmarks)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
 
 
 def test_registering_names_the_backend_and_is_idempotent():

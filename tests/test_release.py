@@ -56,6 +56,20 @@ def test_sdist_and_wheel_pass_twine(dists):
 
 
 @pytest.mark.slow
+def test_the_wheel_is_the_library_without_the_study(dists):
+    """The installed package is the library: the wheel holds skgate's
+    modules and no module of the reproduction study (benchmarks/study)."""
+    import zipfile
+
+    (wheel,) = dists.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    modules = [n for n in names if n.endswith(".py")]
+    assert "skgate/estimators.py" in modules and "skgate/_engine/spec.py" in modules
+    assert not [n for n in names if "study" in n.split("/")[0:2] or "/study/" in n]
+    assert all(n.startswith("skgate/") for n in modules)
+
+
+@pytest.mark.slow
 def test_the_wheel_runs_the_quickstart_in_a_fresh_environment(dists, tmp_path):
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", str(venv))

@@ -149,9 +149,11 @@ def test_primary_sweep_and_compare_on_a_scheduler_equal_local(client, tmp_path):
     import pandas as pd
 
     from skgate import make_curved_task
+    from skgate.command import parse
+    from skgate.compare import run_command
     from skgate.parallel import on_cluster
 
-    from study import cli, primary
+    from study import primary
 
     settings = primary.primary_settings(
         {name: (0, 1) for name in primary.SEEDS},
@@ -171,6 +173,7 @@ def test_primary_sweep_and_compare_on_a_scheduler_equal_local(client, tmp_path):
     for scheduler in ([], ["--scheduler", client.scheduler.address]):
         out = tmp_path / f"out{len(outputs)}"
         argv = ["compare", str(path), "--target", "y", "--cv", "2", "--max-epochs", "1"]
-        assert cli.main([*argv, "--n-jobs", "2", "--out", str(out), *scheduler]) == 0
+        args, parser = parse([*argv, "--n-jobs", "2", "--out", str(out), *scheduler])
+        assert run_command(args, parser) == 0
         outputs.append(pd.read_csv(out / "compare_scores.csv").drop(columns="fit_time"))
     pd.testing.assert_frame_equal(*outputs)
