@@ -199,13 +199,25 @@ def training_spec(estimator, X, y, sample_weight, *, fresh, incremental, classes
     )
 
 
-def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None):
+def fit(
+    estimator,
+    X,
+    y,
+    sample_weight=None,
+    *,
+    incremental=False,
+    classes=None,
+    keep_on_interrupt=True,
+):
     """Fit ``estimator`` on ``X, y``: afresh, on from its fitted network (a
     warm start), or one epoch more (``incremental``: partial_fit, whose
     first call names every class in ``classes``). If that fails, the
     estimator is restored as it was: fitted with its old network (its
     weights, optimizer state and history too: the engine puts a continued
-    net back), labels and scales, or unfitted."""
+    net back), labels and scales, or unfitted. Ctrl-C in the epochs keeps
+    what trained, with a warning, when ``keep_on_interrupt`` (an estimator's
+    own fit, as skorch's); otherwise it is raised and the estimator restored
+    (a search, :func:`fit_together`)."""
     before = dict(vars(estimator))
     continues = incremental or estimator.warm_start
     fresh = not hasattr(estimator, "net_") or not continues
@@ -219,7 +231,12 @@ def fit(estimator, X, y, sample_weight=None, *, incremental=False, classes=None)
             incremental=incremental,
             classes=classes,
         )
-        result = _engine.train(spec, fresh=fresh, incremental=incremental)
+        result = _engine.train(
+            spec,
+            fresh=fresh,
+            incremental=incremental,
+            keep_on_interrupt=keep_on_interrupt,
+        )
         estimator._adopt(result)
     except BaseException:
         vars(estimator).clear()
@@ -263,10 +280,15 @@ def fit_together(estimators, data, *, name_items=False):
     batched, specs, data_keys = [], [], []
     for i, (estimator, item) in enumerate(zip(estimators, data, strict=True)):
         X, y, sample_weight = item
-        with _naming(f"estimators[{i}] / data[{i}]", name_items):
-            if not batchable(estimator):
-                estimator.fit(X, y, sample_weight=sample_weight)
-                continue
+        if not batchable(estimator):
+            # A fit of its own (callbacks or verbose output watch it), which
+            # Ctrl-C ends as it ends the batches: raised, not kept.
+            if not get_config()["skip_parameter_validation"]:
+                with _naming(f"estimators[{i}]", name_items):
+                    estimator._validate_params()
+            with _naming(f"estimators[{i}] / data[{i}]", name_items):
+                fit(estimator, X, y, sample_weight, keep_on_interrupt=False)
+            continue
         # What fit checks first (its _fit_context): the parameters, unless
         # scikit-learn is told to skip that.
         if not get_config()["skip_parameter_validation"]:

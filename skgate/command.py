@@ -71,6 +71,10 @@ def parse(
     >>> args.command, args.times
     ('hello', 3)
     """
+    if argv is not None and (
+        isinstance(argv, str) or not all(isinstance(a, str) for a in argv)
+    ):
+        raise TypeError(f"argv must be a list of strs (as sys.argv[1:]); got {argv!r}.")
     commands = parser(extra=extra, prog=prog, description=description, library=library)
     for command in commands.commands.choices.values():
         command.error = _one_line_error(command)
@@ -171,16 +175,26 @@ def _check_compare(args, commands):
 
 
 #: A scheduler address: [protocol://]host:port.
-_ADDRESS = re.compile(r"^([a-z]+://)?[^\s:/]+:\d{1,5}$")
+_ADDRESS = re.compile(r"^(?:([a-z]+)://)?[^\s:/]+:(\d{1,5})$")
+#: The protocols a Dask scheduler listens on.
+_SCHEDULER_PROTOCOLS = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 
 
 def check_scheduler(args, fail):
     """``--scheduler``: None or an address ``[protocol://]host:port``, else
     ``fail`` with one line (before anything is made or connected)."""
-    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
+    if args.scheduler is None:
+        return
+    match = _ADDRESS.match(args.scheduler)
+    if (
+        match is None
+        or not 1 <= int(match.group(2)) <= 65535
+        or match.group(1) not in (None, *_SCHEDULER_PROTOCOLS)
+    ):
         fail(
-            f"--scheduler must be an address like tcp://host:8786; got "
-            f"{args.scheduler!r}."
+            f"--scheduler must be an address like tcp://host:8786 (a protocol "
+            f"among {', '.join(_SCHEDULER_PROTOCOLS)}, a port from 1 to 65535); "
+            f"got {args.scheduler!r}."
         )
 
 

@@ -46,6 +46,7 @@ from .nn._jets import softmax_jet
 __all__ = [
     "CURVATURE_KEYWORDS",
     "DegenerateMetricWarning",
+    "METRIC_RTOL",
     "FisherRaoMap",
     "KINDS",
     "INTRINSIC_KINDS",

@@ -22,6 +22,7 @@ from pathlib import Path
 from ._options import COMPARE_OUTPUTS
 
 __all__ = [
+    "Interrupted",
     "check_writable",
     "files_in",
     "interrupted_line",
@@ -80,6 +81,14 @@ def is_interruption(exc):
     return False
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, SIGTERM or SIGHUP in a command run by :func:`run_main`: a
+    KeyboardInterrupt that ends the command. An estimator's own ``fit``
+    keeps what trained on Ctrl-C (a plain KeyboardInterrupt, as skorch
+    does) and returns; this one it raises, so that a command that fits
+    estimators one after another stops at once."""
+
+
 def run_main(read, runner):
     """Run a command line to its exit: the process ends here.
 
@@ -92,17 +101,19 @@ def run_main(read, runner):
     line on stderr (:func:`interrupted_line`) and exit code 130; the
     commands remove what they made first. SIGTERM (``kill``, ``timeout``)
     and SIGHUP (a closed terminal) are handled as Ctrl-C is, with exit
-    codes 143 and 129. Once a command has finished and written its results,
+    codes 143 and 129. The signals raise :class:`Interrupted`, which no
+    estimator's fit keeps. Once a command has finished and written its results,
     Ctrl-C no longer changes its exit code while the interpreter shuts down.
     """
     terminated = []  # the signal (SIGTERM, SIGHUP) that ended the command
 
-    def terminate(signum, frame):
-        terminated.append(signum)
-        raise KeyboardInterrupt
+    def interrupt(signum, frame):
+        if signum != signal.SIGINT:
+            terminated.append(signum)
+        raise Interrupted
 
-    for number in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(number, terminate)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, interrupt)
     args = None
     try:
         args, parser = read()
@@ -161,7 +172,7 @@ def writable_problem(out):
     None
     []
     """
-    out = Path(out)
+    out = _path(out, "out")
     if out.exists() and not out.is_dir():
         return f"--out must be a folder; {str(out)!r} is a file."
     missing = missing_folders(out)
@@ -196,7 +207,9 @@ def outputs_problem(out, names=COMPARE_OUTPUTS, option="--out"):
     --out '...' holds a folder named 'fig_compare.png' where compare writes
     that file; move it or choose another --out.
     """
-    out = Path(out)
+    out = _path(out, "out")
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be a list of file names; got {names!r}.")
     for folder in (out, *out.parents):
         if folder.exists() and not folder.is_dir():
             where = "" if folder == out else f" ({str(folder)!r} is a file)"
@@ -253,10 +266,20 @@ def undone_on_failure(out):
         raise
 
 
+def _path(out, name):
+    """``out`` as a Path, or a TypeError naming ``name``."""
+    if not isinstance(out, str | os.PathLike):
+        raise TypeError(
+            f"{name} must be a folder's path (a str or a Path); got "
+            f"{type(out).__name__}."
+        )
+    return Path(out)
+
+
 def files_in(out):
     """The files directly in the folder ``out``, by name, with the time each
     was last written (ns); empty where ``out`` is not a folder."""
-    out = Path(out)
+    out = _path(out, "out")
     if not out.is_dir():
         return {}
     return {p.name: p.stat().st_mtime_ns for p in out.iterdir() if p.is_file()}
@@ -264,23 +287,54 @@ def files_in(out):
 
 def written_since(out, before):
     """The names of the files in ``out`` written since :func:`files_in`
-    gave ``before``, sorted."""
+    gave ``before`` (a dict), sorted."""
+    if not isinstance(before, dict):
+        raise TypeError(
+            f"before must be what files_in(out) gave (a dict of names and "
+            f"times); got {type(before).__name__}."
+        )
     return sorted(k for k, v in files_in(out).items() if before.get(k) != v)
 
 
+class MissingFolders(tuple):
+    """The folders of a path that did not exist when
+    :func:`missing_folders` looked, deepest first: what :func:`remove_made`
+    may remove."""
+
+
 def missing_folders(out):
-    """The folders of the path ``out`` that do not exist, deepest first."""
+    """The folders of the path ``out`` (a str or a Path) that do not exist,
+    deepest first, as :class:`MissingFolders`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     missing = missing_folders(Path(folder) / "a" / "b")
+    ...     [p.name for p in missing]
+    ['b', 'a']
+    """
+    out = _path(out, "out")
     missing = []
     for folder in (out, *out.parents):
         if folder.exists() or folder.is_symlink():
             break
         missing.append(folder)
-    return missing
+    return MissingFolders(missing)
 
 
 def remove_made(missing):
     """Remove the folders :func:`missing_folders` listed, now made: the
-    deepest with what is in it (all of it made since), the others if empty."""
+    deepest with what is in it (all of it made since), the others if empty.
+    Only :func:`missing_folders`' answer is taken: a folder that existed
+    before is never removed."""
+    if not isinstance(missing, MissingFolders):
+        raise TypeError(
+            f"remove_made takes what missing_folders(out) gave, the folders "
+            f"that did not exist before (so that nothing that existed is "
+            f"removed); got {type(missing).__name__}."
+        )
     if missing:
         shutil.rmtree(missing[0], ignore_errors=True)
     for folder in missing[1:]:

@@ -2057,6 +2057,11 @@ def _skorch_entry_points(net, X, y):
         "partial_fit": lambda: net.partial_fit(Xt, yt),
         "fit_loop": lambda: net.fit_loop(Xt, yt),
         "initialize": lambda: net.initialize(),
+        "initialize_module": lambda: net.initialize_module(),
+        "initialize_optimizer": lambda: net.initialize_optimizer(),
+        "initialize_criterion": lambda: net.initialize_criterion(),
+        "initialize_history": lambda: net.initialize_history(),
+        "set_params(module__alpha=0)": lambda: net.set_params(module__alpha=0.0),
         "train_step": lambda: net.train_step(batch),
         "run_single_epoch": lambda: net.run_single_epoch(
             loader, training=True, prefix="train", step_fn=net.train_step
@@ -2082,6 +2087,11 @@ _ENTRY_POINTS = [
     "partial_fit",
     "fit_loop",
     "initialize",
+    "initialize_module",
+    "initialize_optimizer",
+    "initialize_criterion",
+    "initialize_history",
+    "set_params(module__alpha=0)",
     "train_step",
     "run_single_epoch",
     "NeuralNet.fit",

@@ -155,3 +155,150 @@ def test_an_interrupt_between_an_epochs_records_keeps_them_aligned(
     assert all("train_loss" in row and row["batches"] for row in model.history_)
     if early_stopping:
         assert all("valid_loss" in row for row in model.history_)
+
+
+def _moons():
+    from sklearn.datasets import make_moons
+
+    return make_moons(120, noise=0.2, random_state=0)
+
+
+class _RaiseAt:
+    """A skorch callback that raises ``error`` in its ``method`` once the
+    history holds ``epochs`` rows (a row begun counts)."""
+
+    def __new__(cls, error, method="on_epoch_end", epochs=2):
+        from skorch.callbacks import Callback
+
+        def hook(self, net, **kwargs):
+            if len(net.history) >= epochs:
+                raise error
+
+        return type("RaiseAt", (Callback,), {method: hook})()
+
+
+@pytest.mark.parametrize("method", ["on_epoch_end", "on_batch_end"])
+def test_a_callback_that_stops_training_is_not_an_interruption(method):
+    """skorch's callbacks stop training by raising KeyboardInterrupt
+    (EarlyStopping does): the fit ends there without a warning, and
+    n_iter_, loss_curve_ and history_ count the same finished epochs (a row
+    the stop cut short is not kept)."""
+    import warnings
+
+    from skgate import GatedAttentionClassifier
+
+    X, y = _moons()
+    model = GatedAttentionClassifier(
+        callbacks=[_RaiseAt(KeyboardInterrupt, method)],
+        d_model=8,
+        max_epochs=6,
+        batch_size=32,
+        random_state=0,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    assert not [w for w in caught if "interrupted" in str(w.message)]
+    finished = 2 if method == "on_epoch_end" else 1
+    assert model.n_iter_ == len(model.loss_curve_) == len(model.history_) == finished
+    assert all("dur" in row for row in model.history_)
+
+
+def test_ctrl_c_ends_a_search_or_a_batch_even_with_callbacks(monkeypatch):
+    """Ctrl-C (outside a callback) in a model with callbacks or verbose
+    output, which trains alone: fit_together and the CV estimators raise
+    it, as they do for their batches, and the search is left unfitted (an
+    estimator's own fit keeps what trained instead)."""
+    import contextlib
+    import io
+
+    from skgate import GatedAttentionClassifier, GatedAttentionClassifierCV
+    from skgate._engine import loop
+    from skgate.parallel import fit_together
+
+    X, y = _moons()
+    monkeypatch.setattr(loop, "epoch_loss", _InterruptAt(loop.epoch_loss, 2))
+    with pytest.raises(KeyboardInterrupt):
+        fit_together([GatedAttentionClassifier(verbose=1, d_model=8)], [(X, y)])
+    monkeypatch.setattr(loop, "epoch_loss", _InterruptAt(loop.epoch_loss.function, 2))
+    search = GatedAttentionClassifierCV(alphas=(0.0, 1.0), cv=2, verbose=1, d_model=8)
+    with pytest.raises(KeyboardInterrupt), contextlib.redirect_stdout(io.StringIO()):
+        search.fit(X, y)
+    assert not hasattr(search, "alpha_")
+
+
+def test_a_command_lines_interruption_is_never_kept(monkeypatch):
+    """skgate.outputs.Interrupted (Ctrl-C, SIGTERM or SIGHUP in a command)
+    ends an estimator's own fit too: a command that fits estimators one
+    after another stops at once instead of going on to the next."""
+    from skgate import GatedAttentionClassifier
+    from skgate._engine import loop
+    from skgate.outputs import Interrupted
+
+    class AsCommand(_InterruptAt):
+        def __call__(self, *args, **kwargs):
+            self.calls += 1
+            if self.calls == self.n:
+                raise Interrupted
+            return self.function(*args, **kwargs)
+
+    X, y = _moons()
+    monkeypatch.setattr(loop, "epoch_loss", AsCommand(loop.epoch_loss, 2))
+    model = GatedAttentionClassifier(d_model=8, max_epochs=4)
+    with pytest.raises(Interrupted):
+        model.fit(X, y)
+    assert not hasattr(model, "net_")
+
+
+#: A command (skgate.outputs.run_main) that fits estimators one after
+#: another, as the study's sweeps do; READY once the first fit trains.
+_COMMAND = """
+import argparse, sys, threading
+import numpy as np
+from skgate import GatedAttentionClassifier
+from skgate._engine import loop
+from skgate.outputs import run_main
+
+epoch = loop.BatchedTrainer._epoch
+def marked(self, *args, **kwargs):
+    print("READY", flush=True)
+    loop.BatchedTrainer._epoch = epoch
+    return epoch(self, *args, **kwargs)
+loop.BatchedTrainer._epoch = marked
+
+def run(args, parser):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 5)), np.array([0, 1] * 60)
+    for i in range(3):
+        GatedAttentionClassifier(max_epochs=10**6, d_model=8).fit(X, y)
+        print(f"fit {i} done", flush=True)
+    return 0
+
+run_main(lambda: (argparse.Namespace(out=None), None), lambda args: run)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "signal_name, code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)]
+)
+def test_a_signal_ends_a_command_that_fits_one_estimator_after_another(
+    signal_name, code
+):
+    """An estimator's own fit keeps what trained on Ctrl-C and returns; in a
+    command, the signal (Ctrl-C, SIGTERM, SIGHUP) must end the command: the
+    study's reproduce went on to its next fits after SIGTERM."""
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-c", _COMMAND],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout.readline().strip() == "READY"
+    process.send_signal(getattr(signal, signal_name))
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == code, err[-2000:]
+    assert "done" not in out
+    assert err.strip().splitlines()[-1] == "interrupted; nothing was written"

@@ -426,7 +426,9 @@ def test_a_written_row_index_is_refused(tmp_path):
     frame = pd.DataFrame(_ROWS, columns=["a", "b", "label"])
     path = tmp_path / "data.csv"
     frame.to_csv(path)  # index=True: ",a,b,label" then "0,...", "1,..."
-    with pytest.raises(CsvProblem, match="first column has no name and holds 0, 1"):
+    with pytest.raises(
+        CsvProblem, match="the first column of '.*' has no name and holds 0, 1"
+    ):
         read_table(path, "label")
 
 
@@ -1083,3 +1085,67 @@ def test_ctrl_c_after_compare_finished_keeps_its_exit_code(tmp_path):
     assert code == 0, error
     assert "Traceback" not in error  # was: KeyboardInterrupt in _shutdown
     assert (out / "COMPARE.md").is_file()
+
+
+@pytest.mark.parametrize("holds", [(), ("protocol.md",), ("protocol-2.md",)])
+def test_reproduce_refuses_a_protocols_folder_without_both_protocols(
+    tmp_path, capsys, holds
+):
+    """--protocols names the folder whose protocol.md and protocol-2.md the
+    run records the SHA-256 of: a folder without them (the run recorded
+    null and still named the repository's) is refused before anything runs,
+    from the command line and from Python."""
+    from study import reproduce
+
+    for name in holds:
+        (tmp_path / name).write_text("a protocol\n")
+    missing = [n for n in ("protocol.md", "protocol-2.md") if n not in holds]
+    with pytest.raises(SystemExit) as stop:
+        main(["reproduce", "--quick", "--protocols", str(tmp_path), "--out", "x"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert f"holds no {' and no '.join(missing)}" in error
+    with pytest.raises(ValueError, match=f"holds no {missing[0]}"):
+        reproduce(tmp_path / "out", quick=True, protocols=tmp_path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_csv_and_argument_helpers_refuse_what_they_cannot_judge():
+    """The public helpers of the command line answer bad arguments by name:
+    check_folds took any task and a fold count of 0 or 2.5 and answered
+    nothing or nonsense, and needed a pandas Series; text_columns took an
+    array; a scheduler's port or protocol was not checked; parse read a
+    string letter by letter."""
+    import argparse
+
+    import numpy as np
+
+    from skgate.command import check_scheduler
+    from skgate.compare.table import CsvProblem, check_folds, text_columns
+
+    for task, cv in (("bogus", 2), ("classification", 0), ("regression", 2.5)):
+        with pytest.raises(ValueError, match="task must be one of|cv must be an int"):
+            check_folds(pd.Series([0, 1, 0, 1]), task, cv)
+    with pytest.raises(CsvProblem, match="class 1 has 1"):
+        check_folds(np.array([0, 0, 1]), "classification", 2)  # an array too
+    check_folds([0, 1, 0, 1], "classification", 2)
+    with pytest.raises(TypeError, match="table must be a DataFrame"):
+        text_columns(np.zeros((2, 2)))
+    for address in ("tcp://host:99999", "http://host:1", "host:0"):
+        failed = []
+        check_scheduler(argparse.Namespace(scheduler=address), failed.append)
+        assert failed and "a port from 1 to 65535" in failed[0], address
+    for address in ("tcp://127.0.0.1:8786", "host:8786", "inproc://x:1"):
+        failed = []
+        check_scheduler(argparse.Namespace(scheduler=address), failed.append)
+        assert failed == [], address
+    with pytest.raises(TypeError, match="argv must be a list of strs"):
+        parse("compare x.csv --target y")
+
+
+def test_the_csv_messages_read_well():
+    from skgate.compare.table import header_problem
+
+    assert header_problem("f.csv", "y", [], True) == (
+        "no column 'y' in 'f.csv': its header names none."
+    )

@@ -25,7 +25,9 @@ __all__ = [
     "PART_CHOICES",
     "QUICK_SEEDS",
     "DESCRIPTION",
+    "PROTOCOL_FILES",
     "add_commands",
+    "protocols_problem",
     "read",
 ]
 
@@ -198,8 +200,9 @@ def check_reproduce(args, commands):
             f"run); got --part {args.part}."
         )
 
-    if not Path(args.protocols).is_dir():
-        fail(f"--protocols must be a folder; got {args.protocols!r}.")
+    problem = protocols_problem(args.protocols, "--protocols")
+    if problem is not None:
+        fail(problem)
 
 
 def check_pilot(args, commands):
@@ -236,6 +239,29 @@ CHECKS = {
     "demo": check_demo,
     "report": check_report,
 }
+
+
+#: The pre-registered protocols a run records the SHA-256 of.
+PROTOCOL_FILES = ("protocol.md", "protocol-2.md")
+
+
+def protocols_problem(folder, name="protocols"):
+    """Why ``folder`` cannot be the study's protocols folder (it is not a
+    folder, or lacks one of :data:`PROTOCOL_FILES`), or None."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return (
+            f"{name} must be the folder of {' and '.join(PROTOCOL_FILES)}; got "
+            f"{str(folder)!r}, which is not a folder."
+        )
+    missing = [f for f in PROTOCOL_FILES if not (folder / f).is_file()]
+    if missing:
+        return (
+            f"{name} {str(folder)!r} holds no {' and no '.join(missing)}; allowed: "
+            f"the folder of the study's pre-registered {' and '.join(PROTOCOL_FILES)} "
+            f"(the repository's docs, by default)."
+        )
+    return None
 
 
 def read(argv=None):

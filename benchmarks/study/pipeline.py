@@ -22,7 +22,7 @@ from numpy import bool_ as np_bool
 
 from . import parts as registry
 from . import plots, render, report, runfiles, sweeps
-from .commands import check_n_jobs
+from .commands import check_n_jobs, protocols_problem
 from .design import StudyDesign
 from .facts import COPIED_FIRST_SEED, COPIED_SEEDS, SEQUENCE_SEEDS
 from .part import Job, log
@@ -215,11 +215,9 @@ def reproduce(
     is fitted or written.
     """
     _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy)
-    if not Path(protocols).is_dir():
-        raise ValueError(
-            f"protocols must be the folder of the study's protocols; got "
-            f"{str(protocols)!r}, which is not a folder."
-        )
+    problem = protocols_problem(protocols)
+    if problem is not None:
+        raise ValueError(problem)
     registry.check()
     job = _job(out, quick, seeds, n_jobs, design, part, toy)
     job.protocols = Path(protocols)

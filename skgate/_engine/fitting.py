@@ -68,16 +68,17 @@ def _losses_text(losses):
     return "[" + ", ".join(shown) + "]"
 
 
-def train(spec, *, fresh, incremental=False):
+def train(spec, *, fresh, incremental=False, keep_on_interrupt=True):
     """Train one model from ``spec``: a new network (``fresh``), on from the
     fitted one it continues (a warm start), or one epoch more
     (``incremental``: partial_fit). Ctrl-C in its epochs keeps what trained
-    (:attr:`FitResult.interrupted`). If training fails, a net it continued
+    (:attr:`FitResult.interrupted`) when ``keep_on_interrupt``, else it is
+    raised. If training fails, a net it continued
     is put back as it was (weights, optimizer state, history, callbacks)."""
     saved = None if fresh else NetState(spec.continues)
     try:
         plan = prepare(spec, fresh=fresh, incremental=incremental)
-        (result,) = fit_batch([(spec, plan)], keep_on_interrupt=True)
+        (result,) = fit_batch([(spec, plan)], keep_on_interrupt=keep_on_interrupt)
     except BaseException:
         if saved is not None:
             saved.restore(spec.continues)
@@ -208,6 +209,7 @@ def fit_batch(members, *, keep_on_interrupt=False):
     with torch.inference_mode(False):
         nets = [net_for(spec, plan) for spec, plan in members]
         hooks = None
+        start = len(nets[0].history)
         if len(members) == 1 and (plan.callbacks or recipe.verbose):
             hooks = NetHooks(nets[0], plan.train, plan.valid and plan.valid.data)
             hooks.fit_begin()  # before the loop reads which weights train
@@ -233,6 +235,9 @@ def fit_batch(members, *, keep_on_interrupt=False):
         )
         trainer.modules([net.module_ for net in nets])
         if hooks is not None:
+            _keep_finished_epochs(
+                nets[0].history, start, curves[0], trainer.epochs_[0], plan.valid
+            )
             _end_with_callbacks(hooks, trainer, plan.valid)
     results = []
     for m, ((spec, plan), net) in enumerate(zip(members, nets, strict=True)):
@@ -248,6 +253,25 @@ def fit_batch(members, *, keep_on_interrupt=False):
         _install_state(net, trainer.optimizer_state(m))
         results.append(_result(spec, net, plan, curves[m], trainer.interrupted))
     return results
+
+
+def _keep_finished_epochs(history, start, curve, records, valid):
+    """After a fit with callbacks stopped mid-epoch (Ctrl-C, or a callback
+    raising in a batch): only the epochs whose history row was finished
+    (written through to its duration) count, in the history, the loss curve
+    and the validation scores alike."""
+    finished = 0
+    for row in list.__iter__(history[start:]):
+        if "dur" not in row:
+            break
+        finished += 1
+    finished = min(finished, len(curve))
+    del history[start + finished :]
+    del curve[finished:]
+    del records[finished:]
+    if valid is not None:
+        del valid.scores_[finished:]
+        del valid.rows_[finished:]
 
 
 def _end_with_callbacks(hooks, trainer, valid):

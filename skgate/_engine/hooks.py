@@ -24,7 +24,7 @@ from skorch.dataset import Dataset
 from skorch.utils import TeeGenerator
 
 from ..nn._stacked import validation_loss
-from .loop import trained_weights
+from .loop import CallbackStop, trained_weights
 
 
 def _dataset(rows):
@@ -51,8 +51,11 @@ class _WeightedNet:
 
     ``fit``, ``partial_fit`` and ``fit_loop`` always refuse. Once the engine
     has built the net (:meth:`close`), so do ``initialize`` (which would
-    empty the history), ``train_step`` and ``run_single_epoch``, also when
-    called through skorch's class (``NeuralNet.fit_loop(clf.net_, X, y)``):
+    empty the history), ``initialize_module``, ``initialize_optimizer``,
+    ``initialize_criterion`` and ``initialize_history`` (which would reset
+    a part, as ``set_params`` of a module or optimizer parameter does),
+    ``train_step`` and ``run_single_epoch``, also when called through
+    skorch's class (``NeuralNet.fit_loop(clf.net_, X, y)``):
     each of skorch's ways in checks :meth:`check_training_readiness`, or
     steps through :meth:`train_step_single`, first.
     """
@@ -80,6 +83,25 @@ class _WeightedNet:
 
     def fit_loop(self, X, y=None, epochs=None, **fit_params):
         raise TypeError(_closed_loop("fit_loop"))
+
+    # Each would reset what the engine trained (the module's weights, the
+    # optimizer's AdamW state, the loss, the history); skorch's set_params
+    # calls them to rebuild a part (net_.set_params(module__alpha=0)).
+    def initialize_module(self):
+        self._refuse_when_closed("initialize_module")
+        return super().initialize_module()
+
+    def initialize_optimizer(self, *args, **kwargs):
+        self._refuse_when_closed("initialize_optimizer")
+        return super().initialize_optimizer(*args, **kwargs)
+
+    def initialize_criterion(self):
+        self._refuse_when_closed("initialize_criterion")
+        return super().initialize_criterion()
+
+    def initialize_history(self):
+        self._refuse_when_closed("initialize_history")
+        return super().initialize_history()
 
     def train_step(self, batch, **fit_params):
         self._refuse_when_closed("train_step")
@@ -292,6 +314,18 @@ class NetHooks:
         }
         self.batch = None
 
+    def _notify(self, method, **kwargs):
+        """The net's ``notify`` during the loop: a callback's
+        KeyboardInterrupt (skorch's way for a callback to stop training) is
+        raised again as :class:`~skgate._engine.loop.CallbackStop`, which the
+        loop tells from Ctrl-C."""
+        try:
+            self.net.notify(method, **kwargs)
+        except KeyboardInterrupt as interrupt:
+            if type(interrupt) is not KeyboardInterrupt:
+                raise  # a command line's interruption: never a callback's
+            raise CallbackStop(f"a callback stopped training in {method}") from None
+
     def fit_begin(self):
         self.net.notify("on_train_begin", X=self.epoch_kwargs["dataset_train"], y=None)
 
@@ -302,12 +336,12 @@ class NetHooks:
 
     def epoch_begin(self):
         begin_epoch(self.net.history)
-        self.net.notify("on_epoch_begin", **self.epoch_kwargs)
+        self._notify("on_epoch_begin", **self.epoch_kwargs)
 
     def batch_begin(self, batch):
         self.batch = batch
         begin_batch(self.net.history)
-        self.net.notify("on_batch_begin", batch=batch, training=True)
+        self._notify("on_batch_begin", batch=batch, training=True)
 
     def gradients(self, gradients):
         """The step's gradients, by weight name, shown as the weights'
@@ -319,7 +353,7 @@ class NetHooks:
                 p.grad = gradients[name]
             elif p.requires_grad and p.grad is None:
                 p.grad = torch.zeros_like(p)
-        self.net.notify(
+        self._notify(
             "on_grad_computed",
             named_parameters=TeeGenerator(self.net.get_all_learnable_params()),
             batch=self.batch,
@@ -353,7 +387,7 @@ class NetHooks:
 
     def batch_end(self, batch, loss, y_pred):
         end_batch(self.net.history, "train", loss.item(), len(batch[1]))
-        self.net.notify(
+        self._notify(
             "on_batch_end", batch=batch, training=True, loss=loss, y_pred=y_pred
         )
 
@@ -364,17 +398,17 @@ class NetHooks:
         """The held-out rows scored as one validation batch."""
         batch, history = _batch(data), self.net.history
         begin_batch(history)
-        self.net.notify("on_batch_begin", batch=batch, training=False)
+        self._notify("on_batch_begin", batch=batch, training=False)
         end_batch(history, "valid", row["valid_loss"], len(data.y))
         loss = torch.tensor(row["valid_loss"])
-        self.net.notify(
+        self._notify(
             "on_batch_end", batch=batch, training=False, loss=loss, y_pred=outputs
         )
         count_batches(history, "valid", 1)
 
     def epoch_end(self, loss, row, seconds):
         end_epoch(self.net.history, loss, row, seconds)
-        self.net.notify("on_epoch_end", **self.epoch_kwargs)
+        self._notify("on_epoch_end", **self.epoch_kwargs)
 
 
 class NetState:

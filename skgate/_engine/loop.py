@@ -127,6 +127,13 @@ class Rows(NamedTuple):
     w: torch.Tensor = None
 
 
+class CallbackStop(Exception):
+    """A skorch callback raised KeyboardInterrupt: skorch's way for a callback
+    to stop training (EarlyStopping does), raised again as this by
+    :class:`~skgate._engine.hooks.NetHooks` so that the loop tells it from
+    Ctrl-C."""
+
+
 class EpochRecord(NamedTuple):
     """A model's epoch as skorch's history keeps it: its batches' losses and
     real rows, and its share of the epoch's seconds (the batch's, divided
@@ -437,10 +444,14 @@ class BatchedTrainer:
 
         ``hooks`` (one model only): a :class:`~skgate._engine.hooks.NetHooks`,
         told of every epoch, batch, gradient and validation, asked for the
-        learning rate of every step; a KeyboardInterrupt (a callback's way to
-        stop, or the user's) ends training as if the model had stopped.
-        ``keep_on_interrupt`` (one model only: an estimator's own fit) does
-        the same without hooks. Either way ``interrupted`` says so after.
+        learning rate of every step; a callback that raises KeyboardInterrupt
+        (skorch's way for a callback to stop training, as EarlyStopping does)
+        ends training as if the model had stopped (``stopped_by_callback``).
+        Ctrl-C (a KeyboardInterrupt raised anywhere else) ends training with
+        what trained kept only with ``keep_on_interrupt`` (one model only: an
+        estimator's own fit; ``interrupted`` says so after), and never for a
+        subclass of KeyboardInterrupt (a command line's interruption, which
+        must end the command): otherwise it is raised.
 
         Returns the per-model training loss of each epoch it trained (M lists),
         the mean of its batches' losses weighted by their rows, as skorch
@@ -458,14 +469,16 @@ class BatchedTrainer:
             if self.device.type == "cpu"
             else ONE_THREAD_WORK  # not the CPU: its threads are not ours
         )
-        keep = hooks is not None or (keep_on_interrupt and len(datasets) == 1)
+        keep = keep_on_interrupt and len(datasets) == 1
         with step_threads(work):
             return self._fit(datasets, generators, epochs, validation, hooks, keep)
 
     def _fit(self, datasets, generators, epochs, validation, hooks, keep=False):
         M = len(datasets)
-        #: Whether a KeyboardInterrupt ended the training (kept: ``keep``).
+        #: Whether Ctrl-C ended the training (what trained kept: ``keep``).
         self.interrupted = False
+        #: Whether a callback stopped the training (KeyboardInterrupt).
+        self.stopped_by_callback = False
         validation = validation or [None] * M
         pool = _Pool(datasets, self.device)
         # Each model's steps in this fit, which the schedule spans (a warm
@@ -513,8 +526,12 @@ class BatchedTrainer:
                 rows = self._validate(validation, stopped, best, hooks)
                 if hooks is not None:
                     hooks.epoch_end(curves[0][-1], rows[0], seconds)
-            except KeyboardInterrupt:
-                if not keep:
+            except CallbackStop:
+                stopped[0] = True
+                self.stopped_by_callback = True
+                self._drop_unfinished_epoch(curves[0], validation[0])
+            except KeyboardInterrupt as interrupt:
+                if not keep or type(interrupt) is not KeyboardInterrupt:
                     raise
                 stopped[0] = True
                 self.interrupted = True

@@ -6,6 +6,7 @@ line refuses a file it cannot compare before torch is imported
 
 import csv
 import warnings
+from numbers import Integral
 
 from .. import _options
 from .._options import TASKS
@@ -146,6 +147,8 @@ def _no_column(path, target, columns):
     hint = ""
     if len(columns) == 1 and any(c in columns[0] for c in ";\t|"):
         hint = " The file reads as one column: compare needs commas between values."
+    if not columns:
+        return f"no column {target!r} in {str(path)!r}: its header names none."
     return f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
 
 
@@ -317,7 +320,7 @@ def _check_text_columns(table, path):
             values = pd.to_numeric(column, errors="coerce")
             if values.notna().all() and (values.diff().iloc[1:] == 1).all():
                 raise CsvProblem(
-                    f"{str(path)!r}'s first column has no name and holds "
+                    f"the first column of {str(path)!r} has no name and holds "
                     f"{_as_written(column.iloc[0])}, {_as_written(column.iloc[1])}, "
                     "... in steps of 1: a row index (pandas' to_csv writes one). "
                     "Drop it, or write the file with index=False."
@@ -360,6 +363,10 @@ def _check_text_columns(table, path):
 def text_columns(table):
     """The columns of ``table`` read as text: categories, one-hot encoded
     inside each fold."""
+    if not hasattr(table, "columns"):
+        raise TypeError(
+            f"table must be a DataFrame (read_table's X); got {type(table).__name__}."
+        )
     return [name for name in table.columns if _is_text(table[name])]
 
 
@@ -444,6 +451,14 @@ def check_folds(y, task, cv):
     ...     print(problem)
     --cv 2 stratified folds need at least 2 rows of every class; class 'b' has 1: ...
     """
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
+    if isinstance(cv, bool) or not isinstance(cv, Integral) or cv < 2:
+        raise ValueError(f"cv must be an int >= 2 (folds); got {cv!r}.")
+    import numpy as np
+    import pandas as pd
+
+    y = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())
     if task == "classification":
         counts = y.value_counts()
         if counts.min() < cv:
