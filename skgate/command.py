@@ -175,17 +175,20 @@ def _check_compare(args, commands):
 
 
 #: A scheduler address: [protocol://]host:port.
-_ADDRESS = re.compile(r"^(?:([a-z]+)://)?[^\s:/]+:(\d{1,5})$")
-#: The protocols a Dask scheduler listens on.
-_SCHEDULER_PROTOCOLS = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
+_ADDRESS = re.compile(
+    r"^(?:([a-z]+)://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):([0-9]{1,5})$"
+)
+#: The protocols a Dask scheduler listens on across processes.
+_SCHEDULER_PROTOCOLS = ("tcp", "tls", "ucx", "ws", "wss")
 
 
 def check_scheduler(args, fail):
-    """``--scheduler``: None or an address ``[protocol://]host:port``, else
-    ``fail`` with one line (before anything is made or connected)."""
+    """``--scheduler``: None or an address ``[protocol://]host:port`` (an
+    IPv6 host in brackets, ``[::1]``), else ``fail`` with one line (before
+    anything is made or connected)."""
     if args.scheduler is None:
         return
-    match = _ADDRESS.match(args.scheduler)
+    match = _ADDRESS.match(args.scheduler) if isinstance(args.scheduler, str) else None
     if (
         match is None
         or not 1 <= int(match.group(2)) <= 65535

@@ -2070,6 +2070,11 @@ def _skorch_entry_points(net, X, y):
         "NeuralNet.partial_fit": lambda: NeuralNet.partial_fit(net, Xt, yt),
         "NeuralNet.fit_loop": lambda: NeuralNet.fit_loop(net, Xt, yt),
         "NeuralNet.initialize": lambda: NeuralNet.initialize(net),
+        "NeuralNet.initialize_module": lambda: NeuralNet.initialize_module(net),
+        "NeuralNet.initialize_optimizer": lambda: NeuralNet.initialize_optimizer(net),
+        "NeuralNet.initialize_criterion": lambda: NeuralNet.initialize_criterion(net),
+        "NeuralNet.initialize_history": lambda: NeuralNet.initialize_history(net),
+        "trim_for_prediction": lambda: net.trim_for_prediction(),
         "NeuralNet.train_step": lambda: NeuralNet.train_step(net, batch),
         "NeuralNet.run_single_epoch": lambda: NeuralNet.run_single_epoch(
             net,
@@ -2098,6 +2103,11 @@ _ENTRY_POINTS = [
     "NeuralNet.partial_fit",
     "NeuralNet.fit_loop",
     "NeuralNet.initialize",
+    "NeuralNet.initialize_module",
+    "NeuralNet.initialize_optimizer",
+    "NeuralNet.initialize_criterion",
+    "NeuralNet.initialize_history",
+    "trim_for_prediction",
     "NeuralNet.train_step",
     "NeuralNet.run_single_epoch",
 ]

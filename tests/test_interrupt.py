@@ -302,3 +302,47 @@ def test_a_signal_ends_a_command_that_fits_one_estimator_after_another(
     assert process.returncode == code, err[-2000:]
     assert "done" not in out
     assert err.strip().splitlines()[-1] == "interrupted; nothing was written"
+
+
+def test_ctrl_c_inside_a_callback_is_not_the_callbacks_stop():
+    """A real SIGINT that lands while a callback runs (PrintLog's table with
+    verbose=1, a slow callback) is Ctrl-C, not the callback's stop: a CV
+    search raises it and stays unfitted, an estimator's own fit keeps what
+    trained and warns (it was taken for EarlyStopping's stop, silently)."""
+    import signal
+    import threading
+    import warnings
+
+    from skorch.callbacks import Callback
+
+    from skgate import GatedAttentionClassifier, GatedAttentionClassifierCV
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+
+    class SignalHere(Callback):
+        def on_epoch_end(self, net, **kwargs):
+            if len(net.history) == 2:
+                signal.raise_signal(signal.SIGINT)  # lands in this callback
+
+    X, y = _moons()
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        search = GatedAttentionClassifierCV(
+            alphas=(0.0, 1.0), cv=2, d_model=8, max_epochs=5, callbacks=[SignalHere()]
+        )
+        with pytest.raises(KeyboardInterrupt):
+            search.fit(X, y)
+        assert not hasattr(search, "alpha_")
+        model = GatedAttentionClassifier(
+            d_model=8, max_epochs=5, callbacks=[SignalHere()]
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(X, y)
+        assert any("was interrupted" in str(w.message) for w in caught)
+        assert model.n_iter_ == len(model.history_) == 2
+        # Python's own handler is back after each fit.
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -1129,13 +1129,16 @@ def test_the_csv_and_argument_helpers_refuse_what_they_cannot_judge():
     with pytest.raises(CsvProblem, match="class 1 has 1"):
         check_folds(np.array([0, 0, 1]), "classification", 2)  # an array too
     check_folds([0, 1, 0, 1], "classification", 2)
+    for y in (None, "a", pd.Series([], dtype=float), pd.DataFrame({"a": [0, 1]})):
+        with pytest.raises(ValueError, match="y must be the target's column"):
+            check_folds(y, "classification", 2)
     with pytest.raises(TypeError, match="table must be a DataFrame"):
         text_columns(np.zeros((2, 2)))
-    for address in ("tcp://host:99999", "http://host:1", "host:0"):
+    for address in ("tcp://host:99999", "http://host:1", "host:0", "h:１２", 8786):
         failed = []
         check_scheduler(argparse.Namespace(scheduler=address), failed.append)
         assert failed and "a port from 1 to 65535" in failed[0], address
-    for address in ("tcp://127.0.0.1:8786", "host:8786", "inproc://x:1"):
+    for address in ("tcp://127.0.0.1:8786", "host:8786", "tcp://[::1]:8786"):
         failed = []
         check_scheduler(argparse.Namespace(scheduler=address), failed.append)
         assert failed == [], address
@@ -1149,3 +1152,23 @@ def test_the_csv_messages_read_well():
     assert header_problem("f.csv", "y", [], True) == (
         "no column 'y' in 'f.csv': its header names none."
     )
+    with pytest.raises(TypeError, match="columns must be a list of names"):
+        header_problem("f.csv", "y", "ay", True)
+    with pytest.raises(TypeError, match="has_rows must be a bool"):
+        header_problem("f.csv", "y", ["y"], "no")
+
+
+def test_an_interrupted_pilot_removes_the_folder_it_made(tmp_path, monkeypatch, capsys):
+    """Ctrl-C before any sweep of a pilot finished: the folder the pilot
+    made is removed and the line says so (it said "the sweeps finished so
+    far are in" an empty folder, and left it)."""
+    from study import cli
+
+    def interrupted(out, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_pilot", interrupted)
+    out = tmp_path / "new" / "pilot"
+    assert study_cli.main(["pilot", "--out", str(out)]) == 130
+    assert not (tmp_path / "new").exists()
+    assert "interrupted before any sweep finished; removed" in capsys.readouterr().err

@@ -25,6 +25,8 @@ __all__ = ["demo", "main", "reproduce", "run", "run_toy"]
 
 def _pilot_command(args, parser):
     out = args.out or str(PILOT_1 if args.protocol == 1 else PILOT_2)
+    before = outputs.files_in(out)
+    missing = outputs.missing_folders(out)
     outputs.check_writable(parser, out, "pilot")
     try:
         if args.protocol == 1:
@@ -37,7 +39,8 @@ def _pilot_command(args, parser):
             print(f"conditions: {conditions}")
             print(f"learning rates: {rates}")
     except KeyboardInterrupt:
-        log(f"interrupted; the sweeps finished so far are in {out}")
+        # A second pilot into the same folder resumes at its sweep.
+        log(_interrupted_study(out, before, missing))
         return 130
     print(plan.to_string())
     return 0
@@ -95,7 +98,7 @@ def _reproduce_command(args, parser):
 
 
 def _interrupted_study(out, before, missing):
-    """The line of a whole study's run interrupted: the sweeps it finished
+    """The line of a run interrupted (reproduce, pilot): the sweeps it finished
     (their CSVs are kept, for ``report --from``), or none, and then the
     folders it made are removed."""
     sweeps = [

@@ -21,6 +21,7 @@ import torch
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.callbacks import BatchScoring, Callback, EpochScoring
 from skorch.dataset import Dataset
+from skorch.history import History
 from skorch.utils import TeeGenerator
 
 from ..nn._stacked import validation_loss
@@ -62,8 +63,11 @@ class _WeightedNet:
 
     def close(self):
         """Close skorch's training and initialisation on this net (the
-        engine calls it once the net is built); returns the net."""
+        engine calls it once the net is built); returns the net. Its
+        history refuses to be cleared (skorch's initialize_history clears
+        it, also when called through skorch's class)."""
         self._closed_by_skgate = True
+        self.history_.__class__ = ClosedHistory
         return self
 
     def _refuse_when_closed(self, method):
@@ -103,6 +107,23 @@ class _WeightedNet:
         self._refuse_when_closed("initialize_history")
         return super().initialize_history()
 
+    # skorch's own initialize_* read these first, also when called through
+    # skorch's class (NeuralNet.initialize_optimizer(clf.net_)).
+    def get_params_for(self, prefix):
+        if prefix in ("module", "criterion"):
+            self._refuse_when_closed(f"initialize_{prefix}")
+        return super().get_params_for(prefix)
+
+    def get_params_for_optimizer(self, prefix, named_parameters):
+        self._refuse_when_closed("initialize_optimizer")
+        return super().get_params_for_optimizer(prefix, named_parameters)
+
+    def trim_for_prediction(self):
+        # It drops the optimizer and the history, which partial_fit and a
+        # warm start continue.
+        self._refuse_when_closed("trim_for_prediction")
+        return super().trim_for_prediction()
+
     def train_step(self, batch, **fit_params):
         self._refuse_when_closed("train_step")
         return super().train_step(batch, **fit_params)
@@ -131,6 +152,15 @@ class _WeightedNet:
         if isinstance(x, dict):
             x = x["X"]
         return super().infer(x, **fit_params)
+
+
+class ClosedHistory(History):
+    """A fitted net's history: rows are written by the engine's writer
+    alone (and dropped by NetState when a fit fails); clearing it, as
+    skorch's initialize_history does, is refused."""
+
+    def clear(self):
+        raise TypeError(_closed_loop("initialize_history"))
 
 
 def _closed_loop(method):

@@ -5,6 +5,7 @@ best epoch), one model as a batch of one; its rows, epochs and threads.
 
 import contextlib
 import math
+import signal
 import threading
 import time
 from typing import NamedTuple
@@ -125,6 +126,34 @@ class Rows(NamedTuple):
     X: torch.Tensor
     y: torch.Tensor
     w: torch.Tensor = None
+
+
+class CtrlC(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) while the loop trains in the main thread under
+    Python's own handler (:func:`ctrl_c_told_apart`): a KeyboardInterrupt
+    told from the one a callback raises to stop training."""
+
+
+@contextlib.contextmanager
+def ctrl_c_told_apart():
+    """Within the block, Ctrl-C raises :class:`CtrlC` rather than a plain
+    KeyboardInterrupt, where Python's own SIGINT handler is in place (the
+    main thread; a command's own handler, or an ignored SIGINT, is left as
+    it is), so that a signal landing inside a callback is not taken for the
+    callback's stop."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def handler(signum, frame):
+        raise CtrlC
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class CallbackStop(Exception):
@@ -470,7 +499,7 @@ class BatchedTrainer:
             else ONE_THREAD_WORK  # not the CPU: its threads are not ours
         )
         keep = keep_on_interrupt and len(datasets) == 1
-        with step_threads(work):
+        with step_threads(work), ctrl_c_told_apart():
             return self._fit(datasets, generators, epochs, validation, hooks, keep)
 
     def _fit(self, datasets, generators, epochs, validation, hooks, keep=False):
@@ -531,7 +560,9 @@ class BatchedTrainer:
                 self.stopped_by_callback = True
                 self._drop_unfinished_epoch(curves[0], validation[0])
             except KeyboardInterrupt as interrupt:
-                if not keep or type(interrupt) is not KeyboardInterrupt:
+                # Ctrl-C is kept (an estimator's own fit); a command's
+                # interruption (a subclass of its own) never is.
+                if not keep or type(interrupt) not in (KeyboardInterrupt, CtrlC):
                     raise
                 stopped[0] = True
                 self.interrupted = True

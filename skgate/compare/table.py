@@ -128,6 +128,10 @@ def header_problem(path, target, columns, has_rows):
     >>> header_problem("data.csv", "b", ["a", "b"], True) is None
     True
     """
+    if isinstance(columns, str | bytes):
+        raise TypeError(f"columns must be a list of names; got {columns!r}.")
+    if not isinstance(has_rows, bool):
+        raise TypeError(f"has_rows must be a bool; got {has_rows!r}.")
     if columns is None:
         return f"{str(path)!r} is empty."
     if target not in columns:
@@ -458,7 +462,14 @@ def check_folds(y, task, cv):
     import numpy as np
     import pandas as pd
 
-    y = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y).ravel())
+    values = np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy()
+    if isinstance(y, str | bytes) or values.ndim != 1 or len(values) == 0:
+        shape = f" of shape {values.shape}" if values.ndim else ""
+        raise ValueError(
+            f"y must be the target's column, 1-D with at least one row; got "
+            f"{type(y).__name__}{shape}."
+        )
+    y = pd.Series(values)
     if task == "classification":
         counts = y.value_counts()
         if counts.min() < cv:
