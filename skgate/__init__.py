@@ -8,8 +8,9 @@ two apart, the curvature measurements (``skgate.geometry``,
 (``curvature_score``, ``least_curvature_refit``).
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 #: Where each public name lives: imported on first use, so that ``import
 #: skgate`` (and ``python -m skgate --help``) does not import torch,
@@ -45,19 +46,6 @@ if TYPE_CHECKING:  # what editors and static analysis read
     from .search import GatedAttentionClassifierCV, GatedAttentionRegressorCV
 
 
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'skgate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__():
-    return sorted({*__all__, "__version__"})
-
-
 __all__ = [
     "GatedAttentionClassifier",
     "GatedAttentionClassifierCV",
@@ -74,3 +62,4 @@ __all__ = [
     "representation_curvature",
 ]
 __version__ = "0.1.0"
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, {*__all__, "__version__"})

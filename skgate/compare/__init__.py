@@ -20,8 +20,9 @@ design, the splits, every arm on every split) is the library's private
 ``skgate._evaluation``, whose public names both use.
 """
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 #: Where each public name lives: imported on first use, so that the command
 #: line reads a CSV (:mod:`~skgate.compare.table`) without importing torch.
@@ -67,21 +68,6 @@ if TYPE_CHECKING:  # what editors and static analysis read
 _MODULES = ("csvfile", "design", "gates", "pairs", "result", "table")
 
 
-def __getattr__(name):
-    if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'skgate.compare' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__():
-    return sorted(__all__)
-
-
 __all__ = [
     "compare_gates",
     "compare_csv",
@@ -102,3 +88,4 @@ __all__ = [
     "DECISION_PROBABILITY",
     "MAX_INFERRED_CLASSES",
 ]
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, __all__, _MODULES)
