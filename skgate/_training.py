@@ -280,20 +280,17 @@ def fit_together(estimators, data, *, name_items=False):
     batched, specs, data_keys = [], [], []
     for i, (estimator, item) in enumerate(zip(estimators, data, strict=True)):
         X, y, sample_weight = item
-        if not batchable(estimator):
-            # A fit of its own (callbacks or verbose output watch it), which
-            # Ctrl-C ends as it ends the batches: raised, not kept.
-            if not get_config()["skip_parameter_validation"]:
-                with _naming(f"estimators[{i}]", name_items):
-                    estimator._validate_params()
-            with _naming(f"estimators[{i}] / data[{i}]", name_items):
-                fit(estimator, X, y, sample_weight, keep_on_interrupt=False)
-            continue
         # What fit checks first (its _fit_context): the parameters, unless
         # scikit-learn is told to skip that.
         if not get_config()["skip_parameter_validation"]:
             with _naming(f"estimators[{i}]", name_items):
                 estimator._validate_params()
+        if not batchable(estimator):
+            # A fit of its own (callbacks or verbose output watch it), which
+            # Ctrl-C ends as it ends the batches: raised, not kept.
+            with _naming(f"estimators[{i}] / data[{i}]", name_items):
+                fit(estimator, X, y, sample_weight, keep_on_interrupt=False)
+            continue
         with _naming(f"estimators[{i}] / data[{i}]", name_items):
             spec = training_spec(
                 estimator,

@@ -258,7 +258,7 @@ def undone_on_failure(out):
     ...         print(sorted(Path(folder).iterdir()))
     []
     """
-    missing = missing_folders(Path(out))
+    missing = missing_folders(out)
     try:
         yield
     except BaseException:

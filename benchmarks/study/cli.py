@@ -71,7 +71,7 @@ def _reproduce_command(args, parser):
         parser.exit(2, f"{parser.prog} reproduce: error: {problem}\n")
     start = time.perf_counter()
     before = outputs.files_in(args.out)
-    missing = outputs.missing_folders(Path(args.out))
+    missing = outputs.missing_folders(args.out)
     try:
         with on_cluster(args.scheduler):  # connected before --out is made
             Path(args.out).mkdir(parents=True, exist_ok=True)

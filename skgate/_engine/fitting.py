@@ -209,7 +209,6 @@ def fit_batch(members, *, keep_on_interrupt=False):
     with torch.inference_mode(False):
         nets = [net_for(spec, plan) for spec, plan in members]
         hooks = None
-        start = len(nets[0].history)
         if len(members) == 1 and (plan.callbacks or recipe.verbose):
             hooks = NetHooks(nets[0], plan.train, plan.valid and plan.valid.data)
             hooks.fit_begin()  # before the loop reads which weights train
@@ -235,9 +234,6 @@ def fit_batch(members, *, keep_on_interrupt=False):
         )
         trainer.modules([net.module_ for net in nets])
         if hooks is not None:
-            _keep_finished_epochs(
-                nets[0].history, start, curves[0], trainer.epochs_[0], plan.valid
-            )
             _end_with_callbacks(hooks, trainer, plan.valid)
     results = []
     for m, ((spec, plan), net) in enumerate(zip(members, nets, strict=True)):
@@ -253,25 +249,6 @@ def fit_batch(members, *, keep_on_interrupt=False):
         _install_state(net, trainer.optimizer_state(m))
         results.append(_result(spec, net, plan, curves[m], trainer.interrupted))
     return results
-
-
-def _keep_finished_epochs(history, start, curve, records, valid):
-    """After a fit with callbacks stopped mid-epoch (Ctrl-C, or a callback
-    raising in a batch): only the epochs whose history row was finished
-    (written through to its duration) count, in the history, the loss curve
-    and the validation scores alike."""
-    finished = 0
-    for row in list.__iter__(history[start:]):
-        if "dur" not in row:
-            break
-        finished += 1
-    finished = min(finished, len(curve))
-    del history[start + finished :]
-    del curve[finished:]
-    del records[finished:]
-    if valid is not None:
-        del valid.scores_[finished:]
-        del valid.rows_[finished:]
 
 
 def _end_with_callbacks(hooks, trainer, valid):

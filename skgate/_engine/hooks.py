@@ -338,11 +338,28 @@ class NetHooks:
 
     def __init__(self, net, train, valid=None):
         self.net = net
+        #: The history's rows before this fit (a partial_fit's or a warm
+        #: start's are earlier fits').
+        self.start = len(net.history)
         self.epoch_kwargs = {
             "dataset_train": _dataset(train),
             "dataset_valid": None if valid is None else _dataset(valid),
         }
         self.batch = None
+
+    def finished_epochs(self):
+        """How many of this fit's history rows were written through to
+        their duration (an interrupt may cut the last one short)."""
+        finished = 0
+        for row in list.__iter__(self.net.history[self.start :]):
+            if "dur" not in row:
+                break
+            finished += 1
+        return finished
+
+    def keep_epochs(self, n):
+        """Keep this fit's first ``n`` history rows (the finished epochs)."""
+        del self.net.history[self.start + n :]
 
     def _notify(self, method, **kwargs):
         """The net's ``notify`` during the loop: a callback's

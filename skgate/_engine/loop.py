@@ -558,7 +558,7 @@ class BatchedTrainer:
             except CallbackStop:
                 stopped[0] = True
                 self.stopped_by_callback = True
-                self._drop_unfinished_epoch(curves[0], validation[0])
+                self._drop_unfinished_epoch(curves[0], validation[0], hooks)
             except KeyboardInterrupt as interrupt:
                 # Ctrl-C is kept (an estimator's own fit); a command's
                 # interruption (a subclass of its own) never is.
@@ -566,22 +566,30 @@ class BatchedTrainer:
                     raise
                 stopped[0] = True
                 self.interrupted = True
-                self._drop_unfinished_epoch(curves[0], validation[0])
+                self._drop_unfinished_epoch(curves[0], validation[0], hooks)
         for m, state in best.items():
             for name in self.names:
                 self.params[name][m] = state[name]
         return curves
 
-    def _drop_unfinished_epoch(self, curve, score):
-        """After an interrupt, keep only the epochs whose loss, batches and
-        validation row (with held-out rows) were all recorded: the signal may
+    def _drop_unfinished_epoch(self, curve, score, hooks):
+        """After an interrupt (Ctrl-C, or a callback's stop), keep only the
+        epochs whose loss, batches, validation row and score (with held-out
+        rows) and history row (with hooks) were all recorded: the signal may
         arrive between any two of them."""
         records = self.epochs_[0]
         finished = min(len(curve), len(records))
         if score is not None:
-            finished = min(finished, len(score.rows_))
+            finished = min(finished, len(score.rows_), len(score.scores_))
+        if hooks is not None:
+            finished = min(finished, hooks.finished_epochs())
         del curve[finished:]
         del records[finished:]
+        if score is not None:
+            del score.rows_[finished:]
+            del score.scores_[finished:]
+        if hooks is not None:
+            hooks.keep_epochs(finished)
 
     def _epoch(self, pool, generators, stopped, hooks, weighted):
         """One epoch of every model still training; returns each one's sum of
