@@ -1172,3 +1172,15 @@ def test_an_interrupted_pilot_removes_the_folder_it_made(tmp_path, monkeypatch, 
     assert study_cli.main(["pilot", "--out", str(out)]) == 130
     assert not (tmp_path / "new").exists()
     assert "interrupted before any sweep finished; removed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra", [["--quick"], ["--part", "sequences"]], ids=["quick", "part"]
+)
+def test_a_replication_is_of_the_whole_run(extra, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        main(["reproduce", "--replication", *extra, "--out", str(out)])
+    assert stop.value.code == 2
+    assert "--replication runs the whole confirmatory study" in capsys.readouterr().err
+    assert not out.exists()

@@ -123,6 +123,20 @@ def test_a_new_part_is_one_module_and_one_line(coin, tmp_path, monkeypatch):
     assert f"Code: `{here['commit'][:12]}`" in text
 
 
+def test_a_replication_says_so_and_how_long_it_took(coin, tmp_path, monkeypatch):
+    """A whole run with replication=True records it in run.json and in its
+    command, with the whole run's wall time (at least its parts')."""
+    monkeypatch.setattr(parts, "PARTS", (coin.PART,))
+    out = tmp_path / "run"
+    pipeline.reproduce(out, design=StudyDesign.quick(), replication=True)
+    info = json.loads((out / "run.json").read_text())
+    assert info["replication"] is True
+    assert info["total seconds"] >= sum(info["seconds"].values()) > 0
+    again = tmp_path / "again"
+    pipeline.reproduce(again, design=StudyDesign.quick())
+    assert "replication" not in json.loads((again / "run.json").read_text())
+
+
 def _commit(checkout, message):
     git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
@@ -250,11 +264,19 @@ def test_the_parts_run_and_render_in_the_registrys_order():
     [
         ({"part": "tokens"}, "part must be one of"),
         ({"part": "sequences", "toy": True}, "toy=True runs with part='all' only"),
+        ({"part": "sequences", "replication": True}, "replication runs the whole"),
+        ({"quick": True, "replication": True}, "replication runs the whole"),
     ],
 )
 def test_reproduce_refuses_what_it_cannot_run(kwargs, message, tmp_path):
     with pytest.raises(ValueError, match=message):
         pipeline.reproduce(tmp_path / "out", **kwargs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_replication_is_true_or_false(tmp_path):
+    with pytest.raises(TypeError, match="replication must be True or False; got 'yes'"):
+        pipeline.reproduce(tmp_path / "out", replication="yes")
     assert not (tmp_path / "out").exists()
 
 

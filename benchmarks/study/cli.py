@@ -83,6 +83,7 @@ def _reproduce_command(args, parser):
                 part=args.part,
                 toy=args.toy,
                 protocols=args.protocols,
+                replication=args.replication,
             )
     except KeyboardInterrupt:
         if args.part == "all":

@@ -175,6 +175,13 @@ def _add_reproduce(commands):
         action="store_true",
         help="also benchmark on scikit-learn's toy datasets (TOY.md)",
     )
+    study.add_argument(
+        "--replication",
+        action="store_true",
+        help="label the run a replication of the pre-registered protocols "
+        "(docs/replication.md): its report keeps the first run's outcomes "
+        "as the confirmatory ones",
+    )
 
 
 def check_reproduce(args, commands):
@@ -193,6 +200,11 @@ def check_reproduce(args, commands):
         fail(
             "--seeds with --part sequences needs --quick: the confirmatory run "
             "takes the seeds docs/protocol-2.md fixed."
+        )
+    if args.replication and (args.quick or args.part != "all"):
+        fail(
+            "--replication runs the whole confirmatory study (--part all, not "
+            "--quick); a replication of a part or a pilot-sized run is none."
         )
     if args.toy and args.part != "all":
         fail(

@@ -33,7 +33,9 @@ class Job:
     part run alone); ``shrunk``: the caller gave it (a shrunken study in the
     tests), and the confirmatory parts run on its seeds and fixed keys
     rather than their protocols'; ``seeds``: seeds per sweep asked for
-    (None: each part's own); ``toy``: run the toy datasets too.
+    (None: each part's own); ``toy``: run the toy datasets too;
+    ``replication``: the run replicates the protocols' first run
+    (docs/replication.md).
     ``command`` is the command line written into run.json; ``seconds``,
     ``code`` and ``records`` collect each part's wall time, the commit of the
     code at its start and end (:func:`~study.runfiles.code_state`)
@@ -47,6 +49,7 @@ class Job:
     design: object = None
     shrunk: bool = False
     toy: bool = False
+    replication: bool = False
     protocols: Path = PROTOCOLS
     command: str = ""
     seconds: dict = field(default_factory=dict)

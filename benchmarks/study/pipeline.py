@@ -70,17 +70,19 @@ def run_part(part, job):
     job.code[part.label] = {"start": code, "end": runfiles.code_state()}
 
 
-def _command(quick, seeds, design, part):
+def _command(quick, seeds, design, part, toy=False, replication=False):
     if design is not None:
         return f"study.reproduce(design=...) ({len(design.seeds)} seeds)"
     words = ["python -m study reproduce"]
     words += [] if part == "all" else [f"--part {part}"]
+    words += ["--toy"] if toy else []
+    words += ["--replication"] if replication else []
     words += ["--quick"] if quick else []
     words += [f"--seeds {seeds}"] if seeds is not None else []
     return " ".join(words)
 
 
-def _job(out, quick, seeds, n_jobs, design, part, toy):
+def _job(out, quick, seeds, n_jobs, design, part, toy, replication=False):
     """The job ``reproduce`` was asked for. The confirmatory run's
     exploratory study runs on its own design (``seeds`` from the first
     confirmatory seed); a given design shrinks every part."""
@@ -92,7 +94,8 @@ def _job(out, quick, seeds, n_jobs, design, part, toy):
         design=design,
         shrunk=design is not None,
         toy=toy,
-        command=_command(quick, seeds, design, part),
+        replication=replication,
+        command=_command(quick, seeds, design, part, toy, replication),
     )
     if design is None and not quick:
         job.design = StudyDesign.full(
@@ -186,6 +189,7 @@ def reproduce(
     part="all",
     toy=False,
     protocols=PROTOCOLS,
+    replication=False,
 ):
     """Run the study and write CSVs, figures, REPORT.md (and EXPLORATORY.md)
     into ``out``; the primary verdicts by claim.
@@ -215,11 +219,19 @@ def reproduce(
     is fitted or written.
     """
     _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy)
+    if replication is not True and replication is not False:
+        raise TypeError(f"replication must be True or False; got {replication!r}.")
+    if replication and (quick or part != "all"):
+        raise ValueError(
+            "replication runs the whole confirmatory study (part='all', not "
+            "quick); a replication of a part or a pilot-sized run is none."
+        )
+    start = time.perf_counter()
     problem = protocols_problem(protocols)
     if problem is not None:
         raise ValueError(problem)
     registry.check()
-    job = _job(out, quick, seeds, n_jobs, design, part, toy)
+    job = _job(out, quick, seeds, n_jobs, design, part, toy, replication)
     job.protocols = Path(protocols)
     chosen = [
         p for p in registry.PARTS if (part == "all" or p.name == part) and p.runs(job)
@@ -237,6 +249,9 @@ def reproduce(
     info["seconds"] = dict(job.seconds)
     info["code"] = dict(job.code)
     info["parts"] = [p.name for p in chosen]
+    info["total seconds"] = time.perf_counter() - start
+    if replication:
+        info["replication"] = True
     for p in chosen:
         p.store(info, job.records[p.name])
     runfiles.save_run_info(job.out, info)
