@@ -391,3 +391,72 @@ def test_an_interrupted_part_leaves_the_folder_as_it_was(coin, tmp_path, monkeyp
     with pytest.raises(KeyboardInterrupt):
         pipeline.reproduce(out, design=StudyDesign.quick(n_seeds=3), part="coin")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypatch):
+    """Every row of a run fitted again from run.json's record is the same
+    number in every cell; a cell changed in the CSV is found and named, and
+    the command says so in its exit code."""
+    from study import cli, replay
+
+    monkeypatch.setattr(parts, "PARTS", (coin.PART,))
+    out = tmp_path / "run"
+    pipeline.reproduce(out, design=StudyDesign.quick())
+    assert list(replay.replayable(out)) == ["coin"]
+    assert list(replay.replayable(out)["coin"]) == ["coin_fits.csv"]
+    found = replay.replay(out, progress=False)
+    assert list(found["row"]) == [0, 1] and found["identical"].all()
+    fits = pd.read_csv(out / "coin_fits.csv")
+    fits.loc[1, "accuracy"] += 0.125
+    fits.to_csv(out / "coin_fits.csv", index=False)
+    found = replay.replay(out, rows=[1], progress=False)
+    assert not found["identical"].any() and found["columns"].iloc[0] == "accuracy"
+    assert cli.main(["replay", "--from", str(out), "--rows", "0"]) == 0
+    assert cli.main(["replay", "--from", str(out), "--sample", "0"]) == 1
+    # A tolerance as wide as the change lets it pass, a narrower one does not.
+    wide = replay.replay(out, rows=[1], rtol=0.5, progress=False)
+    assert wide["identical"].all()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"files": ["nothing.csv"]}, r"files \['nothing.csv'\] are not fitted tables"),
+        (
+            {"rows": [2]},
+            r"rows \[2\] are not rows of coin_fits.csv: it has rows 0 to 1",
+        ),
+        ({"rows": [0], "sample": 1}, "give rows or sample, not both"),
+        ({"rtol": -1}, "rtol must be a number >= 0; got -1"),
+    ],
+)
+def test_replay_refuses_what_it_cannot_replay(
+    coin, tmp_path, monkeypatch, kwargs, message
+):
+    from study import replay
+
+    monkeypatch.setattr(parts, "PARTS", (coin.PART,))
+    out = tmp_path / "run"
+    pipeline.reproduce(out, design=StudyDesign.quick())
+    with pytest.raises(ValueError, match=message):
+        replay.replay(out, progress=False, **kwargs)
+
+
+def test_replay_reads_the_job_from_the_recorded_command(tmp_path):
+    """The replication's command gives the whole run's job (protocol seeds,
+    the toy datasets); a command it cannot read is refused by name."""
+    from study import replay
+
+    info = {
+        "command": "python -m study reproduce --toy --replication",
+        "seconds": {"toy datasets": 1.0},
+    }
+    job = replay.recorded_job(tmp_path, info)
+    assert job.toy and job.replication and not job.quick and not job.shrunk
+    assert job.design == StudyDesign.full(first_seed=COPIED_FIRST_SEED)
+    quick = replay.recorded_job(
+        tmp_path, {"command": "python -m study reproduce --quick --seeds 3"}
+    )
+    assert quick.quick and quick.seeds == 3 and quick.design is None
+    with pytest.raises(ValueError, match="its command 'make something' is not a run"):
+        replay.recorded_job(tmp_path, {"command": "make something"})

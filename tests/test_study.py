@@ -516,6 +516,20 @@ def cli_panels():
 @pytest.mark.slow  # the whole pipeline, end to end (about 70 s)
 @pytest.mark.xdist_group("tiny_study")  # its module fixture, run once
 class TestReproduce:
+    def test_every_parts_rows_replay_to_the_same_numbers(self, tiny_study):
+        """Two rows of every fitted table of the run, fitted again from
+        run.json's record alone, are the same number in every cell: each
+        part's sweeps, from both confirmatory parts to the theorem's."""
+        from study import replay
+
+        out, _ = tiny_study
+        tables = replay.replayable(out)
+        assert list(tables) == ["sequences", "copied", "exploratory", "theorem"]
+        found = replay.replay(out, sample=2, progress=False)
+        files = [file for part in tables.values() for file in part]
+        assert sorted(set(found["file"])) == sorted(files)
+        assert found["identical"].all(), found[~found["identical"]].to_string()
+
     def test_writes_every_file(self, tiny_study):
         out, verdicts = tiny_study
         names = {p.name for p in out.iterdir()}

@@ -139,8 +139,11 @@ def findings_line(attainable, arms, tests, short):
             + (f", and {names} rest on it there." if names else ".")
         )
     return (
-        f"**Attainable accuracy** (scikit-learn on the arms' rows and "
-        f"splits, {attainable['seeds'].iloc[0]} seeds): " + "; ".join(each) + "." + said
+        f"**Attainable accuracy** ({words.POST_HOC}; scikit-learn on the arms' "
+        f"rows and splits, {attainable['seeds'].iloc[0]} seeds): "
+        + "; ".join(each)
+        + "."
+        + said
     )
 
 
@@ -161,7 +164,8 @@ def section_lines(attainable, csv_name, source=FILE):
     if attainable is None:
         return []
     return [
-        "What the arms' own rows allow: scikit-learn models fitted on the same "
+        f"What the arms' own rows allow ({words.POST_HOC}): scikit-learn models "
+        "fitted on the same "
         "training rows and tested on the same test rows as the arms, each "
         "reading a row as it is (flat) or, for sequences, as the mean of its "
         "observations, beside the training majority class's rate on the test "

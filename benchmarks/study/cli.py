@@ -1,4 +1,4 @@
-"""Command line: ``python -m study`` (reproduce, report, pilot, demo), its
+"""Command line: ``python -m study`` (reproduce, report, replay, pilot, demo), its
 arguments read by :mod:`study.commands` (with :func:`skgate.command.parse`):
 each command checks what the machine holds and calls the pipeline
 (:mod:`study.pipeline`), the report (:mod:`study.report`), a pilot or
@@ -11,7 +11,7 @@ from pathlib import Path
 from skgate import outputs
 from skgate.parallel import on_cluster
 
-from . import commands, realdata, report, sequences_pilot
+from . import commands, realdata, replay, report, sequences_pilot
 from .demo import demo
 from .design import StudyDesign
 from .part import log
@@ -193,6 +193,27 @@ def _demo_command(args, parser):
     return 0
 
 
+def _replay_command(args, parser):
+    sample = 1 if args.sample is None and args.rows is None else args.sample
+    try:
+        frame = replay.replay(
+            args.source,
+            files=args.files,
+            rows=args.rows,
+            sample=None if sample == 0 else sample,
+            seed=args.seed,
+            n_jobs=args.n_jobs,
+            rtol=args.rtol,
+        )
+    except ValueError as exc:
+        parser.exit(2, f"{parser.prog} replay: error: {exc}\n")
+    except KeyboardInterrupt:
+        log("interrupted; the replay wrote nothing")
+        return 130
+    print("\n".join(replay.replay_lines(frame, args.source, args.rtol)))
+    return 0 if frame["identical"].all() else 1
+
+
 def main(argv=None):
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
     args, parser = commands.read(argv)
@@ -208,4 +229,6 @@ def run(args, parser):
         return _report_command(args, parser)
     if args.command == "pilot":
         return _pilot_command(args, parser)
+    if args.command == "replay":
+        return _replay_command(args, parser)
     return _demo_command(args, parser)

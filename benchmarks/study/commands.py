@@ -38,6 +38,8 @@ DESCRIPTION = """\
                                REPORT.md in --out (--quick: pilot-sized)
   report --from DIR            REPORT.md again from a run's CSVs
   pilot                        the pilot the protocol's seeds came from
+  replay                       committed rows fitted again, compared with
+                               their CSVs
   demo                         what make demo runs: one pre-registered test
                                decided in about a minute, beside the
                                committed verdict
@@ -107,6 +109,45 @@ def add_commands(commands):
         "--user-guide",
         default=None,
         help="a Markdown file whose findings block is rewritten",
+    )
+    replay = commands.add_parser(
+        "replay",
+        help="fit committed rows again from their recorded settings and compare "
+        "them with the CSVs",
+    )
+    replay.add_argument(
+        "--from",
+        dest="source",
+        default=str(RESULTS),
+        help="the run's folder (default: the repository's benchmarks/results)",
+    )
+    replay.add_argument(
+        "--file",
+        dest="files",
+        action="append",
+        default=None,
+        help="a fitted table of the run to replay (repeatable; default: all)",
+    )
+    rows = replay.add_mutually_exclusive_group()
+    rows.add_argument(
+        "--rows",
+        default=None,
+        help="comma-separated row numbers (from 0) to replay in each file",
+    )
+    rows.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="this many rows of each file, drawn with --seed (default: 1; "
+        "--sample 0: every row, hours for a whole run)",
+    )
+    replay.add_argument("--seed", type=int, default=0, help="the draw of --sample")
+    replay.add_argument("--n-jobs", type=int, default=1, help="parallel fits")
+    replay.add_argument(
+        "--rtol",
+        type=float,
+        default=0.0,
+        help="relative tolerance (default 0: the same number as the CSV writes it)",
     )
     demo_parser = commands.add_parser(
         "demo",
@@ -244,8 +285,28 @@ def check_report(args, commands):
         )
 
 
+def check_replay(args, commands):
+    check_report(args, commands)
+    check_jobs(args, commands.error)
+    if args.rows is not None:
+        try:
+            args.rows = [int(row) for row in args.rows.split(",")]
+        except ValueError:
+            commands.error(
+                f"--rows must be row numbers separated by commas (e.g. 0,5,17); "
+                f"got {args.rows!r}."
+            )
+        if min(args.rows) < 0:
+            commands.error(f"--rows must be row numbers >= 0; got {args.rows}.")
+    if args.sample is not None and args.sample < 0:
+        commands.error(f"--sample must be >= 0 (0: every row); got {args.sample}.")
+    if not args.rtol >= 0 or args.rtol == float("inf"):
+        commands.error(f"--rtol must be a finite number >= 0; got {args.rtol}.")
+
+
 #: Each of the study's commands' checks of its arguments' values.
 CHECKS = {
+    "replay": check_replay,
     "reproduce": check_reproduce,
     "pilot": check_pilot,
     "demo": check_demo,

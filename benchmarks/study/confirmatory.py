@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .facts import CEILING_MARGIN, POWER, STUDY_GATES
+from .facts import CEILING_MARGIN, POWER, STALL_SHARE, STUDY_GATES
 from .facts import COPIED_MAX_SEEDS as MAX_SEEDS
 from .facts import COPIED_MIN_SEEDS as MIN_SEEDS
 from .facts import COPIED_SESOI as SESOI
@@ -25,6 +25,8 @@ from .facts import CURVATURE_MARGIN_SHARE as CURVATURE_SESOI_SHARE
 from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
+    "AT_BUDGET",
+    "budget_words",
     "ceiling_note",
     "claim_verdicts",
     "TEST_COLUMNS",
@@ -187,6 +189,39 @@ def ceiling_note(arms, task, worse):
     )
 
 
+#: Under this share of an arm's fits peak late: each protocol's own rule.
+LATE_LIMIT = 0.05
+#: How accuracies are named where the stall rule does not pass.
+AT_BUDGET = "at the protocol's budget"
+
+
+def budget_words(convergence):
+    """How a part's accuracies on its curved tasks may be named: "at
+    convergence" where every arm of ``convergence`` (a part's convergence
+    table, its curved tasks' rows) had under :data:`LATE_LIMIT` of its fits
+    peak late and under :data:`~study.facts.STALL_SHARE` stall (the
+    replication plan's rule), else :data:`AT_BUDGET`.
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"task": ["rings"], "share after epoch 250": [0.0],
+    ...                       "share by epoch 15": [0.43]})
+    >>> budget_words(table)
+    "at the protocol's budget"
+    """
+    late = [c for c in convergence.columns if c.startswith("share") and "after" in c]
+    early = [c for c in convergence.columns if c.startswith("share") and " by " in c]
+    curved = convergence[convergence["task"] != "linear task"]
+    if (
+        len(late) == 1
+        and len(early) == 1
+        and len(curved)
+        and (curved[late[0]] < LATE_LIMIT).all()
+        and (curved[early[0]] < STALL_SHARE).all()
+    ):
+        return "at convergence"
+    return AT_BUDGET
+
+
 def trend_peak(test, rows):
     """Where a trend test's mean measure (over the seeds, at each value of
     its axis) peaks, when that is inside its grid rather than at the grid's
@@ -200,18 +235,23 @@ def trend_peak(test, rows):
     return None if peak == means.index.max() else float(peak)
 
 
-def claim_verdict(results, comparisons, fixed=None, peaks=None):
+def claim_verdict(results, comparisons, fixed=None, peaks=None, untested=None):
     """A claim's verdict from its tests' results (outcomes) and their names
     (``comparisons``); reversals are named first. ``fixed``: for each test,
-    whether no data could fail it (it holds by construction); ``peaks``: for
-    each trend test whose mean peaks inside its grid, "peaks at alpha 0.5"
-    (else None).
+    whether no data could fail it (it holds by construction; a str says
+    why, e.g. a ceiling that leaves only a loss to fail it); ``untested``:
+    for each test, None, or why it decides nothing though data could have
+    failed it (it rests on an arm that did not learn; it repeats another
+    test); ``peaks``: for each trend test whose mean peaks inside its grid,
+    "peaks at alpha 0.5" (else None).
 
-    A claim is **contradicted** when a test is reversed; when every test
-    holds, it is **reproduced** if each test that could fail holds and rises
-    where it says "rises", **partly reproduced** when a trend holds but its
-    mean peaks inside the grid, and **consistent by construction** when no
-    test could fail; **not reproduced** when a test shows no effect, else
+    A claim is **contradicted** when a test is reversed. When every test
+    holds, only tests that could fail and are not ``untested`` count: it
+    is **reproduced** if there is one and each rises where it says
+    "rises", **partly reproduced** when such a trend peaks inside the
+    grid, **consistent by construction** when every test holds by
+    construction, and **not tested** when no test counts and one is
+    untested. Else **not reproduced** when a test shows no effect, else
     **inconclusive**.
 
     Examples
@@ -220,32 +260,58 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None):
     'contradicted (reversed: curvature; 1 of 2 hold)'
     >>> claim_verdict(["holds"], ["positive curvature"], fixed=[True])
     'consistent by construction (its 1 test could not fail)'
+    >>> claim_verdict(["holds"], ["accuracy"], untested=["gated did not learn"])
+    'not tested (gated did not learn; 1 of 1 tests hold)'
     """
     n = len(results)
     fixed = [False] * n if fixed is None else list(fixed)
     peaks = [None] * n if peaks is None else list(peaks)
+    untested = [None] * n if untested is None else list(untested)
     named = list(zip(comparisons, results, strict=True))
     reversed_ = [c for c, r in named if r == REVERSED]
     absent = [c for c, r in named if r == NO_EFFECT]
     held = sum(r == HOLDS for r in results)
+    aside = _untested_aside(untested)
     if reversed_:
-        return f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold)"
+        return (
+            f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold"
+            f"{aside})"
+        )
     if held == n:
-        return _all_hold(n, sum(fixed), [p for p in peaks if p is not None])
+        return _all_hold(n, fixed, peaks, untested)
     if absent:
-        return f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold)"
-    return f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out)"
+        return (
+            f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold"
+            f"{aside})"
+        )
+    return (
+        f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out"
+        f"{aside})"
+    )
 
 
-def claim_verdicts(results, statements, axes, peaks, fixed=None, condition=False):
+def _untested_aside(untested):
+    """The words for tests that decide nothing: "; 2 rest on ..." or ""."""
+    reasons = [u for u in untested if u is not None]
+    if not reasons:
+        return ""
+    verb = "decides" if len(reasons) == 1 else "decide"
+    return f"; {len(reasons)} {verb} nothing ({'; '.join(dict.fromkeys(reasons))})"
+
+
+def claim_verdicts(
+    results, statements, axes, peaks, fixed=None, condition=False, untested=None
+):
     """One verdict per claim of a primary family's ``results`` (claim,
     statement, verdict) by :func:`claim_verdict`'s rule. Per row of
     ``results``: ``axes`` (a trend's axis, else ""), ``peaks`` (where its mean
-    peaks inside its grid, else None: :func:`trend_peak`) and ``fixed``
-    (whether no data could fail it; default none). ``statements``: each
+    peaks inside its grid, else None: :func:`trend_peak`), ``fixed``
+    (whether no data could fail it, or why; default none) and ``untested``
+    (None, or why it decides nothing; default none). ``statements``: each
     claim's words; ``condition``: name each test with its condition."""
     results = results.reset_index(drop=True)
     fixed = [False] * len(results) if fixed is None else list(fixed)
+    untested = [None] * len(results) if untested is None else list(untested)
     rows = []
     for claim, group in results.groupby("claim", sort=True):
         labels, peaked = [], []
@@ -263,6 +329,7 @@ def claim_verdicts(results, statements, axes, peaks, fixed=None, condition=False
             labels,
             fixed=[fixed[i] for i in group.index],
             peaks=peaked,
+            untested=[untested[i] for i in group.index],
         )
         rows.append(
             {"claim": claim, "statement": statements[claim], "verdict": verdict}
@@ -270,18 +337,33 @@ def claim_verdicts(results, statements, axes, peaks, fixed=None, condition=False
     return pd.DataFrame(rows)
 
 
-def _all_hold(n, n_fixed, peaked):
-    """The verdict of a claim whose ``n`` tests all hold, ``n_fixed`` of them
-    by construction, ``peaked`` its trends whose mean peaks inside the grid."""
-    if n_fixed == n:
+def _all_hold(n, fixed, peaks, untested):
+    """The verdict of a claim whose ``n`` tests all hold: only those that
+    could fail (not ``fixed``) and decide something (not ``untested``)
+    count; ``peaks``: its trends whose mean peaks inside the grid."""
+    n_fixed = sum(bool(f) for f in fixed)
+    reasons = [f for f in fixed if isinstance(f, str)]
+    counting = [
+        i for i in range(n) if not fixed[i] and untested[i] is None
+    ]  # fmt: skip
+    by_construction = f"; {n_fixed} by construction" if n_fixed else ""
+    if not counting:
+        if any(u is not None for u in untested):
+            said = "; ".join(dict.fromkeys(u for u in untested if u is not None))
+            return f"not tested ({said}; {n} of {n} tests hold{by_construction})"
+        why = f": {'; '.join(dict.fromkeys(reasons))}" if reasons else ""
         could_not = "its 1 test" if n == 1 else f"none of its {n} tests"
-        return f"consistent by construction ({could_not} could {'not ' * (n == 1)}fail)"
-    testable = f"{n - n_fixed} of {n - n_fixed} tests that could fail hold"
-    aside = f"; {n_fixed} by construction" if n_fixed else ""
+        return (
+            f"consistent by construction ({could_not} could "
+            f"{'not ' * (n == 1)}fail{why})"
+        )
+    aside = by_construction + _untested_aside(untested)
+    peaked = [peaks[i] for i in counting if peaks[i] is not None]
     if peaked:
         return f"partly reproduced ({'; '.join(peaked)}; {n} of {n} tests hold{aside})"
-    if n_fixed:
-        return f"reproduced ({testable}{aside})"
+    if len(counting) < n:
+        k = len(counting)
+        return f"reproduced ({k} of {k} tests that could fail hold{aside})"
     return f"reproduced ({n} of {n} tests hold)"
 
 

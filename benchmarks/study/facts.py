@@ -19,6 +19,7 @@ from .commands import FULL_SEEDS, QUICK_SEEDS
 __all__ = [
     "ReadOnlyDict",
     "STALL_FRACTION",
+    "STALL_SHARE",
     "ATTAINABLE_SEEDS",
     "StudyGates",
     "SequenceForm",
@@ -271,6 +272,12 @@ INIT_SEED_FACTOR = 2
 #: convergence rules look at the end of the budget only), reported beside
 #: them in both parts, descriptive.
 STALL_FRACTION = 0.05
+#: An arm's accuracy is "at convergence" only where fewer than 5 % of its
+#: fits had their best epoch late (each protocol's own check) and fewer than
+#: STALL_SHARE stalled: the replication plan's rule (docs/replication.md),
+#: stated before the replication ran; elsewhere the report says "at the
+#: protocol's budget".
+STALL_SHARE = 0.05
 
 # -- conditions -------------------------------------------------------------------
 

@@ -128,6 +128,27 @@ class Part:
         default measurements."""
         return None
 
+    def refits(self, job):
+        """Each fitted row of the part's tables as a joblib job that fits it
+        again and gives the row (``study replay``): by file, in the file's
+        row order. By default its sweeps' rows, each a batch of one
+        (:func:`study.sweeps.refit_setting`)."""
+        from joblib import delayed
+
+        from .sweeps import refit_setting  # here: a part's contract is light
+
+        jobs = {}
+        for sweep, settings in self.settings(job).items():
+            label = sweep if self.label_sweeps else None
+            measure = self.measure(sweep)
+            file = self.file(sweep)
+            if file in jobs:
+                raise ValueError(f"the {self.name} part writes two sweeps to {file}.")
+            jobs[file] = [
+                delayed(refit_setting)(setting, measure, label) for setting in settings
+            ]
+        return jobs
+
     def outputs(self):
         """The files the part writes into a run's folder (its sweeps', and
         any derived tables and figures of its own), which an earlier run of

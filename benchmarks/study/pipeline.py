@@ -28,7 +28,7 @@ from .facts import COPIED_FIRST_SEED, COPIED_SEEDS, SEQUENCE_SEEDS
 from .part import Job, log
 from .paths import PROTOCOLS
 
-__all__ = ["MAX_SEEDS", "reproduce", "run_part", "run_sweeps"]
+__all__ = ["MAX_SEEDS", "make_job", "reproduce", "run_part", "run_sweeps"]
 
 
 def run_sweeps(part, job):
@@ -82,8 +82,9 @@ def _command(quick, seeds, design, part, toy=False, replication=False):
     return " ".join(words)
 
 
-def _job(out, quick, seeds, n_jobs, design, part, toy, replication=False):
-    """The job ``reproduce`` was asked for. The confirmatory run's
+def make_job(out, *, quick, seeds, n_jobs, design, part, toy, replication=False):
+    """The job ``reproduce`` is asked for (and :mod:`study.replay` reads
+    back from a run's record). The confirmatory run's
     exploratory study runs on its own design (``seeds`` from the first
     confirmatory seed); a given design shrinks every part."""
     job = Job(
@@ -231,7 +232,16 @@ def reproduce(
     if problem is not None:
         raise ValueError(problem)
     registry.check()
-    job = _job(out, quick, seeds, n_jobs, design, part, toy, replication)
+    job = make_job(
+        out,
+        quick=quick,
+        seeds=seeds,
+        n_jobs=n_jobs,
+        design=design,
+        part=part,
+        toy=toy,
+        replication=replication,
+    )
     job.protocols = Path(protocols)
     chosen = [
         p for p in registry.PARTS if (part == "all" or p.name == part) and p.runs(job)

@@ -520,21 +520,60 @@ def convergence(frames, condition=None):
 # -- verdicts -------------------------------------------------------------------------
 
 
-def claim_verdicts(tests, frames=None, condition=None):
+def claim_verdicts(tests, frames=None, condition=None, arms=None):
     """One verdict per claim from the primary family: claim, statement,
     verdict, by :func:`~study.confirmatory.claim_verdict`'s rule: a
     test of :data:`BY_CONSTRUCTION` supports nothing (a claim resting on
-    such tests alone is "consistent by construction"), and a trend whose
-    mean peaks inside its grid on ``frames`` (the fits by sweep, of
-    ``condition``) is named by its peak, not as a rise."""
+    such tests alone is "consistent by construction"), nor does an
+    equivalence test at the task's ceiling (``arms``: the arms table, with
+    Bayes accuracies), where only a loss could fail it, nor C4's test
+    where the metric repeats the Euclidean turning rate
+    (:func:`metric_repeats`); a trend whose mean peaks inside its grid on
+    ``frames`` (the fits by sweep, of ``condition``) is named by its peak,
+    not as a rise."""
     found = trend_peaks(tests, frames, condition)
-    names = [id_of(row) for row in tests.to_dict("records")]
+    rows = tests.to_dict("records")
+    names = [id_of(row) for row in rows]
+    fixed = [name in BY_CONSTRUCTION for name in names]
+    untested = [None] * len(rows)
+    for i, row in enumerate(rows):
+        if row["kind"] == "equivalence" and arms is not None:
+            worse = row["comparison"].split(" = ")[1]
+            if confirmatory.ceiling_note(arms, row["condition"], worse):
+                fixed[i] = "at the ceiling only a loss could fail it"
+        if row["claim"] == "C4" and not fixed[i] and frames is not None:
+            untested[i] = metric_repeats(frames, condition)
     return confirmatory.claim_verdicts(
         tests,
         statements("copied"),
         axes=[TESTS_BY_ID[name].get("axis", "") for name in names],
         peaks=[found.get(name) for name in names],
-        fixed=[name in BY_CONSTRUCTION for name in names],
+        fixed=fixed,
+        untested=untested,
+    )
+
+
+#: C4's anisotropic turning rate repeats the Euclidean one where, over the
+#: curved task's gated and SiLU fits, the two correlate above this.
+REPEAT_CORRELATION = 0.99
+
+
+def metric_repeats(frames, condition=None):
+    """Whether C4's metric tests nothing C1 does not: over the curved
+    task's fits of the arms whose curvature is not 0 by construction, the
+    per-fit correlation of the anisotropic and the Euclidean turning rates
+    above :data:`REPEAT_CORRELATION`; the words then (their ratio and
+    correlation), else None."""
+    condition = CONDITION if condition is None else condition
+    fits = confirmatory.fits_of(frames["arms"], {"task": "curved"}, condition)
+    fits = fits[fits["gate"] != _NONE]
+    r = fits["turning"].corr(fits["turning_anisotropic"])
+    if not r > REPEAT_CORRELATION:
+        return None
+    ratio = fits["turning_anisotropic"].mean() / fits["turning"].mean()
+    return (
+        f"a repeat of C1: the metric's turning rate is {ratio:.3g} x the "
+        f"Euclidean one, per-fit r = {r:.4f}"
     )
 
 

@@ -43,6 +43,7 @@ from .facts import (
     LINEAR,
     LR_GRID_SEEDS,
     POWER,
+    SCORE_MARGIN,
     SEQUENCE,
     STUDY_GATES,
     statements,
@@ -58,6 +59,7 @@ from .facts import SEQUENCE_SHAPES as SHAPES
 from .stats import ALPHA_LEVEL
 
 __all__ = [
+    "idle_fits",
     "C2_CURVATURE",
     "CAP",
     "CONDITIONS",
@@ -479,13 +481,16 @@ def can_decide(n_seeds):
     return 0.5**n_seeds < family_level()
 
 
-def claim_verdicts(results, frames=None, family=None):
+def claim_verdicts(results, frames=None, family=None, arms=None, attained=None):
     """One verdict per claim of the primary family, by the first part's rule
-    (:func:`~study.confirmatory.claim_verdict`; no test of this
-    family holds by construction), each test named with its condition; a
-    trend whose mean peaks inside its grid on ``frames`` (the fits by
-    sweep; ``family``: the tests ``results`` holds, in order) is named by
-    its peak."""
+    (:func:`~study.confirmatory.claim_verdict`), each test named with its
+    condition; a trend whose mean peaks inside its grid on ``frames`` (the
+    fits by sweep; ``family``: the tests ``results`` holds, in order) is
+    named by its peak. A test that reads an arm that did not learn (mean
+    accuracy within the margin of the majority rate, ``attained``: the
+    attainable table) decides nothing; an equivalence test at the task's
+    ceiling (``arms``: the arms table, with Bayes accuracies) holds by
+    construction, as only a loss could fail it."""
     family = tests() if family is None else family
     peaks = [
         None if frames is None else confirmatory.trend_peak(
@@ -493,13 +498,67 @@ def claim_verdicts(results, frames=None, family=None):
         )
         for test in family
     ]  # fmt: skip
+    fixed, untested = [False] * len(family), [None] * len(family)
+    rows = results.to_dict("records")
+    for i, (test, row) in enumerate(zip(family, rows, strict=True)):
+        if frames is not None:
+            read = test_rows(frames[test["sweep"]], test)
+            if "better" in test and test.get("column", "gate") == "gate":
+                read = read[read["gate"].isin([test["better"], test["worse"]])]
+            idle = idle_fits(read, attained, _shape)
+            if idle:
+                untested[i] = f"arms that did not learn: {', '.join(idle)}"
+        if row["kind"] == "equivalence" and arms is not None:
+            worse = row["comparison"].split(" = ")[1]
+            if confirmatory.ceiling_note(arms, row["condition"], worse):
+                fixed[i] = "at the ceiling only a loss could fail it"
     return confirmatory.claim_verdicts(
         results,
         statements("sequences"),
         axes=[test.get("axis", "") for test in family],
         peaks=peaks,
         condition=True,
+        fixed=fixed,
+        untested=untested,
     )
+
+
+def idle_fits(fits, attainable, short, margin=SCORE_MARGIN):
+    """The arms among ``fits`` (a test's or a sweep's rows) whose mean
+    accuracy on a task is within ``margin`` of that task's majority rate
+    (``attainable``: :func:`study.attainable.table`), in words: "gated at alpha 0.25 on
+    rings (0.526)"; the alpha is named where the gate's fits have several,
+    the depth where they have several (``short``: a task's name)."""
+    if attainable is None or fits is None or fits.empty:
+        return []
+    majority = attainable.set_index("task")["majority class"]
+    fits = fits.assign(task_label=fits.apply(task_label, axis=1))
+    keys = ["task_label", "gate"]
+    keys += [k for k in ("alpha", "depth", "lr") if k in fits and _varies(fits, k)]
+    found = []
+    means = fits.groupby(keys, sort=False, dropna=False)["accuracy"].mean()
+    for key, accuracy in means.items():
+        where = dict(zip(keys, key, strict=True))
+        task = where["task_label"]
+        if task not in majority or not accuracy - majority[task] < margin:
+            continue
+        extra = "".join(
+            f" at {k} {where[k]:g}" for k in keys[2:] if not pd.isna(where[k])
+        )
+        arm = STUDY_GATES.arm_labels[where["gate"]]
+        found.append(f"{arm}{extra} on {short(task)} ({accuracy:.3f})")
+    return found
+
+
+def _varies(fits, key):
+    """Whether some gate's fits on one task take several values of ``key``."""
+    counts = fits.groupby(["task_label", "gate"])[key].nunique(dropna=True)
+    return bool((counts > 1).any())
+
+
+def _shape(task):
+    """A task's short name: its shape, or "linear"."""
+    return task.split(",")[0].removesuffix(" task")
 
 
 # -- the secondary family -------------------------------------------------------------

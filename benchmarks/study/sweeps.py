@@ -71,6 +71,7 @@ __all__ = [
     "make_task",
     "parallel_rows",
     "run_baselines",
+    "refit_setting",
     "run_batch",
     "run_groups",
     "run_setting",
@@ -359,6 +360,15 @@ def run_batch(settings, measure=None):
         )
         fit_seconds = (time.perf_counter() - start) / len(prepared)
         return [_row(s, clf, split, fit_seconds, measure) for s, clf, split in prepared]
+
+
+def refit_setting(setting, measure=None, sweep=None):
+    """``setting``'s row again, as its sweep wrote it: fitted alone (a batch
+    of one, the same bits as in its batch) and measured by ``measure``
+    (as :func:`run_batch`); ``sweep``: the sweep's name, for a table that
+    labels its rows by sweep."""
+    (row,) = run_batch([setting], measure)
+    return row if sweep is None else {**row, "sweep": sweep}
 
 
 def batches(settings):

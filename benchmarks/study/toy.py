@@ -60,6 +60,7 @@ __all__ = [
     "toy_call",
     "toy_datasets",
     "toy_gated_vs_ungated",
+    "toy_jobs",
 ]
 
 #: The models TOY.md's test compares: the gated model (alpha tuned) and ungated.
@@ -186,9 +187,10 @@ def _toy_models(task, token_dim, max_epochs):
     }
 
 
-def _toy_fold(name, model_name, model, X, y, fold, train, test, score):
+def _toy_fold(name, model_name, model, X, y, fold, train, test, task):
     """Fit one (scaled) model on one fold; score it, and for the tuned gate,
     the chosen alpha and the curvature of the chosen model on the test fold."""
+    score = "accuracy" if task == "classification" else "r2"
     pipe = make_pipeline(StandardScaler(), clone(model))
     with torch_threads(1), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -211,6 +213,7 @@ def _toy_fold(name, model_name, model, X, y, fold, train, test, score):
                 final.best_estimator_, X_test
             ).mean()
     row["fit_seconds"] = seconds
+    row["task"] = task
     return row
 
 
@@ -224,27 +227,28 @@ def run_toy_benchmark(*, names=None, max_epochs=None, n_jobs=1, progress=True):
     curvature on the test fold. Models see StandardScaler-ed data.
     ``max_epochs=None`` trains the gated models for their default epochs.
     """
+    jobs = toy_jobs(names=names, max_epochs=max_epochs)
+    rows = parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
+    return pd.DataFrame(rows)
+
+
+def toy_jobs(*, names=None, max_epochs=None):
+    """The benchmark's fits as joblib jobs, one per row of its table in
+    the table's order (dataset, fold, model): each gives its row."""
     datasets = toy_datasets()
     names = list(datasets) if names is None else list(names)
     jobs = []
     for name in names:
         X, y, task, token_dim = datasets[name]
-        classify = task == "classification"
-        splitter = StratifiedKFold if classify else KFold
+        splitter = StratifiedKFold if task == "classification" else KFold
         cv = splitter(TOY_OUTER_FOLDS, shuffle=True, random_state=0)
-        score = "accuracy" if classify else "r2"
         models = _toy_models(task, token_dim, max_epochs)
         for fold, (train, test) in enumerate(cv.split(X, y)):
             jobs += [
-                delayed(_toy_fold)(
-                    name, model_name, model, X, y, fold, train, test, score
-                )
-                for model_name, model in models.items()
+                delayed(_toy_fold)(name, label, model, X, y, fold, train, test, task)
+                for label, model in models.items()
             ]
-    rows = parallel_rows(jobs, n_jobs=n_jobs, progress=progress, description="toy")
-    frame = pd.DataFrame(rows)
-    frame["task"] = [datasets[name][2] for name in frame["dataset"]]
-    return frame
+    return jobs
 
 
 # -- gated against ungated, across datasets -------------------------------------

@@ -16,7 +16,9 @@ from .facts import STUDY_GATES
 from .stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 __all__ = [
+    "POST_HOC",
     "RESULT_WORDS",
+    "against_claims",
     "arm_values",
     "interval",
     "labelled",
@@ -51,6 +53,11 @@ def number(value):
     return "0" if abs(value) < 1e-10 else f"{value:.3g}"
 
 
+#: How an analysis that the run's protocol did not state is labelled,
+#: wherever it is shown (docs/replication.md).
+POST_HOC = "added after the run"
+
+
 def interval(row, estimate="estimate"):
     """An estimate (``row[estimate]``) and its interval (``row["ci low"]``,
     ``row["ci high"]``): "0.1 [0.05, 0.15]".
@@ -72,6 +79,38 @@ def result(row):
     '0.1 [0.05, 0.15] (holds)'
     """
     return f"{interval(row)} ({RESULT_WORDS[row['outcome']]})"
+
+
+def against_claims(secondary):
+    """The secondary results that run against their claim, in words by
+    claim: a test reversed, or one that says "better" or "rises" whose
+    interval lies wholly below 0 (whatever Holm's level made of it).
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame([{"analysis": "depth", "claim": "C5",
+    ...     "quantity": "curvature", "condition": "rings",
+    ...     "comparison": "rises with depth", "kind": "trend", "estimate": -0.5,
+    ...     "ci low": -0.7, "ci high": -0.3, "outcome": INCONCLUSIVE}])
+    >>> for part in against_claims(rows)["C5"][0].split(" (rings) "):
+    ...     print(part)
+    depth: curvature rises with depth
+    -0.5 [-0.7, -0.3] (inconclusive after Holm; its interval lies below 0)
+    """
+    found = {}
+    if secondary is None:
+        return found
+    for _, row in secondary.iterrows():
+        below = row["kind"] != "equivalence" and row["ci high"] < 0
+        if not (row["outcome"] == REVERSED or below):
+            continue
+        said = RESULT_WORDS[row["outcome"]]
+        if row["outcome"] != REVERSED:
+            said += " after Holm; its interval lies below 0"
+        found.setdefault(row["claim"], []).append(
+            f"{row['analysis']}: {row['quantity']} {row['comparison']} "
+            f"({row['condition']}) {interval(row)} ({said})"
+        )
+    return found
 
 
 def tally(held, total, others=()):

@@ -484,17 +484,18 @@ def _primary_parts(frames, info, bayes=None, attained=None):
     condition = info["condition"]
     tests = primary.primary_tests(frames, condition)
     plan = pd.DataFrame(info["plan"])
+    arms = primary.arm_summary(frames, condition, bayes)
     return {
         "condition": condition,
         "tests": tests,
-        "verdicts": primary.claim_verdicts(tests, frames, condition),
+        "verdicts": primary.claim_verdicts(tests, frames, condition, arms),
         "secondary": primary.secondary_tests(frames, condition),
         "head": primary.head_sensitivity(frames, condition)
         if "relu" in frames
         else None,
         "mediation": primary.mediation(frames, condition),
         "convergence": primary.convergence(frames, condition),
-        "arms": primary.arm_summary(frames, condition, bayes),
+        "arms": arms,
         "attainable": None
         if attained is None
         else attainable.table(attained, frames["arms"]),
@@ -523,10 +524,18 @@ def _first_lines(parts):
         f"{claim} {words.verdict_word(verdicts[claim])}" for claim in verdicts.index
     )
     fixed = len(primary.BY_CONSTRUCTION)
+    against = words.against_claims(parts["secondary"])
+    falls = _alpha_note(parts["frames"]) if parts.get("frames") else ""
+    if falls:
+        against.setdefault("C2", []).insert(0, falls.strip().rstrip("."))
+    beside = "; ".join(
+        f"{claim}: {'; '.join(said)}" for claim, said in sorted(against.items())
+    )
     lines = [
         f"**Copied tokens, uniform attention (part 1)**: {said}; {fixed} of "
         f"its {len(tests)} tests could not fail (ungated curvature is exactly "
         "0 there) and are checks, not evidence."
+        + (f" Against its claims (secondary): {beside}" if beside else "")
     ]
     return lines
 
@@ -696,7 +705,8 @@ class CopiedTokens(Part):
             f"{row['comparison']} {words.result(row)}" for _, row in copied.iterrows()
         ]
         return [
-            "With copied tokens (uniform attention) at convergence, accuracy "
+            "With copied tokens (uniform attention) "
+            f"{confirmatory.budget_words(results['convergence'])}, accuracy "
             "differences: " + "; ".join(phrases) + "."
         ]
 

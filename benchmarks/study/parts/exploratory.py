@@ -33,7 +33,7 @@ from ..design import StudyDesign
 from ..facts import CLAIMS, GRIDS
 from ..part import Part, log
 
-__all__ = ["PART", "Exploratory"]
+__all__ = ["PART", "Exploratory", "load_design"]
 
 
 def _run_baselines(design, results, n_jobs):
@@ -247,7 +247,8 @@ def _write_exploratory_tests(evaluated, out):
     )
 
 
-def _load_design(info):
+def load_design(info):
+    """The exploratory design a run recorded in run.json (``info``)."""
     fields = {k: runfiles.tuples(v) for k, v in info["design"].items()}
     fields["fixed"] = dict(fields["fixed"])
     return StudyDesign(**fields)
@@ -329,7 +330,7 @@ class Exploratory(Part):
                     "is damaged."
                 )
             return None
-        design = _load_design(info)
+        design = load_design(info)
         names = [*design.sweeps(), *TABLES]
         results = {name: runfiles.read_csv(folder / f"{name}.csv") for name in names}
         timings = runfiles.read_csv(folder / "timings.csv")

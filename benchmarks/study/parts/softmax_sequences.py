@@ -24,6 +24,7 @@ from ..facts import (
     ATTAINABLE_SEEDS,
     EPOCHS,
     QUICK_SEQUENCE_SEEDS,
+    SCORE_MARGIN,
     SEQUENCE,
     STALL_FRACTION,
     STUDY_GATES,
@@ -164,15 +165,21 @@ def evaluate(frames, record):
     plan = pd.DataFrame(record["plan"])
     if "affordable" in plan:  # the candidates the budget kept, in order
         plan = plan[plan["affordable"].astype(bool)].reset_index(drop=True)
+    arms = secondary.arm_summary(frames["arms"], frames.get("bayes"))
+    attained = (
+        attainable.table(frames["attainable"], frames["arms"])
+        if "attainable" in frames
+        else None
+    )
     parts = {
         "fits": frames["arms"],
         "conditions": conditions,
         "tests": tests,
-        "verdicts": sequences.claim_verdicts(tests, frames, family),
+        "verdicts": sequences.claim_verdicts(tests, frames, family, arms, attained),
         "secondary": secondary.secondary_tests(
             frames, conditions, record["c2_curvature"], left
         ),
-        "arms": secondary.arm_summary(frames["arms"], frames.get("bayes")),
+        "arms": arms,
         "metric": secondary.metric_agreement(frames["arms"]),
         "convergence": pd.concat(
             [
@@ -188,9 +195,12 @@ def evaluate(frames, record):
         "alpha curve": secondary.alpha_curve(frames["alpha"]),
         "alpha steps": secondary.alpha_steps(frames["alpha"]),
         "epochs20": frames.get("epochs20"),
-        "attainable": attainable.table(frames["attainable"], frames["arms"])
-        if "attainable" in frames
-        else None,
+        "attainable": attained,
+        "idle": {
+            sweep: sequences.idle_fits(frames[sweep], attained, _short)
+            for sweep in ("alpha", "depth", "lr_grid")
+            if sweep in frames
+        },
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -286,7 +296,7 @@ def bottom_line(parts, first=None):
     tests = parts["tests"]
     sentences = [
         f"Over softmax attention on sequences of {SEQUENCE.n_observations} noisy "
-        "observations, at convergence with each arm's own learning rate, gated "
+        f"observations, {_budget(parts)} with each arm's own learning rate, gated "
         f"attention {_answer(tests, 'SiLU')} SiLU (accuracy difference "
         + "; ".join(_accuracy_phrases(tests, "SiLU", parts["secondary"]))
         + attainable.idle_clause(parts.get("attainable"), parts["arms"], "SiLU", _short)
@@ -330,6 +340,14 @@ def bottom_line(parts, first=None):
         )
     )
     return sentences[:3]
+
+
+def _budget(parts):
+    """How the arms' accuracies may be named: "at convergence" only where
+    the arms sweep passes the stall rule stated before the replication
+    (:func:`~study.confirmatory.budget_words`)."""
+    convergence = parts["convergence"]
+    return confirmatory.budget_words(convergence[convergence["sweep"] == "arms"])
 
 
 def _curvature_sentence(tests, idle=""):
@@ -381,7 +399,7 @@ def early_line(parts):
         )
     return (
         f"**After {EPOCHS.paper} epochs at lr {sequences.DEFAULT_LR:g}** (secondary; "
-        "at convergence in parentheses), accuracy: "
+        f"{_budget(parts)} in parentheses), accuracy: "
         + "; ".join(phrases)
         + attainable.idle_then(parts.get("epochs20"), parts.get("attainable"), _short)
         + "."
@@ -402,6 +420,7 @@ def findings(parts):
     test's estimate, interval and outcome, grouped by comparison."""
     lines = []
     verdicts = parts["verdicts"].set_index("claim")["verdict"]
+    against = words.against_claims(parts["secondary"])
     for claim, group in parts["tests"].groupby("claim", sort=True):
         held = (group["outcome"] == HOLDS).sum()
         comparisons = []
@@ -422,12 +441,53 @@ def findings(parts):
         for _, row in group[group["kind"] == "equivalence"].iterrows():
             worse = row["comparison"].split(" = ")[1]
             note += confirmatory.ceiling_note(parts["arms"], row["condition"], worse)
+        if verdict in ("not tested", "consistent by construction"):
+            verdict = verdicts[claim]  # with why, as the rule asks
+        else:
+            verdict += f" ({words.tally(held, len(group))} hold)"
         lines.append(
-            f"{claim} {verdict} ({words.tally(held, len(group))} hold): "
+            f"{claim} {verdict}: "
             + "; ".join(comparisons)
             + f".{note}"
+            + _against(against.pop(claim, []))
         )
+    for claim, said in sorted(against.items()):  # claims outside the family
+        sweep = _SWEEP_OF.get(claim)
+        idle = parts.get("idle", {}).get(sweep)
+        did_not = (
+            f" In {_SWEEP_NAMES[sweep]}, did not learn: {', '.join(idle)}."
+            if idle
+            else ""
+        )
+        lines.append(f"{claim} (no primary test):{_against(said)}{did_not}")
     return lines
+
+
+#: The sweeps whose arms may not have learned, in words.
+_SWEEP_NAMES = {
+    "alpha": "the alpha sweep",
+    "depth": "the depth sweep",
+    "lr_grid": "the learning-rate grid",
+}
+#: The sweep a claim outside the primary family reads.
+_SWEEP_OF = {"C5": "depth"}
+
+
+def _idle_lines(parts, sweep):
+    """The arms of ``sweep`` that did not learn, in a line below its table."""
+    idle = parts.get("idle", {}).get(sweep)
+    if not idle:
+        return []
+    return [
+        "",
+        f"Did not learn (mean accuracy within {SCORE_MARGIN:g} of the majority "
+        f"class), in {_SWEEP_NAMES[sweep]}: {', '.join(idle)}.",
+    ]
+
+
+def _against(said):
+    """The secondary results against a claim, beside it in the Findings."""
+    return f" Against it (secondary): {'; '.join(said)}." if said else ""
 
 
 def _steps_note(steps):
@@ -444,7 +504,8 @@ def _steps_note(steps):
         every.append(str(rows["seeds rising at every step"].iloc[0]))
     named = ", ".join(step.replace(" ", "") for step in dict.fromkeys(steps["step"]))
     return (
-        f" By step (secondary, Holm; {named}; inconclusive unless said): "
+        f" By step (secondary, {words.POST_HOC}, Holm; {named}; inconclusive "
+        "unless said): "
         f"{'; '.join(parts)}; seeds rising at every step: {' and '.join(every)} "
         f"of {steps['n'].iloc[0]}."
     )
@@ -685,6 +746,7 @@ def _secondary_part(parts):
         "One Holm family of its own (`tests_2_secondary.csv`).",
         "",
         words.table(shown, 4),
+        *_idle_lines(parts, "depth"),
         *_largest_rate_note(parts["secondary"]),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
@@ -710,6 +772,7 @@ def _secondary_part(parts):
             f"![accuracy against learning rate]({FIGURES['lr']})",
             "",
             words.table(_lr_grid_table(parts["lr"]), 3),
+            *_idle_lines(parts, "lr_grid"),
         ]
     return lines + [
         "",
@@ -717,8 +780,10 @@ def _secondary_part(parts):
         "turning rate peaks at each alpha):",
         "",
         words.table(parts["alpha curve"], 3),
+        *_idle_lines(parts, "alpha"),
         "",
-        "C2 step by step (secondary, descriptive): the mean paired change "
+        f"C2 step by step (secondary, descriptive, {words.POST_HOC}): the mean "
+        "paired change "
         "between neighbouring alphas, its 95 % bootstrap interval and "
         "one-sided sign-flip tests of a rise or a fall, Holm over every step "
         "of both quantities (`alpha_steps_2.csv`):",

@@ -48,6 +48,10 @@ class ToyDatasets(Part):
     def finish(self, job, frames):
         run_toy(job.out, quick=job.quick, n_jobs=job.n_jobs)
 
+    def refits(self, job):
+        names = list(toy.QUICK_TOY) if job.quick else None
+        return {"toy.csv": toy.toy_jobs(names=names)}
+
     def store(self, info, record):
         """Nothing: TOY.md and its wall time are its record."""
 

@@ -1,0 +1,261 @@
+"""Replay (``python -m study replay``): committed rows fitted again from
+their recorded settings and compared with the CSV, number by number.
+
+A run's folder holds each sweep's rows in the order of its settings, and
+run.json says what was run (its command, or the design a shrunken run was
+given, and which parts ran), so the settings come again from the record
+(:func:`recorded_job`) and each part gives its rows' fits
+(:meth:`study.part.Part.refits`). A row is refitted alone (a batch of one:
+the same bits as in its batch, :func:`skgate.parallel.fit_together`),
+measured as its part measures it, written as the run writes its CSVs (10
+significant digits, timings left out) and read back, so that "identical"
+means the same text in every cell. ``rtol`` loosens that for another
+platform, where floating-point sums may round otherwise.
+"""
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import parts as registry
+from . import pipeline, runfiles, sweeps
+from .part import Job
+from .parts.exploratory import load_design
+from .parts.toy_datasets import PART as TOY_PART
+from .paths import RESULTS
+
+__all__ = ["RTOL", "recorded_job", "replay", "replay_lines", "replayable"]
+
+#: Relative tolerance by default: none, the same number as the CSV writes it.
+RTOL = 0.0
+#: The command lines a run records, by the name it had then.
+_COMMANDS = ("python -m study reproduce", "python -m skgate reproduce")
+
+
+def recorded_job(folder, info):
+    """The :class:`~study.part.Job` the run in ``folder`` ran, from its
+    run.json ``info``: its command's options, or (a shrunken run) the
+    design it recorded; the exploratory design the run recorded wherever it
+    recorded one. A command it cannot read is a ValueError."""
+    folder = Path(folder)
+    command = str(info.get("command", ""))
+    toy = TOY_PART.label in info.get("seconds", {})
+    design = load_design(info) if "design" in info else None
+    if command.startswith("study.reproduce(design="):
+        return Job(folder, design=design, shrunk=True, toy=toy, command=command)
+    head = next((c for c in _COMMANDS if command.startswith(c)), None)
+    if head is None:
+        raise ValueError(
+            f"{folder / 'run.json'}: its command {command!r} is not a run of "
+            f"{_COMMANDS[0]!r}; replay reads the settings from that command."
+        )
+    flags = command[len(head) :].split()
+
+    def value(flag, default):
+        return flags[flags.index(flag) + 1] if flag in flags else default
+
+    seeds = value("--seeds", None)
+    job = pipeline.make_job(
+        folder,
+        quick="--quick" in flags,
+        seeds=None if seeds is None else int(seeds),
+        n_jobs=1,
+        design=None,
+        part=value("--part", "all"),
+        toy=toy,
+        replication="--replication" in flags,
+    )
+    if design is not None and job.design is not None:
+        job.design = design  # the design as the run recorded it
+    return job
+
+
+def replayable(folder):
+    """The fitted tables of the run in ``folder`` that replay can refit, by
+    part: part name -> {file name -> the joblib jobs of its rows, in row
+    order}, for each part the run ran."""
+    folder = Path(folder)
+    info = runfiles.load_info(folder)
+    job = recorded_job(folder, info)
+    tables = {}
+    for part in registry.PARTS:
+        if not part.runs(job):
+            continue
+        files = {
+            file: jobs
+            for file, jobs in part.refits(job).items()
+            if (folder / file).is_file()
+        }
+        if files:
+            tables[part.name] = files
+    return tables
+
+
+def _chosen(tables, folder, files, rows, sample, seed):
+    """(file, row, job) for each row asked for."""
+    files = list(tables) if files is None else list(files)
+    unknown = [f for f in files if f not in tables]
+    if unknown:
+        raise ValueError(
+            f"files {unknown} are not fitted tables of the run in {folder}; "
+            f"allowed: {sorted(tables)}."
+        )
+    if rows is not None and sample is not None:
+        raise ValueError("give rows or sample, not both.")
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for file in files:
+        jobs = tables[file]
+        count = len(runfiles.read_csv(folder / file, count_seeds=False))
+        if count != len(jobs):
+            raise ValueError(
+                f"{folder / file} holds {count} rows, but the run's record "
+                f"gives {len(jobs)} fits for it; the file is not that run's."
+            )
+        if rows is not None:
+            bad = [r for r in rows if not 0 <= r < count]
+            if bad:
+                raise ValueError(
+                    f"rows {bad} are not rows of {file}: it has rows 0 to {count - 1}."
+                )
+            picked = list(rows)
+        elif sample is not None:
+            picked = sorted(rng.choice(count, size=min(sample, count), replace=False))
+        else:
+            picked = range(count)
+        chosen += [(file, int(r), jobs[r]) for r in picked]
+    return chosen
+
+
+def _as_written(rows):
+    """``rows`` (dicts) as the run's CSV holds them: written with its
+    writer and read back with its reader."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.csv"
+        runfiles.write_csv(pd.DataFrame(rows), path)
+        return runfiles.read_csv(path, count_seeds=False)
+
+
+def _differences(committed, refit, rtol):
+    """The columns where ``refit`` (a row) is not ``committed`` (a row) within
+    ``rtol``: (column, committed value, refit value, relative difference)."""
+    found = []
+    for column in committed.index.union(refit.index, sort=False):
+        a, b = committed.get(column, "(no column)"), refit.get(column, "(no column)")
+        if pd.isna(a) and pd.isna(b):
+            continue
+        numbers = all(
+            isinstance(v, int | float | np.number) and not isinstance(v, bool)
+            for v in (a, b)
+        )
+        if numbers and not (pd.isna(a) or pd.isna(b)):
+            gap = abs(float(a) - float(b))
+            scale = max(abs(float(a)), abs(float(b)))
+            if gap <= rtol * scale:
+                continue
+            found.append((column, a, b, gap / scale if scale else np.inf))
+        elif a != b:
+            found.append((column, a, b, np.inf))
+    return found
+
+
+def replay(
+    folder=None,
+    *,
+    files=None,
+    rows=None,
+    sample=None,
+    seed=0,
+    n_jobs=1,
+    rtol=RTOL,
+    progress=True,
+):
+    """Fit committed rows again and compare each with the CSV.
+
+    Parameters
+    ----------
+    folder : path, default: the repository's benchmarks/results
+        A run's folder (its run.json and CSVs).
+    files : list of str, optional
+        Its fitted tables to replay (default: all, :func:`replayable`).
+    rows : list of int, optional
+        Row numbers (from 0, as pandas counts them) to replay in each file.
+    sample : int, optional
+        Instead, this many rows of each file, drawn with ``seed``.
+        Neither: every row (hours for a whole run).
+    seed : int, default=0
+        The draw of ``sample``.
+    n_jobs : int, default=1
+        joblib's workers; the rows do not depend on it.
+    rtol : float, default=0.0
+        Relative tolerance; 0: the same number as the CSV writes it.
+    progress : bool, default=True
+        A progress bar on stderr, counting fits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per refitted row: ``file``, ``row``, ``identical`` (every
+        cell the same within ``rtol``), ``columns`` (those that differ),
+        ``largest`` (the largest difference: column, committed and refit
+        values).
+    """
+    folder = Path(RESULTS if folder is None else folder)
+    if isinstance(rtol, bool) or not isinstance(rtol, int | float) or not rtol >= 0:
+        raise ValueError(f"rtol must be a number >= 0; got {rtol!r}.")
+    tables = {
+        file: jobs
+        for files in replayable(folder).values()
+        for file, jobs in files.items()
+    }
+    chosen = _chosen(tables, folder, files, rows, sample, seed)
+    refits = sweeps.parallel_rows(
+        [job for _, _, job in chosen],
+        n_jobs=n_jobs,
+        progress=progress,
+        description="replay",
+    )
+    by_file = {}
+    for (file, row, _), refit in zip(chosen, refits, strict=True):
+        by_file.setdefault(file, []).append((row, refit))
+    results = []
+    for file, pairs in by_file.items():
+        committed = runfiles.read_csv(folder / file, count_seeds=False)
+        written = _as_written([refit for _, refit in pairs])
+        for position, (row, _) in enumerate(pairs):
+            found = _differences(committed.iloc[row], written.iloc[position], rtol)
+            largest = max(found, key=lambda d: d[3]) if found else None
+            results.append(
+                {
+                    "file": file,
+                    "row": row,
+                    "identical": not found,
+                    "columns": ", ".join(str(d[0]) for d in found),
+                    "largest": ""
+                    if largest is None
+                    else f"{largest[0]}: {largest[1]} committed, {largest[2]} refit",
+                }
+            )
+    return pd.DataFrame(
+        results, columns=["file", "row", "identical", "columns", "largest"]
+    )
+
+
+def replay_lines(frame, folder, rtol=RTOL):
+    """The replay's report: a line per row, then the count."""
+    what = (
+        "the same number in every cell, as the CSV writes it (10 significant digits)"
+        if rtol == 0
+        else f"every number within a relative {rtol:g} of the CSV's"
+    )
+    lines = [f"Replay of {len(frame)} rows of {folder} ({what}):"]
+    for row in frame.itertuples(index=False):
+        verdict = "identical"
+        if not row.identical:
+            verdict = f"differs in {row.columns} ({row.largest})"
+        lines.append(f"  {row.file} row {row.row}: {verdict}")
+    same = int(frame["identical"].sum())
+    lines.append(f"{same} of {len(frame)} rows identical; {len(frame) - same} differ.")
+    return lines
