@@ -355,7 +355,7 @@ class TestStatistics:
             "partly reproduced (1 of 2: holds in a)"
         )
         assert study_stats.verdict([H, R], ["a", "b"]) == (
-            "partly reproduced (1 of 2: holds in a; reversed in b)"
+            "mixed (holds in 1 of 2: a; reversed in 1: b)"
         )
         assert study_stats.verdict([R, I], ["a", "b"]).startswith(
             "contradicted (reversed"
@@ -367,6 +367,31 @@ class TestStatistics:
         assert study_stats.condition_status([H, N]) == N
         assert study_stats.condition_status([H, R, I]) == R
         assert study_stats.condition_status([H, I]) == I
+
+    def test_a_mixed_result_is_never_called_a_reproduction(self):
+        """Some conditions hold and some are reversed: "mixed", in full and
+        compact, never "reproduced"; holding in some with none reversed is
+        still "partly reproduced"."""
+        H, R, N, I = (  # noqa: E741
+            study_stats.HOLDS,
+            study_stats.REVERSED,
+            study_stats.NO_EFFECT,
+            study_stats.INCONCLUSIVE,
+        )
+        names = ["a", "b", "c", "d"]
+        mixed = study_stats.verdict([H, R, R, I], names)
+        assert mixed == "mixed (holds in 1 of 4: a; reversed in 2: b; c)"
+        compact = exploratory._compact(mixed)
+        assert compact == "reversed in 2 of 4, holds in 1 of 4 (mixed)"
+        for statuses in ([H, R, N, I], [H, H, H, R], [R, H, I, I]):
+            for text in (
+                study_stats.verdict(statuses, names),
+                exploratory._compact(study_stats.verdict(statuses, names)),
+            ):
+                assert "mixed" in text and "reproduced" not in text
+        partly = study_stats.verdict([H, H, N, I], names)
+        assert partly == "partly reproduced (2 of 4: holds in a; b)"
+        assert exploratory._compact(partly) == "holds in 2 of 4 (partly reproduced)"
 
     def test_select_learning_rate_uses_validation_scores_alone(self):
         """Per arm and seed the rate with the best validation score wins
@@ -1467,8 +1492,8 @@ class TestArchitectureClaims:
         ]
         frame = pd.DataFrame(rows)
         c5 = claims.claim_depth(frame, frame)
-        assert c5["verdict"].startswith("partly reproduced (4 of 6")
-        assert "reversed in initialisation, plain; trained, plain" in c5["verdict"]
+        assert c5["verdict"].startswith("mixed (holds in 4 of 6")
+        assert "reversed in 2: initialisation, plain; trained, plain" in c5["verdict"]
         # A sweep from before the architectures ran the plain stack.
         old = frame[frame["architecture"] == "plain"].drop(columns="architecture")
         assert claims.claim_depth(old, old)["verdict"].startswith("contradicted")

@@ -195,18 +195,28 @@ def condition_status(outcomes):
 
 def verdict(statuses, conditions):
     """A claim's verdict from its conditions' statuses (the rule is printed
-    in the report: :data:`study.claims.RULES`)."""
+    in the report: :data:`study.claims.RULES`). Some conditions holding and
+    none reversed is "partly reproduced"; some holding and some reversed is
+    "mixed", never a reproduction.
+
+    >>> verdict(["holds", "inconclusive"], ["a", "b"])
+    'partly reproduced (1 of 2: holds in a)'
+    >>> verdict(["holds", "reversed"], ["a", "b"])
+    'mixed (holds in 1 of 2: a; reversed in 1: b)'
+    """
     statuses = list(statuses)
     n = len(statuses)
     held = [c for c, s in zip(conditions, statuses, strict=True) if s == HOLDS]
     reversed_ = [c for c, s in zip(conditions, statuses, strict=True) if s == REVERSED]
     if n and len(held) == n:
         return "reproduced"
+    if held and reversed_:  # a mixed result is no reproduction, not even a part
+        return (
+            f"mixed (holds in {len(held)} of {n}: {'; '.join(held)}; "
+            f"reversed in {len(reversed_)}: {'; '.join(reversed_)})"
+        )
     if held:
-        text = f"partly reproduced ({len(held)} of {n}: holds in {'; '.join(held)}"
-        if reversed_:
-            text += f"; reversed in {'; '.join(reversed_)}"
-        return text + ")"
+        return f"partly reproduced ({len(held)} of {n}: holds in {'; '.join(held)})"
     if reversed_:
         where = "; ".join(reversed_)
         return f"contradicted (reversed in {len(reversed_)} of {n}: {where})"

@@ -147,14 +147,22 @@ def _without_unreadable_data(design):
 
 def _compact(verdict):
     """An exploratory verdict with counts instead of lists of conditions,
-    reversals first."""
-    match = re.match(r"partly reproduced \((\d+) of (\d+): (.*)\)$", verdict)
+    reversals first.
+
+    >>> _compact("mixed (holds in 1 of 3: a; reversed in 2: b; c)")
+    'reversed in 2 of 3, holds in 1 of 3 (mixed)'
+    >>> _compact("partly reproduced (1 of 3: holds in a)")
+    'holds in 1 of 3 (partly reproduced)'
+    """
+    match = re.match(
+        r"mixed \(holds in (\d+) of (\d+): .*; reversed in (\d+): .*\)$", verdict
+    )
     if match:
-        held, n, rest = match.groups()
-        reversed_ = rest.split("; reversed in ", 1)
-        count = reversed_[1].count("; ") + 1 if len(reversed_) == 2 else 0
-        lead = f"reversed in {count} of {n}, " if count else ""
-        return f"{lead}holds in {held} of {n} (partly reproduced)"
+        held, n, reversed_ = match.groups()
+        return f"reversed in {reversed_} of {n}, holds in {held} of {n} (mixed)"
+    match = re.match(r"partly reproduced \((\d+) of (\d+): holds in .*\)$", verdict)
+    if match:
+        return f"holds in {match.group(1)} of {match.group(2)} (partly reproduced)"
     match = re.match(r"contradicted \(reversed in (\d+) of (\d+): .*\)$", verdict)
     if match:
         return f"reversed in {match.group(1)} of {match.group(2)} (contradicted)"
