@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from . import parts as registry
-from . import primary, runfiles, sequences
+from . import primary, render_replication, runfiles, sequences
 from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
 from .part import log
 from .parts.softmax_sequences import QUICK_SEQUENCE_EPOCHS
@@ -34,7 +34,9 @@ __all__ = [
 ]
 
 #: The longest Findings section (characters) and Bottom line (sentences).
-MAX_FINDINGS, MAX_BOTTOM_LINE = 3000, 3
+#: The Findings were 3000 characters; the secondary results against each
+#: claim and the replication's line (docs/replication.md) stand there too.
+MAX_FINDINGS, MAX_BOTTOM_LINE = 4500, 3
 #: The user guide's generated block lies between these two lines.
 USER_GUIDE_MARKERS = ("<!-- findings:start -->", "<!-- findings:end -->")
 #: The report's title.
@@ -58,6 +60,7 @@ def _header(info, report):
         "`PYTHONPATH=benchmarks python -m study report --from DIR --out DIR` "
         "re-renders this file "
         "from the CSVs and run.json beside it.",
+        *render_replication.replication_note(info),
     ]
 
 
@@ -71,7 +74,12 @@ def _cost_section(info):
         f"- {runfiles.code_text(info)}",
         "- Wall time per part (s): "
         + ", ".join(f"{part} {value:.0f}" for part, value in seconds.items())
-        + f"; total {sum(seconds.values()):.0f}.",
+        + f"; total {sum(seconds.values()):.0f}"
+        + (
+            f"; the whole run {render_replication.duration(info['total seconds'])}."
+            if "total seconds" in info
+            else "."
+        ),
     ]
 
 
@@ -145,8 +153,7 @@ def render_run(folder, out=None, user_guide=None):
             report, info = _render(folder, staging)
             block = None if user_guide is None else user_guide_block(report, info)
             _copy_linked_figures(folder, staging)
-            for path in sorted(staging.iterdir()):
-                os.replace(path, out / path.name)
+            _move(staging, out)
     except BaseException:
         if made and not any(out.iterdir()):
             out.rmdir()  # a refused render leaves no folder it made
@@ -160,6 +167,17 @@ def render_run(folder, out=None, user_guide=None):
             "differed from its commit (run.json's 'code'); REPORT.md says so"
         )
     return report
+
+
+def _move(staging, out):
+    """Every file of ``staging`` into ``out``, a subfolder's (the
+    replication's) into the same subfolder of ``out``."""
+    for path in sorted(staging.iterdir()):
+        if path.is_dir():
+            (out / path.name).mkdir(exist_ok=True)
+            _move(path, out / path.name)
+        else:
+            os.replace(path, out / path.name)
 
 
 _FIGURE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
@@ -194,6 +212,13 @@ def _render(folder, out):
             report[part.name] = part.evaluate(frames, info)
     for part in _rendered(report):
         part.write(report[part.name], folder, out, info)
+    again = None
+    replication = folder / render_replication.REPLICATION
+    if not info.get("replication") and (replication / "run.json").is_file():
+        staged = out / render_replication.REPLICATION
+        staged.mkdir()
+        again, again_info = _render(replication, staged)
+        _copy_linked_figures(replication, staged)
     lines = [
         *_header(info, report),
         *(
@@ -210,8 +235,12 @@ def _render(folder, out):
         "",
         *short_findings(report, info),
     ]
+    if again is not None:
+        lines.append(render_replication.findings_line(report, again, again_info))
     for part in _rendered(report):
         lines += part.section(report[part.name], report, folder, info)
+    if again is not None:
+        lines += render_replication.section(report, again, again_info)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     return report, info

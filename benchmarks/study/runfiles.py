@@ -54,6 +54,7 @@ RECORD_TYPES = {
     "seeds": dict,
     "sequences": dict,
     "parts": list,
+    "replication": bool,
 }
 #: Columns of wall time, which a run's CSVs leave out (they differ from run
 #: to run; timings.csv holds them).
@@ -88,6 +89,14 @@ def read_record(path):
                 f"{path}: {key!r} must be a JSON {_JSON_NAMES[kind]}; got "
                 f"{json.dumps(value)[:60]}."
             )
+    total = record.get("total seconds")
+    if total is not None and (
+        not _of_type(total, int | float) or not 0 <= total < float("inf")
+    ):
+        raise ValueError(
+            f"{path}: 'total seconds' must be a finite number >= 0; got "
+            f"{json.dumps(total)}."
+        )
     for name, seconds in record.get("seconds", {}).items():
         if not _of_type(seconds, int | float) or not (0 <= seconds < float("inf")):
             raise ValueError(

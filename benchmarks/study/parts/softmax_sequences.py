@@ -441,7 +441,7 @@ def findings(parts):
         for _, row in group[group["kind"] == "equivalence"].iterrows():
             worse = row["comparison"].split(" = ")[1]
             note += confirmatory.ceiling_note(parts["arms"], row["condition"], worse)
-        if verdict in ("not tested", "consistent by construction"):
+        if verdict == "not tested":
             verdict = verdicts[claim]  # with why, as the rule asks
         else:
             verdict += f" ({words.tally(held, len(group))} hold)"
@@ -491,23 +491,25 @@ def _against(said):
 
 
 def _steps_note(steps):
-    """C2 step by step: each step's mean change with its interval (and its
-    outcome where it holds), and how many seeds rise at every step."""
-    parts, every = [], []
+    """C2 step by step: the steps that hold or are reversed, each with its
+    mean change and interval (the rest are inconclusive), and how many
+    seeds rise at every step."""
+    decided, every = [], []
     for quantity, rows in steps.groupby("quantity", sort=False):
-        each = ", ".join(
-            f"{_num(r['estimate'])} [{_num(r['ci low'])}, {_num(r['ci high'])}]"
-            + (f" {_WORDS[r['outcome']]}" if r["outcome"] != INCONCLUSIVE else "")
+        decided += [
+            f"{quantity} {r['step'].replace(' ', '')} "
+            f"{_num(r['estimate'])} [{_num(r['ci low'])}, {_num(r['ci high'])}] "
+            f"{_WORDS[r['outcome']]}"
             for _, r in rows.iterrows()
-        )
-        parts.append(f"{quantity} {each}")
+            if r["outcome"] != INCONCLUSIVE
+        ]
         every.append(str(rows["seeds rising at every step"].iloc[0]))
     named = ", ".join(step.replace(" ", "") for step in dict.fromkeys(steps["step"]))
     return (
-        f" By step (secondary, {words.POST_HOC}, Holm; {named}; inconclusive "
-        "unless said): "
-        f"{'; '.join(parts)}; seeds rising at every step: {' and '.join(every)} "
-        f"of {steps['n'].iloc[0]}."
+        f" By step (secondary, {words.POST_HOC}, Holm; {named}): "
+        + ("; ".join(decided) if decided else "none decided")
+        + f", the rest inconclusive; seeds rising at every step: "
+        f"{' and '.join(every)} of {steps['n'].iloc[0]}."
     )
 
 
