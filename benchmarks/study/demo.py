@@ -32,6 +32,7 @@ from .commands import DEMO_SEEDS, check_n_jobs
 from .design import TEST_SIZE
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
 from .paths import RESULTS
+from .render_replication import REPLICATION
 
 __all__ = ["DemoResult", "demo", "measure_accuracy"]
 
@@ -88,17 +89,55 @@ def _outcome(result, n_tests):
 
 def _committed(frame, test, folder):
     """The committed run's outcome of ``test`` and its rows for the demo's
-    fits; None where the folder has no such run (an installed wheel), and
-    ``{"error": why}`` where its files cannot be read as a run's."""
+    fits, and its replication's rows (``folder``/replication, where there
+    is one: this code's fits); None where the folder has no such run (an
+    installed wheel), and ``{"error": why}`` where its files cannot be read
+    as a run's."""
     folder = Path(folder)
     tests, arms = folder / "tests_2_primary.csv", folder / "seq_arms.csv"
     if not (tests.is_file() and arms.is_file()):
         return None
+    again = folder / REPLICATION / "seq_arms.csv"
     try:
-        return _read_committed(frame, test, tests, arms)
+        found = _read_committed(frame, test, tests, arms)
+        if again.is_file():
+            found["replication"] = _same_rows(frame, again)
+        return found
     except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
         why = " ".join(str(exc).split())[:200]
         return {"error": f"{type(exc).__name__}: {why}", "folder": str(folder)}
+
+
+#: What the demo measures of a fit, which the run's rows hold too.
+_MEASURED = ("accuracy", "best_epoch", "epochs_run")
+
+
+def _same_rows(frame, arms):
+    """How the demo's fits compare with a run's rows of the same settings
+    (``arms``: its seq_arms.csv): rows matched, whether every measured
+    number is the same, and the largest accuracy difference."""
+    keys = ["shape", "gate", "seed"]
+    same = frame[[*keys, *_MEASURED]].merge(
+        runfiles.read_csv(arms)[[*keys, *_MEASURED]],
+        on=keys,
+        suffixes=("", " committed"),
+    )
+    equal = all(
+        (
+            same[m].to_numpy(dtype=float)
+            == same[f"{m} committed"].to_numpy(dtype=float)
+        ).all()
+        for m in _MEASURED
+    )
+    return {
+        "matched": len(same),
+        "identical": bool(len(same)) and equal,
+        "largest difference": float(
+            (same["accuracy"] - same["accuracy committed"]).abs().max()
+            if len(same)
+            else np.nan
+        ),
+    }
 
 
 def _read_committed(frame, test, tests, arms):
@@ -217,6 +256,26 @@ class DemoResult:
             f"p is 1/{2**n}, above the level (8 seeds are the fewest that can decide)"
         )
 
+    def _replication_lines(self):
+        """How the demo's fits compare with the replication's rows."""
+        r = (self.committed or {}).get("replication")
+        if r is None:
+            return []
+        if r["matched"] == 0:
+            return ["The replication has no rows for these fits."]
+        if r["identical"]:
+            return [
+                f"The replication's {r['matched']} rows for these fits (this "
+                "code's) hold the same accuracies, best epochs and epochs run: "
+                "the demo's fits are the committed ones."
+            ]
+        return [
+            f"The replication's {r['matched']} rows for these fits differ from "
+            f"the demo's (accuracy by up to {r['largest difference']:.3g}): "
+            "the code changed since the replication, or the platform rounds "
+            "otherwise."
+        ]
+
     def _committed_lines(self):
         c = self.committed
         if c is None:
@@ -236,7 +295,12 @@ class DemoResult:
         else:
             same = (
                 f"Its {c['matched']} rows for these fits differ from the demo's "
-                f"by up to {c['largest difference']:.3g} in accuracy."
+                f"by up to {c['largest difference']:.3g} in accuracy"
+                + (
+                    " (they came from earlier code; the replication's are this code's)."
+                    if "replication" in c
+                    else "."
+                )
             )
         answer = (
             f"The confirmatory run ({c['n']} seeds): {c['estimate']:+.3f} "
@@ -252,6 +316,7 @@ class DemoResult:
             )
         return [
             answer,
+            *self._replication_lines(),
             agree,
             f"Full results: {COMMITTED / 'REPORT.md'}; all of them again: "
             "PYTHONPATH=benchmarks python -m study reproduce --n-jobs 2 (hours).",

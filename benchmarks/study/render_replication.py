@@ -158,7 +158,7 @@ def section(first, again, info):
         "",
         f"The whole study ran again {code}, as `{info['command']}`{took} "
         f"(`{REPLICATION}/REPORT.md`, `{REPLICATION}/run.json`), following "
-        "[the replication plan](../../docs/replication.md) committed before it "
+        "the replication plan (`docs/replication.md`), committed before it "
         "ran. It replicates the pre-registered protocols; the study's "
         "confirmatory outcomes stay the first run's above, which were "
         "pre-registered and audited. The replication's rows are this code's: "

@@ -88,13 +88,15 @@ def _rendered(report):
     return [part for part in registry.PARTS if part.name in report]
 
 
-def user_guide_block(report, info):
-    """The user guide's generated block: the bottom line and the findings."""
+def user_guide_block(report, info, findings=None):
+    """The user guide's generated block: the bottom line and the findings
+    (``findings``: the report's lines, default :func:`short_findings`)."""
+    findings = short_findings(report, info) if findings is None else findings
     lines = [
         USER_GUIDE_MARKERS[0],
         " ".join(bottom_line(report)),
         "",
-        *short_findings(report, info),
+        *findings,
         USER_GUIDE_MARKERS[1],
     ]
     return "\n".join(lines) + "\n"
@@ -150,8 +152,10 @@ def render_run(folder, out=None, user_guide=None):
     try:
         with tempfile.TemporaryDirectory(dir=out, prefix=".rendering-") as staging:
             staging = Path(staging)
-            report, info = _render(folder, staging)
-            block = None if user_guide is None else user_guide_block(report, info)
+            report, info, findings = _render(folder, staging)
+            block = (
+                None if user_guide is None else user_guide_block(report, info, findings)
+            )
             _copy_linked_figures(folder, staging)
             _move(staging, out)
     except BaseException:
@@ -194,7 +198,8 @@ def _copy_linked_figures(folder, staging):
 
 
 def _render(folder, out):
-    """render_run's work: every file into ``out``; (results by part, info)."""
+    """render_run's work: every file into ``out``; (results by part, info,
+    the Findings' lines)."""
     info = runfiles.load_info(folder)
     registry.check()
     known = [part.name for part in registry.PARTS]
@@ -217,8 +222,11 @@ def _render(folder, out):
     if not info.get("replication") and (replication / "run.json").is_file():
         staged = out / render_replication.REPLICATION
         staged.mkdir()
-        again, again_info = _render(replication, staged)
+        again, again_info, _ = _render(replication, staged)
         _copy_linked_figures(replication, staged)
+    findings = short_findings(report, info)
+    if again is not None:
+        findings.append(render_replication.findings_line(report, again, again_info))
     lines = [
         *_header(info, report),
         *(
@@ -233,17 +241,15 @@ def _render(folder, out):
         "",
         "## Findings",
         "",
-        *short_findings(report, info),
+        *findings,
     ]
-    if again is not None:
-        lines.append(render_replication.findings_line(report, again, again_info))
     for part in _rendered(report):
         lines += part.section(report[part.name], report, folder, info)
     if again is not None:
         lines += render_replication.section(report, again, again_info)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
-    return report, info
+    return report, info, findings
 
 
 def _notes(part, folder, info, report):
