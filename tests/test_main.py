@@ -1184,3 +1184,33 @@ def test_a_replication_is_of_the_whole_run(extra, tmp_path, capsys):
     assert stop.value.code == 2
     assert "--replication runs the whole confirmatory study" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--rows", "a,b"], "--rows must be row numbers separated by commas"),
+        (["--rows", "-1"], "--rows must be row numbers >= 0"),
+        (["--sample", "-2"], "--sample must be >= 0"),
+        (["--rtol", "nan"], "--rtol must be a finite number >= 0"),
+        (["--rtol", "-0.1"], "--rtol must be a finite number >= 0"),
+        (["--n-jobs", "0"], "--n-jobs"),
+        (["--rows", "0", "--sample", "1"], "not allowed with argument"),
+    ],
+)
+def test_replay_refuses_bad_arguments_by_name(extra, message, capsys):
+    from study.cli import main as study_main
+
+    with pytest.raises(SystemExit) as stop:
+        study_main(["replay", *extra])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_replay_names_a_folder_without_a_run(tmp_path, capsys):
+    from study.cli import main as study_main
+
+    with pytest.raises(SystemExit) as stop:
+        study_main(["replay", "--from", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "holds no run.json" in capsys.readouterr().err

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from study import confirmatory, render_replication, replay, report, words
+from study import confirmatory, render_replication, replay, replication, report, words
 from study.facts import SCORE_MARGIN, STALL_SHARE, STUDY_GATES
 from study.stats import HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-REPLICATION = RESULTS / render_replication.REPLICATION
+REPLICATION = RESULTS / replication.REPLICATION
 
 # -- the verdict rule -------------------------------------------------------------
 
@@ -112,7 +112,7 @@ def test_the_replication_table_says_where_outcomes_differ():
     again = {
         "copied": {"tests": _tests([HOLDS, NO_EFFECT]), "verdicts": again_verdicts}
     }
-    table = render_replication.comparison(first, again)
+    table = replication.comparison(first, again)
     assert list(table["same outcome"]) == [True, False]
     info = {
         "command": "python -m study reproduce --replication",
@@ -258,7 +258,7 @@ class TestCommittedReplication:
         same = total = 0
         for file in ("tests_primary.csv", "tests_2_primary.csv"):
             one = pd.read_csv(out / file)
-            two = pd.read_csv(out / render_replication.REPLICATION / file)
+            two = pd.read_csv(out / replication.REPLICATION / file)
             keys = ["claim", "quantity", "condition", "comparison"]
             both = one.merge(two, on=keys, suffixes=("", " again"))
             assert len(both) == len(one) == len(two)
@@ -267,7 +267,7 @@ class TestCommittedReplication:
         assert f"in {same} of {total} tests" in _findings(out) or (
             same == total and f"the same primary outcome in {total} of {total}" in text
         )
-        again = (out / render_replication.REPLICATION / "REPORT.md").read_text()
+        again = (out / replication.REPLICATION / "REPORT.md").read_text()
         assert "**This run is a replication**" in again
         assert "the whole run" in again  # its wall time
 

@@ -32,7 +32,7 @@ from .commands import DEMO_SEEDS, check_n_jobs
 from .design import TEST_SIZE
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
 from .paths import RESULTS
-from .render_replication import REPLICATION
+from .replication import REPLICATION
 
 __all__ = ["DemoResult", "demo", "measure_accuracy"]
 

@@ -1,31 +1,17 @@
-"""The replication beside the first run (docs/replication.md): each
-primary test's estimate and outcome in both runs, side by side, and the
-words that say where they differ.
+"""The replication beside the first run, in words: the Findings' line,
+the report's section and a replication's own header
+(:mod:`study.replication` computes what they say)."""
 
-A replication is a whole run of the pre-registered protocols made again
-(``reproduce --replication``) into the first run's folder's
-:data:`REPLICATION` subfolder. The first run's outcomes stay the study's
-confirmatory ones; the replication's stand beside them.
-"""
+from . import words
+from .replication import (
+    REPLICATION,
+    agreement,
+    comparison,
+    differing_verdicts,
+    run_commit,
+)
 
-import pandas as pd
-
-from . import runfiles, words
-
-__all__ = [
-    "REPLICATION",
-    "comparison",
-    "duration",
-    "findings_line",
-    "replication_note",
-    "section",
-]
-
-#: The subfolder of a run's folder that holds its replication.
-REPLICATION = "replication"
-#: The confirmatory parts, by name, and how the report names them.
-_PARTS = {"sequences": "part 2", "copied": "part 1"}
-_KEYS = ["claim", "quantity", "condition", "comparison"]
+__all__ = ["duration", "findings_line", "replication_note", "section"]
 
 
 def duration(seconds):
@@ -35,60 +21,6 @@ def duration(seconds):
     '5,400 s (1.5 h)'
     """
     return f"{seconds:,.0f} s ({seconds / 3600:.1f} h)"
-
-
-def comparison(first, again):
-    """Each primary test of both confirmatory parts in both runs (``first``
-    and ``again``: the reports' results by part): part, the test, both
-    estimates with their intervals and outcomes, and whether the outcomes
-    are the same."""
-    rows = []
-    for name, label in _PARTS.items():
-        if name not in first or name not in again:
-            continue
-        both = first[name]["tests"].merge(
-            again[name]["tests"], on=_KEYS, suffixes=(" first", " again")
-        )
-        for _, row in both.iterrows():
-            rows.append(
-                {
-                    "part": label,
-                    **{key: row[key] for key in _KEYS},
-                    "first run": _result(row, " first"),
-                    "replication": _result(row, " again"),
-                    "same outcome": row["outcome first"] == row["outcome again"],
-                }
-            )
-    return pd.DataFrame(
-        rows, columns=["part", *_KEYS, "first run", "replication", "same outcome"]
-    )
-
-
-def _result(row, suffix):
-    return words.result(
-        {
-            "estimate": row[f"estimate{suffix}"],
-            "ci low": row[f"ci low{suffix}"],
-            "ci high": row[f"ci high{suffix}"],
-            "outcome": row[f"outcome{suffix}"],
-        }
-    )
-
-
-def _verdicts(first, again):
-    """The claims whose verdict (its word) differs between the runs:
-    (part, claim, first, replication)."""
-    found = []
-    for name, label in _PARTS.items():
-        if name not in first or name not in again:
-            continue
-        one = first[name]["verdicts"].set_index("claim")["verdict"]
-        two = again[name]["verdicts"].set_index("claim")["verdict"]
-        for claim in one.index.intersection(two.index):
-            a, b = words.verdict_word(one[claim]), words.verdict_word(two[claim])
-            if a != b:
-                found.append((label, claim, a, b))
-    return found
 
 
 def _differences(table):
@@ -101,32 +33,23 @@ def _differences(table):
     ]
 
 
-def _commit(info):
-    """The one commit a run's parts ran at, and whether every part's files
-    were clean at its start and end; (None, False) where they differ."""
-    states = [s for part in info.get("code", {}).values() for s in part.values()]
-    commits = {s.get("commit") for s in states}
-    clean = bool(states) and all(s.get("dirty") is False for s in states)
-    return (commits.pop() if len(commits) == 1 else None), clean
-
-
 def findings_line(first, again, info):
     """The Findings' line: how many primary outcomes the replication gave
     again, which differ, and which claims' verdicts differ."""
     table = comparison(first, again)
-    commit, _ = _commit(info)
+    commit, _ = run_commit(info)
     at = f"at `{commit[:7]}`" if commit else "at no single recorded commit"
     seconds = info.get("total seconds")
     took = f", {duration(seconds)}" if seconds is not None else ""
-    same = int(table["same outcome"].sum())
+    same, total = agreement(table)
     line = (
         f"- **Replication** (the whole study again {at}{took}; the first "
         f"run's outcomes stay the confirmatory ones): the same primary outcome "
-        f"in {same} of {len(table)} tests"
+        f"in {same} of {total} tests"
     )
     differ = _differences(table)
     line += f"; differs in {'; '.join(differ)}" if differ else ""
-    verdicts = _verdicts(first, again)
+    verdicts = differing_verdicts(first, again)
     if verdicts:
         line += "; verdicts that differ: " + "; ".join(
             f"{claim} ({label}) {a} -> {b}" for label, claim, a, b in verdicts
@@ -138,7 +61,7 @@ def section(first, again, info):
     """The report's section on the replication: where it ran, how long it
     took, and the primary tests of both runs side by side."""
     table = comparison(first, again)
-    commit, clean = _commit(info)
+    commit, clean = run_commit(info)
     if commit:
         code = f"at one commit, `{commit[:12]}`" + (
             ", its files clean at the start and end of every part"
@@ -149,9 +72,9 @@ def section(first, again, info):
         code = "at no single recorded commit (run.json's 'code')"
     seconds = info.get("total seconds")
     took = f" in {duration(seconds)}" if seconds is not None else ""
-    same = int(table["same outcome"].sum())
+    same, total = agreement(table)
     differ = _differences(table)
-    verdicts = _verdicts(first, again)
+    verdicts = differing_verdicts(first, again)
     lines = [
         "",
         "## Replication",
@@ -173,9 +96,9 @@ def section(first, again, info):
         words.table(table, 4),
         "",
         (
-            f"The same outcome in all {len(table)} primary tests."
+            f"The same outcome in all {total} primary tests."
             if not differ
-            else f"The same outcome in {same} of {len(table)} primary tests; "
+            else f"The same outcome in {same} of {total} primary tests; "
             f"they differ in {len(differ)}: " + "; ".join(differ) + "."
         ),
     ]
@@ -204,9 +127,3 @@ def replication_note(info):
         f"What is labelled '{words.POST_HOC}' was added after the first run; "
         "the protocols do not state it.",
     ]
-
-
-def load_info(folder):
-    """The replication's run.json beside a first run in ``folder``, or None."""
-    path = folder / REPLICATION
-    return runfiles.load_info(path) if (path / "run.json").is_file() else None

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from . import parts as registry
-from . import primary, render_replication, runfiles, sequences
+from . import primary, render_replication, replication, runfiles, sequences
 from .facts import QUICK_SEEDS, QUICK_SEQUENCE_SEEDS
 from .part import log
 from .parts.softmax_sequences import QUICK_SEQUENCE_EPOCHS
@@ -218,12 +218,12 @@ def _render(folder, out):
     for part in _rendered(report):
         part.write(report[part.name], folder, out, info)
     again = None
-    replication = folder / render_replication.REPLICATION
-    if not info.get("replication") and (replication / "run.json").is_file():
-        staged = out / render_replication.REPLICATION
+    beside = folder / replication.REPLICATION
+    if not info.get("replication") and (beside / "run.json").is_file():
+        staged = out / replication.REPLICATION
         staged.mkdir()
-        again, again_info, _ = _render(replication, staged)
-        _copy_linked_figures(replication, staged)
+        again, again_info, _ = _render(beside, staged)
+        _copy_linked_figures(beside, staged)
     findings = short_findings(report, info)
     if again is not None:
         findings.append(render_replication.findings_line(report, again, again_info))

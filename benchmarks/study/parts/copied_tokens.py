@@ -107,21 +107,31 @@ def _shape(task):
     return task.split(",")[0]
 
 
-def _alpha_note(frames):
-    """Where C2's mean turning rate peaks over the alpha grid, when it does
-    not peak at the grid's end: the trend test's "rises" is then the rise
-    from alpha 0 only."""
+def _alpha_peak(frames):
+    """C2's mean turning rate by alpha on the curved task, the alpha where
+    it peaks and how many seeds peak there, and the seeds; None where it
+    peaks at the grid's end."""
     fits = frames["alpha"][frames["alpha"]["task"] == "curved"]
     table = fits.pivot_table(index="seed", columns="alpha", values="turning")
     means = table.mean()
     peak = means.idxmax()
     if peak == means.index.max():
+        return None
+    return means, peak, int((table.idxmax(axis=1) == peak).sum()), len(table)
+
+
+def _alpha_note(frames):
+    """Where C2's mean turning rate peaks over the alpha grid, when it does
+    not peak at the grid's end: the trend test's "rises" is then the rise
+    from alpha 0 only."""
+    found = _alpha_peak(frames)
+    if found is None:
         return ""
-    at_peak = int((table.idxmax(axis=1) == peak).sum())
+    means, peak, at_peak, seeds = found
     curve = ", ".join(f"{a:g}: {v:.3g}" for a, v in means.items())
     return (
         f" The mean turning rate by alpha ({curve}) peaks at alpha {peak:g} "
-        f"(the peak of {at_peak} of {len(table)} seeds) and falls after: the "
+        f"(the peak of {at_peak} of {seeds} seeds) and falls after: the "
         "trend test's rise is the rise from alpha 0, where the gate is off."
     )
 
@@ -129,17 +139,14 @@ def _alpha_note(frames):
 def _alpha_fall(frames):
     """C2's mean turning rate where it falls after a peak inside the alpha
     grid, in a few words for the Findings ("" where it does not)."""
-    fits = frames["alpha"][frames["alpha"]["task"] == "curved"]
-    table = fits.pivot_table(index="seed", columns="alpha", values="turning")
-    means = table.mean()
-    peak = means.idxmax()
-    if peak == means.index.max():
+    found = _alpha_peak(frames)
+    if found is None:
         return ""
-    at_peak = int((table.idxmax(axis=1) == peak).sum())
+    means, peak, at_peak, seeds = found
     after = ", ".join(f"{a:g}: {v:.3g}" for a, v in means.items() if a >= peak)
     return (
         f"the mean turning rate peaks at alpha {peak:g} ({at_peak} of "
-        f"{len(table)} seeds) and falls after ({after}); its trend test holds "
+        f"{seeds} seeds) and falls after ({after}); its trend test holds "
         "by construction"
     )
 

@@ -1,0 +1,91 @@
+"""The replication beside the first run (docs/replication.md), computed:
+each primary test of both confirmatory parts in both runs, which outcomes
+and verdicts differ, and the commit the replication ran at.
+:mod:`study.render_replication` puts it into words.
+
+A replication is a whole run of the pre-registered protocols made again
+(``reproduce --replication``) into the first run's folder's
+:data:`REPLICATION` subfolder. The first run's outcomes stay the study's
+confirmatory ones; the replication's stand beside them.
+"""
+
+import pandas as pd
+
+from . import words
+
+__all__ = ["REPLICATION", "agreement", "comparison", "differing_verdicts", "run_commit"]
+
+#: The subfolder of a run's folder that holds its replication.
+REPLICATION = "replication"
+#: The confirmatory parts, by name, and how the report names them.
+_PARTS = {"sequences": "part 2", "copied": "part 1"}
+_KEYS = ["claim", "quantity", "condition", "comparison"]
+
+
+def comparison(first, again):
+    """Each primary test of both confirmatory parts in both runs (``first``
+    and ``again``: the reports' results by part): part, the test, both
+    estimates with their intervals and outcomes, and whether the outcomes
+    are the same."""
+    rows = []
+    for name, label in _PARTS.items():
+        if name not in first or name not in again:
+            continue
+        both = first[name]["tests"].merge(
+            again[name]["tests"], on=_KEYS, suffixes=(" first", " again")
+        )
+        for _, row in both.iterrows():
+            rows.append(
+                {
+                    "part": label,
+                    **{key: row[key] for key in _KEYS},
+                    "first run": _result(row, " first"),
+                    "replication": _result(row, " again"),
+                    "same outcome": row["outcome first"] == row["outcome again"],
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["part", *_KEYS, "first run", "replication", "same outcome"]
+    )
+
+
+def _result(row, suffix):
+    return words.result(
+        {
+            "estimate": row[f"estimate{suffix}"],
+            "ci low": row[f"ci low{suffix}"],
+            "ci high": row[f"ci high{suffix}"],
+            "outcome": row[f"outcome{suffix}"],
+        }
+    )
+
+
+def differing_verdicts(first, again):
+    """The claims whose verdict (its word) differs between the runs:
+    (part, claim, first, replication)."""
+    found = []
+    for name, label in _PARTS.items():
+        if name not in first or name not in again:
+            continue
+        one = first[name]["verdicts"].set_index("claim")["verdict"]
+        two = again[name]["verdicts"].set_index("claim")["verdict"]
+        for claim in one.index.intersection(two.index):
+            a, b = words.verdict_word(one[claim]), words.verdict_word(two[claim])
+            if a != b:
+                found.append((label, claim, a, b))
+    return found
+
+
+def run_commit(info):
+    """The one commit a run's parts ran at, and whether every part's files
+    were clean at its start and end; (None, False) where they differ."""
+    states = [s for part in info.get("code", {}).values() for s in part.values()]
+    commits = {s.get("commit") for s in states}
+    clean = bool(states) and all(s.get("dirty") is False for s in states)
+    return (commits.pop() if len(commits) == 1 else None), clean
+
+
+def agreement(table):
+    """(tests with the same outcome in both runs, tests) of a
+    :func:`comparison` table."""
+    return int(table["same outcome"].sum()), len(table)
