@@ -112,6 +112,33 @@ def test_the_demo_sets_its_verdict_beside_the_committed_one(tiny_demo, tmp_path)
     assert "This demo agrees with it." in text
 
 
+def test_the_demo_says_whether_its_fits_are_the_replications(tiny_demo, tmp_path):
+    """Beside a replication holding the demo's fits, the demo says its fits
+    are the committed ones; a changed best epoch is a difference; a demo on
+    other settings compares nothing with it."""
+    fits = tiny_demo.fits.assign(sweep="arms")
+    (tmp_path / "replication").mkdir()
+    fits.to_csv(tmp_path / "seq_arms.csv", index=False)
+    fits.to_csv(tmp_path / "replication" / "seq_arms.csv", index=False)
+    test = tiny_demo.test
+    row = {"claim": test["claim"], "quantity": test["quantity"]}
+    row |= {"comparison": test["comparison"], "estimate": 0.08, "ci low": 0.07}
+    row |= {"ci high": 0.09, "outcome": "holds", "n": 99}
+    pd.DataFrame([row]).to_csv(tmp_path / "tests_2_primary.csv", index=False)
+    found = demo_module._committed(tiny_demo.fits, test, tmp_path)
+    assert found["replication"]["identical"]
+    protocol = dataclasses.replace(tiny_demo, committed=found, fixed={})
+    assert "the demo's fits are the committed ones" in "\n".join(protocol.lines())
+    shrunk = dataclasses.replace(tiny_demo, committed=found)
+    assert "they are not compared with them" in "\n".join(shrunk.lines())
+    fits.loc[0, "best_epoch"] += 1
+    fits.to_csv(tmp_path / "replication" / "seq_arms.csv", index=False)
+    found = demo_module._committed(tiny_demo.fits, test, tmp_path)
+    assert not found["replication"]["identical"]
+    changed = dataclasses.replace(tiny_demo, committed=found, fixed={})
+    assert "differ from the demo's" in "\n".join(changed.lines())
+
+
 @pytest.mark.parametrize(
     "result, outcome",
     [

@@ -294,6 +294,25 @@ class TestCommittedReplication:
         assert "the demo's fits are the committed ones" in "\n".join(result.lines())
 
 
+@pytest.mark.skipif(
+    not (REPLICATION / "seq_arms.csv").is_file(), reason="no replication committed"
+)
+def test_the_user_guides_example_of_a_changed_fit_is_the_csvs():
+    """reproducing.md's example (seed 3000's gated fit on rings) quotes
+    both runs' rows."""
+    text = (ROOT / "docs" / "user_guide" / "reproducing.md").read_text()
+    said = re.search(
+        r"seed 3000's gated fit on rings:\s+([0-9.]+) there, ([0-9.]+) now", text
+    )
+    values = []
+    for folder in (RESULTS, REPLICATION):
+        arms = pd.read_csv(folder / "seq_arms.csv")
+        row = arms[(arms["seed"] == 3000) & (arms["gate"] == "multiplicative")
+                   & (arms["shape"] == "rings")]  # fmt: skip
+        values.append(f"{row['accuracy'].iloc[0]:.3f}")
+    assert said is not None and list(said.groups()) == values
+
+
 def _cheapest(files):
     """The table of ``files`` whose rows cost least to fit (fewest epochs
     times rows), and two of its rows."""

@@ -261,6 +261,11 @@ class DemoResult:
         r = (self.committed or {}).get("replication")
         if r is None:
             return []
+        if self.fixed:
+            return [
+                "The replication's rows are the protocol's fits; these take other "
+                "settings, so they are not compared with them."
+            ]
         if r["matched"] == 0:
             return ["The replication has no rows for these fits."]
         if r["identical"]:
