@@ -427,7 +427,10 @@ def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypat
             r"rows \[2\] are not rows of coin_fits.csv: it has rows 0 to 1",
         ),
         ({"rows": [0], "sample": 1}, "give rows or sample, not both"),
-        ({"rtol": -1}, "rtol must be a number >= 0; got -1"),
+        ({"rtol": -1}, "rtol must be a finite number >= 0; got -1"),
+        ({"rows": "0"}, "rows must be a non-empty list of row numbers"),
+        ({"files": "coin_fits.csv"}, "files must be a list of file names"),
+        ({"sample": 0}, "sample must be an int >= 1"),
     ],
 )
 def test_replay_refuses_what_it_cannot_replay(
@@ -438,7 +441,7 @@ def test_replay_refuses_what_it_cannot_replay(
     monkeypatch.setattr(parts, "PARTS", (coin.PART,))
     out = tmp_path / "run"
     pipeline.reproduce(out, design=StudyDesign.quick())
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((ValueError, TypeError), match=message):
         replay.replay(out, progress=False, **kwargs)
 
 

@@ -118,8 +118,10 @@ def add_commands(commands):
     replay.add_argument(
         "--from",
         dest="source",
-        default=str(RESULTS),
-        help="the run's folder (default: the repository's benchmarks/results)",
+        default=str(RESULTS / "replication"),
+        help="the run's folder (default: the repository's "
+        "benchmarks/results/replication, whose rows this code fitted; the first "
+        "run's, benchmarks/results, came from earlier code)",
     )
     replay.add_argument(
         "--file",
@@ -286,7 +288,6 @@ def check_report(args, commands):
 
 
 def check_replay(args, commands):
-    check_report(args, commands)
     check_jobs(args, commands.error)
     if args.rows is not None:
         try:
@@ -302,6 +303,7 @@ def check_replay(args, commands):
         commands.error(f"--sample must be >= 0 (0: every row); got {args.sample}.")
     if not args.rtol >= 0 or args.rtol == float("inf"):
         commands.error(f"--rtol must be a finite number >= 0; got {args.rtol}.")
+    check_report(args, commands)  # the folder last: the values are the user's
 
 
 #: Each of the study's commands' checks of its arguments' values.

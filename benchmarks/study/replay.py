@@ -14,6 +14,7 @@ platform, where floating-point sums may round otherwise.
 """
 
 import tempfile
+from numbers import Integral, Real
 from pathlib import Path
 
 import numpy as np
@@ -21,15 +22,19 @@ import pandas as pd
 
 from . import parts as registry
 from . import pipeline, runfiles, sweeps
+from .commands import check_n_jobs
 from .part import Job
 from .parts.exploratory import load_design
 from .parts.toy_datasets import PART as TOY_PART
 from .paths import RESULTS
+from .replication import REPLICATION
 
-__all__ = ["RTOL", "recorded_job", "replay", "replay_lines", "replayable"]
+__all__ = ["REPLAYED", "RTOL", "recorded_job", "replay", "replay_lines", "replayable"]
 
 #: Relative tolerance by default: none, the same number as the CSV writes it.
 RTOL = 0.0
+#: The run replayed by default: the replication, whose rows this code fitted.
+REPLAYED = RESULTS / REPLICATION
 #: The command lines a run records, by the name it had then.
 _COMMANDS = ("python -m study reproduce", "python -m skgate reproduce")
 
@@ -57,6 +62,11 @@ def recorded_job(folder, info):
         return flags[flags.index(flag) + 1] if flag in flags else default
 
     seeds = value("--seeds", None)
+    if seeds is not None and not seeds.isdigit():
+        raise ValueError(
+            f"{folder / 'run.json'}: its command {command!r} gives --seeds "
+            f"{seeds!r}, not a whole number."
+        )
     job = pipeline.make_job(
         folder,
         quick="--quick" in flags,
@@ -93,9 +103,41 @@ def replayable(folder):
     return tables
 
 
+def _check(files, rows, sample, seed, rtol, progress):
+    """replay's arguments, each refused by name with what it allows."""
+    if files is not None and (
+        not isinstance(files, list | tuple)
+        or not all(isinstance(f, str) for f in files)
+    ):
+        raise TypeError(f"files must be a list of file names; got {files!r}.")
+    if rows is not None and (
+        not isinstance(rows, list | tuple)
+        or not all(isinstance(r, Integral) and not isinstance(r, bool) for r in rows)
+        or not rows
+    ):
+        raise TypeError(f"rows must be a non-empty list of row numbers; got {rows!r}.")
+    if sample is not None and (
+        isinstance(sample, bool) or not isinstance(sample, Integral) or sample < 1
+    ):
+        raise ValueError(
+            f"sample must be an int >= 1 (or None: every row); got {sample!r}."
+        )
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0; got {seed!r}.")
+    if (
+        isinstance(rtol, bool)
+        or not isinstance(rtol, Real)
+        or not 0 <= rtol < float("inf")
+    ):
+        raise ValueError(f"rtol must be a finite number >= 0; got {rtol!r}.")
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be True or False; got {progress!r}.")
+
+
 def _chosen(tables, folder, files, rows, sample, seed):
-    """(file, row, job) for each row asked for."""
-    files = list(tables) if files is None else list(files)
+    """(file, row, job) for each row asked for (each row once)."""
+    files = list(tables) if files is None else list(dict.fromkeys(files))
+    rows = None if rows is None else [int(r) for r in dict.fromkeys(rows)]
     unknown = [f for f in files if f not in tables]
     if unknown:
         raise ValueError(
@@ -176,8 +218,10 @@ def replay(
 
     Parameters
     ----------
-    folder : path, default: the repository's benchmarks/results
-        A run's folder (its run.json and CSVs).
+    folder : path, default: the repository's benchmarks/results/replication
+        A run's folder (its run.json and CSVs). The default is the
+        replication, whose rows this code fitted; the first run's
+        (benchmarks/results) came from earlier code and differ.
     files : list of str, optional
         Its fitted tables to replay (default: all, :func:`replayable`).
     rows : list of int, optional
@@ -190,7 +234,8 @@ def replay(
     n_jobs : int, default=1
         joblib's workers; the rows do not depend on it.
     rtol : float, default=0.0
-        Relative tolerance; 0: the same number as the CSV writes it.
+        Relative tolerance, finite and >= 0; 0: the same number as the CSV
+        writes it.
     progress : bool, default=True
         A progress bar on stderr, counting fits.
 
@@ -202,9 +247,9 @@ def replay(
         ``largest`` (the largest difference: column, committed and refit
         values).
     """
-    folder = Path(RESULTS if folder is None else folder)
-    if isinstance(rtol, bool) or not isinstance(rtol, int | float) or not rtol >= 0:
-        raise ValueError(f"rtol must be a number >= 0; got {rtol!r}.")
+    folder = Path(REPLAYED if folder is None else folder)
+    _check(files, rows, sample, seed, rtol, progress)
+    check_n_jobs(n_jobs)
     tables = {
         file: jobs
         for files in replayable(folder).values()
