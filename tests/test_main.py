@@ -1202,14 +1202,16 @@ def test_an_interrupted_pilot_removes_the_folder_it_made(tmp_path, monkeypatch, 
 
 
 @pytest.mark.parametrize(
-    "extra", [["--quick"], ["--part", "sequences"]], ids=["quick", "part"]
+    "extra",
+    [["--quick", "--toy"], ["--part", "sequences"], [], ["--toy", "--seeds", "5"]],
+    ids=["quick", "part", "no toy", "seeds"],
 )
 def test_a_replication_is_of_the_whole_run(extra, tmp_path, capsys):
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as stop:
         main(["reproduce", "--replication", *extra, "--out", str(out)])
     assert stop.value.code == 2
-    assert "--replication runs the whole confirmatory study" in capsys.readouterr().err
+    assert "--replication runs the whole study" in capsys.readouterr().err
     assert not out.exists()
 
 

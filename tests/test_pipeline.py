@@ -128,7 +128,7 @@ def test_a_replication_says_so_and_how_long_it_took(coin, tmp_path, monkeypatch)
     command, with the whole run's wall time (at least its parts')."""
     monkeypatch.setattr(parts, "PARTS", (coin.PART,))
     out = tmp_path / "run"
-    pipeline.reproduce(out, design=StudyDesign.quick(), replication=True)
+    pipeline.reproduce(out, design=StudyDesign.quick(), replication=True, toy=True)
     info = json.loads((out / "run.json").read_text())
     assert info["replication"] is True
     assert info["total seconds"] >= sum(info["seconds"].values()) > 0
@@ -266,6 +266,8 @@ def test_the_parts_run_and_render_in_the_registrys_order():
         ({"part": "sequences", "toy": True}, "toy=True runs with part='all' only"),
         ({"part": "sequences", "replication": True}, "replication runs the whole"),
         ({"quick": True, "replication": True}, "replication runs the whole"),
+        ({"replication": True}, "replication runs the whole"),  # without toy
+        ({"replication": True, "toy": True, "seeds": 5}, "replication runs the whole"),
     ],
 )
 def test_reproduce_refuses_what_it_cannot_run(kwargs, message, tmp_path):
@@ -415,7 +417,10 @@ def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypat
     assert cli.main(["replay", "--from", str(out), "--sample", "0"]) == 1
     # A tolerance as wide as the change lets it pass, a narrower one does not.
     wide = replay.replay(out, rows=[1], rtol=0.5, progress=False)
-    assert wide["identical"].all()
+    assert wide["agrees"].all() and not wide["identical"].any()
+    assert "agrees within 0.5; differs in accuracy" in "\n".join(
+        replay.replay_lines(wide, out, 0.5)
+    )
 
 
 @pytest.mark.parametrize(
@@ -429,7 +434,8 @@ def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypat
         ({"rows": [0], "sample": 1}, "give rows or sample, not both"),
         ({"rtol": -1}, "rtol must be a finite number >= 0; got -1"),
         ({"rows": "0"}, "rows must be a non-empty list of row numbers"),
-        ({"files": "coin_fits.csv"}, "files must be a list of file names"),
+        ({"files": "coin_fits.csv"}, "files must be a non-empty list of file names"),
+        ({"files": []}, "files must be a non-empty list of file names"),
         ({"sample": 0}, "sample must be an int >= 1"),
     ],
 )
@@ -443,6 +449,40 @@ def test_replay_refuses_what_it_cannot_replay(
     pipeline.reproduce(out, design=StudyDesign.quick())
     with pytest.raises((ValueError, TypeError), match=message):
         replay.replay(out, progress=False, **kwargs)
+
+
+def test_replay_refuses_a_run_with_nothing_to_compare(coin, tmp_path, monkeypatch):
+    """A folder without run.json, and a run whose recorded part's table is
+    gone, are refused by name: nothing is called identical."""
+    from study import replay
+
+    monkeypatch.setattr(parts, "PARTS", (coin.PART,))
+    with pytest.raises(ValueError, match="holds no run.json"):
+        replay.replay(tmp_path, progress=False)
+    out = tmp_path / "run"
+    pipeline.reproduce(out, design=StudyDesign.quick())
+    (out / "coin_fits.csv").unlink()
+    with pytest.raises(
+        ValueError, match="coin_fits.csv missing in .*the coin part ran"
+    ):
+        replay.replay(out, progress=False)
+
+
+@pytest.mark.parametrize(
+    "command, problem",
+    [
+        ("python -m study reproducefoo", "it names another command"),
+        ("python -m study reproduce --part bogus", "invalid choice"),
+        ("python -m study reproduce --seeds 99999999999999999999", "is not from 2"),
+        ("python -m study reproduce --colour red", "options reproduce does not take"),
+    ],
+)
+def test_replay_refuses_a_command_reproduce_would_refuse(command, problem, tmp_path):
+    from study import replay
+
+    with pytest.raises(ValueError, match="is not one reproduce runs") as found:
+        replay.recorded_job(tmp_path, {"command": command})
+    assert problem in str(found.value)
 
 
 def test_replay_reads_the_job_from_the_recorded_command(tmp_path):

@@ -125,9 +125,12 @@ def test_the_replication_table_says_where_outcomes_differ():
     assert "gated > ungated" in line and "(no effect)" in line
     assert "C1 (part 1) reproduced -> not reproduced" in line
     assert "7,200 s (2.0 h)" in line and "`aaaaaaa`" in line
-    section = "\n".join(render_replication.section(first, again, info))
+    section = "\n".join(render_replication.section(first, again, info, {}))
     assert "they differ in 1: C1 accuracy gated > ungated" in section
     assert "its files clean at the start and end of every part" in section
+    assert "The first run's rows came from earlier code" in section
+    ran = render_replication.section(first, again, info, info)
+    assert "The first run ran at `aaaaaaaaaaaa`." in "\n".join(ran)
 
 
 # -- the committed report holds the rules -----------------------------------------

@@ -15,7 +15,7 @@ from joblib import delayed
 
 from . import words
 from .facts import SCORE_MARGIN, STUDY_GATES
-from .sequences import task_label
+from .sequences import learned_nothing, task_label
 from .sweeps import BASELINE_MAX_ITER, parallel_rows, run_attainable
 
 __all__ = [
@@ -100,7 +100,8 @@ def not_learning(arm_table, attainable, margin=SCORE_MARGIN):
             "majority class": majority[row["task"]],
         }
         for _, row in arm_table.iterrows()
-        if row["task"] in majority and row["accuracy"] - majority[row["task"]] < margin
+        if row["task"] in majority
+        and learned_nothing(row["accuracy"], majority[row["task"]], margin)
     ]
     return pd.DataFrame(rows, columns=["task", "arm", "accuracy", "majority class"])
 

@@ -211,7 +211,7 @@ def _replay_command(args, parser):
         log("interrupted; the replay wrote nothing")
         return 130
     print("\n".join(replay.replay_lines(frame, args.source, args.rtol)))
-    return 0 if frame["identical"].all() else 1
+    return 0 if frame["agrees"].all() else 1
 
 
 def main(argv=None):

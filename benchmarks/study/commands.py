@@ -244,10 +244,13 @@ def check_reproduce(args, commands):
             "--seeds with --part sequences needs --quick: the confirmatory run "
             "takes the seeds docs/protocol-2.md fixed."
         )
-    if args.replication and (args.quick or args.part != "all"):
+    if args.replication and (
+        args.quick or args.part != "all" or args.seeds is not None or not args.toy
+    ):
         fail(
-            "--replication runs the whole confirmatory study (--part all, not "
-            "--quick); a replication of a part or a pilot-sized run is none."
+            "--replication runs the whole study as the first run ran it (--part "
+            "all and --toy, without --quick or --seeds); a replication of a part, "
+            "of other seeds or of a pilot-sized run is none."
         )
     if args.toy and args.part != "all":
         fail(

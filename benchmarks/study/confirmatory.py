@@ -245,14 +245,14 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None, untested=None):
     test); ``peaks``: for each trend test whose mean peaks inside its grid,
     "peaks at alpha 0.5" (else None).
 
-    A claim is **contradicted** when a test is reversed. When every test
-    holds, only tests that could fail and are not ``untested`` count: it
-    is **reproduced** if there is one and each rises where it says
-    "rises", **partly reproduced** when such a trend peaks inside the
-    grid, **consistent by construction** when every test holds by
-    construction, and **not tested** when no test counts and one is
-    untested. Else **not reproduced** when a test shows no effect, else
-    **inconclusive**.
+    Only the tests that count decide: those that could fail and are not
+    ``untested``. Without one, a claim is **not tested** (a test is
+    untested, or a fixed test did not even hold) or **consistent by
+    construction** (every test fixed and holding). With them, it is
+    **contradicted** when one is reversed; **reproduced** when each holds
+    and rises where it says "rises", **partly reproduced** when such a
+    trend peaks inside the grid; **not reproduced** when one shows no
+    effect, else **inconclusive**. The tally counts every test.
 
     Examples
     --------
@@ -262,23 +262,28 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None, untested=None):
     'consistent by construction (its 1 test could not fail)'
     >>> claim_verdict(["holds"], ["accuracy"], untested=["gated did not learn"])
     'not tested (gated did not learn; 1 of 1 tests hold)'
+    >>> claim_verdict(["reversed"], ["accuracy"], untested=["gated did not learn"])
+    'not tested (gated did not learn; 0 of 1 tests hold)'
     """
     n = len(results)
     fixed = [False] * n if fixed is None else list(fixed)
     peaks = [None] * n if peaks is None else list(peaks)
     untested = [None] * n if untested is None else list(untested)
-    named = list(zip(comparisons, results, strict=True))
+    held = sum(r == HOLDS for r in results)
+    counting = [i for i in range(n) if not fixed[i] and untested[i] is None]
+    if not counting:
+        return _none_counts(n, held, fixed, untested)
+    named = [(comparisons[i], results[i]) for i in counting]
     reversed_ = [c for c, r in named if r == REVERSED]
     absent = [c for c, r in named if r == NO_EFFECT]
-    held = sum(r == HOLDS for r in results)
     aside = _untested_aside(untested)
     if reversed_:
         return (
             f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold"
             f"{aside})"
         )
-    if held == n:
-        return _all_hold(n, fixed, peaks, untested)
+    if all(r == HOLDS for _, r in named):
+        return _all_hold(n, held, fixed, [peaks[i] for i in counting], untested)
     if absent:
         return (
             f"not reproduced (no effect: {'; '.join(absent)}; {held} of {n} hold"
@@ -287,6 +292,28 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None, untested=None):
     return (
         f"inconclusive ({held} of {n} hold, the rest neither shown nor ruled out"
         f"{aside})"
+    )
+
+
+def _none_counts(n, held, fixed, untested):
+    """The verdict of a claim none of whose tests decides: "not tested"
+    where one is untested (or a fixed one did not hold), else "consistent
+    by construction"."""
+    n_fixed = sum(bool(f) for f in fixed)
+    by_construction = f"; {n_fixed} by construction" if n_fixed else ""
+    reasons = list(dict.fromkeys(u for u in untested if u is not None))
+    if reasons:
+        return (
+            f"not tested ({'; '.join(reasons)}; {held} of {n} tests hold"
+            f"{by_construction})"
+        )
+    why = list(dict.fromkeys(f for f in fixed if isinstance(f, str)))
+    said = f": {'; '.join(why)}" if why else ""
+    if held < n:
+        return f"not tested (its tests could not fail{said}; yet {held} of {n} hold)"
+    could_not = "its 1 test" if n == 1 else f"none of its {n} tests"
+    return (
+        f"consistent by construction ({could_not} could {'not ' * (n == 1)}fail{said})"
     )
 
 
@@ -337,32 +364,19 @@ def claim_verdicts(
     return pd.DataFrame(rows)
 
 
-def _all_hold(n, fixed, peaks, untested):
-    """The verdict of a claim whose ``n`` tests all hold: only those that
-    could fail (not ``fixed``) and decide something (not ``untested``)
-    count; ``peaks``: its trends whose mean peaks inside the grid."""
+def _all_hold(n, held, fixed, peaks, untested):
+    """The verdict of a claim whose tests that count all hold (``peaks``:
+    theirs, where a trend's mean peaks inside the grid)."""
     n_fixed = sum(bool(f) for f in fixed)
-    reasons = [f for f in fixed if isinstance(f, str)]
-    counting = [
-        i for i in range(n) if not fixed[i] and untested[i] is None
-    ]  # fmt: skip
-    by_construction = f"; {n_fixed} by construction" if n_fixed else ""
-    if not counting:
-        if any(u is not None for u in untested):
-            said = "; ".join(dict.fromkeys(u for u in untested if u is not None))
-            return f"not tested ({said}; {n} of {n} tests hold{by_construction})"
-        why = f": {'; '.join(dict.fromkeys(reasons))}" if reasons else ""
-        could_not = "its 1 test" if n == 1 else f"none of its {n} tests"
-        return (
-            f"consistent by construction ({could_not} could "
-            f"{'not ' * (n == 1)}fail{why})"
-        )
-    aside = by_construction + _untested_aside(untested)
-    peaked = [peaks[i] for i in counting if peaks[i] is not None]
+    aside = f"; {n_fixed} by construction" if n_fixed else ""
+    aside += _untested_aside(untested)
+    peaked = [p for p in peaks if p is not None]
     if peaked:
-        return f"partly reproduced ({'; '.join(peaked)}; {n} of {n} tests hold{aside})"
-    if len(counting) < n:
-        k = len(counting)
+        return (
+            f"partly reproduced ({'; '.join(peaked)}; {held} of {n} tests hold{aside})"
+        )
+    if len(peaks) < n:
+        k = len(peaks)
         return f"reproduced ({k} of {k} tests that could fail hold{aside})"
     return f"reproduced ({n} of {n} tests hold)"
 

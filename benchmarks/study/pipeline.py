@@ -222,10 +222,11 @@ def reproduce(
     _check_arguments(out, quick, seeds, n_jobs, design, user_guide, part, toy)
     if replication is not True and replication is not False:
         raise TypeError(f"replication must be True or False; got {replication!r}.")
-    if replication and (quick or part != "all"):
+    if replication and (quick or part != "all" or seeds is not None or not toy):
         raise ValueError(
-            "replication runs the whole confirmatory study (part='all', not "
-            "quick); a replication of a part or a pilot-sized run is none."
+            "replication runs the whole study as the first run ran it "
+            "(part='all' and toy=True, without quick or seeds); a replication "
+            "of a part, of other seeds or of a pilot-sized run is none."
         )
     start = time.perf_counter()
     problem = protocols_problem(protocols)

@@ -37,8 +37,9 @@ def findings_line(first, again, info):
     """The Findings' line: how many primary outcomes the replication gave
     again, which differ, and which claims' verdicts differ."""
     table = comparison(first, again)
-    commit, _ = run_commit(info)
+    commit, clean = run_commit(info)
     at = f"at `{commit[:7]}`" if commit else "at no single recorded commit"
+    at += "" if clean or not commit else ", its files changed"
     seconds = info.get("total seconds")
     took = f", {duration(seconds)}" if seconds is not None else ""
     same, total = agreement(table)
@@ -57,9 +58,25 @@ def findings_line(first, again, info):
     return line + "."
 
 
-def section(first, again, info):
+def _first_code(first_info):
+    """What the first run's run.json says of its code, in words."""
+    commit, clean = run_commit(first_info)
+    if not first_info.get("code"):
+        return (
+            "The first run's rows came from earlier code (its run.json records "
+            "no commit), which this code does not give again fit for fit."
+        )
+    if commit is None:
+        return "The first run's parts ran at more than one commit (its run.json)."
+    return f"The first run ran at `{commit[:12]}`" + (
+        "." if clean else ", though its files differed from it."
+    )
+
+
+def section(first, again, info, first_info):
     """The report's section on the replication: where it ran, how long it
-    took, and the primary tests of both runs side by side."""
+    took, and the primary tests of both runs side by side (``info``: the
+    replication's run.json, ``first_info``: the first run's)."""
     table = comparison(first, again)
     commit, clean = run_commit(info)
     if commit:
@@ -69,7 +86,11 @@ def section(first, again, info):
             else ", though its files differed from it (run.json's 'code')"
         )
     else:
-        code = "at no single recorded commit (run.json's 'code')"
+        commits = sorted(
+            {str(s.get("commit"))[:12] for p in info.get("code", {}).values()
+             for s in p.values()}
+        )  # fmt: skip
+        code = f"at no single recorded commit (run.json's 'code': {', '.join(commits)})"
     seconds = info.get("total seconds")
     took = f" in {duration(seconds)}" if seconds is not None else ""
     same, total = agreement(table)
@@ -84,12 +105,10 @@ def section(first, again, info):
         "the replication plan (`docs/replication.md`), committed before it "
         "ran. It replicates the pre-registered protocols; the study's "
         "confirmatory outcomes stay the first run's above, which were "
-        "pre-registered and audited. The replication's rows are this code's: "
-        f"`PYTHONPATH=benchmarks python -m study replay --from "
-        f"benchmarks/results/{REPLICATION}` fits any of them again and compares "
-        "it cell by cell. The first run's rows came from earlier code (its "
-        "run.json records no commit), which this code does not give again "
-        "fit for fit.",
+        "pre-registered and audited. `PYTHONPATH=benchmarks python -m study "
+        f"replay --from DIR/{REPLICATION}` (DIR: this report's folder) fits any "
+        "of the replication's rows again and compares it cell by cell. "
+        + _first_code(first_info),
         "",
         "Each primary test in both runs (estimate [95 % interval] (outcome)):",
         "",

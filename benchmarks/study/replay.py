@@ -13,6 +13,9 @@ means the same text in every cell. ``rtol`` loosens that for another
 platform, where floating-point sums may round otherwise.
 """
 
+import argparse
+import contextlib
+import io
 import tempfile
 from numbers import Integral, Real
 from pathlib import Path
@@ -22,7 +25,7 @@ import pandas as pd
 
 from . import parts as registry
 from . import pipeline, runfiles, sweeps
-from .commands import check_n_jobs
+from .commands import add_commands, check_n_jobs
 from .part import Job
 from .parts.exploratory import load_design
 from .parts.toy_datasets import PART as TOY_PART
@@ -56,30 +59,50 @@ def recorded_job(folder, info):
             f"{folder / 'run.json'}: its command {command!r} is not a run of "
             f"{_COMMANDS[0]!r}; replay reads the settings from that command."
         )
-    flags = command[len(head) :].split()
-
-    def value(flag, default):
-        return flags[flags.index(flag) + 1] if flag in flags else default
-
-    seeds = value("--seeds", None)
-    if seeds is not None and not seeds.isdigit():
-        raise ValueError(
-            f"{folder / 'run.json'}: its command {command!r} gives --seeds "
-            f"{seeds!r}, not a whole number."
-        )
+    args = _read_command(command, head, folder)
     job = pipeline.make_job(
         folder,
-        quick="--quick" in flags,
-        seeds=None if seeds is None else int(seeds),
+        quick=args.quick,
+        seeds=args.seeds,
         n_jobs=1,
         design=None,
-        part=value("--part", "all"),
+        part=args.part,
         toy=toy,
-        replication="--replication" in flags,
+        replication=args.replication,
     )
     if design is not None and job.design is not None:
         job.design = design  # the design as the run recorded it
     return job
+
+
+def _read_command(command, head, folder):
+    """The options of a recorded ``reproduce`` command, read by the study's
+    own parser; a command it would refuse is a ValueError naming run.json."""
+    parser = argparse.ArgumentParser(prog="study", exit_on_error=False, add_help=False)
+    add_commands(parser.add_subparsers(dest="command"))
+    rest = command[len(head) :]
+    problem = None
+    if rest and not rest.startswith(" "):
+        problem = "it names another command"
+    else:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):  # argparse's own words
+                args, extra = parser.parse_known_args(["reproduce", *rest.split()])
+        except (argparse.ArgumentError, SystemExit) as exc:
+            lines = said.getvalue().strip().splitlines()
+            problem = (lines[-1] if lines else str(exc)).split("error: ")[-1]
+        else:
+            if extra:
+                problem = f"it has options reproduce does not take: {extra}"
+            elif args.seeds is not None and not 2 <= args.seeds <= pipeline.MAX_SEEDS:
+                problem = f"--seeds {args.seeds} is not from 2 to {pipeline.MAX_SEEDS}"
+    if problem is not None:
+        raise ValueError(
+            f"{folder / 'run.json'}: its command {command!r} is not one reproduce "
+            f"runs ({problem}); replay reads the settings from that command."
+        )
+    return args
 
 
 def replayable(folder):
@@ -87,19 +110,32 @@ def replayable(folder):
     part: part name -> {file name -> the joblib jobs of its rows, in row
     order}, for each part the run ran."""
     folder = Path(folder)
+    if not (folder / "run.json").is_file():
+        raise ValueError(
+            f"{folder} holds no run.json: replay needs the folder of a run of "
+            "python -m study reproduce."
+        )
     info = runfiles.load_info(folder)
     job = recorded_job(folder, info)
+    ran = info.get("parts")  # which parts ran, where run.json says
+    words = job.command.split()  # the part a run of one part ran
+    asked = words[words.index("--part") + 1] if "--part" in words else None
     tables = {}
     for part in registry.PARTS:
-        if not part.runs(job):
+        if not part.runs(job) or asked not in (None, part.name):
             continue
-        files = {
-            file: jobs
-            for file, jobs in part.refits(job).items()
-            if (folder / file).is_file()
-        }
-        if files:
-            tables[part.name] = files
+        refits = part.refits(job)
+        present = {f: jobs for f, jobs in refits.items() if (folder / f).is_file()}
+        missing = [f for f in refits if f not in present]
+        if missing and (present or (ran is not None and part.name in ran)):
+            raise ValueError(
+                f"{', '.join(missing)} missing in {folder}: the {part.name} part "
+                "ran there, so its tables are incomplete; nothing to compare."
+            )
+        if present:
+            tables[part.name] = present
+    if not tables:
+        raise ValueError(f"the run in {folder} holds no fitted table to replay.")
     return tables
 
 
@@ -108,8 +144,9 @@ def _check(files, rows, sample, seed, rtol, progress):
     if files is not None and (
         not isinstance(files, list | tuple)
         or not all(isinstance(f, str) for f in files)
+        or not files
     ):
-        raise TypeError(f"files must be a list of file names; got {files!r}.")
+        raise TypeError(f"files must be a non-empty list of file names; got {files!r}.")
     if rows is not None and (
         not isinstance(rows, list | tuple)
         or not all(isinstance(r, Integral) and not isinstance(r, bool) for r in rows)
@@ -243,7 +280,8 @@ def replay(
     -------
     pandas.DataFrame
         One row per refitted row: ``file``, ``row``, ``identical`` (every
-        cell the same within ``rtol``), ``columns`` (those that differ),
+        cell the same as the CSV writes it), ``agrees`` (every number within
+        ``rtol``), ``columns`` (those that differ),
         ``largest`` (the largest difference: column, committed and refit
         values).
     """
@@ -252,8 +290,8 @@ def replay(
     check_n_jobs(n_jobs)
     tables = {
         file: jobs
-        for files in replayable(folder).values()
-        for file, jobs in files.items()
+        for by_part in replayable(folder).values()
+        for file, jobs in by_part.items()
     }
     chosen = _chosen(tables, folder, files, rows, sample, seed)
     refits = sweeps.parallel_rows(
@@ -270,13 +308,15 @@ def replay(
         committed = runfiles.read_csv(folder / file, count_seeds=False)
         written = _as_written([refit for _, refit in pairs])
         for position, (row, _) in enumerate(pairs):
-            found = _differences(committed.iloc[row], written.iloc[position], rtol)
+            found = _differences(committed.iloc[row], written.iloc[position], 0.0)
+            beyond = _differences(committed.iloc[row], written.iloc[position], rtol)
             largest = max(found, key=lambda d: d[3]) if found else None
             results.append(
                 {
                     "file": file,
                     "row": row,
                     "identical": not found,
+                    "agrees": not beyond,
                     "columns": ", ".join(str(d[0]) for d in found),
                     "largest": ""
                     if largest is None
@@ -284,23 +324,25 @@ def replay(
                 }
             )
     return pd.DataFrame(
-        results, columns=["file", "row", "identical", "columns", "largest"]
+        results, columns=["file", "row", "identical", "agrees", "columns", "largest"]
     )
 
 
 def replay_lines(frame, folder, rtol=RTOL):
-    """The replay's report: a line per row, then the count."""
-    what = (
-        "the same number in every cell, as the CSV writes it (10 significant digits)"
-        if rtol == 0
-        else f"every number within a relative {rtol:g} of the CSV's"
-    )
-    lines = [f"Replay of {len(frame)} rows of {folder} ({what}):"]
+    """The replay's report: a line per row, then the counts."""
+    what = "the same number in every cell, as the CSV writes it (10 significant digits)"
+    if rtol:
+        what += f"; within a relative {rtol:g} it agrees"
+    lines = [f"Replay of {len(frame)} row(s) of {folder} ({what}):"]
     for row in frame.itertuples(index=False):
         verdict = "identical"
         if not row.identical:
             verdict = f"differs in {row.columns} ({row.largest})"
+            verdict = f"agrees within {rtol:g}; {verdict}" if row.agrees else verdict
         lines.append(f"  {row.file} row {row.row}: {verdict}")
-    same = int(frame["identical"].sum())
-    lines.append(f"{same} of {len(frame)} rows identical; {len(frame) - same} differ.")
+    same, agree = int(frame["identical"].sum()), int(frame["agrees"].sum())
+    counts = f"{same} of {len(frame)} identical"
+    if rtol:
+        counts += f", {agree - same} more within {rtol:g}"
+    lines.append(f"{counts}; {len(frame) - agree} differ.")
     return lines

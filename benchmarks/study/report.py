@@ -223,6 +223,12 @@ def _render(folder, out):
         staged = out / replication.REPLICATION
         staged.mkdir()
         again, again_info, _ = _render(beside, staged)
+        if again_info.get("replication") is not True:
+            raise ValueError(
+                f"{beside / 'run.json'} is not a replication's (it lacks "
+                '"replication": true, which reproduce --replication records); '
+                f"a run beside another in {replication.REPLICATION}/ must be one."
+            )
         _copy_linked_figures(beside, staged)
     findings = short_findings(report, info)
     if again is not None:
@@ -246,7 +252,7 @@ def _render(folder, out):
     for part in _rendered(report):
         lines += part.section(report[part.name], report, folder, info)
     if again is not None:
-        lines += render_replication.section(report, again, again_info)
+        lines += render_replication.section(report, again, again_info, info)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     return report, info, findings

@@ -290,7 +290,14 @@ def write_csv(frame, path):
 _CHECKOUT = REPOSITORY
 #: What "dirty" looks at: the code and what installs it, not the run's outputs
 #: (a run may write its CSVs into the checkout).
-_CODE_PATHS = ("skgate", "pyproject.toml", "constraints.txt")
+_CODE_PATHS = (
+    "skgate",
+    "benchmarks/study",
+    "docs/protocol.md",
+    "docs/protocol-2.md",
+    "pyproject.toml",
+    "constraints.txt",
+)
 
 
 def _git(*args, checkout):

@@ -60,6 +60,7 @@ from .stats import ALPHA_LEVEL
 
 __all__ = [
     "idle_fits",
+    "learned_nothing",
     "C2_CURVATURE",
     "CAP",
     "CONDITIONS",
@@ -540,7 +541,9 @@ def idle_fits(fits, attainable, short, margin=SCORE_MARGIN):
     for key, accuracy in means.items():
         where = dict(zip(keys, key, strict=True))
         task = where["task_label"]
-        if task not in majority or not accuracy - majority[task] < margin:
+        if task not in majority or not learned_nothing(
+            accuracy, majority[task], margin
+        ):
             continue
         extra = "".join(
             f" at {k} {where[k]:g}" for k in keys[2:] if not pd.isna(where[k])
@@ -548,6 +551,18 @@ def idle_fits(fits, attainable, short, margin=SCORE_MARGIN):
         arm = STUDY_GATES.arm_labels[where["gate"]]
         found.append(f"{arm}{extra} on {short(task)} ({accuracy:.3f})")
     return found
+
+
+def learned_nothing(accuracy, majority, margin=SCORE_MARGIN):
+    """Whether a mean ``accuracy`` is within ``margin`` of the ``majority``
+    class's rate, the margin included (0.5467 against 0.5267 is within
+    0.02, whatever the last bit of the float difference says).
+
+    >>> learned_nothing(164 / 300, 158 / 300), learned_nothing(0.55, 0.5267)
+    (True, False)
+    """
+    gap = accuracy - majority
+    return bool(gap < margin or np.isclose(gap, margin, rtol=0, atol=1e-12))
 
 
 def _varies(fits, key):

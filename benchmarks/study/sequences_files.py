@@ -44,7 +44,7 @@ def write_bayes(folder, sizes=(20_000, 1_000)):
     """seq_bayes.csv: the Bayes accuracy of every task the part's arms ran
     on, from the generator (:func:`study.claims.bayes_ceilings`;
     ``sizes``: rows and posterior draws per row)."""
-    from ..claims import bayes_ceilings
+    from .claims import bayes_ceilings
 
     folder = Path(folder)
     arms = pd.read_csv(folder / FILES["arms"])

@@ -146,8 +146,8 @@ def _alpha_fall(frames):
     after = ", ".join(f"{a:g}: {v:.3g}" for a, v in means.items() if a >= peak)
     return (
         f"the mean turning rate peaks at alpha {peak:g} ({at_peak} of "
-        f"{seeds} seeds) and falls after ({after}); its trend test holds "
-        "by construction"
+        f"{seeds} seeds) and falls after ({after}); its trend test could "
+        "not fail (its rise is the rise from alpha 0, where the gate is off)"
     )
 
 
@@ -560,7 +560,7 @@ def _first_lines(parts):
         f"**Copied tokens, uniform attention (part 1)**: {said}; {fixed} of "
         f"its {len(tests)} tests could not fail (ungated curvature is exactly "
         "0 there) and are checks, not evidence."
-        + (f" Against its claims (secondary): {beside}" if beside else "")
+        + (f" Against its claims (secondary): {beside}." if beside else "")
     ]
     return lines
 
