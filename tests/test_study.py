@@ -606,7 +606,11 @@ class TestReproduce:
         # The primary verdicts, one per claim.
         assert list(verdicts) == ["C1", "C2", "C3", "C4", "C5", "C6"]
         assert all(
-            re.match("(reproduced|not reproduced|contradicted|inconclusive) \\(", v)
+            re.match(
+                "(reproduced|partly reproduced|not reproduced|contradicted|"
+                "inconclusive|not tested|consistent by construction) \\(",
+                v,
+            )
             for v in verdicts.values()
         )
         # The exploratory study's: C1-C6, then the controls: 2 budgets, size,
