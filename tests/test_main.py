@@ -116,10 +116,12 @@ def test_the_demo_says_whether_its_fits_are_the_replications(tiny_demo, tmp_path
     """Beside a replication holding the demo's fits, the demo says its fits
     are the committed ones; a changed best epoch is a difference; a demo on
     other settings compares nothing with it."""
+    from study import runfiles
+
     fits = tiny_demo.fits.assign(sweep="arms")
     (tmp_path / "replication").mkdir()
-    fits.to_csv(tmp_path / "seq_arms.csv", index=False)
-    fits.to_csv(tmp_path / "replication" / "seq_arms.csv", index=False)
+    runfiles.write_csv(fits, tmp_path / "seq_arms.csv")  # as a run writes them
+    runfiles.write_csv(fits, tmp_path / "replication" / "seq_arms.csv")
     test = tiny_demo.test
     row = {"claim": test["claim"], "quantity": test["quantity"]}
     row |= {"comparison": test["comparison"], "estimate": 0.08, "ci low": 0.07}
@@ -132,7 +134,7 @@ def test_the_demo_says_whether_its_fits_are_the_replications(tiny_demo, tmp_path
     shrunk = dataclasses.replace(tiny_demo, committed=found)
     assert "they are not compared with them" in "\n".join(shrunk.lines())
     fits.loc[0, "best_epoch"] += 1
-    fits.to_csv(tmp_path / "replication" / "seq_arms.csv", index=False)
+    runfiles.write_csv(fits, tmp_path / "replication" / "seq_arms.csv")
     found = demo_module._committed(tiny_demo.fits, test, tmp_path)
     assert not found["replication"]["identical"]
     changed = dataclasses.replace(tiny_demo, committed=found, fixed={})

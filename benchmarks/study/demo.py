@@ -117,7 +117,8 @@ def _same_rows(frame, arms):
     (``arms``: its seq_arms.csv): rows matched, whether every measured
     number is the same, and the largest accuracy difference."""
     keys = ["shape", "gate", "seed"]
-    same = frame[[*keys, *_MEASURED]].merge(
+    written = runfiles.as_written(frame[[*keys, *_MEASURED]])  # as the CSV has it
+    same = written.merge(
         runfiles.read_csv(arms)[[*keys, *_MEASURED]],
         on=keys,
         suffixes=("", " committed"),

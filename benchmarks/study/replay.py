@@ -16,7 +16,6 @@ platform, where floating-point sums may round otherwise.
 import argparse
 import contextlib
 import io
-import tempfile
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -208,15 +207,6 @@ def _chosen(tables, folder, files, rows, sample, seed):
     return chosen
 
 
-def _as_written(rows):
-    """``rows`` (dicts) as the run's CSV holds them: written with its
-    writer and read back with its reader."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "rows.csv"
-        runfiles.write_csv(pd.DataFrame(rows), path)
-        return runfiles.read_csv(path, count_seeds=False)
-
-
 def _differences(committed, refit, rtol):
     """The columns where ``refit`` (a row) is not ``committed`` (a row) within
     ``rtol``: (column, committed value, refit value, relative difference)."""
@@ -306,7 +296,7 @@ def replay(
     results = []
     for file, pairs in by_file.items():
         committed = runfiles.read_csv(folder / file, count_seeds=False)
-        written = _as_written([refit for _, refit in pairs])
+        written = runfiles.as_written(pd.DataFrame([refit for _, refit in pairs]))
         for position, (row, _) in enumerate(pairs):
             found = _differences(committed.iloc[row], written.iloc[position], 0.0)
             beyond = _differences(committed.iloc[row], written.iloc[position], rtol)

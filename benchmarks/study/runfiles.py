@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,7 @@ from .paths import REPOSITORY
 
 __all__ = [
     "add_seconds",
+    "as_written",
     "code_changes",
     "code_state",
     "code_text",
@@ -281,6 +283,17 @@ def write_csv(frame, path):
     frame.drop(columns=TIMINGS, errors="ignore").to_csv(
         path, index=False, float_format="%.10g"
     )
+
+
+def as_written(frame):
+    """``frame`` as a run's CSV holds it: written by :func:`write_csv` and
+    read back by :func:`read_csv` (numbers to 10 significant digits,
+    timings left out), so that it compares cell for cell with a committed
+    table."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.csv"
+        write_csv(frame, path)
+        return read_csv(path, count_seeds=False)
 
 
 # -- the code a run ran ---------------------------------------------------------------
