@@ -310,7 +310,7 @@ class DemoResult:
             )
         answer = (
             f"The confirmatory run ({c['n']} seeds): {c['estimate']:+.3f} "
-            f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], {c['outcome']}. {same}"
+            f"[{c['ci'][0]:+.3f}, {c['ci'][1]:+.3f}], {c['outcome']}."
         )
         if c["outcome"] == self.outcome:
             agree = "This demo agrees with it."
@@ -321,11 +321,12 @@ class DemoResult:
                 "verdict (the demo is a pilot of its first seeds)."
             )
         return [
-            answer,
+            f"{answer} {agree}",
+            same,
             *self._replication_lines(),
-            agree,
             f"Full results: {COMMITTED / 'REPORT.md'}; all of them again: "
-            "PYTHONPATH=benchmarks python -m study reproduce --n-jobs 2 (hours).",
+            "PYTHONPATH=benchmarks python -m study reproduce --toy --n-jobs 2 "
+            "(hours).",
         ]
 
 
