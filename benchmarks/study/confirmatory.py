@@ -271,12 +271,18 @@ def claim_verdict(results, comparisons, fixed=None, peaks=None, untested=None):
     untested = [None] * n if untested is None else list(untested)
     held = sum(r == HOLDS for r in results)
     counting = [i for i in range(n) if not fixed[i] and untested[i] is None]
-    if not counting:
+    # A test that could not fail and is reversed contradicts the claim (its
+    # construction failed); one that read arms that did not learn does not.
+    reversed_ = [
+        comparisons[i]
+        for i in range(n)
+        if results[i] == REVERSED and untested[i] is None
+    ]
+    aside = _untested_aside(untested)
+    if not counting and not reversed_:
         return _none_counts(n, held, fixed, untested)
     named = [(comparisons[i], results[i]) for i in counting]
-    reversed_ = [c for c, r in named if r == REVERSED]
     absent = [c for c, r in named if r == NO_EFFECT]
-    aside = _untested_aside(untested)
     if reversed_:
         return (
             f"contradicted (reversed: {'; '.join(reversed_)}; {held} of {n} hold"

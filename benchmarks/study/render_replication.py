@@ -9,6 +9,7 @@ from .replication import (
     comparison,
     differing_verdicts,
     run_commit,
+    run_commits,
 )
 
 __all__ = ["duration", "findings_line", "replication_note", "section"]
@@ -86,10 +87,7 @@ def section(first, again, info, first_info):
             else ", though its files differed from it (run.json's 'code')"
         )
     else:
-        commits = sorted(
-            {str(s.get("commit"))[:12] for p in info.get("code", {}).values()
-             for s in p.values()}
-        )  # fmt: skip
+        commits = run_commits(info)
         code = f"at no single recorded commit (run.json's 'code': {', '.join(commits)})"
     seconds = info.get("total seconds")
     took = f" in {duration(seconds)}" if seconds is not None else ""

@@ -13,7 +13,14 @@ import pandas as pd
 
 from . import words
 
-__all__ = ["REPLICATION", "agreement", "comparison", "differing_verdicts", "run_commit"]
+__all__ = [
+    "REPLICATION",
+    "agreement",
+    "comparison",
+    "differing_verdicts",
+    "run_commit",
+    "run_commits",
+]
 
 #: The subfolder of a run's folder that holds its replication.
 REPLICATION = "replication"
@@ -83,6 +90,12 @@ def run_commit(info):
     commits = {s.get("commit") for s in states}
     clean = bool(states) and all(s.get("dirty") is False for s in states)
     return (commits.pop() if len(commits) == 1 else None), clean
+
+
+def run_commits(info):
+    """Every commit a run's parts recorded (their first 12 digits), sorted."""
+    states = [s for part in info.get("code", {}).values() for s in part.values()]
+    return sorted({str(s.get("commit"))[:12] for s in states})
 
 
 def agreement(table):
