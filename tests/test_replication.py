@@ -272,7 +272,7 @@ class TestCommittedReplication:
         )
         again = (out / replication.REPLICATION / "REPORT.md").read_text()
         assert "**This run is a replication**" in again
-        assert "the whole run" in again  # its wall time
+        assert "from the run's start to its record" in again  # its wall time
 
     def test_sampled_rows_of_every_part_replay_to_the_same_numbers(self):
         """Two rows of each part of the committed replication, the cheapest

@@ -42,7 +42,7 @@ def findings_line(first, again, info):
     at = f"at `{commit[:7]}`" if commit else "at no single recorded commit"
     at += "" if clean or not commit else ", its files changed"
     seconds = info.get("total seconds")
-    took = f", {duration(seconds)}" if seconds is not None else ""
+    took = f", {duration(seconds)} to its record" if seconds is not None else ""
     same, total = agreement(table)
     line = (
         f"- **Replication** (the whole study again {at}{took}; the first "
@@ -90,7 +90,12 @@ def section(first, again, info, first_info):
         commits = run_commits(info)
         code = f"at no single recorded commit (run.json's 'code': {', '.join(commits)})"
     seconds = info.get("total seconds")
-    took = f" in {duration(seconds)}" if seconds is not None else ""
+    took = (
+        f" in {duration(seconds)} from its start to its record (run.json's "
+        "'total seconds')"
+        if seconds is not None
+        else ""
+    )
     same, total = agreement(table)
     differ = _differences(table)
     verdicts = differing_verdicts(first, again)

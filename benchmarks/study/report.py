@@ -76,7 +76,9 @@ def _cost_section(info):
         + ", ".join(f"{part} {value:.0f}" for part, value in seconds.items())
         + f"; total {sum(seconds.values()):.0f}"
         + (
-            f"; the whole run {render_replication.duration(info['total seconds'])}."
+            f"; from the run's start to its record (run.json's 'total seconds', "
+            "before the exploratory statistics and figures and the report) "
+            f"{render_replication.duration(info['total seconds'])}."
             if "total seconds" in info
             else "."
         ),
