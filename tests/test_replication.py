@@ -69,7 +69,9 @@ def test_at_convergence_only_where_the_stall_rule_passes():
     ]:
         worse = table.copy()
         worse.loc[1, column] = value
-        assert confirmatory.budget_words(worse) == confirmatory.AT_BUDGET
+        said = confirmatory.budget_words(worse)
+        assert said.startswith(confirmatory.AT_BUDGET + " (up to ")
+        assert f"up to {worse[column].iloc[:2].max():.0%}" in said  # both shares
 
 
 def test_a_secondary_result_against_its_claim_is_found():
@@ -128,7 +130,7 @@ def test_the_replication_table_says_where_outcomes_differ():
     section = "\n".join(render_replication.section(first, again, info, {}))
     assert "they differ in 1: C1 accuracy gated > ungated" in section
     assert "its files clean at the start and end of every part" in section
-    assert "The first run's rows came from earlier code" in section
+    assert "The first run's run.json records no commit." in section
     ran = render_replication.section(first, again, info, info)
     assert "The first run ran at `aaaaaaaaaaaa`." in "\n".join(ran)
 

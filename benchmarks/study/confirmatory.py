@@ -205,8 +205,10 @@ def budget_words(convergence):
     >>> import pandas as pd
     >>> table = pd.DataFrame({"task": ["rings"], "share after epoch 250": [0.0],
     ...                       "share by epoch 15": [0.43]})
-    >>> budget_words(table)
+    >>> budget_words(table).split(" (")[0]
     "at the protocol's budget"
+    >>> budget_words(table).endswith("up to 43% stalled)")
+    True
     """
     late = [c for c in convergence.columns if c.startswith("share") and "after" in c]
     early = [c for c in convergence.columns if c.startswith("share") and " by " in c]
@@ -219,7 +221,12 @@ def budget_words(convergence):
         and (curved[early[0]] < STALL_SHARE).all()
     ):
         return "at convergence"
-    return AT_BUDGET
+    if len(late) != 1 or len(early) != 1 or not len(curved):
+        return AT_BUDGET
+    return (
+        f"{AT_BUDGET} (up to {curved[late[0]].max():.0%} of an arm's fits "
+        f"peaked late, up to {curved[early[0]].max():.0%} stalled)"
+    )
 
 
 def trend_peak(test, rows):

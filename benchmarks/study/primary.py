@@ -23,7 +23,7 @@ import pandas as pd
 
 from skgate.model_selection import representation_curvature
 
-from . import confirmatory, stats
+from . import confirmatory, stats, words
 from .confirmatory import comparison, trend
 from .design import DEFAULTS
 from .facts import COPIED_CANDIDATES as CANDIDATES
@@ -572,7 +572,8 @@ def metric_repeats(frames, condition=None):
         return None
     ratio = fits["turning_anisotropic"].mean() / fits["turning"].mean()
     return (
-        f"a repeat of C1: the metric's turning rate is {ratio:.3g} x the "
+        f"a repeat of C1 ({words.POST_HOC}): the metric's turning rate is "
+        f"{ratio:.3g} x the "
         f"Euclidean one, per-fit r = {r:.4f}"
     )
 

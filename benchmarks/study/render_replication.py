@@ -59,22 +59,31 @@ def findings_line(first, again, info):
     return line + "."
 
 
-def _first_code(first_info):
-    """What the first run's run.json says of its code, in words."""
+def _first_code(first_info, fits=None):
+    """What the first run's run.json says of its code, and (``fits``:
+    :func:`study.replication.same_fits`) how many of its fits the
+    replication gave again, in words."""
     commit, clean = run_commit(first_info)
-    if not first_info.get("code"):
-        return (
-            "The first run's rows came from earlier code (its run.json records "
-            "no commit), which this code does not give again fit for fit."
+    again = ""
+    if fits is not None and fits["all"][1]:
+        (same, rows), (same_2, rows_2) = fits["all"], fits["part 2"]
+        again = (
+            f" Fit for fit, the replication's rows hold the first run's accuracy "
+            f"in {same:,} of {rows:,} rows of the tables of fits both folders "
+            f"hold (part 2's `seq_` tables: {same_2:,} of {rows_2:,})."
         )
+    if not first_info.get("code"):
+        return "The first run's run.json records no commit." + again
     if commit is None:
-        return "The first run's parts ran at more than one commit (its run.json)."
-    return f"The first run ran at `{commit[:12]}`" + (
-        "." if clean else ", though its files differed from it."
+        return "The first run's parts ran at more than one commit." + again
+    return (
+        f"The first run ran at `{commit[:12]}`"
+        + ("." if clean else ", though its files differed from it.")
+        + again
     )
 
 
-def section(first, again, info, first_info):
+def section(first, again, info, first_info, fits=None):
     """The report's section on the replication: where it ran, how long it
     took, and the primary tests of both runs side by side (``info``: the
     replication's run.json, ``first_info``: the first run's)."""
@@ -111,7 +120,7 @@ def section(first, again, info, first_info):
         "pre-registered and audited. `PYTHONPATH=benchmarks python -m study "
         f"replay --from DIR/{REPLICATION}` (DIR: this report's folder) fits any "
         "of the replication's rows again and compares it cell by cell. "
-        + _first_code(first_info),
+        + _first_code(first_info, fits),
         "",
         "Each primary test in both runs (estimate [95 % interval] (outcome)):",
         "",

@@ -9,6 +9,8 @@ A replication is a whole run of the pre-registered protocols made again
 confirmatory ones; the replication's stand beside them.
 """
 
+from pathlib import Path
+
 import pandas as pd
 
 from . import words
@@ -20,6 +22,7 @@ __all__ = [
     "differing_verdicts",
     "run_commit",
     "run_commits",
+    "same_fits",
 ]
 
 #: The subfolder of a run's folder that holds its replication.
@@ -96,6 +99,27 @@ def run_commits(info):
     """Every commit a run's parts recorded (their first 12 digits), sorted."""
     states = [s for part in info.get("code", {}).values() for s in part.values()]
     return sorted({str(s.get("commit"))[:12] for s in states})
+
+
+def same_fits(first, again):
+    """Fit for fit, how many rows of the replication's tables of fits hold
+    the first run's accuracy (as the CSVs write it): ``{"all": (same,
+    rows), "part 2": (same, rows)}`` over every CSV in both folders with a
+    seed and an accuracy per row and as many rows in each (part 2's: its
+    ``seq_`` tables)."""
+    counts = {"all": [0, 0], "part 2": [0, 0]}
+    for path in sorted(Path(again).glob("*.csv")):
+        other = Path(first) / path.name
+        if not other.is_file():
+            continue
+        one, two = pd.read_csv(other), pd.read_csv(path)
+        if not {"seed", "accuracy"} <= set(one) & set(two) or len(one) != len(two):
+            continue
+        same = int((one["accuracy"].to_numpy() == two["accuracy"].to_numpy()).sum())
+        for key in ["all"] + (["part 2"] if path.name.startswith("seq_") else []):
+            counts[key][0] += same
+            counts[key][1] += len(one)
+    return {key: tuple(value) for key, value in counts.items()}
 
 
 def agreement(table):

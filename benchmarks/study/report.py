@@ -254,7 +254,8 @@ def _render(folder, out):
     for part in _rendered(report):
         lines += part.section(report[part.name], report, folder, info)
     if again is not None:
-        lines += render_replication.section(report, again, again_info, info)
+        fits = replication.same_fits(folder, beside)
+        lines += render_replication.section(report, again, again_info, info, fits)
     lines += _cost_section(info)
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     return report, info, findings

@@ -455,7 +455,8 @@ def _convergence_section(convergence):
     return [
         "",
         f"Convergence within the {primary.BUDGET}-epoch budget (the epoch whose "
-        "weights each fit keeps, chosen on its validation rows):",
+        "weights each fit keeps, chosen on its validation rows; the share of "
+        f"stalled fits, best by an early epoch, was {words.POST_HOC}):",
         "",
         words.table(convergence, 3),
     ]

@@ -103,9 +103,10 @@ def evaluate(frames, record):
         "attainable": attained,
         "idle": {
             sweep: sequences.idle_fits(frames[sweep], attained, _short)
-            for sweep in ("alpha", "depth", "lr_grid")
+            for sweep in ("alpha", "depth")
             if sweep in frames
-        },
+        }
+        | ({"lr_grid": _idle_rates(frames, attained)} if "lr_grid" in frames else {}),
         "association": primary.mediation(
             {"arms": frames["arms"], "alpha": frames["alpha"]}, conditions[0]
         ),
@@ -195,9 +196,10 @@ def _answer(tests, worse):
     return "is not shown more accurate than"
 
 
-def bottom_line(parts, first=None):
+def bottom_line(parts, first=None, first_convergence=None):
     """At most three sentences: does gating help, where, and by how much
-    (``first``: the first part's tests, for the copied-token answer)."""
+    (``first``: the first part's tests, for the copied-token answer, with
+    its convergence table ``first_convergence``)."""
     tests = parts["tests"]
     sentences = [
         f"Over softmax attention on sequences of {SEQUENCE.n_observations} noisy "
@@ -221,7 +223,8 @@ def bottom_line(parts, first=None):
             & (first["comparison"] == "gated > SiLU")
         ].iloc[0]
         clause = (
-            "; with copied tokens (uniform attention, protocol 1) gated minus "
+            "; with copied tokens (uniform attention, protocol 1, "
+            f"{confirmatory.budget_words(first_convergence)}) gated minus "
             f"SiLU accuracy was {_interval(copied)} ({_outcome(copied)})"
         )
     if len(linear):
@@ -378,6 +381,17 @@ _SWEEP_NAMES = {
 _SWEEP_OF = {"C5": "depth"}
 
 
+def _idle_rates(frames, attained):
+    """The arms of the learning-rate grid that did not learn, each arm's own
+    rate included (its fits in the arms sweep on the grid's seeds, as the
+    grid's table shows them)."""
+    grid = frames["lr_grid"]
+    own = frames["arms"][frames["arms"]["seed"].isin(set(grid["seed"]))]
+    return sequences.idle_fits(
+        pd.concat([grid, own], ignore_index=True), attained, _short
+    )
+
+
 def _idle_lines(parts, sweep):
     """The arms of ``sweep`` that did not learn, in a line below its table."""
     idle = parts.get("idle", {}).get(sweep)
@@ -446,7 +460,7 @@ def _stalled_clause(convergence):
     )
 
 
-def _largest_rate_note(secondary):
+def _largest_rate_note(secondary, idle_rates=()):
     """The grid's largest rate in words (every arm at it, secondary), and
     whether its few seeds can decide anything: for the section."""
     largest = secondary[secondary["analysis"].str.startswith("every arm at lr")]
@@ -464,10 +478,16 @@ def _largest_rate_note(secondary):
         if 0.5**n >= level
         else ""
     )
+    rate = largest["analysis"].iloc[0]
+    idle = [
+        arm
+        for arm in idle_rates
+        if f" at lr {rate.removeprefix('every arm at lr ').split()[0]} " in arm
+    ]
+    said = f"; did not learn at that rate: {', '.join(idle)}" if idle else ""
     return [
         "",
-        f"At the grid's largest rate ({largest['analysis'].iloc[0]}), accuracy: "
-        f"{phrases}{powerless}.",
+        f"At the grid's largest rate ({rate}), accuracy: {phrases}{powerless}{said}.",
     ]
 
 
@@ -654,7 +674,9 @@ def _secondary_part(parts):
         "",
         words.table(shown, 4),
         *_idle_lines(parts, "depth"),
-        *_largest_rate_note(parts["secondary"]),
+        *_largest_rate_note(
+            parts["secondary"], parts.get("idle", {}).get("lr_grid", [])
+        ),
         "",
         "C4's metric against the Euclidean one (the per-fit correlation says "
         "how much the metric can reorder):",
@@ -825,7 +847,9 @@ class SoftmaxSequences(Part):
 
     def bottom_line(self, results, report):
         first = report.get("copied")
-        return bottom_line(results, None if first is None else first["tests"])
+        if first is None:
+            return bottom_line(results)
+        return bottom_line(results, first["tests"], first["convergence"])
 
     def findings(self, results, report, info):
         conditions = " and ".join(
