@@ -26,9 +26,11 @@ from .stats import HOLDS, NO_EFFECT, REVERSED
 
 __all__ = [
     "AT_BUDGET",
+    "AT_CEILING",
     "budget_words",
     "ceiling_note",
     "claim_verdicts",
+    "equivalence_ceiling",
     "TEST_COLUMNS",
     "claim_verdict",
     "comparison",
@@ -227,6 +229,19 @@ def budget_words(convergence):
         f"{AT_BUDGET} (up to {curved[late[0]].max():.0%} of an arm's fits "
         f"peaked late, up to {curved[early[0]].max():.0%} stalled)"
     )
+
+
+#: Why an equivalence test at its task's ceiling holds by construction.
+AT_CEILING = "at the ceiling only a loss could fail it"
+
+
+def equivalence_ceiling(row, arms):
+    """:func:`ceiling_note` of an equivalence test's row (``a = b``: its
+    condition and its second arm): "" where the task is not at its ceiling
+    or ``arms`` is None."""
+    if arms is None or row["kind"] != "equivalence":
+        return ""
+    return ceiling_note(arms, row["condition"], row["comparison"].split(" = ")[1])
 
 
 def trend_peak(test, rows):

@@ -537,10 +537,8 @@ def claim_verdicts(tests, frames=None, condition=None, arms=None):
     fixed = [name in BY_CONSTRUCTION for name in names]
     untested = [None] * len(rows)
     for i, row in enumerate(rows):
-        if row["kind"] == "equivalence" and arms is not None:
-            worse = row["comparison"].split(" = ")[1]
-            if confirmatory.ceiling_note(arms, row["condition"], worse):
-                fixed[i] = "at the ceiling only a loss could fail it"
+        if confirmatory.equivalence_ceiling(row, arms):
+            fixed[i] = confirmatory.AT_CEILING
         if row["claim"] == "C4" and not fixed[i] and frames is not None:
             untested[i] = metric_repeats(frames, condition)
     return confirmatory.claim_verdicts(

@@ -61,6 +61,7 @@ from .stats import ALPHA_LEVEL
 __all__ = [
     "idle_fits",
     "learned_nothing",
+    "short_label",
     "C2_CURVATURE",
     "CAP",
     "CONDITIONS",
@@ -506,13 +507,11 @@ def claim_verdicts(results, frames=None, family=None, arms=None, attained=None):
             read = test_rows(frames[test["sweep"]], test)
             if "better" in test and test.get("column", "gate") == "gate":
                 read = read[read["gate"].isin([test["better"], test["worse"]])]
-            idle = idle_fits(read, attained, _shape)
+            idle = idle_fits(read, attained, short_label)
             if idle:
                 untested[i] = f"arms that did not learn: {', '.join(idle)}"
-        if row["kind"] == "equivalence" and arms is not None:
-            worse = row["comparison"].split(" = ")[1]
-            if confirmatory.ceiling_note(arms, row["condition"], worse):
-                fixed[i] = "at the ceiling only a loss could fail it"
+        if confirmatory.equivalence_ceiling(row, arms):
+            fixed[i] = confirmatory.AT_CEILING
     return confirmatory.claim_verdicts(
         results,
         statements("sequences"),
@@ -571,9 +570,17 @@ def _varies(fits, key):
     return bool((counts > 1).any())
 
 
-def _shape(task):
-    """A task's short name: its shape, or "linear"."""
-    return task.split(",")[0].removesuffix(" task")
+def short_label(condition):
+    """A condition's short name (its :func:`label` in the Findings): its
+    shape ("linear" for the task; "mean of both" for a test on the mean of
+    the curved conditions, which the Findings name first).
+
+    >>> short_label("rings, noise 0.3"), short_label("linear task")
+    ('rings', 'linear')
+    """
+    if condition.startswith("mean of "):
+        return "mean of both"
+    return condition.split(",")[0].removesuffix(" task")
 
 
 # -- the secondary family -------------------------------------------------------------

@@ -317,8 +317,7 @@ def findings(
             "**Attainable accuracy**", "Attainable accuracy"
         )
         for _, row in tests[tests["kind"] == "equivalence"].iterrows():
-            worse = row["comparison"].split(" = ")[1]
-            note = confirmatory.ceiling_note(arms, row["condition"], worse)
+            note = confirmatory.equivalence_ceiling(row, arms)
             notes[row["claim"]] = notes.get(row["claim"], "") + note
     sentences = [
         _claim_sentence(

@@ -31,6 +31,7 @@ from ..facts import (
 )
 from ..part import Part
 from ..paths import BENCHMARKS
+from ..sequences import short_label
 from ..sequences_files import BAYES, FIGURES, FILES, TABLES, load, write_bayes
 from ..stats import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED
 
@@ -102,7 +103,7 @@ def evaluate(frames, record):
         "epochs20": frames.get("epochs20"),
         "attainable": attained,
         "idle": {
-            sweep: sequences.idle_fits(frames[sweep], attained, _short)
+            sweep: sequences.idle_fits(frames[sweep], attained, short_label)
             for sweep in ("alpha", "depth")
             if sweep in frames
         }
@@ -170,11 +171,11 @@ def _accuracy_phrases(tests, worse, secondary=None):
             & (secondary["comparison"] == f"gated > {worse}")
         ]
         each = "; " + ", ".join(
-            f"{_short(row['condition'])} {_num(row['estimate'])}"
+            f"{short_label(row['condition'])} {_num(row['estimate'])}"
             for _, row in alone.iterrows()
         )
     return [
-        f"{_short(row['condition'])}: {_interval(row)}, {_outcome(row)}{each}"
+        f"{short_label(row['condition'])}: {_interval(row)}, {_outcome(row)}{each}"
         for _, row in rows.iterrows()
     ]
 
@@ -206,11 +207,13 @@ def bottom_line(parts, first=None, first_convergence=None):
         f"observations, {_budget(parts)} with each arm's own learning rate, gated "
         f"attention {_answer(tests, 'SiLU')} SiLU (accuracy difference "
         + "; ".join(_accuracy_phrases(tests, "SiLU", parts["secondary"]))
-        + attainable.idle_clause(parts.get("attainable"), parts["arms"], "SiLU", _short)
+        + attainable.idle_clause(
+            parts.get("attainable"), parts["arms"], "SiLU", short_label
+        )
         + f") and {_answer(tests, 'ungated')} ungated attention ("
         + "; ".join(_accuracy_phrases(tests, "ungated", parts["secondary"]))
         + attainable.idle_clause(
-            parts.get("attainable"), parts["arms"], "ungated", _short
+            parts.get("attainable"), parts["arms"], "ungated", short_label
         )
         + ")."
     ]
@@ -231,16 +234,14 @@ def bottom_line(parts, first=None, first_convergence=None):
         row = linear.iloc[0]
         arms = parts["arms"]
         bayes = arms.loc[arms["task"] == row["condition"], "Bayes accuracy"]
-        ceiling = confirmatory.ceiling_note(
-            arms, row["condition"], row["comparison"].split(" = ")[1]
-        )
+        ceiling = confirmatory.equivalence_ceiling(row, arms)
         at = f", at its ceiling (Bayes {bayes.iloc[0]:.3f})," if ceiling else ""
         sentences.append(
             f"On the linear control{at} gated minus ungated accuracy is "
             f"{_interval(row)} ({_outcome(row)}){clause}."
         )
     idle = attainable.idle_clause(
-        parts.get("attainable"), parts["arms"], "ungated", _short
+        parts.get("attainable"), parts["arms"], "ungated", short_label
     )
     sentences.append(
         _curvature_sentence(
@@ -302,25 +303,18 @@ def early_line(parts):
             & (alone["comparison"] == row["comparison"])
         ]
         phrases.append(
-            f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
+            f"{row['comparison']} ({short_label(row['condition'])}) {_interval(row)}"
             + (f" ({_num(late['estimate'].iloc[0])})" if len(late) else "")
         )
     return (
         f"**After {EPOCHS.paper} epochs at lr {sequences.DEFAULT_LR:g}** (secondary; "
         f"{_budget(parts)} in parentheses), accuracy: "
         + "; ".join(phrases)
-        + attainable.idle_then(parts.get("epochs20"), parts.get("attainable"), _short)
+        + attainable.idle_then(
+            parts.get("epochs20"), parts.get("attainable"), short_label
+        )
         + "."
     )
-
-
-def _short(condition):
-    """A condition's name in the Findings: its shape ("linear" for the task;
-    "mean of both" for a test on the mean of the curved conditions, which
-    the Findings name first)."""
-    if condition.startswith("mean of "):
-        return "mean of both"
-    return condition.split(",")[0].removesuffix(" task")
 
 
 def findings(parts):
@@ -335,7 +329,7 @@ def findings(parts):
         keys = ["quantity", "comparison"]
         for (quantity, comparison), rows in group.groupby(keys, sort=False):
             each = ", ".join(
-                f"{_short(row['condition'])} {_interval(row)} "
+                f"{short_label(row['condition'])} {_interval(row)} "
                 + (
                     _outcome(row)
                     if row["kind"] == "equivalence"
@@ -346,9 +340,8 @@ def findings(parts):
             comparisons.append(f"{quantity} {comparison}: {each}")
         verdict = words.verdict_word(verdicts[claim])
         note = _steps_note(parts["alpha steps"]) if claim == "C2" else ""
-        for _, row in group[group["kind"] == "equivalence"].iterrows():
-            worse = row["comparison"].split(" = ")[1]
-            note += confirmatory.ceiling_note(parts["arms"], row["condition"], worse)
+        for _, row in group.iterrows():
+            note += confirmatory.equivalence_ceiling(row, parts["arms"])
         if verdict == "not tested":
             verdict = verdicts[claim]  # with why, as the rule asks
         else:
@@ -388,7 +381,7 @@ def _idle_rates(frames, attained):
     grid = frames["lr_grid"]
     own = frames["arms"][frames["arms"]["seed"].isin(set(grid["seed"]))]
     return sequences.idle_fits(
-        pd.concat([grid, own], ignore_index=True), attained, _short
+        pd.concat([grid, own], ignore_index=True), attained, short_label
     )
 
 
@@ -453,7 +446,7 @@ def _stalled_clause(convergence):
     return (
         f"stalled (best epoch by {early.removeprefix('share best by ')}; added "
         f"after the run): up to {worst[early]:.0%} on the curved tasks "
-        f"({worst['arm']}, {_short(worst['task'])}{_at_alpha(worst)}), "
+        f"({worst['arm']}, {short_label(worst['task'])}{_at_alpha(worst)}), "
         f"{convergence[linear][early].min():.0%}-"
         f"{convergence[linear][early].max():.0%} on the linear task, near its "
         "ceiling"
@@ -467,7 +460,7 @@ def _largest_rate_note(secondary, idle_rates=()):
     if not len(largest):
         return []
     phrases = "; ".join(
-        f"{row['comparison']} ({_short(row['condition'])}) {_interval(row)}"
+        f"{row['comparison']} ({short_label(row['condition'])}) {_interval(row)}"
         for _, row in largest.iterrows()
     )
     n = int(largest["n"].min())
@@ -508,14 +501,17 @@ def secondary_lines(parts, record):
             else f"not met in {len(failed)} of {len(convergence)} arm-task-sweeps"
         )
         + f" (largest share {worst[late]:.1%}: {worst['arm']}, "
-        f"{_short(worst['task'])}{_at_alpha(worst)}, {worst['sweep']} sweep); "
+        f"{short_label(worst['task'])}{_at_alpha(worst)}, {worst['sweep']} sweep); "
         + _stalled_clause(convergence)
         + "."
     ]
     if parts.get("attainable") is not None:
         lines.append(
             attainable.findings_line(
-                parts["attainable"], parts["arms"], parts["tests"], _short
+                parts["attainable"],
+                parts["arms"],
+                parts["tests"],
+                short_label,
             )
         )
     early = early_line(parts)
