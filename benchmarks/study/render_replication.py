@@ -96,8 +96,8 @@ def section(first, again, info, first_info, fits=None):
             else ", though its files differed from it (run.json's 'code')"
         )
     else:
-        commits = run_commits(info)
-        code = f"at no single recorded commit (run.json's 'code': {', '.join(commits)})"
+        commits = ", ".join(c[:12] for c in run_commits(info))
+        code = f"at no single recorded commit (run.json's 'code': {commits})"
     seconds = info.get("total seconds")
     took = (
         f" in {duration(seconds)} from its start to its record (run.json's "

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import words
+from . import runfiles, words
 
 __all__ = [
     "REPLICATION",
@@ -86,19 +86,18 @@ def differing_verdicts(first, again):
     return found
 
 
+def run_commits(info):
+    """Every commit a run's parts recorded, sorted."""
+    return sorted({str(state.get("commit")) for state in runfiles.code_states(info)})
+
+
 def run_commit(info):
     """The one commit a run's parts ran at, and whether every part's files
     were clean at its start and end; (None, False) where they differ."""
-    states = [s for part in info.get("code", {}).values() for s in part.values()]
+    states = runfiles.code_states(info)
     commits = {s.get("commit") for s in states}
     clean = bool(states) and all(s.get("dirty") is False for s in states)
     return (commits.pop() if len(commits) == 1 else None), clean
-
-
-def run_commits(info):
-    """Every commit a run's parts recorded (their first 12 digits), sorted."""
-    states = [s for part in info.get("code", {}).values() for s in part.values()]
-    return sorted({str(s.get("commit"))[:12] for s in states})
 
 
 def same_fits(first, again):

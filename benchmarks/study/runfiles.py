@@ -28,6 +28,7 @@ __all__ = [
     "as_written",
     "code_changes",
     "code_state",
+    "code_states",
     "code_text",
     "load_info",
     "plain",
@@ -91,18 +92,15 @@ def read_record(path):
                 f"{path}: {key!r} must be a JSON {_JSON_NAMES[kind]}; got "
                 f"{json.dumps(value)[:60]}."
             )
-    total = record.get("total seconds")
-    if total is not None and (
-        not _of_type(total, int | float) or not 0 <= total < float("inf")
-    ):
-        raise ValueError(
-            f"{path}: 'total seconds' must be a finite number >= 0; got "
-            f"{json.dumps(total)}."
-        )
+    times = {}  # each wall time the record holds, by its name in a message
+    if record.get("total seconds") is not None:
+        times["'total seconds'"] = record["total seconds"]
     for name, seconds in record.get("seconds", {}).items():
+        times[f"'seconds' of {name!r}"] = seconds
+    for what, seconds in times.items():
         if not _of_type(seconds, int | float) or not (0 <= seconds < float("inf")):
             raise ValueError(
-                f"{path}: 'seconds' of {name!r} must be a finite number >= 0; got "
+                f"{path}: {what} must be a finite number >= 0; got "
                 f"{json.dumps(seconds)}."
             )
     for name, seeds in record.get("seeds", {}).items():
@@ -363,12 +361,20 @@ def _state(state):
     return state.get("commit"), state.get("dirty")
 
 
+def code_states(info):
+    """Every code state the run in ``info`` (run.json) recorded: each
+    part's at its start and at its end."""
+    return [
+        state for states in info.get("code", {}).values() for state in states.values()
+    ]
+
+
 def code_changes(info):
     """The parts of the run in ``info`` (run.json) whose code differs
     between their start and end, or ran from changed files, or whose commit
     differs from another part's: their labels."""
     code = info.get("code", {})
-    commits = {_state(s)[0] for states in code.values() for s in states.values()}
+    commits = {_state(s)[0] for s in code_states(info)}
     return [
         label
         for label, states in code.items()
