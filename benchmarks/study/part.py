@@ -33,7 +33,8 @@ class Job:
     part run alone); ``shrunk``: the caller gave it (a shrunken study in the
     tests), and the confirmatory parts run on its seeds and fixed keys
     rather than their protocols'; ``seeds``: seeds per sweep asked for
-    (None: each part's own); ``toy``: run the toy datasets too;
+    (None: each part's own); ``toy``: run the toy datasets too; ``part``:
+    the part asked for ("all": every part that runs);
     ``replication``: the run replicates the protocols' first run
     (docs/replication.md).
     ``command`` is the command line written into run.json; ``seconds``,
@@ -49,6 +50,7 @@ class Job:
     design: object = None
     shrunk: bool = False
     toy: bool = False
+    part: str = "all"
     replication: bool = False
     protocols: Path = PROTOCOLS
     command: str = ""

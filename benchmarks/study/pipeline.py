@@ -95,6 +95,7 @@ def make_job(out, *, quick, seeds, n_jobs, design, part, toy, replication=False)
         design=design,
         shrunk=design is not None,
         toy=toy,
+        part=part,
         replication=replication,
         command=_command(quick, seeds, design, part, toy, replication),
     )

@@ -117,11 +117,9 @@ def replayable(folder):
     info = runfiles.load_info(folder)
     job = recorded_job(folder, info)
     ran = info.get("parts")  # which parts ran, where run.json says
-    words = job.command.split()  # the part a run of one part ran
-    asked = words[words.index("--part") + 1] if "--part" in words else None
     tables = {}
     for part in registry.PARTS:
-        if not part.runs(job) or asked not in (None, part.name):
+        if not part.runs(job) or job.part not in ("all", part.name):
             continue
         refits = part.refits(job)
         present = {f: jobs for f, jobs in refits.items() if (folder / f).is_file()}
@@ -171,7 +169,8 @@ def _check(files, rows, sample, seed, rtol, progress):
 
 
 def _chosen(tables, folder, files, rows, sample, seed):
-    """(file, row, job) for each row asked for (each row once)."""
+    """(file, row, job) for each row asked for (each row once), and the
+    committed tables read, by file."""
     files = list(tables) if files is None else list(dict.fromkeys(files))
     rows = None if rows is None else [int(r) for r in dict.fromkeys(rows)]
     unknown = [f for f in files if f not in tables]
@@ -184,9 +183,11 @@ def _chosen(tables, folder, files, rows, sample, seed):
         raise ValueError("give rows or sample, not both.")
     rng = np.random.default_rng(seed)
     chosen = []
+    committed = {}
     for file in files:
         jobs = tables[file]
-        count = len(runfiles.read_csv(folder / file, count_seeds=False))
+        committed[file] = runfiles.read_csv(folder / file, count_seeds=False)
+        count = len(committed[file])
         if count != len(jobs):
             raise ValueError(
                 f"{folder / file} holds {count} rows, but the run's record "
@@ -204,12 +205,13 @@ def _chosen(tables, folder, files, rows, sample, seed):
         else:
             picked = range(count)
         chosen += [(file, int(r), jobs[r]) for r in picked]
-    return chosen
+    return chosen, committed
 
 
-def _differences(committed, refit, rtol):
-    """The columns where ``refit`` (a row) is not ``committed`` (a row) within
-    ``rtol``: (column, committed value, refit value, relative difference)."""
+def _differences(committed, refit):
+    """The columns where ``refit`` (a row) is not ``committed`` (a row):
+    (column, committed value, refit value, relative difference; inf where
+    a value is not a number)."""
     found = []
     for column in committed.index.union(refit.index, sort=False):
         a, b = committed.get(column, "(no column)"), refit.get(column, "(no column)")
@@ -221,10 +223,8 @@ def _differences(committed, refit, rtol):
         )
         if numbers and not (pd.isna(a) or pd.isna(b)):
             gap = abs(float(a) - float(b))
-            scale = max(abs(float(a)), abs(float(b)))
-            if gap <= rtol * scale:
-                continue
-            found.append((column, a, b, gap / scale if scale else np.inf))
+            if gap:
+                found.append((column, a, b, gap / max(abs(float(a)), abs(float(b)))))
         elif a != b:
             found.append((column, a, b, np.inf))
     return found
@@ -283,7 +283,7 @@ def replay(
         for by_part in replayable(folder).values()
         for file, jobs in by_part.items()
     }
-    chosen = _chosen(tables, folder, files, rows, sample, seed)
+    chosen, committed = _chosen(tables, folder, files, rows, sample, seed)
     refits = sweeps.parallel_rows(
         [job for _, _, job in chosen],
         n_jobs=n_jobs,
@@ -295,18 +295,16 @@ def replay(
         by_file.setdefault(file, []).append((row, refit))
     results = []
     for file, pairs in by_file.items():
-        committed = runfiles.read_csv(folder / file, count_seeds=False)
         written = runfiles.as_written(pd.DataFrame([refit for _, refit in pairs]))
         for position, (row, _) in enumerate(pairs):
-            found = _differences(committed.iloc[row], written.iloc[position], 0.0)
-            beyond = _differences(committed.iloc[row], written.iloc[position], rtol)
+            found = _differences(committed[file].iloc[row], written.iloc[position])
             largest = max(found, key=lambda d: d[3]) if found else None
             results.append(
                 {
                     "file": file,
                     "row": row,
                     "identical": not found,
-                    "agrees": not beyond,
+                    "agrees": all(d[3] <= rtol for d in found),
                     "columns": ", ".join(str(d[0]) for d in found),
                     "largest": ""
                     if largest is None
