@@ -222,15 +222,15 @@ def _render(folder, out):
     again = None
     beside = folder / replication.REPLICATION
     if not info.get("replication") and (beside / "run.json").is_file():
-        staged = out / replication.REPLICATION
-        staged.mkdir()
-        again, again_info, _ = _render(beside, staged)
-        if again_info.get("replication") is not True:
+        if runfiles.load_info(beside).get("replication") is not True:
             raise ValueError(
                 f"{beside / 'run.json'} is not a replication's (it lacks "
                 '"replication": true, which reproduce --replication records); '
                 f"a run beside another in {replication.REPLICATION}/ must be one."
             )
+        staged = out / replication.REPLICATION
+        staged.mkdir()
+        again, again_info, _ = _render(beside, staged)
         _copy_linked_figures(beside, staged)
     findings = short_findings(report, info)
     if again is not None:
