@@ -95,8 +95,10 @@ def test_the_demo_sets_its_verdict_beside_the_committed_one(tiny_demo, tmp_path)
     """Beside a committed run holding the demo's own fits, the rows match
     exactly; where the committed verdict differs, the demo says the
     confirmatory run's is the study's."""
+    from study import runfiles
+
     fits = tiny_demo.fits
-    fits.assign(sweep="arms").to_csv(tmp_path / "seq_arms.csv", index=False)
+    runfiles.write_csv(fits.assign(sweep="arms"), tmp_path / "seq_arms.csv")
     test = tiny_demo.test
     row = {"claim": test["claim"], "quantity": test["quantity"]}
     row |= {"comparison": test["comparison"], "estimate": 0.08, "ci low": 0.07}

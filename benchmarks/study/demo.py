@@ -151,23 +151,12 @@ def _read_committed(frame, test, tests, arms):
     numbers = [float(row[key]) for key in ("estimate", "ci low", "ci high", "n")]
     if not np.isfinite(numbers).all() or row["outcome"] not in _OUTCOMES:
         raise ValueError(f"{tests.name}'s row of the test is not a test's result")
-    keys = ["shape", "gate", "seed"]
-    same = frame[[*keys, "accuracy"]].merge(
-        runfiles.read_csv(arms)[[*keys, "accuracy"]],
-        on=keys,
-        suffixes=("", " committed"),
-    )
     return {
         "estimate": numbers[0],
         "ci": (numbers[1], numbers[2]),
         "outcome": row["outcome"],
         "n": int(numbers[3]),
-        "matched": len(same),
-        "largest difference": float(
-            (same["accuracy"] - same["accuracy committed"]).abs().max()
-            if len(same)
-            else np.nan
-        ),
+        **_same_rows(frame, arms),
     }
 
 
