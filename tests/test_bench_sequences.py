@@ -366,3 +366,53 @@ def test_findings_and_guide_quote_the_committed_run(report):
     for moment in ("at start", "at end"):
         assert info["code"][moment]["clean"] is True
         assert len(info["code"][moment]["commit"]) == 40
+
+
+@pytest.fixture(scope="module")
+def frontier():
+    import sys
+
+    sys.path.insert(0, str(BENCHMARKS))  # it reads bench_sequences' splits
+    try:
+        return _module("frontier_sequences")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def _frontier_tables(frontier, gains, costs, minirocket):
+    """Made-up per-dataset tables: each configuration ``gains[label]``
+    above the defaults' 0.7 and ``costs[label]`` times their 10 s."""
+    labels = [label for label, *_ in frontier.CONFIGS]
+    index = pd.Index(frontier.DATASETS, name="dataset")
+    means = pd.DataFrame(
+        {label: 0.7 + gains.get(label, 0.0) for label in labels}, index=index
+    )
+    means["MiniRocket"] = minirocket
+    seconds = pd.DataFrame(
+        {label: 10.0 * costs.get(label, 1.0) for label in labels}, index=index
+    )
+    seconds["MiniRocket"] = 0.5
+    return means, seconds
+
+
+def test_frontier_bottom_line_reads_its_numbers(frontier):
+    """Each configuration's change and cost against the defaults, and the
+    closest one's distance from MiniRocket, as the tables give them."""
+    means, seconds = _frontier_tables(
+        frontier, {"d_model 256": 0.1, "4x steps": -0.05}, {"d_model 256": 6.0}, 0.9
+    )
+    line = frontier.bottom_line(means, seconds)
+    assert "defaults averages 0.700 accuracy against MiniRocket's 0.900 (-0.200)" in (
+        line
+    )
+    assert "4x steps -0.050 at 1.0 times the fit time" in line
+    assert "d_model 256 +0.100 at 6.0 times the fit time" in line
+    assert "The closest to MiniRocket, d_model 256, stays 0.100 below it" in line
+    assert "(60 s per fit on one thread, against MiniRocket's 0.5 s)" in line
+
+
+def test_frontier_bottom_line_when_a_configuration_reaches_minirocket(frontier):
+    means, seconds = _frontier_tables(frontier, {"d_model 128": 0.25}, {}, 0.9)
+    line = frontier.bottom_line(means, seconds)
+    assert "The closest to MiniRocket, d_model 128, reaches it (+0.050)" in line
+    assert "below it" not in line
