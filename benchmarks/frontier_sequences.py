@@ -18,7 +18,7 @@ and fig_frontier.png;
 a finished fit is kept in frontier.csv as it ends, so a run started again
 trains only what is missing.
 
-    python benchmarks/frontier_sequences.py [--splits 3] [--n-jobs 2]
+    python benchmarks/frontier_sequences.py [--splits 3] [--n-jobs 2] [--render]
 """
 
 import os
@@ -165,11 +165,15 @@ def figure(means, seconds, path):
             means.loc[name, "MiniRocket"], color="k", ls="--", label="MiniRocket"
         )
         ax.set_xscale("log")
+        ax.set_xticks([10, 20, 50, 100, 200, 500])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_title(name)
         ax.set_xlabel("fit seconds (one thread)")
     axes[0].set_ylabel("test accuracy (mean over splits)")
-    axes[-1].legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
@@ -258,7 +262,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="rewrite the page and figure from frontier.csv and "
+        "frontier_run.json (no fits)",
+    )
     args = parser.parse_args()
+    if args.render:
+        record = json.loads((OUT / "frontier_run.json").read_text())
+        print(render(pd.read_csv(CSV), args.splits, args.n_jobs, record))
+        return
     record = bench.commit()
     frame = train(args.splits, args.n_jobs)
     record["check"] = check(frame, args.n_jobs)

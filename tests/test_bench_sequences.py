@@ -416,3 +416,35 @@ def test_frontier_bottom_line_when_a_configuration_reaches_minirocket(frontier):
     line = frontier.bottom_line(means, seconds)
     assert "The closest to MiniRocket, d_model 128, reaches it (+0.050)" in line
     assert "below it" not in line
+
+
+def test_findings_and_guide_quote_the_committed_frontier(frontier):
+    """FRONTIER.md's bottom line is the one its committed fits give, the
+    findings page and the user guide quote it, every fit of the design is
+    there, and the run's record is clean with each configuration's check
+    fit at its stored accuracy."""
+    import json
+
+    def words(text):
+        return " ".join(text.split())
+
+    results = BENCHMARKS / "results"
+    frame = pd.read_csv(results / "frontier.csv")
+    design = {
+        (name, split, label)
+        for label, *_ in frontier.CONFIGS
+        for name in frontier.DATASETS
+        for split in range(3)
+    }
+    assert set(zip(frame.dataset, frame.split, frame.model, strict=True)) == design
+    assert len(frame) == len(design)
+    line = words(frontier.bottom_line(*frontier.tables(frame, 3)))
+    for page in (
+        results / "FRONTIER.md",
+        ROOT / "docs/user_guide/findings.md",
+        ROOT / "docs/user_guide/sequences.md",
+    ):
+        assert line in words(page.read_text()), page
+    record = json.loads((results / "frontier_run.json").read_text())
+    assert record["clean"] is True and len(record["commit"]) == 40
+    assert record["check"] == {label: True for label, *_ in frontier.CONFIGS}
