@@ -1,19 +1,25 @@
 """What closing the gap to MiniRocket would cost: the strong design made
-wider and trained longer, on the three sets where it trails MiniRocket most.
+wider and trained longer, on the three sets where it trails MiniRocket most;
+and what the issue's speed target (one fit of ACSF1 on two cores in 30 s)
+would cost in accuracy.
 
 SEQUENCES.md measured the best gate at its defaults 0.113 below MiniRocket
 in mean accuracy, and OSULeaf, ArrowHead and PickupGestureWiimoteZ make up
 most of that gap. This probe asks whether the strong design reaches
 MiniRocket there when it is given more capacity (``d_model``: the
-convolutional stem is ``d_model / 4`` channels wide, the tokens
+convolutional stem is ``d_model / 4`` channels wide, at least 8, the tokens
 ``d_model``) or more optimizer steps (``max_epochs`` a multiple of what
-"auto" gives), and what each costs in fit time. The multiplicative gate
-only; each fit seeded by its split; one thread per fit. MiniRocket's
-accuracy and fit time on the same splits come from the committed
-SEQUENCES.md run (``sequences_scores.csv``).
+"auto" gives), and what each costs in fit time; and, the other way, what a
+narrower network (``d_model`` 32: an 8-channel stem, about half the
+defaults' cost on long series) costs in accuracy, beside one fit of each on
+ACSF1's training part on two threads. The multiplicative gate only; each
+fit seeded by its split; one thread per fit. MiniRocket's accuracy and fit
+time on the same splits come from the committed SEQUENCES.md run
+(``sequences_scores.csv``).
 
 Writes benchmarks/results/FRONTIER.md, frontier.csv, frontier_run.json
-(the commit, and a second fit of each configuration: the same accuracy?)
+(the commit, a second fit of each configuration: the same accuracy?, and
+the timed fits)
 and fig_frontier.png;
 a finished fit is kept in frontier.csv as it ends, so a run started again
 trains only what is missing.
@@ -40,9 +46,10 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "results"
 CSV = OUT / "frontier.csv"
 DATASETS = ("ArrowHead", "OSULeaf", "PickupGestureWiimoteZ")
-#: (label, d_model, multiple of the default steps), cheapest first.
+#: (label, d_model, multiple of the default steps), the defaults first.
 CONFIGS = (
     ("defaults", 64, 1),
+    ("d_model 32", 32, 1),
     ("4x steps", 64, 4),
     ("d_model 128", 128, 1),
     ("d_model 128, 4x steps", 128, 4),
@@ -178,6 +185,59 @@ def figure(means, seconds, path):
     plt.close(fig)
 
 
+#: The issue's largest set and its target for one fit on two cores.
+TIMED, TARGET_SECONDS = "ACSF1", 30.0
+#: The configurations timed on it (one fit each, two threads).
+TIMED_CONFIGS = ("defaults", "d_model 32")
+
+
+def timed_fits(threads=2):
+    """Seconds of one fit of each of :data:`TIMED_CONFIGS` on ``TIMED``'s
+    training part (the archive's split), on ``threads`` torch threads, one
+    after another in this process."""
+    import torch
+
+    from skgate import GatedAttentionClassifier
+
+    X, y, _, _ = bench.split_data(TIMED, 0)
+    X = bench.z_normalise(X, *bench.channel_statistics(X))
+    d_models = {label: d_model for label, d_model, _ in CONFIGS}
+    torch.set_num_threads(threads)
+    seconds = {}
+    for label in TIMED_CONFIGS:
+        model = GatedAttentionClassifier(
+            gate=GATE, d_model=d_models[label], random_state=0
+        )
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds[label] = time.perf_counter() - start
+    torch.set_num_threads(1)
+    return {"threads": threads, "n_train": len(y), "seconds": seconds}
+
+
+def speed_line(means, record):
+    """The issue's speed target against the accuracy it would cost: the
+    timed fits' seconds, and the cheaper configuration's accuracy change on
+    the three sets."""
+    timing = record["timed"]
+    cheap = TIMED_CONFIGS[1]
+    seconds = timing["seconds"]
+    change = means[cheap].mean() - means["defaults"].mean()
+    met = [label for label in TIMED_CONFIGS if seconds[label] <= TARGET_SECONDS]
+    verdict = (
+        f"the target of {TARGET_SECONDS:.0f} s is met by {' and '.join(met)}"
+        if met
+        else f"neither meets the target of {TARGET_SECONDS:.0f} s"
+    )
+    return (
+        f"One fit of {TIMED}'s training part ({timing['n_train']} series) on "
+        f"{timing['threads']} threads took {seconds['defaults']:.1f} s at the "
+        f"defaults and {seconds[cheap]:.1f} s with {cheap}: {verdict}. On the "
+        f"three sets above, {cheap} changes the mean accuracy by "
+        f"{change:+.3f} against the defaults."
+    )
+
+
 def tables(frame, splits):
     """Mean accuracy and fit seconds per dataset (rows) and model (columns:
     the configurations in order, then MiniRocket) over splits 0 to
@@ -228,9 +288,10 @@ def render(frame, splits, n_jobs, record):
         f"data: `frontier.csv`. The multiplicative gate in the strong design "
         f"(the series defaults), on splits 0 to {splits - 1} of "
         f"bench_sequences.py, each fit seeded by its split, one thread per "
-        f"fit, {n_jobs} fits at a time. 'd_model 128' and 'd_model 256' "
-        f"double and quadruple the token width and the convolutional stem's "
-        f"channels (d_model / 4: 16 at the defaults, 32 and 64 there); 'Nx "
+        f"fit, {n_jobs} fits at a time. 'd_model 32', 'd_model 128' and "
+        f"'d_model 256' halve, double and quadruple the token width and the "
+        f"convolutional stem's channels (d_model / 4, at least 8: 16 at the "
+        f"defaults, 8, 32 and 64 there); 'Nx "
         f"steps' trains N times the epochs 'auto' gives (500 optimizer steps, "
         f"at least 20 epochs). MiniRocket: the committed SEQUENCES.md run on "
         f"the same splits (aeon's MiniRocketClassifier, one thread).",
@@ -238,6 +299,10 @@ def render(frame, splits, n_jobs, record):
         "## Bottom line",
         "",
         bottom_line(means, seconds),
+        "",
+        "## The speed target",
+        "",
+        speed_line(means, record),
         "",
         "## Mean test accuracy over the splits",
         "",
@@ -276,6 +341,7 @@ def main():
     record = bench.commit()
     frame = train(args.splits, args.n_jobs)
     record["check"] = check(frame, args.n_jobs)
+    record["timed"] = timed_fits()
     (OUT / "frontier_run.json").write_text(json.dumps(record, indent=2) + "\n")
     print(render(frame, args.splits, args.n_jobs, record))
 

@@ -418,6 +418,25 @@ def test_frontier_bottom_line_when_a_configuration_reaches_minirocket(frontier):
     assert "below it" not in line
 
 
+@pytest.mark.parametrize(
+    "seconds, said",
+    [
+        (
+            {"defaults": 49.0, "d_model 32": 26.0},
+            "the target of 30 s is met by d_model 32",
+        ),
+        ({"defaults": 49.0, "d_model 32": 31.0}, "neither meets the target of 30 s"),
+    ],
+)
+def test_frontier_speed_line_says_which_fit_meets_the_target(frontier, seconds, said):
+    means, _ = _frontier_tables(frontier, {"d_model 32": -0.02}, {}, 0.9)
+    record = {"timed": {"threads": 2, "n_train": 100, "seconds": seconds}}
+    line = frontier.speed_line(means, record)
+    assert said in line
+    assert f"took 49.0 s at the defaults and {seconds['d_model 32']:.1f} s" in line
+    assert "d_model 32 changes the mean accuracy by -0.020" in line
+
+
 def test_findings_and_guide_quote_the_committed_frontier(frontier):
     """FRONTIER.md's bottom line is the one its committed fits give, the
     findings page and the user guide quote it, every fit of the design is
@@ -438,13 +457,17 @@ def test_findings_and_guide_quote_the_committed_frontier(frontier):
     }
     assert set(zip(frame.dataset, frame.split, frame.model, strict=True)) == design
     assert len(frame) == len(design)
-    line = words(frontier.bottom_line(*frontier.tables(frame, 3)))
+    record = json.loads((results / "frontier_run.json").read_text())
+    means, seconds = frontier.tables(frame, 3)
+    line = words(frontier.bottom_line(means, seconds))
+    speed = words(frontier.speed_line(means, record))
     for page in (
         results / "FRONTIER.md",
         ROOT / "docs/user_guide/findings.md",
         ROOT / "docs/user_guide/sequences.md",
     ):
         assert line in words(page.read_text()), page
-    record = json.loads((results / "frontier_run.json").read_text())
+        assert speed in words(page.read_text()), page
+    assert set(record["timed"]["seconds"]) == set(frontier.TIMED_CONFIGS)
     assert record["clean"] is True and len(record["commit"]) == 40
     assert record["check"] == {label: True for label, *_ in frontier.CONFIGS}
