@@ -1,15 +1,16 @@
 """What closing the gap to MiniRocket would cost: the strong design made
-wider and trained longer, on the three sets where it trails MiniRocket most;
-and what the issue's speed target (one fit of ACSF1 on two cores in 30 s)
-would cost in accuracy.
+wider, deeper and trained longer, on the three sets where it trails
+MiniRocket most; and what the issue's speed target (one fit of ACSF1 on two
+cores in 30 s) would cost in accuracy.
 
 SEQUENCES.md measured the best gate at its defaults 0.113 below MiniRocket
 in mean accuracy, and OSULeaf, ArrowHead and PickupGestureWiimoteZ make up
 most of that gap. This probe asks whether the strong design reaches
 MiniRocket there when it is given more capacity (``d_model``: the
 convolutional stem is ``d_model / 4`` channels wide, at least 8, the tokens
-``d_model``) or more optimizer steps (``max_epochs`` a multiple of what
-"auto" gives), and what each costs in fit time; and, the other way, what a
+``d_model``), more blocks (``depth``) or more optimizer steps
+(``max_epochs`` a multiple of what "auto" gives), and what each costs in
+fit time; and, the other way, what a
 narrower network (``d_model`` 32: an 8-channel stem, about half the
 defaults' cost on long series) costs in accuracy, beside one fit of each on
 ACSF1's training part on two threads. The multiplicative gate only; each
@@ -46,19 +47,22 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "results"
 CSV = OUT / "frontier.csv"
 DATASETS = ("ArrowHead", "OSULeaf", "PickupGestureWiimoteZ")
-#: (label, d_model, multiple of the default steps), the defaults first.
+#: (label, d_model, multiple of the default steps, depth), the defaults
+#: first.
 CONFIGS = (
-    ("defaults", 64, 1),
-    ("d_model 32", 32, 1),
-    ("4x steps", 64, 4),
-    ("d_model 128", 128, 1),
-    ("d_model 128, 4x steps", 128, 4),
-    ("d_model 256", 256, 1),
+    ("defaults", 64, 1, 1),
+    ("d_model 32", 32, 1, 1),
+    ("4x steps", 64, 4, 1),
+    ("d_model 128", 128, 1, 1),
+    ("d_model 128, 4x steps", 128, 4, 1),
+    ("d_model 256", 256, 1, 1),
+    ("depth 2", 64, 1, 2),
+    ("depth 3", 64, 1, 3),
 )
 GATE = "multiplicative"
 
 
-def unit(name, split, label, d_model, steps):
+def unit(name, split, label, d_model, steps, depth):
     """One fit of the multiplicative gate in the strong design."""
     import torch
 
@@ -70,7 +74,9 @@ def unit(name, split, label, d_model, steps):
     mean, std = bench.channel_statistics(X_train)
     X_train = bench.z_normalise(X_train, mean, std)
     X_test = bench.z_normalise(X_test, mean, std)
-    model = GatedAttentionClassifier(gate=GATE, d_model=d_model, random_state=split)
+    model = GatedAttentionClassifier(
+        gate=GATE, d_model=d_model, depth=depth, random_state=split
+    )
     epochs = steps * planned_epochs("auto", len(y_train), model.batch_size)
     model.set_params(max_epochs=epochs)
     start = time.perf_counter()
@@ -201,7 +207,7 @@ def timed_fits(threads=2):
 
     X, y, _, _ = bench.split_data(TIMED, 0)
     X = bench.z_normalise(X, *bench.channel_statistics(X))
-    d_models = {label: d_model for label, d_model, _ in CONFIGS}
+    d_models = {label: d_model for label, d_model, *_ in CONFIGS}
     torch.set_num_threads(threads)
     seconds = {}
     for label in TIMED_CONFIGS:
@@ -295,7 +301,8 @@ def render(frame, splits, n_jobs, record):
         f"convolutional stem's channels (d_model / 4, at least 8: 16 at the "
         f"defaults, 8, 32 and 64 there); 'Nx "
         f"steps' trains N times the epochs 'auto' gives (500 optimizer steps, "
-        f"at least 20 epochs). MiniRocket: the committed SEQUENCES.md run on "
+        f"at least 20 epochs); 'depth N' stacks N blocks (the defaults: 1). "
+        f"MiniRocket: the committed SEQUENCES.md run on "
         f"the same splits (aeon's MiniRocketClassifier, one thread).",
         "",
         "## Bottom line",
