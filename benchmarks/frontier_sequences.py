@@ -46,6 +46,9 @@ from joblib import Parallel, delayed  # noqa: E402
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results"
 CSV = OUT / "frontier.csv"
+RECORD = OUT / "frontier_run.json"
+#: The splits bench_sequences.py runs (the archive's and 9 resamples).
+SPLITS = bench.FULL["n_splits"]
 DATASETS = ("ArrowHead", "OSULeaf", "PickupGestureWiimoteZ")
 #: (label, d_model, multiple of the default steps, depth), the defaults
 #: first.
@@ -118,7 +121,11 @@ def train(splits, n_jobs):
         delayed(unit)(*job) for job in jobs
     ):
         done = pd.concat([done, pd.DataFrame([row])], ignore_index=True)
-        done.to_csv(CSV, index=False)  # resumable: each fit as it ends
+        # Resumable: each fit as it ends, the file replaced whole (an
+        # interruption leaves the previous one).
+        partial = CSV.with_suffix(".csv.partial")
+        done.to_csv(partial, index=False)
+        os.replace(partial, CSV)
     return done
 
 
@@ -332,26 +339,51 @@ def render(frame, splits, n_jobs, record):
     return "\n".join(text)
 
 
-def main():
+def parse(argv=None):
+    """The command's arguments, checked: splits 1 to the benchmark's 10,
+    at least one process; ``--render`` redraws the recorded run, so it
+    takes neither (they come from frontier_run.json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--splits", type=int, default=3)
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--splits", type=int, default=None, help="default 3")
+    parser.add_argument("--n-jobs", type=int, default=None, help="default 2")
     parser.add_argument(
         "--render",
         action="store_true",
         help="rewrite the page and figure from frontier.csv and "
         "frontier_run.json (no fits)",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.render:
-        record = json.loads((OUT / "frontier_run.json").read_text())
-        print(render(pd.read_csv(CSV), args.splits, args.n_jobs, record))
+        if args.splits is not None or args.n_jobs is not None:
+            parser.error(
+                "--render redraws the recorded run: its splits and n_jobs come "
+                "from frontier_run.json, so it takes no --splits or --n-jobs"
+            )
+        for path in (CSV, RECORD):
+            if not path.exists():
+                parser.error(f"--render needs {path}, which does not exist")
+        return args
+    args.splits = 3 if args.splits is None else args.splits
+    args.n_jobs = 2 if args.n_jobs is None else args.n_jobs
+    if not 1 <= args.splits <= SPLITS:
+        parser.error(f"--splits must be 1 to {SPLITS}, got {args.splits}")
+    if args.n_jobs < 1:
+        parser.error(f"--n-jobs must be at least 1, got {args.n_jobs}")
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
+    if args.render:
+        record = json.loads(RECORD.read_text())
+        frame = pd.read_csv(CSV)
+        print(render(frame, record["splits"], record["n_jobs"], record))
         return
-    record = bench.commit()
+    record = {**bench.commit(), "splits": args.splits, "n_jobs": args.n_jobs}
     frame = train(args.splits, args.n_jobs)
     record["check"] = check(frame, args.n_jobs)
     record["timed"] = timed_fits()
-    (OUT / "frontier_run.json").write_text(json.dumps(record, indent=2) + "\n")
+    RECORD.write_text(json.dumps(record, indent=2) + "\n")
     print(render(frame, args.splits, args.n_jobs, record))
 
 

@@ -440,6 +440,26 @@ def test_frontier_speed_line_says_which_fit_meets_the_target(frontier, seconds, 
     assert "d_model 32 changes the mean accuracy by -0.020" in line
 
 
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--splits", "0"], "--splits must be 1 to 10, got 0"),
+        (["--splits", "11"], "--splits must be 1 to 10, got 11"),
+        (["--n-jobs", "0"], "--n-jobs must be at least 1, got 0"),
+        (["--render", "--splits", "3"], "takes no --splits or --n-jobs"),
+    ],
+)
+def test_frontier_refuses_bad_arguments(frontier, capsys, argv, said):
+    with pytest.raises(SystemExit):
+        frontier.parse(argv)
+    assert said in capsys.readouterr().err
+
+
+def test_frontier_defaults(frontier):
+    args = frontier.parse([])
+    assert (args.splits, args.n_jobs, args.render) == (3, 2, False)
+
+
 def test_findings_and_guide_quote_the_committed_frontier(frontier):
     """FRONTIER.md's bottom line is the one its committed fits give, the
     findings page and the user guide quote it, every fit of the design is
@@ -473,4 +493,5 @@ def test_findings_and_guide_quote_the_committed_frontier(frontier):
         assert speed in words(page.read_text()), page
     assert set(record["timed"]["seconds"]) == set(frontier.TIMED_CONFIGS)
     assert record["clean"] is True and len(record["commit"]) == 40
+    assert (record["splits"], record["n_jobs"]) == (3, 2)
     assert record["check"] == {label: True for label, *_ in frontier.CONFIGS}
