@@ -407,14 +407,14 @@ def test_frontier_bottom_line_reads_its_numbers(frontier):
     )
     assert "4x steps -0.050 at 1.0 times the fit time" in line
     assert "d_model 256 +0.100 at 6.0 times the fit time" in line
-    assert "The closest to MiniRocket, d_model 256, stays 0.100 below it" in line
+    assert "The best by mean accuracy, d_model 256, stays 0.100 below it" in line
     assert "(60 s per fit on one thread, against MiniRocket's 0.5 s)" in line
 
 
 def test_frontier_bottom_line_when_a_configuration_reaches_minirocket(frontier):
     means, seconds = _frontier_tables(frontier, {"d_model 128": 0.25}, {}, 0.9)
     line = frontier.bottom_line(means, seconds)
-    assert "The closest to MiniRocket, d_model 128, reaches it (+0.050)" in line
+    assert "The best by mean accuracy, d_model 128, reaches it (+0.050)" in line
     assert "below it" not in line
 
 
@@ -429,6 +429,7 @@ def test_frontier_bottom_line_when_a_configuration_reaches_minirocket(frontier):
             {"defaults": 49.0, "d_model 32": 31.0},
             "the largest set on two cores is met by neither",
         ),
+        ({"defaults": 30.04, "d_model 32": 19.0}, "on two cores is met by both"),
     ],
 )
 def test_frontier_speed_line_says_which_fit_meets_the_target(frontier, seconds, said):
@@ -436,7 +437,7 @@ def test_frontier_speed_line_says_which_fit_meets_the_target(frontier, seconds, 
     record = {"timed": {"threads": 2, "n_train": 100, "seconds": seconds}}
     line = frontier.speed_line(means, record)
     assert said in line
-    assert f"took 49.0 s at the defaults and {seconds['d_model 32']:.1f} s" in line
+    assert f"at the defaults and {seconds['d_model 32']:.1f} s" in line
     assert "d_model 32 changes the mean accuracy by -0.020" in line
 
 
@@ -453,6 +454,59 @@ def test_frontier_refuses_bad_arguments(frontier, capsys, argv, said):
     with pytest.raises(SystemExit):
         frontier.parse(argv)
     assert said in capsys.readouterr().err
+
+
+def test_frontier_bottom_line_gives_paired_standard_errors(frontier):
+    """With the fits per dataset and split, each change carries the standard
+    error of the paired differences (known here: differences 0 and 0.1 on
+    alternate pairs)."""
+    labels = [label for label, *_ in frontier.CONFIGS]
+    means, seconds = _frontier_tables(frontier, {}, {}, 0.9)
+    index = pd.MultiIndex.from_product([frontier.DATASETS, range(2)])
+    fits = pd.DataFrame({label: 0.7 for label in labels}, index=index)
+    fits["depth 3"] = [0.7, 0.8] * len(frontier.DATASETS)
+    line = frontier.bottom_line(means, seconds, fits)
+    expected = np.std([0.0, 0.1] * 3, ddof=1) / np.sqrt(6)
+    assert f"depth 3 +0.000 ± {expected:.3f}" in line
+    assert "over the 6 paired fits" in line
+
+
+def _committed_frontier(frontier):
+    return pd.read_csv(BENCHMARKS / "results" / "frontier.csv")
+
+
+@pytest.mark.parametrize(
+    "damage, said",
+    [
+        (lambda f: f[~((f.model == "depth 3") & (f.dataset == "OSULeaf"))], "lacks 3"),
+        (lambda f: pd.concat([f, f.iloc[:1]]), "repeats 1"),
+        (lambda f: f.assign(accuracy=f.accuracy.where(f.index != 0)), "no finite"),
+        (lambda f: f.iloc[:0], "lacks 72"),
+    ],
+)
+def test_frontier_refuses_a_partial_or_broken_run(frontier, damage, said):
+    """A page drawn from part of a run would compare means over different
+    fits: the tables refuse missing, repeated and non-finite fits."""
+    with pytest.raises(ValueError, match=said):
+        frontier.tables(damage(_committed_frontier(frontier)), 3)
+
+
+def test_frontier_render_refuses_a_record_it_did_not_write(
+    frontier, tmp_path, monkeypatch
+):
+    record = tmp_path / "frontier_run.json"
+    monkeypatch.setattr(frontier, "RECORD", record)
+    record.write_text('{"commit": "x", "clean": true}')
+    with pytest.raises(SystemExit, match="lacks splits, n_jobs, check, timed"):
+        frontier.main(["--render"])
+    record.write_text('{"commit": ')
+    with pytest.raises(SystemExit, match="unreadable"):
+        frontier.main(["--render"])
+
+
+def test_frontier_timing_note_reads_the_committed_run(frontier):
+    note = frontier.timing_note(_committed_frontier(frontier), 3)
+    assert "accuracy on the same splits in 9 of 9" in note
 
 
 def test_frontier_defaults(frontier):
@@ -481,9 +535,9 @@ def test_findings_and_guide_quote_the_committed_frontier(frontier):
     assert set(zip(frame.dataset, frame.split, frame.model, strict=True)) == design
     assert len(frame) == len(design)
     record = json.loads((results / "frontier_run.json").read_text())
-    means, seconds = frontier.tables(frame, 3)
-    line = words(frontier.bottom_line(means, seconds))
-    speed = words(frontier.speed_line(means, record))
+    means, seconds, fits = frontier.tables(frame, 3)
+    line = words(frontier.bottom_line(means, seconds, fits))
+    speed = words(frontier.speed_line(means, record, fits))
     for page in (
         results / "FRONTIER.md",
         ROOT / "docs/user_guide/findings.md",
