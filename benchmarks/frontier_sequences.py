@@ -370,15 +370,16 @@ def check(frame, n_jobs):
     }
 
 
-def render(frame, splits, n_jobs, record):
-    """FRONTIER.md and its figure from the fits ``frame``."""
+def render(frame, splits, n_jobs, record, out=OUT):
+    """FRONTIER.md and its figure, written into ``out``, from the fits
+    ``frame`` and the run's ``record``; returns the page."""
     means, seconds, fits = tables(frame, splits)
     gap = means.iloc[:, :-1].sub(means["MiniRocket"], axis=0)
     shown, shown_seconds = means.copy(), seconds.copy()
     shown.loc["mean"] = means.mean()
     shown_seconds.loc["mean"] = seconds.mean()
     gap.loc["mean"] = gap.mean()
-    figure(means, seconds, OUT / "fig_frontier.png")
+    figure(means, seconds, out / "fig_frontier.png")
     differ = [label for label, ok in record["check"].items() if not ok]
     checked = (
         f"a second fit of each configuration on {DATASETS[0]}'s split 0 by "
@@ -430,7 +431,7 @@ def render(frame, splits, n_jobs, record):
         "![accuracy against fit time](fig_frontier.png)",
         "",
     ]
-    (OUT / "FRONTIER.md").write_text("\n".join(text))
+    (out / "FRONTIER.md").write_text("\n".join(text))
     return "\n".join(text)
 
 

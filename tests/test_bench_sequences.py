@@ -504,6 +504,24 @@ def test_frontier_render_refuses_a_record_it_did_not_write(
         frontier.main(["--render"])
 
 
+def test_committed_frontier_page_is_what_its_data_render(frontier, tmp_path):
+    """FRONTIER.md is the page this code draws from the committed fits and
+    record, byte for byte (a stale page, or one edited by hand, fails)."""
+    import json
+
+    results = BENCHMARKS / "results"
+    record = json.loads((results / "frontier_run.json").read_text())
+    page = frontier.render(
+        _committed_frontier(frontier),
+        record["splits"],
+        record["n_jobs"],
+        record,
+        out=tmp_path,
+    )
+    assert page == (results / "FRONTIER.md").read_text()
+    assert (tmp_path / "fig_frontier.png").stat().st_size > 0
+
+
 def test_frontier_timing_note_reads_the_committed_run(frontier):
     note = frontier.timing_note(_committed_frontier(frontier), 3)
     assert "accuracy on the same splits in 9 of 9" in note
