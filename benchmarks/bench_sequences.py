@@ -196,6 +196,20 @@ def z_normalise(X, mean, std):
     return (X - mean[None, :, None]) / std[None, :, None]
 
 
+def normalised(data):
+    """``(X_train, y_train, X_test, y_test)`` with both parts' series
+    z-normalised per channel by the training part's statistics (what the
+    gates read)."""
+    X_train, y_train, X_test, y_test = data
+    mean, std = channel_statistics(X_train)
+    return (
+        z_normalise(X_train, mean, std),
+        y_train,
+        z_normalise(X_test, mean, std),
+        y_test,
+    )
+
+
 def split_data(name, split):
     """``(X_train, y_train, X_test, y_test)`` of one split, raw."""
     X, y, _, _ = pooled(name)
@@ -415,13 +429,7 @@ def run_unit(dataset, split, model, settings):
             "cpu_seconds": time.process_time() - cpu,
         }
     gate, name = variant(model)
-    mean, std = channel_statistics(X_train)
-    data = (
-        z_normalise(X_train, mean, std),
-        y_train,
-        z_normalise(X_test, mean, std),
-        y_test,
-    )
+    data = normalised((X_train, y_train, X_test, y_test))
     if name == "tuned":
         result = fit_tuned_gate(gate, data, seed, settings)
     else:

@@ -74,10 +74,7 @@ def unit(name, split, label, d_model, steps, depth):
     from skgate._engine.plan import planned_epochs
 
     torch.set_num_threads(1)
-    X_train, y_train, X_test, y_test = bench.split_data(name, split)
-    mean, std = bench.channel_statistics(X_train)
-    X_train = bench.z_normalise(X_train, mean, std)
-    X_test = bench.z_normalise(X_test, mean, std)
+    X_train, y_train, X_test, y_test = bench.normalised(bench.split_data(name, split))
     model = GatedAttentionClassifier(
         gate=GATE, d_model=d_model, depth=depth, random_state=split
     )
@@ -238,8 +235,7 @@ def timed_fits(threads=2):
 
     from skgate import GatedAttentionClassifier
 
-    X, y, _, _ = bench.split_data(TIMED, 0)
-    X = bench.z_normalise(X, *bench.channel_statistics(X))
+    X, y, _, _ = bench.normalised(bench.split_data(TIMED, 0))
     d_models = {label: d_model for label, d_model, *_ in CONFIGS}
     torch.set_num_threads(threads)
     seconds = {}

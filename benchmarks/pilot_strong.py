@@ -56,10 +56,7 @@ def unit(name, split, gate):
     from skgate import GatedAttentionClassifier
 
     torch.set_num_threads(1)
-    X_train, y_train, X_test, y_test = bench.split_data(name, split)
-    mean, std = bench.channel_statistics(X_train)
-    X_train = bench.z_normalise(X_train, mean, std)
-    X_test = bench.z_normalise(X_test, mean, std)
+    X_train, y_train, X_test, y_test = bench.normalised(bench.split_data(name, split))
     start = time.perf_counter()
     model = GatedAttentionClassifier(gate=gate, random_state=split)
     model.fit(X_train, y_train)
