@@ -34,6 +34,8 @@ for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
+import collections  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -63,6 +65,8 @@ CONFIGS = (
     ("depth 2", 64, 1, 2),
     ("depth 3", 64, 1, 3),
 )
+#: The configurations' labels, in order.
+LABELS = tuple(label for label, *_ in CONFIGS)
 GATE = "multiplicative"
 
 
@@ -130,9 +134,16 @@ def train(splits, n_jobs):
     return done
 
 
+@functools.cache
+def _committed_scores():
+    """The committed SEQUENCES.md run's scores, read once (MiniRocket's rows
+    and the defaults' twins come from them)."""
+    return pd.read_csv(OUT / "sequences_scores.csv")
+
+
 def minirocket(splits):
     """The committed run's MiniRocket on the same splits of the same sets."""
-    scores = pd.read_csv(OUT / "sequences_scores.csv")
+    scores = _committed_scores()
     keep = (
         (scores.model == "MiniRocket")
         & (scores.split < splits)
@@ -141,11 +152,11 @@ def minirocket(splits):
     return scores[keep][["dataset", "split", "model", "accuracy", "fit_seconds"]]
 
 
-def _paired(fits, label):
-    """The mean change of ``label`` against the defaults over the paired
-    fits (dataset and split) and its standard error."""
+def _standard_error(fits, label):
+    """The standard error of ``label``'s change against the defaults over
+    the paired fits (dataset and split)."""
     change = fits[label] - fits["defaults"]
-    return change.mean(), change.std(ddof=1) / np.sqrt(len(change))
+    return change.std(ddof=1) / np.sqrt(len(change))
 
 
 def bottom_line(means, seconds, fits=None):
@@ -154,7 +165,7 @@ def bottom_line(means, seconds, fits=None):
     defaults (with ``fits``, the accuracy per dataset and split, the change's
     standard error over those paired fits), and how far the best one by mean
     accuracy stays from MiniRocket."""
-    configs = [label for label, *_ in CONFIGS]
+    configs = list(LABELS)
     accuracy, cost = means[configs].mean(), seconds[configs].mean()
     reference = means["MiniRocket"].mean()
 
@@ -162,7 +173,7 @@ def bottom_line(means, seconds, fits=None):
         text = f"{accuracy[label] - accuracy['defaults']:+.3f}"
         if fits is None:
             return text
-        return f"{text} ± {_paired(fits, label)[1]:.3f}"
+        return f"{text} ± {_standard_error(fits, label):.3f}"
 
     changes = "; ".join(
         f"{label} {change(label)} at "
@@ -202,7 +213,7 @@ def figure(means, seconds, path):
 
     fig, axes = plt.subplots(1, len(DATASETS), figsize=(4 * len(DATASETS), 3.6))
     for ax, name in zip(axes, DATASETS, strict=True):
-        for label, *_ in CONFIGS:
+        for label in LABELS:
             ax.scatter(seconds.loc[name, label], means.loc[name, label], label=label)
         ax.axhline(
             means.loc[name, "MiniRocket"], color="k", ls="--", label="MiniRocket"
@@ -260,7 +271,7 @@ def speed_line(means, record, fits=None):
     seconds = {label: round(value, 1) for label, value in timing["seconds"].items()}
     change = f"{means[cheap].mean() - means['defaults'].mean():+.3f}"
     if fits is not None:
-        error = _paired(fits, cheap)[1]
+        error = _standard_error(fits, cheap)
         change += f" ± {error:.3f} (the standard error over the paired fits)"
     met = [label for label in TIMED_CONFIGS if seconds[label] <= TARGET_SECONDS]
     goal = (
@@ -294,7 +305,7 @@ def _complete(frame, models, splits, what):
     }
     keys = list(zip(frame.dataset, frame.split, frame.model, strict=True))
     missing = sorted(want - set(keys))
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    repeated = sorted(key for key, n in collections.Counter(keys).items() if n > 1)
     values = frame[["accuracy", "fit_seconds"]].to_numpy(dtype=float)
     broken = [
         key for key, row in zip(keys, values, strict=True) if not np.isfinite(row).all()
@@ -319,7 +330,7 @@ def tables(frame, splits):
     ``splits - 1``, and each configuration's accuracy per dataset and split
     (rows), for paired comparisons. ValueError unless every fit is there
     once."""
-    configs = [label for label, *_ in CONFIGS]
+    configs = list(LABELS)
     frame = frame[frame.split < splits]
     _complete(frame, configs, splits, CSV.name)
     rocket = minirocket(splits)
@@ -336,7 +347,7 @@ def timing_note(frame, splits):
     """How far the defaults' fit times here are from the same fits' in the
     committed SEQUENCES.md run (the same accuracy, fit for fit): the spread
     that fit times on a shared machine have."""
-    scores = pd.read_csv(OUT / "sequences_scores.csv")
+    scores = _committed_scores()
     theirs = scores[scores.model == "multiplicative (strong)"]
     ours = frame[(frame.model == "defaults") & (frame.split < splits)]
     both = ours.merge(theirs, on=["dataset", "split"], suffixes=("", " committed"))
