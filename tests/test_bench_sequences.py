@@ -23,6 +23,11 @@ def _module(name):
     return module
 
 
+def words(text):
+    """``text`` with every run of whitespace one space (a page wraps lines)."""
+    return " ".join(text.split())
+
+
 @pytest.fixture(scope="module")
 def report():
     return _module("sequences_report")
@@ -339,9 +344,6 @@ def test_findings_and_guide_quote_the_committed_run(report):
     scores = pd.read_csv(results / "sequences_scores.csv")
     analysis = report.analyse(scores, info["settings"])
 
-    def words(text):
-        return " ".join(text.split())
-
     assert len(analysis["summary"]) == 3
     for page in ("docs/user_guide/findings.md", "docs/user_guide/sequences.md"):
         text = words((ROOT / page).read_text())
@@ -382,7 +384,7 @@ def frontier():
 def _frontier_tables(frontier, gains, costs, minirocket):
     """Made-up per-dataset tables: each configuration ``gains[label]``
     above the defaults' 0.7 and ``costs[label]`` times their 10 s."""
-    labels = [label for label, *_ in frontier.CONFIGS]
+    labels = frontier.LABELS
     index = pd.Index(frontier.DATASETS, name="dataset")
     means = pd.DataFrame(
         {label: 0.7 + gains.get(label, 0.0) for label in labels}, index=index
@@ -460,7 +462,7 @@ def test_frontier_bottom_line_gives_paired_standard_errors(frontier):
     """With the fits per dataset and split, each change carries the standard
     error of the paired differences (known here: differences 0 and 0.1 on
     alternate pairs)."""
-    labels = [label for label, *_ in frontier.CONFIGS]
+    labels = frontier.LABELS
     means, seconds = _frontier_tables(frontier, {}, {}, 0.9)
     index = pd.MultiIndex.from_product([frontier.DATASETS, range(2)])
     fits = pd.DataFrame({label: 0.7 for label in labels}, index=index)
@@ -539,14 +541,11 @@ def test_findings_and_guide_quote_the_committed_frontier(frontier):
     fit at its stored accuracy."""
     import json
 
-    def words(text):
-        return " ".join(text.split())
-
     results = BENCHMARKS / "results"
-    frame = pd.read_csv(results / "frontier.csv")
+    frame = _committed_frontier(frontier)
     design = {
         (name, split, label)
-        for label, *_ in frontier.CONFIGS
+        for label in frontier.LABELS
         for name in frontier.DATASETS
         for split in range(3)
     }
@@ -566,4 +565,4 @@ def test_findings_and_guide_quote_the_committed_frontier(frontier):
     assert set(record["timed"]["seconds"]) == set(frontier.TIMED_CONFIGS)
     assert record["clean"] is True and len(record["commit"]) == 40
     assert (record["splits"], record["n_jobs"]) == (3, 2)
-    assert record["check"] == {label: True for label, *_ in frontier.CONFIGS}
+    assert record["check"] == {label: True for label in frontier.LABELS}
