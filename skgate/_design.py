@@ -7,7 +7,7 @@ from functools import cache
 
 import torch
 
-from ._options import DESIGN_NET_PARAMETERS, DESIGNS
+from ._options import DESIGN_NET_PARAMETERS, DESIGNS, SERIES_STEM
 from .nn import GatedAttentionNet
 
 
@@ -126,6 +126,8 @@ def build_network(estimator, n_features, n_outputs, generator):
     }
     if layout is not None:
         given["token_dim"] = layout.token_dim
+    if design["embedding"] == "conv":
+        given.update(SERIES_STEM)
     with torch.device("meta"):
         module = GatedAttentionNet(
             n_features,

@@ -10,7 +10,7 @@ and usage errors without importing torch.
 # Each is documented where skgate.nn exports it.
 NORMS = (None, "layer")
 GATE_GAIN = 2.0
-HEADS = ("mlp", "mlp-relu", "linear")
+HEADS = ("mlp", "mlp-relu", "linear", "norm-linear")
 ATTENTIONS = ("softmax", "fixed", "fixed-causal")
 LAYERS = ("attention", "pooled", "logits")
 EMBEDDINGS = ("linear", "conv")
@@ -27,6 +27,8 @@ LR_SCHEDULES = ("constant", "cosine")
 #: user guide ("Sequences and time series").
 DESIGNS = {
     "table": {
+        "batch_size": 64,
+        "head": "mlp",
         "n_heads": 1,
         "residual": False,
         "norm": None,
@@ -38,6 +40,8 @@ DESIGNS = {
         "label_smoothing": 0.0,
     },
     "series": {
+        "batch_size": 16,
+        "head": "norm-linear",
         "n_heads": 4,
         "residual": True,
         "norm": "layer",
@@ -50,8 +54,34 @@ DESIGNS = {
     },
 }
 
+#: The convolutional encoding of series (``embedding="conv"``): its
+#: normalisation, layers and width at full resolution (see
+#: :class:`skgate.nn.ConvEmbedding`). Chosen by measurement:
+#: benchmarks/results/DIAGNOSIS.md.
+SERIES_STEM = {
+    "stem_norm": "batch",
+    "stem_shape": "pooled",
+    "stem_width": None,
+    "projection": True,
+}
+#: What series trained with ``lr_schedule="cosine"`` (the series defaults)
+#: get besides the schedule, the transformer recipe: each step's gradients
+#: clipped to the global norm ``clip_norm`` (None: not clipped); vectors
+#: (norms' weights, biases) and positions without weight decay
+#: (``decay_exempt``); and ``max_epochs="auto"`` planned for ``auto_steps``
+#: optimizer steps, but at most as many epochs as read ``time_points``
+#: time points (the fit's series times their padded length, per epoch: a
+#: CPU budget for long series), and at least 20. Chosen by measurement:
+#: benchmarks/results/DIAGNOSIS.md.
+TRANSFORMER_RECIPE = {
+    "clip_norm": 1.0,
+    "decay_exempt": True,
+    "auto_steps": 1000,
+    "time_points": 10_000_000,
+}
+
 #: The design's parameters that shape training; the others shape the network.
-DESIGN_TRAINING_PARAMETERS = ("lr_schedule", "label_smoothing")
+DESIGN_TRAINING_PARAMETERS = ("batch_size", "lr_schedule", "label_smoothing")
 DESIGN_NET_PARAMETERS = tuple(
     name for name in DESIGNS["table"] if name not in DESIGN_TRAINING_PARAMETERS
 )

@@ -22,6 +22,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from . import _engine
 from ._design import net_parameters
+from ._options import TRANSFORMER_RECIPE
 from .nn import BUILT_IN_GATES, GATES
 
 __all__ = [
@@ -62,14 +63,25 @@ def _check_implemented(estimator):
         )
 
 
-def _recipe(estimator, design, *, incremental):
-    """The estimator's :class:`~skgate._engine.spec.Recipe`."""
+def _recipe(estimator, design, n_rows, *, incremental):
+    """The estimator's :class:`~skgate._engine.spec.Recipe` for a fit on
+    ``n_rows`` rows."""
     cosine = design["lr_schedule"] == "cosine" and not incremental
+    layout = getattr(estimator, "series_layout_", None)
+    recipe, budget = {}, {}
+    if layout is not None and design["lr_schedule"] == "cosine":
+        recipe = TRANSFORMER_RECIPE
+        per_epoch = n_rows * layout.n_tokens * layout.patch_size
+        cap = recipe["time_points"]
+        budget = {
+            "auto_steps": recipe["auto_steps"],
+            "auto_epoch_cap": None if cap is None else max(1, cap // per_epoch),
+        }
     return _engine.Recipe(
         max_epochs=estimator.max_epochs,
         lr=estimator.lr,
         weight_decay=estimator.weight_decay,
-        batch_size=estimator.batch_size,
+        batch_size=design["batch_size"],
         warmup=float(estimator.warmup_fraction) if cosine else None,
         early_stopping=estimator.early_stopping,
         validation_fraction=estimator.validation_fraction,
@@ -79,6 +91,9 @@ def _recipe(estimator, design, *, incremental):
         callbacks=estimator.callbacks,
         verbose=estimator.verbose,
         device=estimator.device,
+        clip_norm=recipe.get("clip_norm"),
+        decay_exempt=recipe.get("decay_exempt", False),
+        **budget,
     )
 
 
@@ -186,7 +201,7 @@ def training_spec(estimator, X, y, sample_weight, *, fresh, incremental, classes
             float(design.get("label_smoothing", 0.0)) if classifier else 0.0,
         ),
         validation_score=estimator._validation_score,
-        recipe=_recipe(estimator, design, incremental=incremental),
+        recipe=_recipe(estimator, design, len(X), incremental=incremental),
         labels=estimator.classes_ if classifier else None,
         net_class=estimator._net_class,
         unused_callbacks=estimator._unused_callbacks,

@@ -102,7 +102,7 @@ class _GatedAttentionBase(
             StrOptions({"auto"}),
             Interval(Integral, 1, None, closed="left"),
         ],
-        "head": [StrOptions(set(HEADS))],
+        "head": [StrOptions({"auto", *HEADS})],
         "n_heads": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
         "residual": [StrOptions({"auto"}), "boolean"],
         "norm": [None, StrOptions({"auto"} | {n for n in NORMS if n is not None})],
@@ -123,7 +123,10 @@ class _GatedAttentionBase(
             Interval(Integral, 0, None, closed="left"),
         ],
         "lr": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+        ],
         "weight_decay": [Interval(Real, 0, None, closed="left")],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -287,9 +290,12 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         1,500), which bounds attention's memory and time on long series (see
         the user guide, "Sequences and time series"). A 2-D ``X`` takes
         "auto" or 1.
-    head : {"mlp", "mlp-relu", "linear"}, default="mlp"
+    head : {"auto", "mlp", "mlp-relu", "linear", "norm-linear"}, default="auto"
         "mlp": two layers with a GELU between them; "mlp-relu": with a ReLU
-        between them; "linear": one layer.
+        between them; "linear": one layer; "norm-linear": a LayerNorm over
+        the pooled representation, then one layer (a pre-LN transformer's
+        final norm and classifier). "auto": "mlp" for a table, "mlp" for
+        series.
     n_heads : int >= 1 or "auto", default="auto"
         Attention heads per block; ``d_model`` must be divisible by it.
         "auto": 1 for a table, 4 for series.
@@ -346,12 +352,12 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         says how many ran.
     lr : float > 0, default=2e-3
         AdamW learning rate.
-    batch_size : int >= 1, default=64
+    batch_size : int >= 1 or "auto", default="auto"
         Rows per optimisation step, clipped to the training rows (as
-        MLPClassifier clips it). The last step of an epoch is computed at
-        ``batch_size`` rows (rows of weight 0 fill it, so that a model trains
-        to the same bits alone, with callbacks and in the CV estimators'
-        batches).
+        MLPClassifier clips it). "auto": 64 for a table, 16 for series. The
+        last step of an epoch is computed at ``batch_size`` rows (rows of
+        weight 0 fill it, so that a model trains to the same bits alone,
+        with callbacks and in the CV estimators' batches).
     weight_decay : float >= 0, default=1e-2
         AdamW weight decay (decoupled; MLPClassifier's L2 penalty is called
         ``alpha``, a name this estimator uses for the gate).
@@ -494,7 +500,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         n_tokens=8,
         token_dim=None,
         patch_size="auto",
-        head="mlp",
+        head="auto",
         n_heads="auto",
         residual="auto",
         norm="auto",
@@ -505,7 +511,7 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         position="auto",
         max_epochs="auto",
         lr=2e-3,
-        batch_size=64,
+        batch_size="auto",
         weight_decay=1e-2,
         lr_schedule="auto",
         warmup_fraction=0.1,
@@ -773,7 +779,7 @@ validation_scores_, best_validation_score_
         n_tokens=8,
         token_dim=None,
         patch_size="auto",
-        head="mlp",
+        head="auto",
         n_heads="auto",
         residual="auto",
         norm="auto",
@@ -784,7 +790,7 @@ validation_scores_, best_validation_score_
         position="auto",
         max_epochs="auto",
         lr=2e-3,
-        batch_size=64,
+        batch_size="auto",
         weight_decay=1e-2,
         lr_schedule="auto",
         warmup_fraction=0.1,

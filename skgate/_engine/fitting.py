@@ -223,6 +223,8 @@ def fit_batch(members, *, keep_on_interrupt=False):
             states=[optimizer_entries(net) for net in nets],
             # partial_fit's one epoch continues at lr: no schedule.
             warmup=None if plan.incremental else recipe.warmup,
+            clip_norm=recipe.clip_norm,
+            decay_exempt=recipe.decay_exempt,
         )
         curves = trainer.fit(
             [plan.train for _, plan in members],
@@ -233,6 +235,8 @@ def fit_batch(members, *, keep_on_interrupt=False):
             keep_on_interrupt,
         )
         trainer.modules([net.module_ for net in nets])
+        for (_, plan), net in zip(members, nets, strict=True):
+            set_statistics(net.module_, plan.train)
         if hooks is not None:
             _end_with_callbacks(hooks, trainer, plan.valid)
     results = []
@@ -249,6 +253,23 @@ def fit_batch(members, *, keep_on_interrupt=False):
         _install_state(net, trainer.optimizer_state(m))
         results.append(_result(spec, net, plan, curves[m], trainer.interrupted))
     return results
+
+
+def set_statistics(module, rows):
+    """The evaluation statistics of ``module``'s batch norms (if any) set
+    from its training ``rows`` (a :class:`~skgate._engine.loop.Rows`)."""
+    with torch.inference_mode(False):
+        module.set_population_statistics(
+            rows.X.to(_device(module)), _weights_of(rows, module)
+        )
+
+
+def _device(module):
+    return next(module.parameters()).device
+
+
+def _weights_of(rows, module):
+    return None if rows.w is None else rows.w.to(_device(module))
 
 
 def _end_with_callbacks(hooks, trainer, valid):

@@ -4,6 +4,7 @@ best epoch), one model as a batch of one; its rows, epochs and threads.
 """
 
 import contextlib
+import copy
 import math
 import signal
 import threading
@@ -110,6 +111,31 @@ def schedule(step, total, warmup):
     if step <= ramp:
         return step / ramp
     return 0.5 * (1 + math.cos(math.pi * (step - ramp) / max(1, total - ramp)))
+
+
+def undecayed_weights(net):
+    """Names of ``net``'s weights the transformer recipe leaves out of weight
+    decay: vectors (norms' weights, biases), positions and relative position
+    biases."""
+    return {
+        name
+        for name, weight in net.named_parameters()
+        if weight.ndim < 2 or name == "position" or name.endswith("relative_bias")
+    }
+
+
+def clip_gradients(gradients, max_norm):
+    """Each model's gradients (stacked, (M, ...) per weight) scaled in place
+    so that their global norm is at most ``max_norm``: torch's
+    ``clip_grad_norm_`` (the norm of the weights' norms, the factor
+    ``max_norm / (norm + 1e-6)`` where below 1), one model per row."""
+    norms = torch.stack(
+        [torch.linalg.vector_norm(g.flatten(1), dim=1) for g in gradients], dim=1
+    )
+    total = torch.linalg.vector_norm(norms, dim=1)
+    factor = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    for g in gradients:
+        g.mul_(factor.view(-1, *[1] * (g.ndim - 1)))
 
 
 def trained_weights(net):
@@ -274,8 +300,14 @@ class BatchedTrainer:
         batch_size,
         states=None,
         warmup=None,
+        clip_norm=None,
+        decay_exempt=False,
     ):
         self.net = modules[0]
+        #: None, or the global gradient norm each model's step is clipped to.
+        self.clip_norm = clip_norm
+        #: The weights stepped without weight decay.
+        self.undecayed = undecayed_weights(self.net) if decay_exempt else set()
         self.regression = loss.regression
         #: The classification loss's label smoothing (0: none).
         self.label_smoothing = loss.label_smoothing
@@ -383,6 +415,8 @@ class BatchedTrainer:
             label_smoothing=self.label_smoothing,
             noise=noise,
         )
+        if self.clip_norm is not None:
+            clip_gradients(gradients, self.clip_norm)
         lrs, adamw, frozen = self._scheduled(self.lrs), self.adamw, ()
         if hooks is not None:
             # A callback may read or change the gradients and the rates, or
@@ -426,11 +460,13 @@ class BatchedTrainer:
             and len({self.counts[m] for m in models}) == 1
         )
         by_rate = {}
+        decay = adamw["weight_decay"]
         for index, name in enumerate(self.names):
             if name in frozen:
                 continue
+            wd = 0.0 if name in self.undecayed else decay
             if together and self.whole_blocks[name]:
-                by_rate.setdefault(lrs[0], []).append(
+                by_rate.setdefault((lrs[0], wd), []).append(
                     (
                         self.params[name],
                         gradients[index],
@@ -442,7 +478,7 @@ class BatchedTrainer:
                 continue
             for m, gradient in zip(models, gradients[index].unbind(0), strict=True):
                 weights, exp_avg, exp_avg_sq = self.views[m]
-                by_rate.setdefault(lrs[m], []).append(
+                by_rate.setdefault((lrs[m], wd), []).append(
                     (
                         weights[index],
                         gradient,
@@ -451,8 +487,8 @@ class BatchedTrainer:
                         self.steps[m],
                     )
                 )
-        for lr, entries in by_rate.items():
-            fused_adamw(entries, lr=lr, **adamw)
+        for (lr, wd), entries in by_rate.items():
+            fused_adamw(entries, lr=lr, **{**adamw, "weight_decay": wd})
 
     def fit(
         self,
@@ -509,7 +545,7 @@ class BatchedTrainer:
         #: Whether a callback stopped the training (KeyboardInterrupt).
         self.stopped_by_callback = False
         validation = validation or [None] * M
-        pool = _Pool(datasets, self.device)
+        pool = self.pool = _Pool(datasets, self.device)
         # Each model's steps in this fit, which the schedule spans (a warm
         # start warms up and decays anew, as its fresh optimizer starts anew).
         self.starts = list(self.counts)
@@ -669,7 +705,26 @@ class BatchedTrainer:
         (:func:`validation_logits`)."""
         params = {n: self.params[n][m : m + 1] for n in self.names}
         X = score.data.X.to(self.device)
-        return validation_logits(self.net, params, self.alphas[m], X)
+        net = self._with_statistics(m, params)
+        return validation_logits(net, params, self.alphas[m], X)
+
+    def _with_statistics(self, m, params):
+        """The network whose buffers model ``m``'s evaluation reads: with
+        batch norms in its stem, a copy holding model ``m``'s weights and the
+        statistics of its training rows as they are now (as its fit sets
+        them at the end); else the template itself."""
+        embed = getattr(self.net, "embed", None)
+        if not getattr(embed, "batch_normed", False):
+            return self.net
+        net = copy.deepcopy(self.net)
+        with torch.no_grad():
+            weights = dict(net.named_parameters())
+            for name, value in params.items():
+                weights[name].copy_(value[0])
+        start, n = self.pool.offsets[m], self.pool.sizes[m]
+        rows = slice(start, start + n)
+        net.set_population_statistics(self.pool.X[rows], self.pool.w[rows])
+        return net
 
     def modules(self, templates):
         """The trained networks: ``templates`` (one per model, e.g. the modules

@@ -113,7 +113,13 @@ def prepare(spec, *, fresh, incremental):
         fresh,
         incremental,
         callbacks,
-        epochs=planned_epochs(recipe.max_epochs, len(train.X), batch_size),
+        epochs=planned_epochs(
+            recipe.max_epochs,
+            len(train.X),
+            batch_size,
+            steps=recipe.auto_steps,
+            cap=recipe.auto_epoch_cap,
+        ),
     )
 
 
@@ -130,10 +136,10 @@ AUTO_STEPS = 500
 AUTO_MIN_EPOCHS = 20
 
 
-def planned_epochs(max_epochs, n_rows, batch_size):
+def planned_epochs(max_epochs, n_rows, batch_size, *, steps=AUTO_STEPS, cap=None):
     """The epochs a fit trains: ``max_epochs``, or for "auto" the fewest
-    that give :data:`AUTO_STEPS` steps of ``batch_size`` over ``n_rows``
-    rows, and at least :data:`AUTO_MIN_EPOCHS`.
+    that give ``steps`` steps of ``batch_size`` over ``n_rows`` rows, at
+    most ``cap`` (None: no cap), and at least :data:`AUTO_MIN_EPOCHS`.
 
     >>> planned_epochs(7, 1000, 64), planned_epochs("auto", 50, 64)
     (7, 500)
@@ -143,7 +149,10 @@ def planned_epochs(max_epochs, n_rows, batch_size):
     if max_epochs != "auto":
         return max_epochs
     steps_per_epoch = math.ceil(n_rows / batch_size)
-    return max(AUTO_MIN_EPOCHS, math.ceil(AUTO_STEPS / steps_per_epoch))
+    epochs = math.ceil(steps / steps_per_epoch)
+    if cap is not None:
+        epochs = min(epochs, cap)
+    return max(AUTO_MIN_EPOCHS, epochs)
 
 
 def _checked_weights(weight):

@@ -89,6 +89,17 @@ class Recipe:
     callbacks: object
     verbose: int
     device: object
+    #: None: gradients as computed; a float: each model's gradients scaled
+    #: down to that global norm where it is larger (torch's
+    #: ``clip_grad_norm_``).
+    clip_norm: float | None = None
+    #: Whether norms' weights, biases and positions skip weight decay
+    #: (the transformer recipe; tables decay every weight).
+    decay_exempt: bool = False
+    #: ``max_epochs="auto"``: the optimizer steps it plans for, and at most
+    #: this many epochs (None: no cap; see ``plan.planned_epochs``).
+    auto_steps: int = 500
+    auto_epoch_cap: int | None = None
 
 
 @dataclass(frozen=True)

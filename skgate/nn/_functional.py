@@ -76,7 +76,9 @@ def functional_losses_and_gradients(
 
     def loss(weights, alpha, x, y, w):
         with _strength(net, alpha):
-            outputs = functional_call(net, weights, (x,), {"padded": True})
+            outputs = functional_call(
+                net, weights, (x,), {"padded": True, "row_weights": w}
+            )
         losses = row_losses(
             outputs, y, regression=regression, label_smoothing=label_smoothing
         )

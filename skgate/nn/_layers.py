@@ -16,8 +16,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .._checks import check_count
-from ._checks import check_dropout
-from ._jets import gelu_jet, layer_norm_jet, linear_jet, map_parts
+from ._checks import check_dropout, check_option
+from ._jets import gelu_jet, linear_jet, map_parts, mul_jet
 
 #: The generator dropout draws from in this thread's context (None: torch's
 #: own ``F.dropout``, from the process-wide generator). Set by
@@ -50,26 +50,187 @@ class Dropout(nn.Dropout):
         return x * keep.to(x.device) / (1 - self.p)
 
 
-#: The convolutional stem at full time resolution: (odd kernel size, width
-#: as a share of d_model) per layer: FCN's three layers (Wang et al. 2017)
-#: with shorter kernels and 16 channels at d_model=64, which one CPU core
-#: steps in about 0.07 s on 64 series of 1,460 points (32 channels took
-#: 0.16 s; benchmarks/results/SPEED.md measures the design).
+#: The original stem at full time resolution (``shape="full"``): (odd
+#: kernel size, width as a share of d_model) per layer: FCN's three layers
+#: (Wang et al. 2017) with shorter kernels and 16 channels at d_model=64.
 STEM = ((7, 0.25), (5, 0.25), (3, 0.25))
 #: The stem's fewest channels (a LayerNorm over 1 channel outputs its bias
 #: whatever the input; over 2, nearly a sign).
 STEM_WIDTH = 8
+#: What the stem's normalisation can be: "batch", a mean and variance per
+#: channel over the rows of a training batch and their valid time points
+#: (BatchNorm that padding and rows of weight 0 never enter), and in
+#: evaluation a fixed affine map by the training rows' statistics
+#: (:meth:`ConvEmbedding.set_population_statistics`); "group", one mean and variance per
+#: series over its channels and time points (GroupNorm with one group, over
+#: the series' own time points only); "layer", a mean and variance per time
+#: point over its channels (LayerNorm over channels, which divides out each
+#: time point's amplitude).
+STEM_NORMS = ("batch", "group", "layer")
+#: How the stem reaches the token grid: "pooled", a convolution at full time
+#: resolution, a max-pool, a strided convolution over overlapping patches
+#: and a convolution at token resolution (each convolution followed by the
+#: norm and GELU); "full", three convolutions at full resolution (``STEM``)
+#: then one strided convolution over overlapping patches.
+STEM_SHAPES = ("pooled", "full")
 
 
-def _channel_norm(norm, h):
-    """``norm`` (a LayerNorm over channels) at every time point of ``h``
-    (..., channels, time), computed in that layout (no transposed copies):
-    LayerNorm's own arithmetic, mean and biased variance over channels."""
-    mean = h.mean(dim=-2, keepdim=True)
-    centred = h - mean
-    var = (centred * centred).mean(dim=-2, keepdim=True)
-    u = centred * torch.rsqrt(var + norm.eps)
-    return u * norm.weight[:, None] + norm.bias[:, None]
+def stem_factors(patch_size):
+    """``(pool, stride)`` of the pooled stem for ``patch_size`` time points
+    per token: ``pool * stride == patch_size`` (so that pooling windows and
+    tokens never straddle a series' end), the pool the smallest divisor of
+    ``patch_size`` at least its square root (9 -> (3, 3), 49 -> (7, 7),
+    8 -> (4, 2))."""
+    pool = next(
+        p
+        for p in range(1, patch_size + 1)
+        if patch_size % p == 0 and p * p >= patch_size
+    )
+    return pool, patch_size // pool
+
+
+def _masked_mean(t, mask, dims, count):
+    """The mean of ``t`` over ``dims`` where ``mask`` (broadcasting) is 1;
+    ``count`` the number of entries averaged (None: no mask)."""
+    if mask is None:
+        return t.mean(dim=dims, keepdim=True)
+    return (t * mask).sum(dim=dims, keepdim=True) / count
+
+
+def normalise_jet(h, dh, d2h, dims, eps, mask=None):
+    """Jet of ``(h - mean(h)) / sqrt(var(h) + eps)``, the mean and biased
+    variance over ``dims`` (of the entries where ``mask`` is 1): u = c r
+    with c = h - mean(h), r = 1 / sqrt(mean(c^2) + eps); r' = -var'/2 r^3,
+    r'' = 3/4 var'^2 r^5 - var''/2 r^3. ``dh`` / ``d2h`` None: the value
+    alone (None for them)."""
+    count = None
+    if mask is not None:
+        # At least a tiny count: a batch of rows all of weight 0 normalises
+        # by finite numbers (and weighs nothing).
+        count = mask.expand_as(h).sum(dim=dims, keepdim=True).clamp(min=1e-12)
+    mean = lambda t: _masked_mean(t, mask, dims, count)  # noqa: E731
+    c = h - mean(h)
+    var = mean(c * c) + eps
+    r = torch.rsqrt(var)
+    if dh is None:
+        return c * r, None, None
+    dc = dh - mean(dh)
+    d2c = None if d2h is None else d2h - mean(d2h)
+    r3 = r * r * r
+    half_dvar = mean(c * dc)  # var' / 2
+    half_d2var = mean(dc * dc)  # var'' / 2
+    if d2c is not None:
+        half_d2var = half_d2var + mean(c * d2c)
+    dr = -half_dvar * r3
+    d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
+    return mul_jet(c, dc, d2c, r, dr, d2r)
+
+
+class StemNorm(nn.Module):
+    """The stem's normalisation of (..., channels, time) with a learned scale
+    and shift per channel (ones and zeros at first): over a training
+    batch's rows and valid time points per channel ("batch"), over each
+    series' channels and valid time points ("group"), or over the channels
+    at each time point ("layer"); see :data:`STEM_NORMS`.
+
+    "batch" normalises by the batch's statistics while training and by the
+    fixed ``running_mean`` and ``running_var`` in evaluation (a per-channel
+    affine map): the training rows' statistics, which
+    :meth:`ConvEmbedding.set_population_statistics` sets after training
+    (zeros and ones at first).
+
+    Examples
+    --------
+    >>> import torch
+    >>> StemNorm(4, "group")(torch.randn(2, 4, 10)).shape
+    torch.Size([2, 4, 10])
+    """
+
+    def __init__(self, channels, kind="group", eps=1e-5):
+        super().__init__()
+        check_option("norm", kind, STEM_NORMS)
+        self.kind, self.eps = kind, eps
+        self.weight = nn.Parameter(torch.ones(channels))
+        self.bias = nn.Parameter(torch.zeros(channels))
+        if kind == "batch":
+            self.register_buffer("running_mean", torch.zeros(channels))
+            self.register_buffer("running_var", torch.ones(channels))
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        nn.init.zeros_(self.bias)
+        if self.kind == "batch":
+            nn.init.zeros_(self.running_mean)
+            nn.init.ones_(self.running_var)
+
+    def _dims(self, h):
+        if self.kind == "batch":  # every axis but the channels'
+            return tuple(i for i in range(h.ndim) if i != h.ndim - 2)
+        return (-2, -1) if self.kind == "group" else (-2,)
+
+    @property
+    def fixed(self):
+        """Whether the norm is a fixed affine map (batch statistics in
+        evaluation)."""
+        return self.kind == "batch" and not self.training
+
+    def forward(self, h, mask=None):
+        # h: (..., channels, time); mask: (..., 1, time) or None, the weight
+        # of each time point in the statistics (0 at padding, and for
+        # "batch" at rows of weight 0).
+        if self.fixed:
+            return self.jet(h, None, None)[0]
+        if self.kind == "batch":
+            return self._batch_normed(h, mask)
+        mask = None if self.kind == "layer" else mask
+        u = normalise_jet(h, None, None, self._dims(h), self.eps, mask)[0]
+        return u * self.weight[:, None] + self.bias[:, None]
+
+    def _batch_normed(self, h, mask):
+        # The statistics of the batch (weighted by mask), then one affine map
+        # per channel: fewer passes over the full-resolution activations.
+        dims = self._dims(h)
+        if mask is None:
+            var, mean = torch.var_mean(h, dim=dims, correction=0, keepdim=True)
+        else:
+            count = mask.sum(dim=dims, keepdim=True).clamp(min=1e-12)
+            mean = (h * mask).sum(dim=dims, keepdim=True) / count
+            centred = h - mean
+            var = (centred * centred * mask).sum(dim=dims, keepdim=True) / count
+        scale = self.weight[:, None] * torch.rsqrt(var + self.eps)
+        return torch.addcmul(self.bias[:, None] - mean * scale, h, scale)
+
+    def statistics(self, h, mask=None):
+        """Per channel, the weighted sums of ``h``, of its square and of the
+        weights over every axis but the channels' (float64): what the
+        population statistics add up."""
+        dims = self._dims(h)
+        h = h.double()
+        m = torch.ones_like(h[..., :1, :]) if mask is None else mask.double()
+        m = m.expand_as(h)
+        return (h * m).sum(dims), (h * h * m).sum(dims), m.sum(dims)
+
+    def jet(self, h, dh, d2h):
+        if self.kind == "batch":
+            # Evaluation: (h - mean) / sqrt(var + eps) * weight + bias, affine.
+            scale = self.weight * torch.rsqrt(self.running_var + self.eps)
+            shift = self.bias - self.running_mean * scale
+            scale, shift = scale[:, None], shift[:, None]
+            return (
+                h * scale + shift,
+                None if dh is None else dh * scale,
+                None if d2h is None else d2h * scale,
+            )
+        u, du, d2u = normalise_jet(h, dh, d2h, self._dims(h), self.eps)
+        scale = self.weight[:, None]
+        return (
+            u * scale + self.bias[:, None],
+            du * scale,
+            None if d2u is None else d2u * scale,
+        )
+
+    def extra_repr(self):
+        return f"{self.weight.shape[0]}, kind={self.kind!r}"
 
 
 def _conv_jet(layer, h, dh, d2h):
@@ -99,17 +260,43 @@ def _channels_last(jet):
     return map_parts(lambda t: t.transpose(-1, -2), jet)
 
 
-class ConvEmbedding(nn.Module):
-    """Convolutional input encoding of series: a stack of ``Conv1d`` layers,
-    each followed by LayerNorm over its channels and GELU, at full time
-    resolution (zero padding keeps the length; ``d_model / 4`` channels, at
-    least 8), then a strided convolution over overlapping patches down to
-    the token grid.
+def _max_pool_jet(pool, h, dh, d2h):
+    """Jet of a max-pool over windows of ``pool`` time points (piecewise the
+    identity on each window's largest entry: its derivatives are that
+    entry's), on (..., channels, time) with leading axes."""
+    lead = h.shape[:-2]
+    value, index = F.max_pool1d(
+        h.reshape(-1, *h.shape[-2:]), pool, pool, return_indices=True
+    )
+    value, index = (
+        value.reshape(*lead, *value.shape[-2:]),
+        index.reshape(*lead, *value.shape[-2:]),
+    )
 
-    Token ``j`` reads time points ``j * patch_size - patch_size // 2`` to
-    ``(j + 1) * patch_size + patch_size // 2`` (kernel ``patch_size + 2 *
-    (patch_size // 2)``, stride ``patch_size``): its own patch and half of
-    each neighbour.
+    def take(t):
+        shape = torch.broadcast_shapes(t.shape[:-1], index.shape[:-1])
+        return t.expand(*shape, t.shape[-1]).gather(
+            -1, index.expand(*shape, index.shape[-1])
+        )
+
+    return value, take(dh), None if d2h is None else take(d2h)
+
+
+class ConvEmbedding(nn.Module):
+    """Convolutional input encoding of series, down to one token per patch
+    of ``patch_size`` time points.
+
+    ``shape="pooled"`` (the default): a ``Conv1d`` of kernel 7 at full time
+    resolution (``width`` channels), a max-pool over ``pool`` time points, a
+    strided ``Conv1d`` over overlapping patches of the pooled series
+    (``stride`` steps, kernel ``2 * stride + 1``; kernel 5 at stride 1) to
+    ``d_model`` channels, and a ``Conv1d`` of kernel 3 at token resolution;
+    each convolution followed by :class:`StemNorm` and GELU (``pool *
+    stride == patch_size``, :func:`stem_factors`). ``shape="full"``: three
+    ``Conv1d`` layers at full resolution (kernels 7, 5, 3; ``d_model / 4``
+    channels, at least 8), each followed by the norm and GELU, then a
+    strided convolution over overlapping patches (kernel ``patch_size + 2 *
+    (patch_size // 2)``, stride ``patch_size``).
 
     Parameters
     ----------
@@ -119,14 +306,21 @@ class ConvEmbedding(nn.Module):
         Time points per token.
     d_model : int
         Width of the tokens.
+    norm : {"group", "layer"}, default="group"
+        The normalisation after each convolution (:data:`STEM_NORMS`).
+    shape : {"pooled", "full"}, default="pooled"
+        The stem's layers (:data:`STEM_SHAPES`).
+    width : int or None, default=None
+        Channels at full resolution; None: ``d_model / 4``, at least 8.
 
     Notes
     -----
     A row of the network is a series' tokens laid out time-major
     (``token_dim = patch_size * n_channels``); this layer reads it as
     (time, channels). Time points of padding tokens (``valid`` False) are
-    set to zero after every layer, so a series reads the same beside longer
-    ones as alone, where convolution pads it with zeros.
+    set to zero after every layer and left out of the norms' statistics,
+    and pooling windows never straddle a token's end, so a series reads the
+    same beside longer ones as alone, where convolution pads it with zeros.
 
     Examples
     --------
@@ -136,7 +330,16 @@ class ConvEmbedding(nn.Module):
     torch.Size([3, 5, 16])
     """
 
-    def __init__(self, n_channels, patch_size, d_model):
+    def __init__(
+        self,
+        n_channels,
+        patch_size,
+        d_model,
+        *,
+        norm="group",
+        shape="pooled",
+        width=None,
+    ):
         super().__init__()
         for name, value in (
             ("n_channels", n_channels),
@@ -144,17 +347,40 @@ class ConvEmbedding(nn.Module):
             ("d_model", d_model),
         ):
             check_count(name, value, 1)
+        check_option("norm", norm, STEM_NORMS)
+        check_option("shape", shape, STEM_SHAPES)
+        if width is not None:
+            check_count("width", width, 1)
         self.n_channels, self.patch_size = int(n_channels), int(patch_size)
-        # LayerNorm over 1 channel is a constant and over 2 a sign: at least
-        # STEM_WIDTH channels whatever d_model.
+        self.shape, self.norm_kind = shape, norm
+        default_width = max(STEM_WIDTH, round(0.25 * d_model))
+        width = default_width if width is None else int(width)
+        if shape == "pooled":
+            self.pool, stride = stem_factors(self.patch_size)
+            wide = 2 * stride + 1 if stride > 1 else 5
+            layers = [
+                (n_channels, width, 7, 1),
+                (width, d_model, wide, stride),
+                (d_model, d_model, 3, 1),
+            ]
+            self.convs = nn.ModuleList(
+                nn.Conv1d(i, o, k, stride=s, padding=k // 2, bias=False)
+                for i, o, k, s in layers
+            )
+            self.norms = nn.ModuleList(StemNorm(o, norm) for _, o, _, _ in layers)
+            self.patch = None
+            return
+        self.pool = 1
         widths = [max(STEM_WIDTH, round(share * d_model)) for _, share in STEM]
+        if width is not None:
+            widths = [width] * len(STEM)
         ins = [n_channels, *widths[:-1]]
         # Odd kernels with zero padding on both sides keep the length.
         self.convs = nn.ModuleList(
             nn.Conv1d(i, o, k, padding=k // 2)
             for (k, _), i, o in zip(STEM, ins, widths, strict=True)
         )
-        self.norms = nn.ModuleList(nn.LayerNorm(o) for o in widths)
+        self.norms = nn.ModuleList(StemNorm(o, norm) for o in widths)
         # A kernel of the patch and half a patch on either side (rounded
         # down), padded so that series of n patches make n tokens.
         half = patch_size // 2
@@ -164,11 +390,13 @@ class ConvEmbedding(nn.Module):
 
     def reset_parameters(self, generator=None):
         """PyTorch's own ``Conv1d`` initialisation, drawn from ``generator``."""
-        for conv in (*self.convs, self.patch):
+        convs = [*self.convs] + ([] if self.patch is None else [self.patch])
+        for conv in convs:
             nn.init.kaiming_uniform_(conv.weight, a=math.sqrt(5), generator=generator)
-            fan_in = conv.weight.shape[1] * conv.weight.shape[2]
-            bound = 1 / math.sqrt(fan_in)
-            nn.init.uniform_(conv.bias, -bound, bound, generator=generator)
+            if conv.bias is not None:
+                fan_in = conv.weight.shape[1] * conv.weight.shape[2]
+                bound = 1 / math.sqrt(fan_in)
+                nn.init.uniform_(conv.bias, -bound, bound, generator=generator)
         for norm in self.norms:
             norm.reset_parameters()
 
@@ -176,29 +404,108 @@ class ConvEmbedding(nn.Module):
         """Rows (..., tokens * patch_size * n_channels) as (..., n_channels, time)."""
         return x.unflatten(-1, (-1, self.n_channels)).transpose(-1, -2)
 
-    def forward(self, x, valid=None):
-        # x: (batch, time * n_channels), time-major -> (batch, tokens, d_model)
-        # valid: (batch, tokens) or None, False at padding tokens.
+    def _masks(self, valid, dtype):
+        """Per layer, the mask of a series' own time points at that layer's
+        output resolution ((..., 1, time), 1 or 0), or None without padding."""
+        if valid is None:
+            return [None] * len(self.convs)
+        if self.patch is not None:
+            steps = [self.patch_size] * len(self.convs)
+        else:
+            steps = [self.patch_size, 1, 1]  # full resolution, then tokens
+        return [
+            valid.repeat_interleave(s, dim=-1)[..., None, :].to(dtype) for s in steps
+        ]
+
+    def _layers(self, x, valid, row_weights, last=None):
+        """The stem on rows ``x``; with ``last``, stopped at layer ``last``'s
+        convolution, whose output and norm weights it returns instead."""
         h = self._time(x)
-        mask = None
-        if valid is not None:
-            mask = valid.repeat_interleave(self.patch_size, dim=-1)[..., None, :]
-            mask = mask.to(h.dtype)
-        for conv, norm in zip(self.convs, self.norms, strict=True):
-            h = F.gelu(_channel_norm(norm, conv(h)))
+        masks = self._masks(valid, h.dtype)
+        layers = zip(self.convs, self.norms, masks, strict=True)
+        for i, (conv, norm, mask) in enumerate(layers):
+            weights = mask
+            if row_weights is not None and norm.kind == "batch":
+                # A row weighs in a batch's statistics as in the loss: rows
+                # of weight 0 (an epoch's filler rows) not at all.
+                rows = row_weights.to(h.dtype)[..., None, None]
+                weights = rows if mask is None else mask * rows
+            z = conv(h)
+            if i == last:
+                return z, weights
+            h = F.gelu(norm(z, weights))
             if mask is not None:
                 h = h * mask
-        return self.patch(h).transpose(-1, -2)
+            if i == 0 and self.pool > 1:
+                # Windows inside one token: padding never meets a series' values.
+                h = F.max_pool1d(h, self.pool, self.pool)
+        if self.patch is not None:
+            h = self.patch(h)
+        return h.transpose(-1, -2)
+
+    def forward(self, x, valid=None, row_weights=None):
+        # x: (batch, time * n_channels), time-major -> (batch, tokens, d_model)
+        # valid: (batch, tokens) or None, False at padding tokens.
+        # row_weights: (batch,) or None, each row's weight in a "batch"
+        # norm's training statistics (None: 1 each).
+        return self._layers(x, valid, row_weights)
+
+    @property
+    def batch_normed(self):
+        """Whether the stem's norms are "batch" norms."""
+        return any(norm.kind == "batch" for norm in self.norms)
+
+    def set_population_statistics(self, x, valid=None, row_weights=None, chunk=256):
+        """Set each "batch" norm's ``running_mean`` and ``running_var`` to the
+        statistics of rows ``x`` (their valid time points, weighted by
+        ``row_weights``), layer after layer, each layer's input computed by
+        the layers before it in evaluation (as a prediction computes it), in
+        chunks of ``chunk`` rows."""
+        before = self.training
+        self.eval()
+        try:
+            with torch.no_grad():
+                for i, norm in enumerate(self.norms):
+                    if norm.kind == "batch":
+                        self._set_statistics(i, norm, x, valid, row_weights, chunk)
+        finally:
+            self.train(before)
+
+    def _set_statistics(self, i, norm, x, valid, row_weights, chunk):
+        total = None
+        for start in range(0, len(x), chunk):
+            part = slice(start, start + chunk)
+            z, weights = self._layers(
+                x[part],
+                None if valid is None else valid[part],
+                None if row_weights is None else row_weights[part],
+                last=i,
+            )
+            sums = norm.statistics(z, weights)
+            total = (
+                sums
+                if total is None
+                else [a + b for a, b in zip(total, sums, strict=True)]
+            )
+        first, second, count = total
+        count = count.clamp(min=1e-12)
+        mean = first / count
+        var = (second / count - mean * mean).clamp(min=0.0)
+        norm.running_mean.copy_(mean.to(norm.running_mean.dtype))
+        norm.running_var.copy_(var.to(norm.running_var.dtype))
 
     def jet(self, x, dx, d2x):
         """The tokens of ``x`` and their first and second derivatives along
         a line with velocity ``dx`` and acceleration ``d2x`` (None: zero);
         the parts broadcast as the network's jets do."""
         jet = map_parts(self._time, (x, dx, d2x))
-        for conv, norm in zip(self.convs, self.norms, strict=True):
-            jet = _channels_last(_conv_jet(conv, *jet))
-            jet = _channels_last(gelu_jet(*layer_norm_jet(norm, *jet)))
-        return _channels_last(_conv_jet(self.patch, *jet))
+        for i, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
+            jet = gelu_jet(*norm.jet(*_conv_jet(conv, *jet)))
+            if i == 0 and self.pool > 1:
+                jet = _max_pool_jet(self.pool, *jet)
+        if self.patch is not None:
+            jet = _conv_jet(self.patch, *jet)
+        return _channels_last(jet)
 
 
 class FeedForward(nn.Module):

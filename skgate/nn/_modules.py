@@ -48,7 +48,10 @@ from ._jets import (
     sum_into,
     zero_filled,
 )
-from ._layers import ConvEmbedding, Dropout, FeedForward
+from ._layers import STEM_WIDTH, ConvEmbedding, Dropout, FeedForward
+
+#: Series longer than this many time points get a narrower stem by default.
+LONG_SERIES = 512
 
 
 def _reset_linear(layer, generator):
@@ -157,6 +160,9 @@ class GatedAttentionBlock(nn.Module):
         A learned bias per head and per distance ``i - j`` added to the
         attention logits (``relative_bias``, zeros at first; softmax
         attention only).
+    projection : bool, default=False
+        An output projection ``W_o out + b_o`` (``out_proj``) after the gate,
+        mixing the heads (a transformer's attention output projection).
 
     Examples
     --------
@@ -185,6 +191,7 @@ class GatedAttentionBlock(nn.Module):
         d_ff=None,
         dropout=0.0,
         relative_position=False,
+        projection=False,
     ):
         super().__init__()
         check_count("d_model", d_model, 1)
@@ -236,6 +243,7 @@ class GatedAttentionBlock(nn.Module):
         self.feed_forward = (
             None if d_ff is None else FeedForward(d_model, d_ff, dropout)
         )
+        self.out_proj = nn.Linear(d_model, d_model) if projection else None
 
     def _init_gate(self, generator):
         # Xavier-uniform with gain 2 (std 2 / sqrt(d_model)) puts the gate's
@@ -273,6 +281,8 @@ class GatedAttentionBlock(nn.Module):
         if self.feed_forward is not None:
             _reset_linear(self.feed_forward.inner, generator)
             _reset_linear(self.feed_forward.outer, generator)
+        if self.out_proj is not None:
+            _reset_linear(self.out_proj, generator)
 
     @property
     def written_out(self):
@@ -282,6 +292,7 @@ class GatedAttentionBlock(nn.Module):
             self.relative_bias is None
             and self.dropout is None
             and self.feed_forward is None
+            and self.out_proj is None
         )
 
     def position_bias(self, tokens):
@@ -387,6 +398,8 @@ class GatedAttentionBlock(nn.Module):
         self._check_input(h)
         x = h if self.norm is None else self.norm(h)
         out = self._gated(self._attention(x, padding), x)
+        if self.out_proj is not None:
+            out = self.out_proj(out)
         if self.dropout is not None:
             out = self.dropout(out)
         h = h + out if self.residual else out
@@ -431,6 +444,8 @@ class GatedAttentionBlock(nn.Module):
             a = projected[0]
         z = projected[-1] if self.gate_proj is not None else None
         out = self.gate_kind.jet(a, z, self.alpha, self.n_heads)
+        if self.out_proj is not None:
+            out = linear_jet(self.out_proj, *out)
         if self.residual:
             second = out[2] if d2h is None else sum_into(out[2], d2h)
             out = h + out[0], sum_into(out[1], dh), second
@@ -476,6 +491,8 @@ class GatedAttentionBlock(nn.Module):
             extra += f", dropout={self.dropout.p}"
         if self.relative_bias is not None:
             extra += ", relative_position=True"
+        if self.out_proj is not None:
+            extra += ", projection=True"
         return f"d_model={self.d_model}, gate={self.gate!r}{alpha}{extra}"
 
 
@@ -541,6 +558,15 @@ class GatedAttentionNet(nn.Module):
         "absolute": a learned bias per token position (sequences);
         "relative": a learned bias per head and distance in the attention
         logits (softmax attention over sequences); "both".
+    projection : bool, default=False
+        An output projection after every block's gate (see
+        :class:`GatedAttentionBlock`).
+    stem_norm, stem_shape, stem_width :
+        The convolutional encoding's normalisation, layers and width at full
+        resolution (``norm``, ``shape`` and ``width`` of
+        :class:`ConvEmbedding`); ``embedding="conv"`` only. ``stem_width``
+        None with the pooled stem: ``d_model / 2`` channels for series of
+        up to 512 time points, ``d_model / 4`` for longer ones (at least 8).
 
     Examples
     --------
@@ -579,6 +605,10 @@ class GatedAttentionNet(nn.Module):
         d_ff=None,
         dropout=0.0,
         position="absolute",
+        stem_norm="group",
+        stem_shape="pooled",
+        stem_width=None,
+        projection=False,
     ):
         super().__init__()
         check_count("n_features", n_features, 1)
@@ -597,7 +627,18 @@ class GatedAttentionNet(nn.Module):
         self.embedding = embedding
         self.position_kind = position
         if embedding == "conv":
-            self.embed = ConvEmbedding(n_channels, token_dim // n_channels, d_model)
+            if stem_width is None and stem_shape == "pooled":
+                # The full-resolution layer costs the most on long series.
+                share = 2 if n_features // n_channels <= LONG_SERIES else 4
+                stem_width = max(STEM_WIDTH, d_model // share)
+            self.embed = ConvEmbedding(
+                n_channels,
+                token_dim // n_channels,
+                d_model,
+                norm=stem_norm,
+                shape=stem_shape,
+                width=stem_width,
+            )
         else:
             self.embed = nn.Linear(
                 n_features if token_dim is None else token_dim, d_model
@@ -624,6 +665,7 @@ class GatedAttentionNet(nn.Module):
                 d_ff=d_ff,
                 dropout=dropout,
                 relative_position=token_dim is not None and position != "absolute",
+                projection=projection,
             )
             for _ in range(depth)
         )
@@ -633,6 +675,11 @@ class GatedAttentionNet(nn.Module):
             activation = HEAD_ACTIVATIONS[head].module()
             self.head = nn.Sequential(
                 nn.Linear(d_model, d_model), activation, nn.Linear(d_model, n_outputs)
+            )
+        elif head == "norm-linear":
+            # LayerNorm's initial weights are fixed (ones and zeros): no draws.
+            self.head = nn.Sequential(
+                nn.LayerNorm(d_model), nn.Linear(d_model, n_outputs)
             )
         else:
             self.head = nn.Linear(d_model, n_outputs)
@@ -676,6 +723,8 @@ class GatedAttentionNet(nn.Module):
         for layer in self.head.modules():
             if isinstance(layer, nn.Linear):
                 _reset_linear(layer, generator)
+            elif isinstance(layer, nn.LayerNorm):
+                layer.reset_parameters()
 
     @property
     def depth(self):
@@ -692,7 +741,11 @@ class GatedAttentionNet(nn.Module):
         """Whether every layer is one the training engine's hand-written
         backward covers (today's minimal design); else the network trains
         through ``torch.func`` on this module (:mod:`skgate.nn._functional`)."""
-        return self.embedding == "linear" and all(b.written_out for b in self.blocks)
+        return (
+            self.embedding == "linear"
+            and self.head_name != "norm-linear"
+            and all(b.written_out for b in self.blocks)
+        )
 
     def _check_input(self, x):
         if x.ndim == 2 and (x.shape[1] == self.n_features or self._shorter(x.shape[1])):
@@ -734,7 +787,7 @@ class GatedAttentionNet(nn.Module):
             return h, dh, d2h
         return self._first_tokens(x), self._first_tokens(v, bias=False), None
 
-    def _first_tokens(self, x, *, bias=True, valid=None):
+    def _first_tokens(self, x, *, bias=True, valid=None, row_weights=None):
         # (..., n_features) -> (..., tokens computed, d_model). Copied tokens
         # are equal, so every key is equal, attention is uniform and each
         # block's output is the same at every token: one token is computed and
@@ -742,7 +795,7 @@ class GatedAttentionNet(nn.Module):
         # 1/n_tokens of the work). bias=False embeds a direction (no bias and
         # no position: both are constant along a line).
         if self.embedding == "conv":
-            h = self.embed(x, valid)
+            h = self.embed(x, valid, row_weights)
             if self.position is None:
                 return h
             return h + self.position[: h.shape[-2]]
@@ -808,7 +861,9 @@ class GatedAttentionNet(nn.Module):
                 unused.add(f"blocks.{i}.mixing")
         return unused
 
-    def representation(self, x, layer="attention", *, token_scale=1.0, padded=False):
+    def representation(
+        self, x, layer="attention", *, token_scale=1.0, padded=False, row_weights=None
+    ):
         """The representation of ``x`` at ``layer``.
 
         Parameters
@@ -833,7 +888,7 @@ class GatedAttentionNet(nn.Module):
         last = self.depth - 1 if not isinstance(layer, int) else layer
         self._check_input(x)
         if padded or not self.written_out:
-            return self._strong_representation(x, layer, last, token_scale)
+            return self._strong_representation(x, layer, last, token_scale, row_weights)
         h = self._first_tokens(x)
         for block in self.blocks[: last + 1]:
             h = block(h)
@@ -845,19 +900,45 @@ class GatedAttentionNet(nn.Module):
             return pooled
         return self.head(pooled)
 
-    def _strong_representation(self, x, layer, last, token_scale):
+    def _padding_masks(self, x):
+        """Rows ``x`` with NaN (padding) read as zeros, and the masks of
+        valid and padding tokens (None, None for copied tokens)."""
+        missing = torch.isnan(x)
+        x = x.masked_fill(missing, 0.0)
+        if self.token_dim is None:
+            return x, None, None
+        first = missing[..., :: self.token_dim]  # a token's first value
+        return x, ~first, first
+
+    def set_population_statistics(self, x, row_weights=None):
+        """Fix the evaluation statistics of the stem's "batch" norms to those
+        of the training rows ``x`` (rows as the training engine holds them:
+        NaN where a series has no value), weighted by ``row_weights``;
+        nothing for a network without them. The training engine calls it at
+        the end of every fit, and before it scores held-out rows.
+
+        Examples
+        --------
+        >>> import torch
+        >>> net = GatedAttentionNet(40, 2, token_dim=8, embedding="conv",
+        ...                         n_channels=2, stem_norm="batch")
+        >>> net.set_population_statistics(torch.randn(6, 40))
+        >>> bool(net.embed.norms[0].running_var.gt(0).all())
+        True
+        """
+        if self.embedding != "conv" or not self.embed.batch_normed:
+            return
+        x, valid, _ = self._padding_masks(x)
+        self.embed.set_population_statistics(x, valid, row_weights)
+
+    def _strong_representation(self, x, layer, last, token_scale, row_weights=None):
         """:meth:`representation` of a network with layers beyond the
         written-out ones. Rows may hold NaN where a series has no value (the
         engine's padded rows, :mod:`skgate._series`): padding tokens are
         masked out of attention and pooling, the rest of a last patch reads
         as zeros. No branch depends on values, so ``torch.func.vmap`` runs it."""
-        missing = torch.isnan(x)
-        x = x.masked_fill(missing, 0.0)
-        valid = padding = None
-        if self.token_dim is not None:
-            first = missing[..., :: self.token_dim]  # a token's first value
-            valid, padding = ~first, first
-        h = self._copies(self._first_tokens(x, valid=valid))
+        x, valid, padding = self._padding_masks(x)
+        h = self._copies(self._first_tokens(x, valid=valid, row_weights=row_weights))
         for block in self.blocks[: last + 1]:
             h = block(h, padding)
         if isinstance(layer, int) or layer == "attention":
@@ -913,14 +994,21 @@ class GatedAttentionNet(nn.Module):
             return zero_filled(jet)
         if isinstance(self.head, nn.Linear):
             return zero_filled(linear_jet(self.head, *jet))
+        if self.head_name == "norm-linear":
+            norm, linear = self.head
+            return zero_filled(linear_jet(linear, *layer_norm_jet(norm, *jet)))
         first, activation, second = self.head
         activation_jet = HEAD_ACTIVATIONS[self.head_name].jet
         return zero_filled(
             linear_jet(second, *activation_jet(*linear_jet(first, *jet)))
         )
 
-    def forward(self, x, *, padded=False):
+    def forward(self, x, *, padded=False, row_weights=None):
         # x: (batch, n_features) -> logits: (batch, n_outputs)
         # padded: x may hold NaN where a series has no value (the engine's
         # rows); the network's own path for them (see representation).
-        return self.representation(x, layer="logits", padded=padded)
+        # row_weights: (batch,) or None, the rows' weights in training
+        # statistics (see representation).
+        return self.representation(
+            x, layer="logits", padded=padded, row_weights=row_weights
+        )

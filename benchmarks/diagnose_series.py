@@ -1,0 +1,447 @@
+"""Why skgate's series defaults trailed a reference attention model of the
+same kind and size, one difference at a time in both directions.
+
+The reference is an external attention classifier for time series (a
+convolutional stem with BatchNorm, pre-LN blocks with a feed-forward
+sublayer, relative and absolute position, a final LayerNorm and a linear
+head, warm-up + cosine, label smoothing, gradient clipping, augmentation;
+d_model 64, about 1,000 steps). It is not part of skgate and skgate never
+imports it: this script loads it from the folder given as ``--reference``
+(its ``strong_reference.py``), in a fresh worker process per fit, and
+changes one of its parts to skgate's at a time. The other direction
+changes one part of skgate's series network to the reference's.
+
+Data: ArrowHead, OSULeaf and PickupGestureWiimoteZ (the three sets where
+the gap was widest), splits 0 to 2 as ``bench_sequences.py`` makes them
+(the archive's split, aeon's stratified resamples 1 and 2), each series
+z-normalised per channel by the training part. The reference resizes
+PickupGestureWiimoteZ's unequal-length series to the longest by linear
+interpolation (it needs equal lengths); skgate reads them as they are. The
+multiplicative gate; each fit seeded by its split; one thread per fit.
+
+Writes benchmarks/results/DIAGNOSIS.md, diagnosis.csv and diagnosis_run.json;
+a finished fit goes into diagnosis.csv as it ends, so a run started again
+trains only what is missing.
+
+    python benchmarks/diagnose_series.py --reference DIR [--arms ...] [--n-jobs 2]
+    python benchmarks/diagnose_series.py --render
+"""
+
+import os
+
+for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import bench_sequences as bench  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results"
+CSV = OUT / "diagnosis.csv"
+RECORD = OUT / "diagnosis_run.json"
+DATASETS = ("ArrowHead", "OSULeaf", "PickupGestureWiimoteZ")
+SPLITS = (0, 1, 2)
+COLUMNS = ["arm", "dataset", "split", "accuracy", "seconds"]
+
+
+# ------------------------------------------------- the reference's side
+
+
+def _load_reference(folder):
+    path = Path(folder) / "strong_reference.py"
+    spec = importlib.util.spec_from_file_location("strong_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _channel_layer_norm(ref):
+    """skgate's stem normalisation: LayerNorm over channels at each time point."""
+    nn = ref.nn
+
+    class ChannelNorm(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.norm = nn.LayerNorm(channels)
+
+        def forward(self, x):  # (batch, channels, time)
+            return self.norm(x.transpose(1, 2)).transpose(1, 2)
+
+    def conv_ln(c_in, c_out, k, stride=1):
+        return nn.Sequential(
+            nn.Conv1d(c_in, c_out, k, stride=stride, padding=k // 2, bias=False),
+            ChannelNorm(c_out),
+            nn.GELU(),
+        )
+
+    ref.conv_bn = conv_ln
+
+
+def _group_norm(ref):
+    """A batch-free candidate: one mean and variance per series over every
+    channel and time point (GroupNorm with one group)."""
+    nn = ref.nn
+
+    def conv_gn(c_in, c_out, k, stride=1):
+        return nn.Sequential(
+            nn.Conv1d(c_in, c_out, k, stride=stride, padding=k // 2, bias=False),
+            nn.GroupNorm(1, c_out),
+            nn.GELU(),
+        )
+
+    ref.conv_bn = conv_gn
+
+
+def _rebuilt_for_tokens(net, n_channels, length):
+    """After a stem change: positions and blocks rebuilt if the stem makes
+    another number of tokens."""
+    ref = sys.modules["strong_reference"]
+    with ref.torch.no_grad():
+        n_tokens = net.stem(ref.torch.zeros(2, n_channels, length)).shape[-1]
+    if n_tokens != net.n_tokens:
+        d = net.pos.shape[-1]
+        block = net.blocks[0]
+        net.n_tokens = n_tokens
+        net.pos = ref.nn.Parameter(0.02 * ref.torch.randn(1, n_tokens, d))
+        net.blocks = ref.nn.ModuleList(
+            ref.Block(d, block.attn.h, n_tokens, block.attn.gate) for _ in net.blocks
+        )
+
+
+def _patch_net(ref, change):
+    """StrongNet with ``change(net, n_channels, length)`` applied after its
+    construction."""
+    base = ref.StrongNet
+
+    class Changed(base):
+        def __init__(self, n_channels, length, n_classes, **kwargs):
+            super().__init__(n_channels, length, n_classes, **kwargs)
+            change(self, n_channels, length, n_classes)
+
+    ref.StrongNet = Changed
+
+
+def _skgate_stem(net, n_channels, length, n_classes):
+    # skgate's stem shape: three full-resolution convolutions (kernels 7, 5,
+    # 3; 16 channels), then one strided convolution over overlapping patches.
+    ref = sys.modules["strong_reference"]
+    nn = ref.nn
+    patch = max(1, math.ceil(length / 32))
+    half = patch // 2
+    d = net.pos.shape[-1]
+    net.stem = nn.Sequential(
+        ref.conv_bn(n_channels, 16, 7),
+        ref.conv_bn(16, 16, 5),
+        ref.conv_bn(16, 16, 3),
+        nn.Conv1d(16, d, patch + 2 * half, stride=patch, padding=half),
+    )
+    _rebuilt_for_tokens(net, n_channels, length)
+
+
+def _stem_16(net, n_channels, length, n_classes):
+    # skgate's stem width (16 channels at full resolution).
+    ref = sys.modules["strong_reference"]
+    first, pool, patches, tokens = net.stem
+    conv = patches[0]
+    if first[0].out_channels == 16:
+        return
+    net.stem = ref.nn.Sequential(
+        ref.conv_bn(n_channels, 16, 7),
+        pool,
+        ref.nn.Sequential(
+            ref.nn.Conv1d(
+                16,
+                conv.out_channels,
+                conv.kernel_size[0],
+                stride=conv.stride[0],
+                padding=conv.padding[0],
+                bias=False,
+            ),
+            *list(patches)[1:],
+        ),
+        tokens,
+    )
+
+
+def _mlp_head(net, n_channels, length, n_classes):
+    # skgate's head: Linear, GELU, Linear, without a final LayerNorm.
+    nn = sys.modules["strong_reference"].nn
+    d = net.pos.shape[-1]
+    net.norm = nn.Identity()
+    net.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, n_classes))
+
+
+def _no_position(net, n_channels, length, n_classes):
+    torch = sys.modules["strong_reference"].torch
+    net.pos = torch.nn.Parameter(torch.zeros_like(net.pos), requires_grad=False)
+
+
+def _no_projection(net, n_channels, length, n_classes):
+    # skgate's block: the heads' gated outputs concatenated, no output projection.
+    for block in net.blocks:
+        block.attn.out = sys.modules["strong_reference"].nn.Identity()
+
+
+def _no_clipping(ref):
+    ref.nn.utils.clip_grad_norm_ = lambda *args, **kwargs: None
+
+
+def _decay_everything(ref):
+    torch = ref.torch
+    adamw = torch.optim.AdamW
+
+    def every_weight(groups, **kwargs):
+        decay = groups[0]["weight_decay"]
+        return adamw([{**g, "weight_decay": decay} for g in groups], **kwargs)
+
+    torch.optim.AdamW = every_weight
+
+
+def _skgate_optimiser(ref):
+    # skgate's batches of 64 (clipped to the rows), lr 2e-3, weight decay 0.01,
+    # warm-up over 10 % of the steps.
+    ref.StrongClassifier._batch_size = lambda self, n: 64
+
+
+def _skgate_budget_epochs(n):
+    # skgate's budget: max(20, ceil(500 / steps per epoch)) at the reference's
+    # batch size.
+    batch = 16 if n < 100 else 32
+    return max(20, math.ceil(500 / math.ceil(n / min(batch, n))))
+
+
+#: The reference's arms: (label, patches of the module, constructor changes,
+#: epochs rule or None).
+REFERENCE_ARMS = {
+    "reference": ((), {}, None),
+    "reference, stem normalised per time point (LayerNorm over channels)": (
+        (_channel_layer_norm,), {}, None),
+    "reference, stem normalised per series (GroupNorm, one group)": (
+        (_group_norm,), {}, None),
+    "reference, skgate's stem shape (3 full-resolution convolutions, then patches)": (
+        (lambda ref: _patch_net(ref, _skgate_stem),), {}, None),
+    "reference, stem of 16 channels": ((lambda ref: _patch_net(ref, _stem_16),), {}, None),
+    "reference, MLP head without final LayerNorm": (
+        (lambda ref: _patch_net(ref, _mlp_head),), {}, None),
+    "reference, no output projection in attention": (
+        (lambda ref: _patch_net(ref, _no_projection),), {}, None),
+    "reference, no absolute position": ((lambda ref: _patch_net(ref, _no_position),), {}, None),
+    "reference, no gradient clipping": ((_no_clipping,), {}, None),
+    "reference, weight decay on every weight": ((_decay_everything,), {}, None),
+    "reference, no augmentation": ((), {"aug": False}, None),
+    "reference, depth 1": ((), {"depth": 1}, None),
+    "reference, skgate's optimiser (batch 64, lr 2e-3, decay 0.01, warm-up 0.1)": (
+        (_skgate_optimiser,), {"lr": 2e-3, "weight_decay": 0.01, "warmup_frac": 0.1}, None),
+    "reference, skgate's budget (about 500 steps)": ((), {}, _skgate_budget_epochs),
+}  # fmt: skip
+
+
+def _resized(X, length):
+    """Series (a 3-D array or a list) linearly interpolated to ``length``."""
+    out = np.empty((len(X), X[0].shape[0], length))
+    grid = np.linspace(0, 1, length)
+    for i, x in enumerate(X):
+        source = np.linspace(0, 1, x.shape[1])
+        for c in range(x.shape[0]):
+            out[i, c] = np.interp(grid, source, x[c])
+    return out
+
+
+def reference_fit(folder, arm, dataset, split):
+    import torch
+
+    torch.set_num_threads(1)
+    ref = _load_reference(folder)
+    sys.modules["strong_reference"] = ref
+    patches, params, epochs_rule = REFERENCE_ARMS[arm]
+    for patch in patches:
+        patch(ref)
+    X_train, y_train, X_test, y_test = bench.normalised(
+        bench.split_data(dataset, split)
+    )
+    length = max(x.shape[-1] for x in X_train)
+    A, B = _resized(X_train, length), _resized(X_test, length)
+    if epochs_rule is not None:
+        params = {**params, "epochs": epochs_rule(len(A))}
+    model = ref.StrongClassifier(gate="multiplicative", random_state=split, **params)
+    start = time.perf_counter()
+    model.fit(A, y_train)
+    seconds = time.perf_counter() - start
+    accuracy = float(np.mean(model.predict(B) == y_test))
+    return dict(
+        arm=arm, dataset=dataset, split=split, accuracy=accuracy, seconds=seconds
+    )
+
+
+# ------------------------------------------------------------ skgate's side
+
+#: skgate's series defaults before this diagnosis: the stem's shape,
+#: normalisation and width, the transformer recipe's extras, the head.
+SKGATE_BEFORE = {
+    "stem": {
+        "stem_norm": "layer",
+        "stem_shape": "full",
+        "stem_width": None,
+        "projection": False,
+    },
+    "recipe": {
+        "clip_norm": None,
+        "decay_exempt": False,
+        "auto_steps": 500,
+        "time_points": None,
+    },
+    "pooled_patches": False,
+    "params": {"head": "mlp", "batch_size": 64},
+}
+_POOLED = {"stem": {"stem_shape": "pooled"}, "pooled_patches": True}
+
+
+def _steps(n_steps):
+    """``max_epochs`` giving about ``n_steps`` optimizer steps at batch 64."""
+    return lambda n: max(20, math.ceil(n_steps / math.ceil(n / min(64, n))))
+
+
+def _reference_batches(n):
+    return {"batch_size": 16 if n < 100 else 32}
+
+
+#: skgate's arms: what each changes of SKGATE_BEFORE (stem, recipe,
+#: pooled_patches, estimator params, and a rule for params read off the
+#: training rows' count).
+SKGATE_ARMS = {
+    "skgate": {},
+    "skgate, stem BatchNorm (over a batch's valid time points)": {
+        "stem": {"stem_norm": "batch"}},
+    "skgate, stem normalised per series (GroupNorm, one group)": {
+        "stem": {"stem_norm": "group"}},
+    "skgate, the reference's stem shape (convolution, max-pool, patches, token convolution)": _POOLED,
+    "skgate, stem of 32 channels": {"stem": {"stem_width": 32}},
+    "skgate, final LayerNorm and linear head": {"params": {"head": "norm-linear"}},
+    "skgate, gradient clipping at norm 1": {"recipe": {"clip_norm": 1.0}},
+    "skgate, no weight decay on norms, biases and positions": {
+        "recipe": {"decay_exempt": True}},
+    "skgate, depth 2": {"params": {"depth": 2}},
+    "skgate, about 1,000 steps": {"rule": lambda n: {"max_epochs": _steps(1000)(n)}},
+    "skgate, batches of 16": {"params": {"batch_size": 16}},
+    "skgate, the reference's optimiser (batch 16/32, lr 1e-3, decay 0.05, warm-up 0.05)": {
+        "params": {"lr": 1e-3, "weight_decay": 0.05, "warmup_fraction": 0.05},
+        "rule": _reference_batches},
+}  # fmt: skip
+
+
+def _merged(*changes):
+    """SKGATE_BEFORE with ``changes`` applied in order."""
+    out = {key: dict(value) if isinstance(value, dict) else value
+           for key, value in SKGATE_BEFORE.items()}  # fmt: skip
+    rules = []
+    for change in changes:
+        for key, value in change.items():
+            if key == "rule":
+                rules.append(value)
+            elif isinstance(value, dict):
+                out[key].update(value)
+            else:
+                out[key] = value
+    out["rules"] = rules
+    return out
+
+
+def skgate_fit(arm, dataset, split, settings=None):
+    import torch
+
+    torch.set_num_threads(1)
+    from skgate import GatedAttentionClassifier, _options, _series
+
+    settings = settings or _merged(SKGATE_ARMS[arm])
+    _options.SERIES_STEM.update(settings["stem"])
+    _options.TRANSFORMER_RECIPE.update(settings["recipe"])
+    _series.POOLED_PATCHES = settings["pooled_patches"]
+    X_train, y_train, X_test, y_test = bench.normalised(
+        bench.split_data(dataset, split)
+    )
+    params = dict(settings["params"])
+    for rule in settings["rules"]:
+        params.update(rule(len(y_train)))
+    model = GatedAttentionClassifier(random_state=split, **params)
+    start = time.perf_counter()
+    model.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    accuracy = float(np.mean(model.predict(bench.fitting(model, X_test)[0]) == y_test))
+    return dict(
+        arm=arm, dataset=dataset, split=split, accuracy=accuracy, seconds=seconds
+    )
+
+
+# ------------------------------------------------------------ the run
+
+
+def _done():
+    if not CSV.exists():
+        return set()
+    rows = pd.read_csv(CSV)
+    return set(zip(rows.arm, rows.dataset, rows.split, strict=True))
+
+
+def _append(row):
+    new = not CSV.exists()
+    pd.DataFrame([row], columns=COLUMNS).to_csv(CSV, mode="a", header=new, index=False)
+
+
+def run(arms, folder, n_jobs):
+    done = _done()
+    units = [
+        (arm, d, s)
+        for arm in arms
+        for d in DATASETS
+        for s in SPLITS
+        if (arm, d, s) not in done
+    ]
+    print(f"{len(units)} fits to train", flush=True)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(n_jobs, max_tasks_per_child=1) as pool:
+        futures = {}
+        for arm, d, s in units:
+            if arm not in REFERENCE_ARMS and arm not in SKGATE_ARMS:
+                raise SystemExit(f"no arm {arm!r}")
+            if arm in REFERENCE_ARMS:
+                futures[pool.submit(reference_fit, folder, arm, d, s)] = arm
+            else:
+                futures[pool.submit(skgate_fit, arm, d, s)] = arm
+        for i, future in enumerate(as_completed(futures), 1):
+            row = future.result()
+            _append(row)
+            print(
+                f"[{i}/{len(units)}] {time.perf_counter() - start:7.0f} s  "
+                f"{row['arm']} {row['dataset']} {row['split']}: "
+                f"{row['accuracy']:.3f} in {row['seconds']:.1f} s",
+                flush=True,
+            )
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reference", type=Path, help="the reference's folder")
+    parser.add_argument("--arms", nargs="+", help="a subset of the arms, by label")
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--render", action="store_true")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse(argv)
+    arms = args.arms or [*REFERENCE_ARMS, *SKGATE_ARMS]
+    run(arms, args.reference, args.n_jobs)
+
+
+if __name__ == "__main__":
+    main()
