@@ -72,6 +72,7 @@ sys.path.insert(0, str(HERE))
 from sequences_report import (  # noqa: E402
     ABLATIONS,
     BASELINES,
+    MINIMAL,
     MODELS,
     SUBSET_MODELS,
     variant,
@@ -494,12 +495,7 @@ def units(settings):
     split first, dearest datasets first (long series, then many cases), then
     the tuned gates and the ablations on the first ``subset_splits`` splits."""
 
-    def cost(name):
-        X, y, n_train, _ = pooled(name)
-        length = max(x.shape[-1] for x in X) if isinstance(X, list) else X.shape[-1]
-        return length * len(y)
-
-    datasets = sorted(settings["datasets"], key=cost, reverse=True)
+    datasets = sorted(settings["datasets"], key=_cost, reverse=True)
     every = [
         (d, s, m)
         for d in datasets
@@ -516,52 +512,57 @@ def units(settings):
     return every + subset
 
 
-def carry(settings, path):
-    """Rows of earlier runs put into the cache as finished units, where the
-    code that made them is the code that would make them again (checked by
-    rerunning one unit of each, see sequences_run.json's "carried"): the
-    strong design's default gates on the first 3 splits from
-    pilot_strong.py's pilot_strong.csv (the same fit, test predictions and
-    curvature), and 1-NN DTW (no randomness) from the SEQUENCES.md run
-    before this one. Returns what was carried, per source."""
-    import sequences_report as report
+#: Models whose rows the committed run's CSV holds as this code would make
+#: them again: the baselines (their code and seeds did not change) and the
+#: minimal design (a table's network and training, with the patches it had).
+CARRIED = (*BASELINES, *MINIMAL)
 
+
+def carry(settings, path):
+    """The committed run's rows of :data:`CARRIED` put into the cache as
+    finished units, after checking that this code makes them again: one
+    unit of each model (its cheapest dataset's split 0) is run anew and must
+    give the committed accuracy (and curvature). Returns, per model, the rows
+    carried and the check."""
     wanted = set(units(settings))
     cached = set()
     if path.exists() and path.stat().st_size:
         done = pd.read_csv(path)
         cached = set(zip(done["dataset"], done["split"], done["model"], strict=True))
+    frame = pd.read_csv(OUT / "sequences_scores.csv")
+    frame = frame[frame["model"].isin(CARRIED)]
+    cheapest = min(settings["datasets"], key=_cost)
     carried = {}
-    sources = {
-        "pilot_strong.csv": lambda f: f["model"].isin(report.STRONG),
-        "sequences_scores.csv": lambda f: f["model"] == "1-NN DTW",
-    }
-    for name, keep in sources.items():
-        frame = pd.read_csv(OUT / name)
-        frame = frame[keep(frame)]
-        count = 0
-        for row in frame.to_dict("records"):
+    for model, rows in frame.groupby("model", sort=False):
+        committed = rows[(rows["dataset"] == cheapest) & (rows["split"] == 0)]
+        check = run_unit(cheapest, 0, model, settings)
+        same = bool(
+            len(committed)
+            and np.isclose(check["accuracy"], committed["accuracy"].iloc[0])
+            and (
+                np.isnan(committed["curvature"].iloc[0])
+                or np.isclose(check["curvature"], committed["curvature"].iloc[0])
+            )
+        )
+        carried[model] = {"check": f"{cheapest} split 0", "same": same, "rows": 0}
+        if not same:
+            print(f"not carried: {model} gives {check['accuracy']} on {cheapest}")
+            continue
+        for row in rows.to_dict("records"):
             key = (row["dataset"], row["split"], row["model"])
             if key not in wanted or key in cached:
                 continue
-            train, test = split_indices(row["dataset"], row["split"])
-            gate, name_ = variant(row["model"])
-            row = {
-                "n_train": len(train),
-                "n_test": len(test),
-                "kind": "baseline" if gate is None else "gate",
-                "gate": gate or "",
-                "variant": name_ or "",
-                "tuned": False,
-                "seconds": row.get("fit_seconds"),
-                **{k: v for k, v in row.items() if k not in ("tuned",)},
-            }
-            row["note"] = (str(row.get("note") or "") + f" carried from {name}").strip()
+            row["note"] = (str(row.get("note") or "") + " carried").strip()
             append_row(path, row)
             cached.add(key)
-            count += 1
-        carried[name] = count
+            carried[model]["rows"] += 1
     return carried
+
+
+def _cost(name):
+    X, y, _, _ = pooled(name)
+    length = max(x.shape[-1] for x in X) if isinstance(X, list) else X.shape[-1]
+    return length * len(y)
 
 
 def run(settings, mode, cache, n_jobs, fresh=False, carry_rows=False):
@@ -741,9 +742,9 @@ def parse(argv):
     parser.add_argument(
         "--carry",
         action="store_true",
-        help="put the strong gates' rows of pilot_strong.csv (splits 0-2) and "
-        "1-NN DTW's of the committed sequences_scores.csv into the cache as "
-        "finished units (the same code would make them again)",
+        help="put the baselines' and the minimal design's rows of the "
+        "committed sequences_scores.csv into the cache as finished units, "
+        "after one unit of each gives the committed numbers again",
     )
     parser.add_argument(
         "--render",

@@ -34,7 +34,6 @@ for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
-import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -288,22 +287,17 @@ def reference_fit(folder, arm, dataset, split):
 #: skgate's series defaults before this diagnosis: the stem's shape,
 #: normalisation and width, the transformer recipe's extras, the head.
 SKGATE_BEFORE = {
-    "stem": {
-        "stem_norm": "layer",
-        "stem_shape": "full",
-        "stem_width": None,
-        "projection": False,
-    },
+    "stem": {"stem_norm": "layer", "stem_shape": "full", "stem_width": None},
+    "block": {"projection": False},
     "recipe": {
         "clip_norm": None,
         "decay_exempt": False,
         "auto_steps": 500,
         "time_points": None,
     },
-    "pooled_patches": False,
     "params": {"head": "mlp", "batch_size": 64},
 }
-_POOLED = {"stem": {"stem_shape": "pooled"}, "pooled_patches": True}
+_POOLED = {"stem": {"stem_shape": "pooled"}}
 
 
 def _steps(n_steps):
@@ -316,26 +310,49 @@ def _reference_batches(n):
 
 
 #: skgate's arms: what each changes of SKGATE_BEFORE (stem, recipe,
-#: pooled_patches, estimator params, and a rule for params read off the
+#: block, estimator params, and a rule for params read off the
 #: training rows' count).
 SKGATE_ARMS = {
     "skgate": {},
     "skgate, stem BatchNorm (over a batch's valid time points)": {
         "stem": {"stem_norm": "batch"}},
-    "skgate, stem normalised per series (GroupNorm, one group)": {
-        "stem": {"stem_norm": "group"}},
-    "skgate, the reference's stem shape (convolution, max-pool, patches, token convolution)": _POOLED,
-    "skgate, stem of 32 channels": {"stem": {"stem_width": 32}},
+    "skgate, the reference's stem shape (convolution, max-pool, patches, "
+    "token convolution)": {"stem": {"stem_shape": "pooled"}},
+    "skgate, output projection in attention": {"block": {"projection": True}},
     "skgate, final LayerNorm and linear head": {"params": {"head": "norm-linear"}},
     "skgate, gradient clipping at norm 1": {"recipe": {"clip_norm": 1.0}},
     "skgate, no weight decay on norms, biases and positions": {
         "recipe": {"decay_exempt": True}},
-    "skgate, depth 2": {"params": {"depth": 2}},
-    "skgate, about 1,000 steps": {"rule": lambda n: {"max_epochs": _steps(1000)(n)}},
     "skgate, batches of 16": {"params": {"batch_size": 16}},
-    "skgate, the reference's optimiser (batch 16/32, lr 1e-3, decay 0.05, warm-up 0.05)": {
-        "params": {"lr": 1e-3, "weight_decay": 0.05, "warmup_fraction": 0.05},
-        "rule": _reference_batches},
+    "skgate, 1,000 steps": {"recipe": {"auto_steps": 1000}},
+    "skgate, the reference's learning rate, decay and warm-up (1e-3, 0.05, 0.05)": {
+        "params": {"lr": 1e-3, "weight_decay": 0.05, "warmup_fraction": 0.05}},
+}  # fmt: skip
+#: skgate's series defaults after this diagnosis (the library's own).
+SKGATE_AFTER = {
+    "stem": {"stem_norm": "batch", "stem_shape": "pooled"},
+    "block": {"projection": True},
+    "recipe": {
+        "clip_norm": 1.0,
+        "decay_exempt": True,
+        "auto_steps": 1000,
+        "time_points": 10_000_000,
+    },
+    "params": {"head": "norm-linear", "batch_size": 16},
+}
+#: The new defaults with one part at a time as it was before.
+NEW_ARMS = {
+    "new defaults": {},
+    "new defaults, stem normalised per time point (LayerNorm over channels)": {
+        "stem": {"stem_norm": "layer"}},
+    "new defaults, skgate's former stem shape (3 full-resolution convolutions)": {
+        "stem": {"stem_shape": "full"}},
+    "new defaults, no output projection": {"block": {"projection": False}},
+    "new defaults, MLP head without final LayerNorm": {"params": {"head": "mlp"}},
+    "new defaults, no gradient clipping": {"recipe": {"clip_norm": None}},
+    "new defaults, weight decay on every weight": {"recipe": {"decay_exempt": False}},
+    "new defaults, batches of 64": {"params": {"batch_size": 64}},
+    "new defaults, 500 steps": {"recipe": {"auto_steps": 500, "time_points": None}},
 }  # fmt: skip
 
 
@@ -362,14 +379,23 @@ def skgate_fit(arm, dataset, split, settings=None):
     torch.set_num_threads(1)
     from skgate import GatedAttentionClassifier, _options, _series
 
-    settings = settings or _merged(SKGATE_ARMS[arm])
+    if settings is None:
+        settings = (
+            _merged(SKGATE_ARMS[arm])
+            if arm in SKGATE_ARMS
+            else _merged(SKGATE_AFTER, NEW_ARMS[arm])
+        )
     _options.SERIES_STEM.update(settings["stem"])
+    _options.SERIES_BLOCK.update(settings["block"])
     _options.TRANSFORMER_RECIPE.update(settings["recipe"])
-    _series.POOLED_PATCHES = settings["pooled_patches"]
     X_train, y_train, X_test, y_test = bench.normalised(
         bench.split_data(dataset, split)
     )
     params = dict(settings["params"])
+    if settings["stem"]["stem_shape"] == "full":
+        # The patches before the pooled stem: ceil(longest / 32) time points.
+        longest = max(x.shape[-1] for x in X_train)
+        params["patch_size"] = _series.auto_patch(longest, pooled=False)
     for rule in settings["rules"]:
         params.update(rule(len(y_train)))
     model = GatedAttentionClassifier(random_state=split, **params)
@@ -411,7 +437,7 @@ def run(arms, folder, n_jobs):
     with ProcessPoolExecutor(n_jobs, max_tasks_per_child=1) as pool:
         futures = {}
         for arm, d, s in units:
-            if arm not in REFERENCE_ARMS and arm not in SKGATE_ARMS:
+            if arm not in {**REFERENCE_ARMS, **SKGATE_ARMS, **NEW_ARMS}:
                 raise SystemExit(f"no arm {arm!r}")
             if arm in REFERENCE_ARMS:
                 futures[pool.submit(reference_fit, folder, arm, d, s)] = arm
@@ -439,7 +465,7 @@ def parse(argv):
 
 def main(argv=None):
     args = parse(argv)
-    arms = args.arms or [*REFERENCE_ARMS, *SKGATE_ARMS]
+    arms = args.arms or [*REFERENCE_ARMS, *SKGATE_ARMS, *NEW_ARMS]
     run(arms, args.reference, args.n_jobs)
 
 

@@ -22,7 +22,7 @@ ABLATIONS = {
 }
 #: The gates ablated and tuned (on the first ``subset_splits`` splits).
 ABLATED_GATES = ("multiplicative", "none")
-TUNED_GATES = ("multiplicative",)
+TUNED_GATES = ()
 STRONG = tuple(f"{g} (strong)" for g in GATES)
 MINIMAL = tuple(f"{g} (minimal)" for g in GATES)
 ABLATED = tuple(f"{g} ({a})" for g in ABLATED_GATES for a in ABLATIONS)

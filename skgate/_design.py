@@ -7,7 +7,7 @@ from functools import cache
 
 import torch
 
-from ._options import DESIGN_NET_PARAMETERS, DESIGNS, SERIES_STEM
+from ._options import DESIGN_NET_PARAMETERS, DESIGNS, SERIES_BLOCK, SERIES_STEM
 from .nn import GatedAttentionNet
 
 
@@ -128,6 +128,8 @@ def build_network(estimator, n_features, n_outputs, generator):
         given["token_dim"] = layout.token_dim
     if design["embedding"] == "conv":
         given.update(SERIES_STEM)
+    if layout is not None and design["residual"]:
+        given.update(SERIES_BLOCK)
     with torch.device("meta"):
         module = GatedAttentionNet(
             n_features,

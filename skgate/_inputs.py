@@ -230,7 +230,10 @@ class ChecksInputs:
         else:
             series = _series.check_series(X)
             if reset:
-                layout = _series.layout_of(series, self.patch_size)
+                # The convolutional stem (embedding "auto" for series) pools
+                # and strides its way to the tokens.
+                pooled = self.embedding in ("auto", "conv")
+                layout = _series.layout_of(series, self.patch_size, pooled=pooled)
             else:
                 layout = fitted
                 _series.check_fits(series, layout)

@@ -58,12 +58,11 @@ DESIGNS = {
 #: normalisation, layers and width at full resolution (see
 #: :class:`skgate.nn.ConvEmbedding`). Chosen by measurement:
 #: benchmarks/results/DIAGNOSIS.md.
-SERIES_STEM = {
-    "stem_norm": "batch",
-    "stem_shape": "pooled",
-    "stem_width": None,
-    "projection": True,
-}
+SERIES_STEM = {"stem_norm": "batch", "stem_shape": "pooled", "stem_width": None}
+#: The residual blocks of series (the strong design's transformer blocks):
+#: an output projection after the gate. Chosen by measurement:
+#: benchmarks/results/DIAGNOSIS.md.
+SERIES_BLOCK = {"projection": True}
 #: What series trained with ``lr_schedule="cosine"`` (the series defaults)
 #: get besides the schedule, the transformer recipe: each step's gradients
 #: clipped to the global norm ``clip_norm`` (None: not clipped); vectors

@@ -207,30 +207,29 @@ def check_series(X):
     return checked
 
 
-#: Whether "auto" patches factor as the pooled stem's pool times stride
-#: (:func:`auto_patch`).
-POOLED_PATCHES = True
-
-
-def auto_patch(longest):
+def auto_patch(longest, *, pooled=True):
     """``patch_size="auto"`` for series of at most ``longest`` time points:
     the smallest patch ``m`` that keeps them within :data:`MAX_TOKENS`
-    tokens, rounded up with :data:`POOLED_PATCHES` to ``p * ceil(m / p)``,
-    ``p = ceil(sqrt(m))``: a max-pool of ``p`` then a stride of ``ceil(m /
-    p)`` (8 -> 9, 46 -> 49), the two steps of the pooled stem (the
-    reference's down-sampling)."""
+    tokens; for the convolutional stem (``pooled``) rounded up to ``p *
+    ceil(m / p)``, ``p = ceil(sqrt(m))``: a max-pool of ``p`` then a stride
+    of ``ceil(m / p)`` (8 -> 9, 46 -> 49), its two steps of down-sampling.
+
+    >>> auto_patch(251), auto_patch(251, pooled=False), auto_patch(1460)
+    (9, 8, 49)
+    """
     m = math.ceil(longest / MAX_TOKENS)
-    if not POOLED_PATCHES:
+    if not pooled:
         return m
     p = math.isqrt(m - 1) + 1
     return p * math.ceil(m / p)
 
 
-def layout_of(series, patch_size):
-    """The :class:`SeriesLayout` a fit on ``series`` sets."""
+def layout_of(series, patch_size, *, pooled=True):
+    """The :class:`SeriesLayout` a fit on ``series`` sets (``pooled``: for
+    the convolutional stem, see :func:`auto_patch`)."""
     longest = max(x.shape[1] for x in series)
     if patch_size == "auto":
-        patch_size = auto_patch(longest)
+        patch_size = auto_patch(longest, pooled=pooled)
     elif patch_size > longest:  # one token of mostly zeros, or no memory at all
         raise ValueError(
             f"patch_size={patch_size} is longer than the longest series of X "
