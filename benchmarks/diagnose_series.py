@@ -34,10 +34,11 @@ for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: E402
+from concurrent.futures import as_completed  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import bench_sequences as bench  # noqa: E402
@@ -300,18 +301,8 @@ SKGATE_BEFORE = {
 _POOLED = {"stem": {"stem_shape": "pooled"}}
 
 
-def _steps(n_steps):
-    """``max_epochs`` giving about ``n_steps`` optimizer steps at batch 64."""
-    return lambda n: max(20, math.ceil(n_steps / math.ceil(n / min(64, n))))
-
-
-def _reference_batches(n):
-    return {"batch_size": 16 if n < 100 else 32}
-
-
-#: skgate's arms: what each changes of SKGATE_BEFORE (stem, recipe,
-#: block, estimator params, and a rule for params read off the
-#: training rows' count).
+#: skgate's arms: what each changes of SKGATE_BEFORE (stem, block, recipe,
+#: estimator params).
 SKGATE_ARMS = {
     "skgate": {},
     "skgate, stem BatchNorm (over a batch's valid time points)": {
@@ -423,7 +414,37 @@ def _append(row):
     pd.DataFrame([row], columns=COLUMNS).to_csv(CSV, mode="a", header=new, index=False)
 
 
+def one_fit(arm, dataset, split, folder=None):
+    """One fit in this process (a fresh one per fit: the arms change
+    modules' state)."""
+    if arm in REFERENCE_ARMS:
+        return reference_fit(folder, arm, dataset, split)
+    return skgate_fit(arm, dataset, split)
+
+
+def _in_a_process(arm, dataset, split, folder):
+    """:func:`one_fit` in a fresh Python process; its row."""
+    import subprocess
+
+    command = [sys.executable, __file__, "--one", arm, dataset, str(split)]
+    if folder is not None:
+        command += ["--reference", str(folder)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{arm} {dataset} {split} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def run(arms, folder, n_jobs):
+    """Every fit of ``arms`` not yet in diagnosis.csv, ``n_jobs`` at a time,
+    each in a fresh process, written as it ends."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    unknown = [
+        a for a in arms if a not in {**REFERENCE_ARMS, **SKGATE_ARMS, **NEW_ARMS}
+    ]
+    if unknown:
+        raise SystemExit(f"no arm {unknown[0]!r}")
     done = _done()
     units = [
         (arm, d, s)
@@ -434,15 +455,8 @@ def run(arms, folder, n_jobs):
     ]
     print(f"{len(units)} fits to train", flush=True)
     start = time.perf_counter()
-    with ProcessPoolExecutor(n_jobs, max_tasks_per_child=1) as pool:
-        futures = {}
-        for arm, d, s in units:
-            if arm not in {**REFERENCE_ARMS, **SKGATE_ARMS, **NEW_ARMS}:
-                raise SystemExit(f"no arm {arm!r}")
-            if arm in REFERENCE_ARMS:
-                futures[pool.submit(reference_fit, folder, arm, d, s)] = arm
-            else:
-                futures[pool.submit(skgate_fit, arm, d, s)] = arm
+    with ThreadPoolExecutor(n_jobs) as pool:
+        futures = [pool.submit(_in_a_process, *unit, folder) for unit in units]
         for i, future in enumerate(as_completed(futures), 1):
             row = future.result()
             _append(row)
@@ -454,17 +468,209 @@ def run(arms, folder, n_jobs):
             )
 
 
+# ------------------------------------------------------------ the page
+
+#: The page's three families: (title, the arm every change is measured
+#: against, the arms).
+FAMILIES = (
+    ("The reference with one part of skgate's former series design", "reference",
+     REFERENCE_ARMS),
+    ("skgate's former series defaults with one part of the reference's design",
+     "skgate", SKGATE_ARMS),
+    ("skgate's new series defaults with one part as it was before",
+     "new defaults", NEW_ARMS),
+)  # fmt: skip
+
+
+def changes(rows, base, arms):
+    """Per arm: mean accuracy per dataset and overall, the change against
+    ``base`` with the standard error of its paired (dataset, split)
+    differences, the number of pairs, and the mean fit seconds."""
+    wide = rows.pivot_table(
+        index=["dataset", "split"], columns="arm", values="accuracy"
+    )
+    seconds = rows.groupby("arm")["seconds"].mean()
+    out = []
+    for arm in arms:
+        if arm not in wide:
+            continue
+        pairs = (wide[arm] - wide[base]).dropna() if arm != base else None
+        entry = {
+            "arm": arm,
+            **{
+                d: float(wide[arm].xs(d, level="dataset").mean())
+                for d in DATASETS
+                if d in wide.index.get_level_values("dataset")
+            },  # fmt: skip
+            "mean": float(wide[arm].mean()),
+            "n": int(wide[arm].notna().sum()),
+            "seconds": float(seconds[arm]),
+        }
+        if pairs is not None and len(pairs) > 1:
+            entry["change"] = float(pairs.mean())
+            entry["se"] = float(pairs.std(ddof=1) / np.sqrt(len(pairs)))
+        out.append(entry)
+    return pd.DataFrame(out)
+
+
+def _row(entry):
+    cells = [f"{entry[d]:.3f}" if d in entry and pd.notna(entry[d]) else "–"
+             for d in DATASETS]  # fmt: skip
+    change = (
+        "—"
+        if pd.isna(entry.get("change", np.nan))
+        else f"{entry['change']:+.3f} ± {entry['se']:.3f}"
+    )
+    return (
+        f"| {entry['arm']} | "
+        + " | ".join(cells)
+        + f" | {entry['mean']:.3f} | {change} | {entry['n']} | {entry['seconds']:.1f} |"
+    )
+
+
+def bottom_line(tables):
+    """Sentences drawn from the tables: the new defaults against the
+    reference per dataset, and the largest changes of each family."""
+    lines = []
+    if all(len(tables[k]) for k in ("reference", "new defaults")):
+        ref = tables["reference"].set_index("arm")
+        new = tables["new defaults"].set_index("arm")
+        gaps = {
+            d: new.loc["new defaults", d] - ref.loc["reference", d] for d in DATASETS
+        }
+        within = [d for d, g in gaps.items() if g >= -0.02]
+        lines.append(
+            f"skgate's new series defaults average {new.loc['new defaults', 'mean']:.3f} "
+            f"on the three sets (splits 0-2), the reference "
+            f"{ref.loc['reference', 'mean']:.3f} in the same sitting; per set "
+            + ", ".join(f"{d} {g:+.3f}" for d, g in gaps.items())
+            + f": within 0.02 of the reference (or above) on {len(within)} of 3."
+        )
+    for key, what in (
+        ("reference", "Of skgate's former parts in the reference"),
+        ("skgate", "Of the reference's parts alone in skgate's former defaults"),
+        ("new defaults", "Of the new defaults' parts, taken out one at a time"),
+    ):
+        table = tables[key]
+        if table.empty or "change" not in table:
+            continue
+        table = table.dropna(subset=["change"])
+        worst = table.loc[table["change"].idxmin()]
+        best = table.loc[table["change"].idxmax()]
+        sure = table[(table["change"].abs() > 2 * table["se"])]
+        lines.append(
+            f"{what}, the largest loss is {worst['arm']!r} "
+            f"({worst['change']:+.3f} ± {worst['se']:.3f}) and the largest gain "
+            f"{best['arm']!r} ({best['change']:+.3f} ± {best['se']:.3f}); "
+            f"{len(sure)} of {len(table)} changes are more than two standard "
+            f"errors from 0."
+        )
+    return lines
+
+
+def render(out=OUT):
+    """DIAGNOSIS.md and fig_diagnosis.png from diagnosis.csv and the record."""
+    rows = pd.read_csv(out / "diagnosis.csv")
+    counts = rows.groupby(["arm", "dataset", "split"]).size()
+    if (counts > 1).any():
+        raise SystemExit(
+            f"diagnosis.csv repeats fits: {list(counts[counts > 1].index)[:3]}"
+        )
+    record = (
+        json.loads((out / "diagnosis_run.json").read_text())
+        if (out / "diagnosis_run.json").exists()
+        else {}
+    )
+    tables = {base: changes(rows, base, arms) for _, base, arms in FAMILIES}
+    head = (
+        "| arm | "
+        + " | ".join(DATASETS)
+        + " | mean | change ± s.e. (paired) | fits | fit seconds |\n|"
+        + "---|" * (len(DATASETS) + 5)
+    )
+    parts = [
+        "# Why skgate's series defaults trailed a reference attention model",
+        "",
+        "Made by `benchmarks/diagnose_series.py` from `diagnosis.csv` "
+        "(rerun it: `python benchmarks/diagnose_series.py --reference DIR`, "
+        "`--render` redraws this page). " + record.get("note", ""),
+        "",
+        "## Bottom line",
+        "",
+        *[f"- {line}" for line in bottom_line(tables)],
+        "",
+        "![changes](fig_diagnosis.png)",
+        "",
+        "Accuracy on the test part of ArrowHead, OSULeaf and "
+        "PickupGestureWiimoteZ, splits 0-2 (the archive's split and aeon's "
+        "stratified resamples 1 and 2), the multiplicative gate, each fit "
+        "seeded by its split, one thread per fit. A change is the arm's "
+        "accuracy minus its family's first arm's on the same (set, split), "
+        "averaged over the 9 pairs, with the standard error of those 9 "
+        "differences. The reference is an external attention classifier "
+        "(not part of skgate, loaded from the folder given); it resizes "
+        "PickupGestureWiimoteZ's unequal-length series to the longest, "
+        "where skgate reads them as they are. Fit seconds ran beside other "
+        "jobs on 2 cores: read them as rough.",
+        "",
+    ]
+    for title, base, _ in FAMILIES:
+        parts += [f"## {title}", "", head]
+        parts += [_row(e) for e in tables[base].to_dict("records")]
+        parts.append("")
+    (out / "DIAGNOSIS.md").write_text("\n".join(parts))
+    _figure(tables, out / "fig_diagnosis.png")
+
+
+def _figure(tables, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.5), sharex=True)
+    for ax, (title, base, _) in zip(axes, FAMILIES, strict=True):
+        table = tables[base]
+        if table.empty or "change" not in table:
+            continue
+        table = table.dropna(subset=["change"])
+        labels = [a.split(", ", 1)[-1] for a in table["arm"]]
+        y = np.arange(len(table))
+        ax.errorbar(table["change"], y, xerr=2 * table["se"], fmt="o", capsize=3)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(y, labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel(f"accuracy change against {base!r} (± 2 s.e.)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", type=Path, help="the reference's folder")
     parser.add_argument("--arms", nargs="+", help="a subset of the arms, by label")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--render", action="store_true")
+    parser.add_argument(
+        "--one",
+        nargs=3,
+        metavar=("ARM", "DATASET", "SPLIT"),
+        help="one fit in this process; its row as JSON",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse(argv)
+    if args.one:
+        arm, dataset, split = args.one
+        print(json.dumps(one_fit(arm, dataset, int(split), args.reference)))
+        return
+    if args.render:
+        render()
+        return
     arms = args.arms or [*REFERENCE_ARMS, *SKGATE_ARMS, *NEW_ARMS]
     run(arms, args.reference, args.n_jobs)
 

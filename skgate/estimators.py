@@ -288,14 +288,16 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         zero-filled). "auto": the smallest patch that keeps the longest
         series of the fit within 32 tokens (1 up to 32 time points, 47 for
         1,500), which bounds attention's memory and time on long series (see
-        the user guide, "Sequences and time series"). A 2-D ``X`` takes
-        "auto" or 1.
+        the user guide, "Sequences and time series"); with the convolutional
+        encoding rounded up to a max-pool times a stride (``p * ceil(m /
+        p)``, ``p = ceil(sqrt(m))``: 9 for 251 points, 49 for 1,460). A 2-D
+        ``X`` takes "auto" or 1.
     head : {"auto", "mlp", "mlp-relu", "linear", "norm-linear"}, default="auto"
         "mlp": two layers with a GELU between them; "mlp-relu": with a ReLU
         between them; "linear": one layer; "norm-linear": a LayerNorm over
         the pooled representation, then one layer (a pre-LN transformer's
-        final norm and classifier). "auto": "mlp" for a table, "mlp" for
-        series.
+        final norm and classifier). "auto": "mlp" for a table,
+        "norm-linear" for series.
     n_heads : int >= 1 or "auto", default="auto"
         Attention heads per block; ``d_model`` must be divisible by it.
         "auto": 1 for a table, 4 for series.
@@ -318,11 +320,16 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     embedding : {"auto", "linear", "conv"}, default="auto"
         How series become tokens. "linear": each patch of ``patch_size``
         time points through one linear map. "conv": a convolutional input
-        encoding (:class:`skgate.nn.ConvEmbedding`): three Conv1d layers,
-        each with LayerNorm over channels and GELU, at full time
-        resolution, then a strided convolution over overlapping patches
-        down to the token grid. "auto": "linear" for a table, "conv" for
-        series; a table takes "auto" or "linear".
+        encoding (:class:`skgate.nn.ConvEmbedding`): a Conv1d at full time
+        resolution, a max-pool, a strided Conv1d over overlapping patches
+        and a Conv1d at token resolution, each followed by BatchNorm and
+        GELU. The BatchNorm's training statistics read a batch's valid time
+        points only (padding and rows of weight 0 never enter them); in
+        evaluation it is a fixed affine map, by the statistics of the fit's
+        training rows, set at the end of every fit. With series, the
+        residual blocks then get an output projection after the gate.
+        "auto": "linear" for a table, "conv" for series; a table takes
+        "auto" or "linear".
     d_ff : int >= 1, None or "auto", default="auto"
         Hidden units of a feed-forward sublayer after attention in every
         (residual) block, ``h + W_2 GELU(W_1 LayerNorm(h))`` (its own
@@ -348,8 +355,11 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         and at least 20 (``max(20, ceil(500 / ceil(n_train / batch_size)))``:
         500 epochs of up to 64 rows, 20 from 1,537 rows on), so that a first fit
         learns on a small data set as on a large one (measured on the KEEL
-        and aeon sets: ``benchmarks/results/DEFAULTS.md``). ``n_iter_``
-        says how many ran.
+        and aeon sets: ``benchmarks/results/DEFAULTS.md``). Series with the
+        cosine schedule (their defaults): 1,000 steps, but at most as many
+        epochs as read 10 million time points (the series times their
+        padded length, per epoch), and at least 20. ``n_iter_`` says how
+        many ran.
     lr : float > 0, default=2e-3
         AdamW learning rate.
     batch_size : int >= 1 or "auto", default="auto"
@@ -364,8 +374,11 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     lr_schedule : {"auto", "constant", "cosine"}, default="auto"
         "constant": every step at ``lr``. "cosine": a linear warm-up over
         the first ``warmup_fraction`` of the fit's steps, then cosine decay
-        to 0 at its last step (``partial_fit`` steps at ``lr``). "auto":
-        "constant" for a table, "cosine" for series.
+        to 0 at its last step (``partial_fit`` steps at ``lr``). Series
+        trained with it also get the transformer recipe's gradient clipping
+        (global norm 1) and no weight decay on vectors (norms' weights,
+        biases) and positions. "auto": "constant" for a table, "cosine" for
+        series.
     warmup_fraction : float in [0, 1], default=0.1
         Share of the steps the cosine schedule warms up over.
     label_smoothing : float in [0, 1) or "auto", default="auto"

@@ -228,7 +228,12 @@ def test_models_sharing_rows_share_them_in_memory():
     ],
 )
 @pytest.mark.parametrize("regression", [False, True])
-@pytest.mark.parametrize("head", HEADS)
+@pytest.mark.parametrize(
+    # The heads the written-out backward covers ("norm-linear" trains
+    # through torch.func on the module).
+    "head",
+    [h for h in HEADS if GatedAttentionNet(2, 2, head=h).written_out],
+)
 @pytest.mark.parametrize("gate", GATES)
 def test_written_out_backward_is_autograds(
     gate, head, regression, architecture, token_dim

@@ -223,7 +223,13 @@ def test_question_c_when_no_part_matters(report):
 
 
 @pytest.mark.parametrize("gain, said", [(0.0, "did not beat"), (0.05, "beat")])
-def test_tuning_is_said_to_beat_the_defaults_only_when_it_does(report, gain, said):
+def test_tuning_is_said_to_beat_the_defaults_only_when_it_does(
+    report, gain, said, monkeypatch
+):
+    # The committed run has no tuned gate; a run with one is judged so.
+    tuned = ("multiplicative (tuned)",)
+    monkeypatch.setattr(report, "TUNED", tuned)
+    monkeypatch.setattr(report, "SUBSET_MODELS", (*report.ABLATED, *tuned))
     analysis = _analyse(report, lambda d: 0.0, tuned=gain)
     assert report.tuning_sentence(analysis).endswith(f"Tuning {said} the defaults.")
 

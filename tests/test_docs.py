@@ -73,15 +73,17 @@ def test_the_head_options_agree_everywhere():
     guide's parameter table and the command line."""
     from skgate.nn import HEADS
 
-    assert HEADS == ("mlp", "mlp-relu", "linear")
+    assert HEADS == ("mlp", "mlp-relu", "linear", "norm-linear")
     options = "{" + ", ".join(f'"{h}"' for h in HEADS) + "}"
     from skgate.nn import GatedAttentionNet
 
-    for documented in (skgate.GatedAttentionClassifier, GatedAttentionNet):
-        assert f"head : {options}" in documented.__doc__, documented.__name__
+    assert f"head : {options}" in GatedAttentionNet.__doc__
+    # The estimators take "auto" besides (the design's choice by the form of X).
+    auto = "{" + ", ".join(f'"{h}"' for h in ("auto", *HEADS)) + "}"
+    assert f"head : {auto}" in skgate.GatedAttentionClassifier.__doc__
     table = (ROOT / "docs/user_guide/estimators.md").read_text()
     row = next(line for line in table.splitlines() if line.startswith("| `head`"))
-    assert row.split("|")[3].strip() == ", ".join(f'`"{h}"`' for h in HEADS)
+    assert row.split("|")[3].strip() == ", ".join(f'`"{h}"`' for h in ("auto", *HEADS))
     from skgate.command import parser as command_parser
 
     parser = command_parser()

@@ -23,7 +23,7 @@ from skgate import (
     geometry,
     representation_curvature,
 )
-from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS
+from skgate._options import DESIGN_NET_PARAMETERS, DESIGNS, SERIES_BLOCK, SERIES_STEM
 from skgate.nn import GatedAttentionNet
 
 from study import facts, realdata
@@ -143,6 +143,12 @@ def test_the_curvature_keywords_are_declared_once():
             assert f"    {name} :" in function.__doc__
 
 
+#: The network's parameters that the series design sets (the convolutional
+#: stem's and the residual blocks' choices, skgate._options.SERIES_STEM and
+#: SERIES_BLOCK), which the estimators do not take.
+SERIES_ONLY = (*SERIES_STEM, *SERIES_BLOCK)
+
+
 def test_the_network_defaults_are_the_estimators():
     """GatedAttentionNet is a public torch module with its own defaults; they
     must be the estimators' (declared in the estimators' signature). The
@@ -159,6 +165,13 @@ def test_the_network_defaults_are_the_estimators():
                 continue
             if parameter.name == "n_channels":  # series: their layout's
                 assert parameter.default is None
+                continue
+            if parameter.name in SERIES_ONLY:
+                # Set for series by their design (skgate._options), not an
+                # estimator parameter: the network's default is the stem's
+                # (the series design's) and a table's block (no projection).
+                series = {**SERIES_STEM, "projection": False}
+                assert parameter.default == series[parameter.name]
                 continue
             default = params[parameter.name]
             if default == "auto":  # a table's design is the network's default
@@ -201,7 +214,7 @@ def test_estimator_classes_state_their_parameters_as_scikit_learn_does():
     net = inspect.signature(GatedAttentionNet).parameters
     keywords = [p.name for p in net.values() if p.kind is p.KEYWORD_ONLY]
     assert list(_NET_PARAMETERS) == [
-        n for n in keywords if n not in ("gate_gain", "n_channels")
+        n for n in keywords if n not in ("gate_gain", "n_channels", *SERIES_ONLY)
     ]
     from skgate._design import build_network
 

@@ -81,12 +81,23 @@ class TestLayouts:
         # The same tokens, so the same network: time-major, channels inside.
         assert np.array_equal(table.predict_proba(flat), series.predict_proba(X))
 
-    @pytest.mark.parametrize("length, patch", [(32, 1), (33, 2), (200, 7), (1500, 47)])
-    def test_auto_patches_keep_at_most_max_tokens(self, length, patch):
+    @pytest.mark.parametrize(
+        "length, patch, linear",
+        [(32, 1, 1), (33, 2, 2), (200, 9, 7), (1460, 49, 46), (1500, 49, 47)],
+    )
+    def test_auto_patches_keep_at_most_max_tokens(self, length, patch, linear):
+        # The convolutional stem (series' "auto") pools then strides: its
+        # patch rounds up to pool * stride; the linear embedding's does not.
         X, y = _series(n=6, channels=1, length=length)
         clf = GatedAttentionClassifier(**{**SMALL, "max_epochs": 0}).fit(X, y)
         assert clf.series_layout_.patch_size == patch
         assert clf.net_.module_.n_tokens <= MAX_TOKENS
+        pool, stride = clf.net_.module_.embed.pool, patch // clf.net_.module_.embed.pool
+        assert pool * stride == patch
+        plain = GatedAttentionClassifier(
+            embedding="linear", **{**SMALL, "max_epochs": 0}
+        )
+        assert plain.fit(X, y).series_layout_.patch_size == linear
 
     def test_a_patch_is_its_time_points_of_every_channel(self):
         x = np.arange(10.0).reshape(2, 5)  # channels 0..4 and 5..9
@@ -105,7 +116,7 @@ class TestLayouts:
     def test_long_series_fit_in_patches(self):
         X, y = _series(n=20, channels=1, length=1500)
         clf = GatedAttentionClassifier(**SMALL).fit(X, y)
-        assert clf.series_layout_.patch_size == 47
+        assert clf.series_layout_.patch_size == 49  # 7 pooled, 7 strided
         assert clf.predict(X).shape == (20,)
 
 

@@ -456,3 +456,224 @@ class TestHostilePass:
         X, y = _series()
         reg = GatedAttentionRegressor(**SMALL).fit(X, y.astype(float))
         assert "label_smoothing" not in reg.design_
+
+
+class TestSeriesNetwork:
+    """The series defaults' layers (issue: defaults at the reference's
+    level): the stem's BatchNorm over valid time points, the pooled stem,
+    the output projection and the final LayerNorm head, each with its exact
+    jet; their training rules."""
+
+    @staticmethod
+    def _stem(norm="batch", shape="pooled", seed=0):
+        torch.manual_seed(seed)
+        # 2 channels, tokens of 9 time points (a pool of 3, a stride of 3).
+        return ConvEmbedding(2, 9, 12, norm=norm, shape=shape, width=6).double()
+
+    @pytest.mark.parametrize("norm", ["batch", "group", "layer"])
+    @pytest.mark.parametrize("shape", ["pooled", "full"])
+    def test_stem_jet_equals_finite_differences(self, norm, shape):
+        stem = self._stem(norm, shape)
+        gen = torch.Generator().manual_seed(3)
+        x, v = (
+            torch.randn(4, 5 * 18, dtype=torch.float64, generator=gen) for _ in "xv"
+        )
+        # Statistics of other rows: a batch norm is then a nontrivial affine map.
+        stem.set_population_statistics(
+            2 + 3 * torch.randn(8, 5 * 18, dtype=torch.float64, generator=gen)
+        )
+        stem.eval()
+        with torch.no_grad():
+            y, dy, d2y = stem.jet(x, v, None)
+        eps = 1e-4
+        with torch.no_grad():
+            first = (stem(x + eps * v) - stem(x - eps * v)) / (2 * eps)
+            second = (stem(x + eps * v) - 2 * stem(x) + stem(x - eps * v)) / eps**2
+        torch.testing.assert_close(y, stem(x), rtol=1e-12, atol=1e-12)
+        scale = float(d2y.abs().max())
+        assert scale > 1e-6
+        torch.testing.assert_close(
+            dy, first, rtol=1e-5, atol=1e-6 * float(dy.abs().max())
+        )
+        torch.testing.assert_close(d2y, second, rtol=1e-3, atol=1e-4 * scale)
+
+    def test_stem_factors_split_a_patch_into_pool_and_stride(self):
+        from skgate.nn._layers import stem_factors
+
+        for patch in range(1, 60):
+            pool, stride = stem_factors(patch)
+            assert pool * stride == patch and pool * pool >= patch
+        assert stem_factors(9) == (3, 3) and stem_factors(49) == (7, 7)
+
+    @pytest.mark.parametrize("norm", ["batch", "group"])
+    def test_padding_and_rows_of_weight_zero_never_enter_training_statistics(
+        self, norm
+    ):
+        stem = self._stem(norm).train()
+        gen = torch.Generator().manual_seed(4)
+        x = torch.randn(3, 4 * 18, dtype=torch.float64, generator=gen)
+        valid = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0], [1, 1, 1, 0]]).bool()
+        padded = x.clone()
+        padded[1, 2 * 18 :] = 1e6  # what padding holds must not matter
+        padded[2, 3 * 18 :] = -1e6
+        zeroed = x.clone()
+        zeroed[1, 2 * 18 :] = 0
+        zeroed[2, 3 * 18 :] = 0
+        weights = torch.ones(3, dtype=torch.float64)
+        first = stem(zeroed, valid, weights)
+        again = stem(
+            padded.masked_fill(~valid.repeat_interleave(18, 1), 0), valid, weights
+        )
+        torch.testing.assert_close(first, again, rtol=0, atol=0)
+        # A fourth row of weight 0 (an epoch's filler row) changes nothing.
+        filler = torch.cat([zeroed, 50 + torch.randn(1, 4 * 18, dtype=torch.float64)])
+        more = stem(
+            filler,
+            torch.cat([valid, torch.ones(1, 4, dtype=torch.bool)]),
+            torch.tensor([1.0, 1.0, 1.0, 0.0], dtype=torch.float64),
+        )
+        torch.testing.assert_close(more[:3], first, rtol=1e-12, atol=1e-12)
+
+    def test_population_statistics_are_the_training_rows_as_one_batch(self):
+        # Evaluation after set_population_statistics(X) computes what
+        # training mode computes with X as one batch, layer after layer.
+        stem = self._stem("batch")
+        gen = torch.Generator().manual_seed(5)
+        x = 1 + 2 * torch.randn(7, 4 * 18, dtype=torch.float64, generator=gen)
+        valid = torch.ones(7, 4, dtype=torch.bool)
+        valid[2, 3:] = False
+        x[2, 3 * 18 :] = 0
+        stem.train()
+        as_batch = stem(x, valid)
+        stem.set_population_statistics(x, valid, chunk=3)  # in chunks
+        assert stem.training  # left as it was
+        stem.eval()
+        torch.testing.assert_close(stem(x, valid), as_batch, rtol=1e-9, atol=1e-9)
+        # In evaluation a row computes alone what it computes beside others.
+        torch.testing.assert_close(stem(x[:1]), stem(x)[:1], rtol=1e-12, atol=1e-12)
+
+    @pytest.mark.parametrize("layer", ["attention", "pooled", "logits"])
+    def test_projection_and_norm_linear_head_jets(self, layer):
+        net = _net(
+            gate="multiplicative",
+            depth=2,
+            embedding="conv",
+            n_channels=2,
+            d_ff=12,
+            residual=True,
+            norm="layer",
+            position="both",
+            n_heads=2,
+            projection=True,
+            head="norm-linear",
+        )
+        gen = torch.Generator().manual_seed(6)
+        x, v = (torch.randn(4, 24, dtype=torch.float64, generator=gen) for _ in "xv")
+        net.set_population_statistics(3 * torch.randn(9, 24, dtype=torch.float64))
+        value, velocity, acceleration = net.representation_jet(x, v, layer)
+        f = net.representation
+        eps = 1e-4
+        with torch.no_grad():
+            second = (
+                f(x + eps * v, layer) - 2 * f(x, layer) + f(x - eps * v, layer)
+            ) / eps**2
+        torch.testing.assert_close(value, f(x, layer), rtol=1e-12, atol=1e-12)
+        scale = float(acceleration.abs().max())
+        assert scale > 1e-6
+        torch.testing.assert_close(acceleration, second, rtol=1e-3, atol=1e-4 * scale)
+
+    def test_series_defaults_use_the_new_layers_and_tables_keep_theirs(self):
+        X, y = _series(length=40)
+        clf = GatedAttentionClassifier(d_model=8, max_epochs=1, random_state=0)
+        clf.fit(X, y)
+        net = clf.net_.module_
+        assert all(norm.kind == "batch" for norm in net.embed.norms)
+        assert net.embed.pool * len(net.embed.convs) > 1
+        assert all(block.out_proj is not None for block in net.blocks)
+        assert clf.design_["head"] == "norm-linear"
+        assert clf.design_["batch_size"] == 16
+        # Evaluation statistics come from the training rows, not zeros/ones.
+        assert not torch.allclose(
+            net.embed.norms[0].running_var,
+            torch.ones_like(net.embed.norms[0].running_var),
+        )
+        table = GatedAttentionClassifier(max_epochs=1, random_state=0)
+        table.fit(np.asarray(X)[:, 0, :], y)
+        assert table.design_["head"] == "mlp" and table.design_["batch_size"] == 64
+        assert table.net_.module_.blocks[0].out_proj is None
+
+    def test_series_fits_are_bit_identical_and_a_fold_is_a_fit(self):
+        from skgate import GatedAttentionClassifierCV
+
+        X, y = _series(n=30, length=36, ragged=True)
+        params = {"d_model": 8, "max_epochs": 2, "random_state": 1}
+        first = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
+        again = GatedAttentionClassifier(**params).fit(X, y).predict_proba(X)
+        np.testing.assert_array_equal(first, again)
+        # The CV estimator's models train as one batch; its refit (alpha 1,
+        # all rows) is the fit alone, to the bit, statistics included.
+        cv = GatedAttentionClassifierCV(
+            alphas=(0.0, 1.0), cv=2, selection="best", **params
+        )
+        cv.fit(X, y)
+        alone = GatedAttentionClassifier(alpha=cv.alpha_, **params).fit(X, y)
+        np.testing.assert_array_equal(cv.predict_proba(X), alone.predict_proba(X))
+
+    def test_padding_is_inert_at_the_defaults(self):
+        X, y = _series(n=20, length=40, ragged=True, seed=2)
+        clf = GatedAttentionClassifier(d_model=8, max_epochs=2, random_state=0).fit(
+            X, y
+        )
+        together = clf.predict_proba(X)
+        alone = np.vstack([clf.predict_proba([x]) for x in X])
+        np.testing.assert_allclose(together, alone, rtol=0, atol=1e-6)
+
+
+class TestTrainingRules:
+    def test_clipping_is_torchs_clip_grad_norm(self):
+        from skgate._engine.loop import clip_gradients
+
+        gen = torch.Generator().manual_seed(0)
+        grads = [
+            10 * torch.randn(3, 4, 5, generator=gen),
+            torch.randn(3, 7, generator=gen),
+        ]
+        expected = [g.clone() for g in grads]
+        clip_gradients(grads, 1.0)
+        for m in range(3):
+            mine = [
+                p.detach().clone().requires_grad_() for p in (e[m] for e in expected)
+            ]
+            for p, e in zip(mine, (e[m] for e in expected), strict=True):
+                p.grad = e.clone()
+            torch.nn.utils.clip_grad_norm_(mine, 1.0)
+            for p, g in zip(mine, grads, strict=True):
+                torch.testing.assert_close(g[m], p.grad)
+
+    def test_vectors_and_positions_skip_weight_decay(self):
+        from skgate._engine.loop import undecayed_weights
+
+        net = _net(**PARTS["everything"], head="norm-linear", projection=True)
+        names = undecayed_weights(net)
+        assert "position" in names and "blocks.0.relative_bias" in names
+        assert "embed.norms.0.weight" in names and "head.0.weight" in names
+        assert "blocks.0.query.weight" not in names and "head.1.weight" not in names
+
+    def test_auto_epochs_plan_steps_within_the_time_point_budget(self):
+        from skgate._engine.plan import planned_epochs
+
+        assert planned_epochs("auto", 36, 16, steps=1000) == 334
+        assert planned_epochs("auto", 100, 16, steps=1000, cap=68) == 68
+        assert planned_epochs("auto", 10_000, 16, steps=1000, cap=1) == 20
+        X, y = _series(n=40, length=50)
+        clf = GatedAttentionClassifier(d_model=8, random_state=0)
+        clf.set_params(max_epochs="auto")
+        from skgate._options import TRANSFORMER_RECIPE
+        from skgate._training import _recipe
+
+        clf._validate_X(X, y, reset=True)
+        recipe = _recipe(clf, clf._design(), len(X), incremental=False)
+        assert recipe.auto_steps == TRANSFORMER_RECIPE["auto_steps"]
+        per_epoch = 40 * clf.series_layout_.n_tokens * clf.series_layout_.patch_size
+        assert recipe.auto_epoch_cap == TRANSFORMER_RECIPE["time_points"] // per_epoch
+        assert recipe.clip_norm == 1.0 and recipe.decay_exempt

@@ -30,7 +30,7 @@ from ._gates import (  # noqa: F401  (names the library reads)
     restore_gate,
     unregister_gate,
 )
-from ._layers import ConvEmbedding, FeedForward
+from ._layers import STEM_NORMS, STEM_SHAPES, ConvEmbedding, FeedForward, StemNorm
 from ._maps import RepresentationMap
 from ._modules import (
     GatedAttentionBlock,
@@ -48,7 +48,8 @@ NORMS = _options.NORMS
 GATE_GAIN = _options.GATE_GAIN
 #: What ``head`` may be: "mlp" (one GELU hidden layer of d_model units),
 #: "mlp-relu" (the same with ReLU), "linear" (pooled representation straight
-#: to the outputs).
+#: to the outputs), "norm-linear" (a LayerNorm over the pooled
+#: representation, then one linear layer).
 HEADS = _options.HEADS
 #: How tokens attend: "softmax", softmax(q k^T / sqrt(d)) (the weights move
 #: with the input); "fixed", softmax of a learned token-mixing matrix per head,
@@ -56,14 +57,24 @@ HEADS = _options.HEADS
 #: "fixed-causal", the same with each token mixing only itself and earlier ones.
 ATTENTIONS = _options.ATTENTIONS
 #: How a sequence's tokens are made: "linear" (each patch of time points
-#: through one linear map) or "conv" (:class:`ConvEmbedding`: a convolutional
-#: stack at full time resolution, then a strided convolution over
-#: overlapping patches).
+#: through one linear map) or "conv" (:class:`ConvEmbedding`: a convolution
+#: at full time resolution, a max-pool, a strided convolution over
+#: overlapping patches and a convolution at token resolution, each with its
+#: norm and GELU).
 EMBEDDINGS = _options.EMBEDDINGS
 #: How a sequence's tokens know their place: "absolute" (a learned bias per
 #: position), "relative" (a learned bias per head and distance in the
 #: attention logits), "both".
 POSITIONS = _options.POSITIONS
+#: What the convolutional encoding's norms may be (:class:`StemNorm`):
+#: "batch" (BatchNorm over a training batch's valid time points; a fixed
+#: affine map in evaluation), "group" (each series over its channels and
+#: time points), "layer" (each time point over its channels).
+STEM_NORMS = STEM_NORMS
+#: The convolutional encoding's layers: "pooled" (convolution, max-pool,
+#: strided patches, convolution at token resolution) or "full" (three
+#: convolutions at full resolution, then strided patches).
+STEM_SHAPES = STEM_SHAPES
 #: Where the representation is read: "attention" (the last block's output at
 #: each token), "pooled" (its mean over tokens), "logits" (the head's output).
 LAYERS = _options.LAYERS
@@ -80,6 +91,7 @@ HEAD_ACTIVATIONS = _modules.HEAD_ACTIVATIONS
 __all__ = [
     "ConvEmbedding",
     "FeedForward",
+    "StemNorm",
     "Gate",
     "GatedAttentionBlock",
     "GatedAttentionNet",
@@ -94,6 +106,8 @@ __all__ = [
     "ATTENTIONS",
     "EMBEDDINGS",
     "POSITIONS",
+    "STEM_NORMS",
+    "STEM_SHAPES",
     "HEAD_ACTIVATIONS",
     "HEADS",
     "LAYERS",
@@ -105,6 +119,7 @@ __all__ = [
 for _public in (
     ConvEmbedding,
     FeedForward,
+    StemNorm,
     Gate,
     GatedAttentionBlock,
     GatedAttentionNet,

@@ -306,7 +306,7 @@ class ConvEmbedding(nn.Module):
         Time points per token.
     d_model : int
         Width of the tokens.
-    norm : {"group", "layer"}, default="group"
+    norm : {"batch", "group", "layer"}, default="batch"
         The normalisation after each convolution (:data:`STEM_NORMS`).
     shape : {"pooled", "full"}, default="pooled"
         The stem's layers (:data:`STEM_SHAPES`).
@@ -336,7 +336,7 @@ class ConvEmbedding(nn.Module):
         patch_size,
         d_model,
         *,
-        norm="group",
+        norm="batch",
         shape="pooled",
         width=None,
     ):

@@ -496,6 +496,19 @@ class GatedAttentionBlock(nn.Module):
         return f"d_model={self.d_model}, gate={self.gate!r}{alpha}{extra}"
 
 
+def _head(name, d_model, n_outputs):
+    """The head ``name`` (:data:`HEADS`) from the pooled tokens to the outputs."""
+    if name in HEAD_ACTIVATIONS:
+        activation = HEAD_ACTIVATIONS[name].module()
+        return nn.Sequential(
+            nn.Linear(d_model, d_model), activation, nn.Linear(d_model, n_outputs)
+        )
+    if name == "norm-linear":
+        # LayerNorm's initial weights are fixed (ones and zeros): no draws.
+        return nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, n_outputs))
+    return nn.Linear(d_model, n_outputs)
+
+
 class GatedAttentionNet(nn.Module):
     """Token embedding, ``depth`` gated attention blocks, mean pooling and a head.
 
@@ -524,7 +537,7 @@ class GatedAttentionNet(nn.Module):
         in order (feature ``j`` belongs to token ``j // token_dim``); the
         embedding's bias is then learned per position (``position``, a
         positional embedding), so that tokens are told apart by place.
-    head : {"mlp", "mlp-relu", "linear"}, default="mlp"
+    head : {"mlp", "mlp-relu", "linear", "norm-linear"}, default="mlp"
         "mlp": Linear(d_model, d_model), GELU, Linear(d_model, n_outputs) (a smooth
         activation, so that curvature at the logits is defined everywhere);
         "mlp-relu": the same with a ReLU (piecewise linear: the logits' curvature
@@ -605,7 +618,7 @@ class GatedAttentionNet(nn.Module):
         d_ff=None,
         dropout=0.0,
         position="absolute",
-        stem_norm="group",
+        stem_norm="batch",
         stem_shape="pooled",
         stem_width=None,
         projection=False,
@@ -626,23 +639,9 @@ class GatedAttentionNet(nn.Module):
         self.n_tokens = n_tokens if token_dim is None else n_features // token_dim
         self.embedding = embedding
         self.position_kind = position
-        if embedding == "conv":
-            if stem_width is None and stem_shape == "pooled":
-                # The full-resolution layer costs the most on long series.
-                share = 2 if n_features // n_channels <= LONG_SERIES else 4
-                stem_width = max(STEM_WIDTH, d_model // share)
-            self.embed = ConvEmbedding(
-                n_channels,
-                token_dim // n_channels,
-                d_model,
-                norm=stem_norm,
-                shape=stem_shape,
-                width=stem_width,
-            )
-        else:
-            self.embed = nn.Linear(
-                n_features if token_dim is None else token_dim, d_model
-            )
+        self.embed = self._embedding(
+            embedding, n_channels, d_model, stem_norm, stem_shape, stem_width
+        )
         # Sequences get a learned bias per position (a positional embedding), so
         # the model can tell tokens apart by place; copied tokens share one bias,
         # which keeps them equal and ungated attention affine.
@@ -671,18 +670,21 @@ class GatedAttentionNet(nn.Module):
         )
         #: The head's name (HEADS), which the jets and the engine read.
         self.head_name = head
-        if head in HEAD_ACTIVATIONS:
-            activation = HEAD_ACTIVATIONS[head].module()
-            self.head = nn.Sequential(
-                nn.Linear(d_model, d_model), activation, nn.Linear(d_model, n_outputs)
-            )
-        elif head == "norm-linear":
-            # LayerNorm's initial weights are fixed (ones and zeros): no draws.
-            self.head = nn.Sequential(
-                nn.LayerNorm(d_model), nn.Linear(d_model, n_outputs)
-            )
-        else:
-            self.head = nn.Linear(d_model, n_outputs)
+        self.head = _head(head, d_model, n_outputs)
+
+    def _embedding(self, kind, n_channels, d_model, norm, shape, width):
+        """The layer that makes the first tokens (see ``embedding``)."""
+        if kind == "linear":
+            width = self.n_features if self.token_dim is None else self.token_dim
+            return nn.Linear(width, d_model)
+        if width is None and shape == "pooled":
+            # The full-resolution layer costs the most on long series.
+            share = 2 if self.n_features // n_channels <= LONG_SERIES else 4
+            width = max(STEM_WIDTH, d_model // share)
+        patch_size = self.token_dim // n_channels
+        return ConvEmbedding(
+            n_channels, patch_size, d_model, norm=norm, shape=shape, width=width
+        )
 
     def reset_parameters(self, generator=None):
         """Draw every weight afresh, as the constructor does, from ``generator``.
