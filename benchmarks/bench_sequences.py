@@ -491,25 +491,22 @@ def append_row(path, row):
 
 
 def units(settings):
-    """Every (dataset, split, model) of the design: the models of every
-    split first, dearest datasets first (long series, then many cases), then
-    the tuned gates and the ablations on the first ``subset_splits`` splits."""
-
+    """Every (dataset, split, model) of the design, in the order they run:
+    the first ``subset_splits`` splits of every model (dearest datasets
+    first: long series, then many cases), then the ablations on those
+    splits, then the other splits, so that an interrupted run has whole
+    splits of every dataset."""
     datasets = sorted(settings["datasets"], key=_cost, reverse=True)
-    every = [
-        (d, s, m)
-        for d in datasets
-        for s in range(settings["n_splits"])
-        for m in MODELS
-        if applies(d, m)
-    ]
-    subset = [
-        (d, s, m)
-        for m in SUBSET_MODELS
-        for d in datasets
-        for s in range(settings["subset_splits"])
-    ]
-    return every + subset
+    first = range(settings["subset_splits"])
+    rest = range(settings["subset_splits"], settings["n_splits"])
+
+    def every(splits):
+        return [
+            (d, s, m) for s in splits for d in datasets for m in MODELS if applies(d, m)
+        ]
+
+    subset = [(d, s, m) for m in SUBSET_MODELS for d in datasets for s in first]
+    return every(first) + subset + every(rest)
 
 
 #: Models whose rows the committed run's CSV holds as this code would make
