@@ -230,18 +230,18 @@ REFERENCE_ARMS = {
         (_group_norm,), {}, None),
     "reference, skgate's stem shape (3 full-resolution convolutions, then patches)": (
         (lambda ref: _patch_net(ref, _skgate_stem),), {}, None),
-    "reference, stem of 16 channels": ((lambda ref: _patch_net(ref, _stem_16),), {}, None),
+    "reference, stem of 16 channels": ((lambda ref: _patch_net(ref, _stem_16),), {}, None),  # noqa: E501
     "reference, MLP head without final LayerNorm": (
         (lambda ref: _patch_net(ref, _mlp_head),), {}, None),
     "reference, no output projection in attention": (
         (lambda ref: _patch_net(ref, _no_projection),), {}, None),
-    "reference, no absolute position": ((lambda ref: _patch_net(ref, _no_position),), {}, None),
+    "reference, no absolute position": ((lambda ref: _patch_net(ref, _no_position),), {}, None),  # noqa: E501
     "reference, no gradient clipping": ((_no_clipping,), {}, None),
     "reference, weight decay on every weight": ((_decay_everything,), {}, None),
     "reference, no augmentation": ((), {"aug": False}, None),
     "reference, depth 1": ((), {"depth": 1}, None),
     "reference, skgate's optimiser (batch 64, lr 2e-3, decay 0.01, warm-up 0.1)": (
-        (_skgate_optimiser,), {"lr": 2e-3, "weight_decay": 0.01, "warmup_frac": 0.1}, None),
+        (_skgate_optimiser,), {"lr": 2e-3, "weight_decay": 0.01, "warmup_frac": 0.1}, None),  # noqa: E501
     "reference, skgate's budget (about 500 steps)": ((), {}, _skgate_budget_epochs),
 }  # fmt: skip
 
@@ -540,7 +540,8 @@ def bottom_line(tables):
         }
         within = [d for d, g in gaps.items() if g >= -0.02]
         lines.append(
-            f"skgate's new series defaults average {new.loc['new defaults', 'mean']:.3f} "
+            "skgate's new series defaults average "
+            f"{new.loc['new defaults', 'mean']:.3f} "
             f"on the three sets (splits 0-2), the reference "
             f"{ref.loc['reference', 'mean']:.3f} in the same sitting; per set "
             + ", ".join(f"{d} {g:+.3f}" for d, g in gaps.items())
@@ -647,12 +648,42 @@ def _figure(tables, path):
     plt.close(fig)
 
 
+def write_record(folder, skgate_commit, note=""):
+    """diagnosis_run.json: the commit skgate's arms ran at, the reference
+    file's SHA-256 (its numbers are an external baseline: the file is not
+    part of this repository), the machine, the fits, and a note the page
+    prints."""
+    import hashlib
+    import platform
+
+    reference = Path(folder) / "strong_reference.py"
+    rows = pd.read_csv(CSV)
+    record = {
+        "skgate commit": skgate_commit,
+        "reference": {
+            "file": reference.name,
+            "sha256": hashlib.sha256(reference.read_bytes()).hexdigest(),
+        },
+        "machine": platform.platform(),
+        "fits": len(rows),
+        "note": note,
+    }
+    RECORD.write_text(json.dumps(record, indent=2) + "\n")
+
+
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", type=Path, help="the reference's folder")
     parser.add_argument("--arms", nargs="+", help="a subset of the arms, by label")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--render", action="store_true")
+    parser.add_argument(
+        "--record",
+        metavar="COMMIT",
+        help="write diagnosis_run.json: skgate's arms ran at COMMIT (needs "
+        "--reference; --note adds a sentence to the page)",
+    )
+    parser.add_argument("--note", default="")
     parser.add_argument(
         "--one",
         nargs=3,
@@ -667,6 +698,9 @@ def main(argv=None):
     if args.one:
         arm, dataset, split = args.one
         print(json.dumps(one_fit(arm, dataset, int(split), args.reference)))
+        return
+    if args.record:
+        write_record(args.reference, args.record, args.note)
         return
     if args.render:
         render()
