@@ -128,21 +128,6 @@ def designs(repeats):
     return rows
 
 
-def _ragged(n=300, classes=11, shortest=130, longest=1344, seed=0):
-    """Series of very different lengths: class k is a sine of frequency
-    k + 1 cycles per 100 points, in noise, of 130 to 1,344 points."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % classes
-    X = []
-    for label in y:
-        t = np.arange(rng.integers(shortest, longest + 1))
-        wave = np.sin(2 * np.pi * (label + 1) * t / 100 + rng.uniform(0, 6.3))
-        X.append((wave + rng.normal(scale=0.5, size=len(t)))[None, :])
-    return X, y
-
-
 def fits(threads):
     """Whole fits at the estimator's defaults on ``threads`` torch threads:
     ACSF1's training part (100 series of 1,460 points) and 300 series of 130
@@ -151,12 +136,13 @@ def fits(threads):
 
     sys.path.insert(0, str(Path(__file__).parent))
     import bench_sequences as bench
+    from bench_ragged import ragged
 
     from skgate import GatedAttentionClassifier
 
     torch.set_num_threads(threads)
     X, y, _, _ = bench.split_data("ACSF1", 0)
-    X_ragged, y_ragged = _ragged()
+    X_ragged, y_ragged = ragged(300, longest=1344)
     rows = []
     for what, data in (
         ("ACSF1, training part (100 x 1,460)", (X, y)),
