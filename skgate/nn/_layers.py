@@ -157,6 +157,8 @@ class StemNorm(nn.Module):
             self.register_buffer("running_var", torch.ones(channels))
 
     def reset_parameters(self):
+        """The scale and shift as at construction (ones and zeros), and a
+        batch norm's evaluation statistics (zeros and ones): no draws."""
         nn.init.ones_(self.weight)
         nn.init.zeros_(self.bias)
         if self.kind == "batch":
@@ -211,6 +213,10 @@ class StemNorm(nn.Module):
         return (h * m).sum(dims), (h * h * m).sum(dims), m.sum(dims)
 
     def jet(self, h, dh, d2h):
+        """The normalised ``h`` and its first and second derivatives along a
+        line (``dh``, ``d2h``; None: zero), in evaluation: a batch norm is
+        then affine (its derivatives scaled per channel), a group or layer
+        norm bends (:func:`normalise_jet`)."""
         if self.kind == "batch":
             # Evaluation: (h - mean) / sqrt(var + eps) * weight + bias, affine.
             scale = self.weight * torch.rsqrt(self.running_var + self.eps)
