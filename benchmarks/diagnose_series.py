@@ -547,6 +547,13 @@ def bottom_line(tables):
             + ", ".join(f"{d} {g:+.3f}" for d, g in gaps.items())
             + f": within 0.02 of the reference (or above) on {len(within)} of 3."
         )
+        if len(tables["skgate"]):
+            before = tables["skgate"].set_index("arm").loc["skgate", "mean"]
+            after = new.loc["new defaults", "mean"]
+            lines[-1] += (
+                f" skgate's former defaults averaged {before:.3f} on the same "
+                f"splits ({after - before:+.3f})."
+            )
     for key, what in (
         ("reference", "Of skgate's former parts in the reference"),
         ("skgate", "Of the reference's parts alone in skgate's former defaults"),
@@ -559,10 +566,12 @@ def bottom_line(tables):
         worst = table.loc[table["change"].idxmin()]
         best = table.loc[table["change"].idxmax()]
         sure = table[(table["change"].abs() > 2 * table["se"])]
+        low = "largest loss" if worst["change"] < 0 else "smallest gain"
+        high = "largest gain" if best["change"] > 0 else "smallest loss"
         lines.append(
-            f"{what}, the largest loss is {worst['arm']!r} "
-            f"({worst['change']:+.3f} ± {worst['se']:.3f}) and the largest gain "
-            f"{best['arm']!r} ({best['change']:+.3f} ± {best['se']:.3f}); "
+            f'{what}, the {low} is "{worst["arm"]}" '
+            f"({worst['change']:+.3f} ± {worst['se']:.3f}) and the {high} "
+            f'"{best["arm"]}" ({best["change"]:+.3f} ± {best["se"]:.3f}); '
             f"{len(sure)} of {len(table)} changes are more than two standard "
             f"errors from 0."
         )
