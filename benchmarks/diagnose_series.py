@@ -638,8 +638,17 @@ def _figure(tables, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 5.5), sharex=True)
+    heights = [max(2, len(tables[base])) for _, base, _ in FAMILIES]
+    fig, axes = plt.subplots(
+        3,
+        1,
+        figsize=(9, 1.5 + 0.32 * sum(heights)),
+        sharex=True,
+        gridspec_kw={"height_ratios": heights},
+    )
     for ax, (title, base, _) in zip(axes, FAMILIES, strict=True):
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_title(title, fontsize=9)
         table = tables[base]
         if table.empty or "change" not in table:
             continue
@@ -647,11 +656,12 @@ def _figure(tables, path):
         labels = [a.split(", ", 1)[-1] for a in table["arm"]]
         y = np.arange(len(table))
         ax.errorbar(table["change"], y, xerr=2 * table["se"], fmt="o", capsize=3)
-        ax.axvline(0, color="grey", lw=0.8)
-        ax.set_yticks(y, labels, fontsize=7)
-        ax.invert_yaxis()
-        ax.set_title(title, fontsize=8)
-        ax.set_xlabel(f"accuracy change against {base!r} (± 2 s.e.)", fontsize=8)
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.set_ylim(len(table) - 0.5, -0.5)
+    axes[-1].set_xlabel(
+        "accuracy change against each panel's first arm (9 paired fits, ± 2 s.e.)",
+        fontsize=8,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
