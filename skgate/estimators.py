@@ -426,9 +426,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
         Number of features seen in ``fit`` (of series: their channels).
     design_ : dict
         The design parameters as the latest fresh fit resolved them (what
-        each "auto" became for the form of ``X``): ``n_heads``,
-        ``residual``, ``norm``, ``embedding``, ``d_ff``, ``dropout``,
-        ``position``, ``lr_schedule`` and (classifiers) ``label_smoothing``.
+        each "auto" became for the form of ``X``): ``batch_size``, ``head``,
+        ``n_heads``, ``residual``, ``norm``, ``embedding``, ``d_ff``,
+        ``dropout``, ``position``, ``lr_schedule`` and (classifiers)
+        ``label_smoothing``.
     series_layout_ : SeriesLayout or None
         For series: ``n_channels``, ``n_timepoints`` (the longest series of
         the fit: no longer one can be predicted), ``patch_size``,
