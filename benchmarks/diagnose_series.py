@@ -572,7 +572,7 @@ def bottom_line(tables):
             f'{what}, the {low} is "{worst["arm"]}" '
             f"({worst['change']:+.3f} ± {worst['se']:.3f}) and the {high} "
             f'"{best["arm"]}" ({best["change"]:+.3f} ± {best["se"]:.3f}); '
-            f"{len(sure)} of {len(table)} changes are more than two standard "
+            f"{len(sure)} of {len(table)} changes lie more than two standard "
             f"errors from 0."
         )
     return lines
