@@ -60,7 +60,13 @@ def _defaults(function):
 
 def _model_text():
     # The study's budget: the estimators' default when its runs were made.
-    p = {**GatedAttentionClassifier().get_params(), "max_epochs": EPOCHS.study}
+    # What "auto" makes of a table (its design_, read off a fit of no epochs).
+    table = GatedAttentionClassifier(max_epochs=0).fit([[0.0], [1.0]], [0, 1])
+    p = {
+        **GatedAttentionClassifier().get_params(),
+        **table.design_,
+        "max_epochs": EPOCHS.study,
+    }
     tokens = "copied tokens" if p["token_dim"] is None else "tokens"
     return (
         f"- Model: `GatedAttentionClassifier` defaults (d_model {p['d_model']}, "
