@@ -374,5 +374,3 @@ def test_findings_and_guide_quote_the_committed_run(report):
     for moment in ("at start", "at end"):
         assert info["code"][moment]["clean"] is True
         assert len(info["code"][moment]["commit"]) == 40
-
-
