@@ -20,7 +20,7 @@ jets and the written-out backward are all built.
 """
 
 from .. import _options
-from . import _gates, _modules
+from . import _gates, _heads
 from ._gates import (  # noqa: F401  (names the library reads)
     GATE_CHECK_RANGE,
     GATE_FORMS,
@@ -30,13 +30,10 @@ from ._gates import (  # noqa: F401  (names the library reads)
     restore_gate,
     unregister_gate,
 )
+from ._heads import HeadActivation
 from ._layers import STEM_NORMS, STEM_SHAPES, ConvEmbedding, FeedForward, StemNorm
 from ._maps import RepresentationMap
-from ._modules import (
-    GatedAttentionBlock,
-    GatedAttentionNet,
-    HeadActivation,
-)
+from ._modules import GatedAttentionBlock, GatedAttentionNet
 
 # The public constants, documented here (their values are the modules').
 #: What ``norm`` may be: None (no normalisation) or "layer" (pre-LayerNorm
@@ -86,7 +83,7 @@ GATES = _gates.GATES
 BUILT_IN_GATES = _gates.BUILT_IN_GATES
 #: The MLP heads' activations, by ``head`` name (:class:`HeadActivation`):
 #: the one table the network, its jets and the training engine read.
-HEAD_ACTIVATIONS = _modules.HEAD_ACTIVATIONS
+HEAD_ACTIVATIONS = _heads.HEAD_ACTIVATIONS
 
 __all__ = [
     "ConvEmbedding",

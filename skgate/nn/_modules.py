@@ -2,10 +2,7 @@
 (the map whose curvature the geometry measures is :mod:`skgate.nn._maps`)."""
 
 import math
-from collections.abc import Callable
 from numbers import Integral
-from types import MappingProxyType
-from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -28,11 +25,11 @@ from ._checks import (
     check_tokens,
 )
 from ._gates import check_gate
+from ._heads import build_head, head_jet
 from ._jets import (
     attention_heads,
     attention_scores,
     folded_matmul,
-    gelu_jet,
     heads_first,
     heads_last,
     layer_norm_jet,
@@ -41,7 +38,6 @@ from ._jets import (
     map_parts,
     merge_heads,
     product_jet,
-    relu_jet,
     scores_divisor,
     softmax_jet,
     split_heads,
@@ -60,31 +56,6 @@ def _reset_linear(layer, generator):
     if layer.bias is not None:
         bound = 1 / math.sqrt(layer.in_features) if layer.in_features > 0 else 0
         nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
-
-
-class HeadActivation(NamedTuple):
-    """An MLP head's activation: its torch module, its jet, and the forward
-    pass and backward (``backward(d_out, z)``) the training engine writes
-    out."""
-
-    module: type
-    jet: Callable
-    forward: Callable
-    backward: Callable
-
-
-def _relu_backward(d_u, z):
-    return torch.where(z > 0, d_u, 0.0)
-
-
-#: The MLP heads' activations, by ``head`` name: the one table the network,
-#: its jets and the training engine read.
-HEAD_ACTIVATIONS = MappingProxyType(
-    {
-        "mlp": HeadActivation(nn.GELU, gelu_jet, F.gelu, torch.ops.aten.gelu_backward),
-        "mlp-relu": HeadActivation(nn.ReLU, relu_jet, F.relu, _relu_backward),
-    }
-)
 
 
 #: The Tensor (and Module) method that converts to a dtype, for advice.
@@ -496,19 +467,6 @@ class GatedAttentionBlock(nn.Module):
         return f"d_model={self.d_model}, gate={self.gate!r}{alpha}{extra}"
 
 
-def _head(name, d_model, n_outputs):
-    """The head ``name`` (:data:`HEADS`) from the pooled tokens to the outputs."""
-    if name in HEAD_ACTIVATIONS:
-        activation = HEAD_ACTIVATIONS[name].module()
-        return nn.Sequential(
-            nn.Linear(d_model, d_model), activation, nn.Linear(d_model, n_outputs)
-        )
-    if name == "norm-linear":
-        # LayerNorm's initial weights are fixed (ones and zeros): no draws.
-        return nn.Sequential(nn.LayerNorm(d_model), nn.Linear(d_model, n_outputs))
-    return nn.Linear(d_model, n_outputs)
-
-
 class GatedAttentionNet(nn.Module):
     """Token embedding, ``depth`` gated attention blocks, mean pooling and a head.
 
@@ -670,7 +628,7 @@ class GatedAttentionNet(nn.Module):
         )
         #: The head's name (HEADS), which the jets and the engine read.
         self.head_name = head
-        self.head = _head(head, d_model, n_outputs)
+        self.head = build_head(head, d_model, n_outputs)
 
     def _embedding(self, kind, n_channels, d_model, norm, shape, width):
         """The layer that makes the first tokens (see ``embedding``)."""
@@ -994,16 +952,7 @@ class GatedAttentionNet(nn.Module):
         jet = map_parts(lambda part: part.mean(dim=-2), jet)
         if layer == "pooled":
             return zero_filled(jet)
-        if isinstance(self.head, nn.Linear):
-            return zero_filled(linear_jet(self.head, *jet))
-        if self.head_name == "norm-linear":
-            norm, linear = self.head
-            return zero_filled(linear_jet(linear, *layer_norm_jet(norm, *jet)))
-        first, activation, second = self.head
-        activation_jet = HEAD_ACTIVATIONS[self.head_name].jet
-        return zero_filled(
-            linear_jet(second, *activation_jet(*linear_jet(first, *jet)))
-        )
+        return zero_filled(head_jet(self.head, self.head_name, jet))
 
     def forward(self, x, *, padded=False, row_weights=None):
         # x: (batch, n_features) -> logits: (batch, n_outputs)

@@ -9,8 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from ._functional import functional_logits, functional_losses_and_gradients
+from ._heads import HEAD_ACTIVATIONS
 from ._jets import merge_heads, scores_divisor, split_heads
-from ._modules import HEAD_ACTIVATIONS
 
 
 def weighted_mean(losses, w):
