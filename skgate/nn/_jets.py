@@ -139,25 +139,49 @@ def sigmoid_jet(h, dh, d2h):
     return pointwise_jet(s, d1, d1 * (1 - 2 * s), dh, d2h)
 
 
+def _masked_mean(t, mask, dims, count):
+    """The mean of ``t`` over ``dims`` where ``mask`` (broadcasting) is 1;
+    ``count`` the number of entries averaged (None: no mask)."""
+    if mask is None:
+        return t.mean(dim=dims, keepdim=True)
+    return (t * mask).sum(dim=dims, keepdim=True) / count
+
+
+def normalise_jet(h, dh, d2h, dims, eps, mask=None):
+    """Jet of ``(h - mean(h)) / sqrt(var(h) + eps)``, the mean and biased
+    variance over ``dims`` (of the entries where ``mask`` is 1): u = c r
+    with c = h - mean(h), r = 1 / sqrt(mean(c^2) + eps); r' = -var'/2 r^3,
+    r'' = 3/4 var'^2 r^5 - var''/2 r^3. ``dh`` / ``d2h`` None: the value
+    alone (None for them)."""
+    count = None
+    if mask is not None:
+        # At least a tiny count: a batch of rows all of weight 0 normalises
+        # by finite numbers (and weighs nothing).
+        count = mask.expand_as(h).sum(dim=dims, keepdim=True).clamp(min=1e-12)
+    mean = lambda t: _masked_mean(t, mask, dims, count)  # noqa: E731
+    c = h - mean(h)
+    var = mean(c * c) + eps
+    r = torch.rsqrt(var)
+    if dh is None:
+        return c * r, None, None
+    dc = dh - mean(dh)
+    d2c = None if d2h is None else d2h - mean(d2h)
+    r3 = r * r * r
+    half_dvar = mean(c * dc)  # var' / 2
+    half_d2var = mean(dc * dc)  # var'' / 2
+    if d2c is not None:
+        half_d2var = half_d2var + mean(c * d2c)
+    dr = -half_dvar * r3
+    d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
+    return mul_jet(c, dc, d2c, r, dr, d2r)
+
+
 def layer_norm_jet(layer, h, dh, d2h, *, scale_derivatives=True):
     """Jet of ``layer`` (an ``nn.LayerNorm`` over the last axis):
     u = c / sigma with c = h - mean(h), sigma = sqrt(mean(c^2) + eps).
     ``scale_derivatives=False``: the derivatives are left without the
     layer's weight (for a caller that folds it into the next linear map)."""
-    c = h - h.mean(-1, keepdim=True)
-    dc = dh - dh.mean(-1, keepdim=True)
-    d2c = None if d2h is None else d2h - d2h.mean(-1, keepdim=True)
-    var = (c * c).mean(-1, keepdim=True) + layer.eps
-    # r = 1 / sigma: r' = -var'/2 r^3, r'' = 3/4 var'^2 r^5 - var''/2 r^3.
-    r = torch.rsqrt(var)
-    r3 = r * r * r
-    half_dvar = (c * dc).mean(-1, keepdim=True)  # var' / 2
-    half_d2var = (dc * dc).mean(-1, keepdim=True)  # var'' / 2
-    if d2c is not None:
-        half_d2var = half_d2var + (c * d2c).mean(-1, keepdim=True)
-    dr = -half_dvar * r3
-    d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
-    u, du, d2u = mul_jet(c, dc, d2c, r, dr, d2r)
+    u, du, d2u = normalise_jet(h, dh, d2h, (-1,), layer.eps)
     if layer.weight is None:
         return u, du, d2u
     y = u * layer.weight + (0 if layer.bias is None else layer.bias)

@@ -17,7 +17,7 @@ from torch import nn
 
 from .._checks import check_count
 from ._checks import check_dropout, check_option
-from ._jets import gelu_jet, linear_jet, map_parts, mul_jet
+from ._jets import gelu_jet, linear_jet, map_parts, normalise_jet
 
 #: The generator dropout draws from in this thread's context (None: torch's
 #: own ``F.dropout``, from the process-wide generator). Set by
@@ -87,43 +87,6 @@ def stem_factors(patch_size):
         if patch_size % p == 0 and p * p >= patch_size
     )
     return pool, patch_size // pool
-
-
-def _masked_mean(t, mask, dims, count):
-    """The mean of ``t`` over ``dims`` where ``mask`` (broadcasting) is 1;
-    ``count`` the number of entries averaged (None: no mask)."""
-    if mask is None:
-        return t.mean(dim=dims, keepdim=True)
-    return (t * mask).sum(dim=dims, keepdim=True) / count
-
-
-def normalise_jet(h, dh, d2h, dims, eps, mask=None):
-    """Jet of ``(h - mean(h)) / sqrt(var(h) + eps)``, the mean and biased
-    variance over ``dims`` (of the entries where ``mask`` is 1): u = c r
-    with c = h - mean(h), r = 1 / sqrt(mean(c^2) + eps); r' = -var'/2 r^3,
-    r'' = 3/4 var'^2 r^5 - var''/2 r^3. ``dh`` / ``d2h`` None: the value
-    alone (None for them)."""
-    count = None
-    if mask is not None:
-        # At least a tiny count: a batch of rows all of weight 0 normalises
-        # by finite numbers (and weighs nothing).
-        count = mask.expand_as(h).sum(dim=dims, keepdim=True).clamp(min=1e-12)
-    mean = lambda t: _masked_mean(t, mask, dims, count)  # noqa: E731
-    c = h - mean(h)
-    var = mean(c * c) + eps
-    r = torch.rsqrt(var)
-    if dh is None:
-        return c * r, None, None
-    dc = dh - mean(dh)
-    d2c = None if d2h is None else d2h - mean(d2h)
-    r3 = r * r * r
-    half_dvar = mean(c * dc)  # var' / 2
-    half_d2var = mean(dc * dc)  # var'' / 2
-    if d2c is not None:
-        half_d2var = half_d2var + mean(c * d2c)
-    dr = -half_dvar * r3
-    d2r = (3 * half_dvar * half_dvar * r * r - half_d2var) * r3
-    return mul_jet(c, dc, d2c, r, dr, d2r)
 
 
 class StemNorm(nn.Module):
