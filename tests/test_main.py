@@ -118,7 +118,7 @@ def test_the_demo_says_whether_its_fits_are_the_replications(tiny_demo, tmp_path
     """Beside a replication holding the demo's fits, the demo says its fits
     are the committed ones; a changed best epoch is a difference; a demo on
     other settings compares nothing with it."""
-    from study import runfiles
+    from study import machine, runfiles
 
     fits = tiny_demo.fits.assign(sweep="arms")
     (tmp_path / "replication").mkdir()
@@ -137,10 +137,24 @@ def test_the_demo_says_whether_its_fits_are_the_replications(tiny_demo, tmp_path
     assert "they are not compared with them" in "\n".join(shrunk.lines())
     fits.loc[0, "best_epoch"] += 1
     runfiles.write_csv(fits, tmp_path / "replication" / "seq_arms.csv")
+    record = tmp_path / "replication" / "run.json"
+    for capability, says in [
+        (machine.cpu_capability(), "the code changed since the replication."),
+        ("ANOTHER", "within the 0.1 that rounding on another CPU"),
+    ]:
+        runfiles.save_run_info(record.parent, {"cpu capability": capability})
+        found = demo_module._committed(tiny_demo.fits, test, tmp_path)
+        assert not found["replication"]["identical"]
+        changed = dataclasses.replace(tiny_demo, committed=found, fixed={})
+        assert "differ from the demo's" in "\n".join(changed.lines())
+        assert says in "\n".join(changed.lines())
+    # Beyond the tolerance measured across CPUs: a change of code, said so.
+    fits.loc[0, "accuracy"] += 0.25
+    runfiles.write_csv(fits, tmp_path / "replication" / "seq_arms.csv")
     found = demo_module._committed(tiny_demo.fits, test, tmp_path)
-    assert not found["replication"]["identical"]
+    assert not found["replication"]["agrees"]
     changed = dataclasses.replace(tiny_demo, committed=found, fixed={})
-    assert "differ from the demo's" in "\n".join(changed.lines())
+    assert "beyond the 0.1" in "\n".join(changed.lines())
 
 
 @pytest.mark.parametrize(

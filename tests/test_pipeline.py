@@ -404,10 +404,12 @@ def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypat
     monkeypatch.setattr(parts, "PARTS", (coin.PART,))
     out = tmp_path / "run"
     pipeline.reproduce(out, design=StudyDesign.quick())
+    assert runfiles.load_info(out)["cpu capability"]  # its machine, for a replay
     assert list(replay.replayable(out)) == ["coin"]
     assert list(replay.replayable(out)["coin"]) == ["coin_fits.csv"]
     found = replay.replay(out, progress=False)
     assert list(found["row"]) == [0, 1] and found["identical"].all()
+    assert found.attrs["case"] == "same" and found.attrs["rtol"] == 0
     fits = pd.read_csv(out / "coin_fits.csv")
     fits.loc[1, "accuracy"] += 0.125
     fits.to_csv(out / "coin_fits.csv", index=False)
@@ -419,7 +421,7 @@ def test_replay_refits_a_runs_rows_to_the_same_numbers(coin, tmp_path, monkeypat
     wide = replay.replay(out, rows=[1], rtol=0.5, progress=False)
     assert wide["agrees"].all() and not wide["identical"].any()
     assert "agrees within 0.5; differs in accuracy" in "\n".join(
-        replay.replay_lines(wide, out, 0.5)
+        replay.replay_lines(wide, out)
     )
 
 

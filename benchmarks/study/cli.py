@@ -210,7 +210,7 @@ def _replay_command(args, parser):
     except KeyboardInterrupt:
         log("interrupted; the replay wrote nothing")
         return 130
-    print("\n".join(replay.replay_lines(frame, args.source, args.rtol)))
+    print("\n".join(replay.replay_lines(frame, args.source)))
     return 0 if frame["agrees"].all() else 1
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 from skgate import GatedAttentionClassifier
 from skgate.paired import ALPHA_LEVEL, HOLDS, INCONCLUSIVE, NO_EFFECT, REVERSED, adjust
 
-from . import confirmatory, runfiles, sequences, sweeps
+from . import confirmatory, machine, runfiles, sequences, sweeps
 from .commands import DEMO_SEEDS, check_n_jobs
 from .design import TEST_SIZE
 from .facts import SEQUENCE, SEQUENCE_FIRST_SEED, SEQUENCE_SEEDS, STUDY_GATES
@@ -102,6 +102,12 @@ def _committed(frame, test, folder):
         found = _read_committed(frame, test, tests, arms)
         if again.is_file():
             found["replication"] = _same_rows(frame, again)
+            record = again.parent / "run.json"
+            record = runfiles.read_record(record) if record.is_file() else {}
+            case, sentence = machine.platform_case(record)
+            found["replication"].update(
+                case=case, platform=sentence, outcome=_rows_outcome(frame, test, again)
+            )
         return found
     except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
         why = " ".join(str(exc).split())[:200]
@@ -130,15 +136,28 @@ def _same_rows(frame, arms):
         ).all()
         for m in _MEASURED
     )
+    largest = float(
+        (same["accuracy"] - same["accuracy committed"]).abs().max()
+        if len(same)
+        else np.nan
+    )
     return {
         "matched": len(same),
         "identical": bool(len(same)) and equal,
-        "largest difference": float(
-            (same["accuracy"] - same["accuracy committed"]).abs().max()
-            if len(same)
-            else np.nan
-        ),
+        "largest difference": largest,
+        "agrees": bool(len(same)) and largest <= machine.CROSS_CPU_ACCURACY,
     }
+
+
+def _rows_outcome(frame, test, arms):
+    """The demo's test on a run's rows (``arms``: its seq_arms.csv) of the
+    demo's fits (the same conditions, arms and seeds): its outcome at the
+    family's strictest level, as :func:`demo` decides its own."""
+    keys = ["task", "shape", "gate", "seed"]
+    rows = runfiles.read_csv(arms).merge(frame[keys].drop_duplicates(), on=keys)
+    rows["condition"] = [sequences.task_label(row) for _, row in rows.iterrows()]
+    result = confirmatory.statistics(test, sequences.test_rows(rows, test))
+    return _outcome(result, len(sequences.tests()))
 
 
 def _read_committed(frame, test, tests, arms):
@@ -264,11 +283,31 @@ class DemoResult:
                 "code's) hold the same accuracies, best epochs and epochs run: "
                 "the demo's fits are the committed ones."
             ]
-        return [
+        differ = (
             f"The replication's {r['matched']} rows for these fits differ from "
-            f"the demo's (accuracy by up to {r['largest difference']:.3g}): "
-            "the code changed since the replication, or the platform rounds "
-            "otherwise."
+            f"the demo's (accuracy by up to {r['largest difference']:.3g})"
+        )
+        if r.get("case", machine.SAME) == machine.SAME:
+            return [f"{differ}: the code changed since the replication."]
+        bound = f"{machine.CROSS_CPU_ACCURACY:g}"
+        if r["agrees"] and r["outcome"] == self.outcome:
+            return [
+                r["platform"],
+                f"{differ}, within the {bound} that rounding on another CPU "
+                f"was measured to reach over these fits, and their test's "
+                f"outcome is the demo's ({self.outcome}).",
+            ]
+        if r["agrees"]:
+            return [
+                r["platform"],
+                f"{differ}, within {bound}, but their test's outcome is "
+                f"{r['outcome']}, the demo's {self.outcome}.",
+            ]
+        return [
+            r["platform"],
+            f"{differ}, beyond the {bound} that rounding on another CPU was "
+            "measured to reach over these fits: the code changed since the "
+            "replication.",
         ]
 
     def _committed_lines(self):

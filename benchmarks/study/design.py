@@ -58,6 +58,7 @@ __all__ = [
     "grid",
     "matched_width",
     "sphere_settings",
+    "table_defaults",
 ]
 
 # -- a fit's setting --------------------------------------------------------
@@ -83,7 +84,23 @@ ARCHITECTURES = {
     "residual": {"residual": True, "norm": None},
     "pre-LN residual": {"residual": True, "norm": "layer"},
 }
-_MODEL_DEFAULTS = GatedAttentionClassifier().get_params()
+
+
+def table_defaults():
+    """The classifier's defaults as they apply to the study's fits, which
+    are all tables: its parameters with what "auto" makes of a table (the
+    design_ of a fit of no epochs), e.g. ``head`` "mlp" and ``batch_size``
+    64, the values the committed runs recorded."""
+    table = GatedAttentionClassifier(max_epochs=0).fit([[0.0], [1.0]], [0, 1])
+    return {**GatedAttentionClassifier().get_params(), **table.design_}
+
+
+# The settings keep "auto" where the committed runs recorded it (n_heads);
+# the head, "auto" since series took their own, is the "mlp" tables get.
+_MODEL_DEFAULTS = {
+    **GatedAttentionClassifier().get_params(),
+    "head": table_defaults()["head"],
+}
 _TASK_DEFAULTS = {
     name: parameter.default
     for name, parameter in inspect.signature(make_curved_task).parameters.items()

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from numpy import bool_ as np_bool
 
+from . import machine, plots, render, report, runfiles, sweeps
 from . import parts as registry
-from . import plots, render, report, runfiles, sweeps
 from .commands import check_n_jobs, protocols_problem
 from .design import StudyDesign
 from .facts import COPIED_FIRST_SEED, COPIED_SEEDS, SEQUENCE_SEEDS
@@ -257,7 +257,11 @@ def reproduce(
     for p in chosen:
         _clear(p, job.out)
         run_part(p, job)
-    info = {"command": job.command, "machine": render.machine_text()}
+    info = {
+        "command": job.command,
+        "machine": render.machine_text(),
+        **machine.machine_record(),
+    }
     info["seconds"] = dict(job.seconds)
     info["code"] = dict(job.code)
     info["parts"] = [p.name for p in chosen]
@@ -331,7 +335,12 @@ def _store(part, job):
     if (job.out / "run.json").is_file():
         info = runfiles.load_info(job.out)
     else:
-        info = {"command": job.command, "machine": render.machine_text(), "seconds": {}}
+        info = {
+            "command": job.command,
+            "machine": render.machine_text(),
+            **machine.machine_record(),
+            "seconds": {},
+        }
     part.store(info, job.records[part.name])
     info["seconds"][part.label] = job.seconds[part.label]
     info.setdefault("code", {})[part.label] = job.code[part.label]

@@ -31,7 +31,7 @@ from skgate.model_selection import representation_curvature
 
 from . import claims as claim_rules
 from . import describe, evaluation, realdata, words
-from .design import DEFAULTS, TEST_SIZE, StudyDesign
+from .design import DEFAULTS, TEST_SIZE, StudyDesign, table_defaults
 from .facts import EPOCHS, SEQUENCE
 from .render_beyond import production_section, real_section, regime_section
 from .render_blocks import at_default_noise, dataset_table
@@ -60,13 +60,7 @@ def _defaults(function):
 
 def _model_text():
     # The study's budget: the estimators' default when its runs were made.
-    # What "auto" makes of a table (its design_, read off a fit of no epochs).
-    table = GatedAttentionClassifier(max_epochs=0).fit([[0.0], [1.0]], [0, 1])
-    p = {
-        **GatedAttentionClassifier().get_params(),
-        **table.design_,
-        "max_epochs": EPOCHS.study,
-    }
+    p = {**table_defaults(), "max_epochs": EPOCHS.study}
     tokens = "copied tokens" if p["token_dim"] is None else "tokens"
     return (
         f"- Model: `GatedAttentionClassifier` defaults (d_model {p['d_model']}, "

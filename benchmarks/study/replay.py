@@ -9,8 +9,11 @@ given, and which parts ran), so the settings come again from the record
 the same bits as in its batch, :func:`skgate.parallel.fit_together`),
 measured as its part measures it, written as the run writes its CSVs (10
 significant digits, timings left out) and read back, so that "identical"
-means the same text in every cell. ``rtol`` loosens that for another
-platform, where floating-point sums may round otherwise.
+means the same text in every cell. Those bits are expected only on a CPU
+of the record's capability (:func:`study.machine.platform_case`); on
+another, or where the record does not name its CPU, a row "agrees" when
+every number is within :data:`study.machine.CROSS_CPU_RTOL` of the CSV's
+and every other cell is the same, and the report says which case it is in.
 """
 
 import argparse
@@ -22,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import machine, pipeline, runfiles, sweeps
 from . import parts as registry
-from . import pipeline, runfiles, sweeps
 from .commands import add_commands, check_n_jobs
 from .part import Job
 from .parts.exploratory import load_design
@@ -33,8 +36,10 @@ from .replication import REPLICATION
 
 __all__ = ["REPLAYED", "RTOL", "recorded_job", "replay", "replay_lines", "replayable"]
 
-#: Relative tolerance by default: none, the same number as the CSV writes it.
-RTOL = 0.0
+#: Relative tolerance by default: chosen by the machine (None): 0 (the same
+#: number as the CSV writes it) on a CPU of the record's capability,
+#: :data:`study.machine.CROSS_CPU_RTOL` elsewhere.
+RTOL = None
 #: The run replayed by default: the replication, whose rows this code fitted.
 REPLAYED = RESULTS / REPLICATION
 #: The command lines a run records, by the name it had then.
@@ -158,7 +163,7 @@ def _check(files, rows, sample, seed, rtol, progress):
         )
     if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
         raise ValueError(f"seed must be an int >= 0; got {seed!r}.")
-    if (
+    if rtol is not None and (
         isinstance(rtol, bool)
         or not isinstance(rtol, Real)
         or not 0 <= rtol < float("inf")
@@ -260,9 +265,10 @@ def replay(
         The draw of ``sample``.
     n_jobs : int, default=1
         joblib's workers; the rows do not depend on it.
-    rtol : float, default=0.0
+    rtol : float or None, default=None
         Relative tolerance, finite and >= 0; 0: the same number as the CSV
-        writes it.
+        writes it. None: by the machine, 0 on a CPU of the record's
+        capability and :data:`study.machine.CROSS_CPU_RTOL` elsewhere.
     progress : bool, default=True
         A progress bar on stderr, counting fits.
 
@@ -273,7 +279,9 @@ def replay(
         cell the same as the CSV writes it), ``agrees`` (every number within
         ``rtol``), ``columns`` (those that differ),
         ``largest`` (the largest difference: column, committed and refit
-        values).
+        values). Its ``attrs`` hold the machine's ``case`` (same, other or
+        unknown: :func:`study.machine.platform_case`), the sentence that
+        says it (``platform``) and the ``rtol`` used.
     """
     folder = Path(REPLAYED if folder is None else folder)
     _check(files, rows, sample, seed, rtol, progress)
@@ -284,6 +292,9 @@ def replay(
         for file, jobs in by_part.items()
     }
     chosen, committed = _chosen(tables, folder, files, rows, sample, seed)
+    case, sentence = machine.platform_case(runfiles.load_info(folder))
+    if rtol is None:
+        rtol = 0.0 if case == machine.SAME else machine.CROSS_CPU_RTOL
     refits = sweeps.parallel_rows(
         [job for _, _, job in chosen],
         n_jobs=n_jobs,
@@ -311,17 +322,23 @@ def replay(
                     else f"{largest[0]}: {largest[1]} committed, {largest[2]} refit",
                 }
             )
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         results, columns=["file", "row", "identical", "agrees", "columns", "largest"]
     )
+    frame.attrs.update(case=case, platform=sentence, rtol=rtol)
+    return frame
 
 
-def replay_lines(frame, folder, rtol=RTOL):
-    """The replay's report: a line per row, then the counts."""
+def replay_lines(frame, folder):
+    """The replay's report: the machine's case, a line per row, then the
+    counts."""
+    rtol = frame.attrs.get("rtol", 0.0)
     what = "the same number in every cell, as the CSV writes it (10 significant digits)"
     if rtol:
         what += f"; within a relative {rtol:g} it agrees"
     lines = [f"Replay of {len(frame)} row(s) of {folder} ({what}):"]
+    if frame.attrs.get("platform"):
+        lines.insert(0, frame.attrs["platform"])
     for row in frame.itertuples(index=False):
         verdict = "identical"
         if not row.identical:

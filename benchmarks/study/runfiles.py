@@ -46,6 +46,8 @@ __all__ = [
 RECORD_TYPES = {
     "command": str,
     "machine": str,
+    "cpu": str,
+    "cpu capability": str,
     "protocol_sha256": str,
     "first_seed": int,
     "quick": bool,
