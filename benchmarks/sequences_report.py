@@ -804,17 +804,31 @@ def _code(info):
 
 
 def _carried(info):
-    carried = info.get("carried")
+    carried = {
+        name: entry
+        for name, entry in (info.get("carried") or {}).items()
+        if isinstance(entry, dict) and entry.get("rows")
+    }
     if not carried:
         return ""
-    parts = ", ".join(f"{n} rows from {name}" for name, n in carried.items() if n)
-    return (
-        f" Rows carried into the run as finished units (`--carry`): {parts}: the "
-        "strong design's default gates on the first 3 splits from the pilot "
-        "(pilot_strong.py: the same fit, predictions and curvature) and 1-NN DTW "
-        "(no randomness) from the run before; a rerun of one unit of each gave "
-        "the same accuracy and curvature. Their seconds are the fit's alone."
+    total = sum(entry["rows"] for entry in carried.values())
+    checks = [entry for entry in carried.values() if "same" in entry]
+    text = (
+        f" {total} rows of {len(carried)} models ("
+        + ", ".join(carried)
+        + ") were carried from the run before as finished units (`--carry`; "
+        'their note says "carried", their seconds are that run\'s).'
     )
+    if len(checks) == len(carried):
+        same = sum(bool(entry["same"]) for entry in checks)
+        text += (
+            f" One unit of each ({checks[0]['check']}) run anew by this code gave "
+            f"the committed accuracy and curvature again for {same} of "
+            f"{len(checks)}."
+        )
+    else:
+        text += " The check of one unit of each was not recorded by this call."
+    return text
 
 
 def render(analysis, info, data):

@@ -374,3 +374,33 @@ def test_findings_and_guide_quote_the_committed_run(report):
     for moment in ("at start", "at end"):
         assert info["code"][moment]["clean"] is True
         assert len(info["code"][moment]["commit"]) == 40
+
+
+def test_carried_rows_are_counted_from_their_notes_and_said(report):
+    """The rows a run took from the one before are counted from the note
+    that marks them, whichever call carried them; the page says how many,
+    of which models, and what the check of one unit of each gave."""
+    bench = _module("bench_sequences")
+    scores = pd.DataFrame(
+        {
+            "model": ["MiniRocket", "MiniRocket", "1-NN DTW", "multiplicative"],
+            "note": ["carried", "carried", "slow carried", np.nan],
+        }
+    )
+    assert bench.carried_rows(scores, {}) == {
+        "MiniRocket": {"rows": 2},
+        "1-NN DTW": {"rows": 1},
+    }
+    assert bench.carried_rows(scores.drop(columns="note"), {}) == {}
+    checks = {
+        "MiniRocket": {"check": "BasicMotions split 0", "same": True, "rows": 0},
+        "1-NN DTW": {"check": "BasicMotions split 0", "same": False, "rows": 0},
+    }
+    carried = bench.carried_rows(scores, checks)
+    assert carried["MiniRocket"] == {**checks["MiniRocket"], "rows": 2}
+    text = words(report._carried({"carried": carried}))
+    assert "3 rows of 2 models (MiniRocket, 1-NN DTW) were carried" in text
+    assert "(BasicMotions split 0)" in text and "again for 1 of 2." in text
+    unchecked = words(report._carried({"carried": bench.carried_rows(scores, {})}))
+    assert "was not recorded by this call" in unchecked
+    assert report._carried({}) == ""
