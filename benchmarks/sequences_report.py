@@ -394,6 +394,26 @@ def _probabilities(row):
     )
 
 
+def lean(row):
+    """Where an undecided test's posterior leans: "better", "equivalent" or
+    "worse" (its largest probability) and that probability."""
+    chances = {
+        side: float(row[f"probability {side}"])
+        for side in ("better", "equivalent", "worse")
+    }
+    side = max(chances, key=chances.get)
+    return side, chances[side]
+
+
+def _verdict(row):
+    """The test's verdict in a word, with the lean of an undecided one."""
+    said = _VERDICT[row["outcome"]]
+    if row["outcome"] != paired.INCONCLUSIVE:
+        return said
+    side, chance = lean(row)
+    return f"{said}, leaning {side}, probability {_p(chance)}"
+
+
 def _tests(analysis, question):
     tests = analysis["tests"]
     if tests.empty:
@@ -412,7 +432,10 @@ def pair_sentence(row):
         paired.NO_EFFECT: (
             f"{first} and {second} are equivalent within {margin:g} accuracy"
         ),
-        paired.INCONCLUSIVE: f"whether {first} beats {second} is undecided",
+        paired.INCONCLUSIVE: (
+            f"whether {first} beats {second} is undecided; the posterior leans "
+            f"{lean(row)[0]} ({_p(lean(row)[1])})"
+        ),
     }[row["outcome"]]
     return (
         f"{lead[0].upper() + lead[1:]}: {_counts(row)}; Bayesian signed-rank test, "
@@ -539,7 +562,7 @@ def summary(analysis):
     if not b.empty:
         said = "; ".join(
             f"against {words(r['second']).split(' in the ')[0]} "
-            f"{_signed(r['mean difference'])} ({_VERDICT[r['outcome']]})"
+            f"{_signed(r['mean difference'])} ({_verdict(r)})"
             + (f" {words(r['first']).split(' ', 2)[-1]}" if i % 2 else "")
             for i, (_, r) in enumerate(b.iterrows())
         )
@@ -551,12 +574,20 @@ def summary(analysis):
         ].mean()
         top = mean.idxmax()
         over = " and ".join(_GATE_WORDS[g] for g in ABLATED_GATES)
+        top_rows = c[c["second"].map(lambda m: variant(m)[1]) == top]
         verdicts = "; ".join(
-            f"{_VERDICT[r['outcome']]} for {_GATE_WORDS[variant(r['first'])[0]]}"
-            for _, r in c.iterrows()
-            if variant(r["second"])[1] == top
+            f"{_verdict(r)} for {_GATE_WORDS[variant(r['first'])[0]]}"
+            for _, r in top_rows.iterrows()
         )
-        if mean[top] > analysis["margin"]:
+        decided = (top_rows["outcome"] == paired.HOLDS).any()
+        if mean[top] > analysis["margin"] and not decided:
+            lines.append(
+                f"(c) Removing {PART_WORDS[top]} costs most, {mean[top]:.3f} "
+                f"accuracy (the mean over {over}), but the Bayesian signed-rank "
+                f"test over {len(analysis['subset splits'])} splits decides it "
+                f"for neither ({verdicts})."
+            )
+        elif mean[top] > analysis["margin"]:
             lines.append(
                 f"(c) Of the strong design's parts, {PART_WORDS[top]} is worth "
                 f"most: removing it costs {mean[top]:.3f} accuracy (the mean over "

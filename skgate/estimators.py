@@ -198,8 +198,10 @@ class _GatedAttentionBase(
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights: each mini-batch's loss is the weighted mean
             of its rows' losses (and the validation score, with early
-            stopping, is weighted too). Rows of weight 0 are left out; equal
-            weights are the same as none. Multiplied by ``class_weight``.
+            stopping, is weighted too). Rows of weight 0 are left out (a
+            series of weight 0 still counts towards the layout,
+            ``series_layout_``); equal weights are the same as none.
+            Multiplied by ``class_weight``.
 
         Returns
         -------
@@ -219,7 +221,9 @@ class _GatedAttentionBase(
         self.history_ = result.net.history
         if result.fresh:  # what a warm start or partial_fit cannot change
             self._architecture_ = self._architecture()
-            self.design_ = self._design()
+        # What this fit trained with: a warm start may change the training
+        # settings (batch_size, epochs), never the architecture.
+        self.design_ = self._design()
         self._callbacks_trained_ = result.callbacks
         if result.validation_scores is not None:
             # One score per epoch, as loss_curve_: NaN for the epochs of

@@ -154,6 +154,21 @@ def test_an_even_split_is_said_to_be_undecided(report):
         "attention in the strong design is undecided"
     ) in line
     assert "better on 4, within 0.01 on 0 and worse on 4 of 8" in line
+    # an undecided answer says which way its posterior leans, with the chance
+    row = (
+        analysis["tests"]
+        .set_index("comparison")
+        .loc["multiplicative (strong) > none (strong)"]
+    )
+    side, chance = report.lean(row)
+    assert chance == max(
+        row[f"probability {s}"] for s in ("better", "equivalent", "worse")
+    )
+    assert f"is undecided; the posterior leans {side} ({report._p(chance)})" in line
+    assert (
+        f"against ungated attention +0.000 (undecided, leaning {side}, probability "
+        f"{report._p(chance)})"
+    ) in analysis["summary"][1]
     tests = analysis["tests"]
     strong = tests[tests["first"] == "multiplicative (strong)"]
     assert set(strong.loc[strong["question"] == "b", "outcome"]) == {"inconclusive"}
@@ -212,6 +227,22 @@ def test_question_c_names_the_part_worth_most(report, part):
     ablation = tests[tests["question"] == "c"]
     assert len(ablation) == 8
     assert (ablation["n datasets"] == 8).all()
+
+
+def test_question_c_does_not_call_an_undecided_part_worth_most(report):
+    """A part whose removal costs most on the mean, but on half the
+    datasets only, is not called worth most: the tests decide nothing."""
+    scores = _scores(report, lambda d: 0.0, removed=dict.fromkeys(report.ABLATIONS, 0))
+    conv = scores["model"].str.endswith("(no conv)")
+    odd = scores["dataset"].str[-1].astype(int) % 2 == 1
+    scores.loc[conv & odd, "accuracy"] -= 0.15
+    scores.loc[conv & ~odd, "accuracy"] += 0.07
+    analysis = report.analyse(scores, {"datasets": []})
+    line = analysis["summary"][2]
+    part = report.PART_WORDS["no conv"]
+    assert line.startswith(f"(c) Removing {part} costs most, 0.040 accuracy")
+    assert "decides it for neither (undecided, leaning" in line
+    assert "worth most" not in line
 
 
 def test_question_c_when_no_part_matters(report):

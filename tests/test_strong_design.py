@@ -552,6 +552,34 @@ class TestSeriesNetwork:
         # In evaluation a row computes alone what it computes beside others.
         torch.testing.assert_close(stem(x[:1]), stem(x)[:1], rtol=1e-12, atol=1e-12)
 
+    def test_accumulated_statistics_pool_the_rows_of_every_call(self):
+        # A first layer's statistics set from two parts of the rows, the
+        # second accumulated, are those of all rows at once; without
+        # accumulate they are the last part's alone, and a reset forgets.
+        gen = torch.Generator().manual_seed(8)
+        x = 1 + 2 * torch.randn(9, 4 * 18, dtype=torch.float64, generator=gen)
+        valid = torch.ones(9, 4, dtype=torch.bool)
+        valid[1, 2:] = False
+        x[1, 2 * 18 :] = 0
+        weights = torch.tensor([1.0, 2, 0, 1, 1, 3, 1, 1, 0.5], dtype=torch.float64)
+        whole, parts, last = (self._stem("batch") for _ in range(3))
+        whole.set_population_statistics(x, valid, weights)
+        parts.set_population_statistics(x[:4], valid[:4], weights[:4])
+        parts.set_population_statistics(x[4:], valid[4:], weights[4:], accumulate=True)
+        last.set_population_statistics(x[4:], valid[4:], weights[4:])
+        first = [stem.norms[0] for stem in (whole, parts, last)]
+        for name in ("running_mean", "running_var", "running_count"):
+            want, got, alone = (getattr(norm, name) for norm in first)
+            torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-9)
+            assert not torch.allclose(alone, want)
+        # the count: the weight of the valid time points the norm read
+        expected = float((weights[:, None] * valid).sum()) * 9  # 9 points a token
+        torch.testing.assert_close(
+            first[0].running_count, torch.full((6,), expected, dtype=torch.float64)
+        )
+        parts.norms[0].reset_parameters()
+        assert not parts.norms[0].running_count.any()
+
     @pytest.mark.parametrize("layer", ["attention", "pooled", "logits"])
     def test_projection_and_norm_linear_head_jets(self, layer):
         net = _net(
@@ -618,6 +646,37 @@ class TestSeriesNetwork:
         cv.fit(X, y)
         alone = GatedAttentionClassifier(alpha=cv.alpha_, **params).fit(X, y)
         np.testing.assert_array_equal(cv.predict_proba(X), alone.predict_proba(X))
+
+    def test_partial_fit_pools_the_statistics_a_fit_resets_them(self):
+        # Each partial_fit adds its rows to the stem's statistics; a fit
+        # (warm or not) sets them from its own rows; a last call of one row
+        # barely moves a model trained on many.
+        X, y = _series(n=40, length=16, seed=3)
+        X = np.asarray(X)
+        clf = GatedAttentionClassifier(d_model=8, random_state=0)
+        for start in range(0, 40, 10):
+            clf.partial_fit(
+                X[start : start + 10], y[start : start + 10], classes=[0, 1]
+            )
+        norm = clf.net_.module_.embed.norms[0]
+        points = 40 * X.shape[-1]  # every row's valid time points, weight 1
+        torch.testing.assert_close(
+            norm.running_count, torch.full_like(norm.running_count, points)
+        )
+        before = clf.predict_proba(X)
+        clf.set_params(lr=1e-12).partial_fit(X[:1], y[:1])
+        assert np.abs(clf.predict_proba(X) - before).max() < 0.05
+        clf.set_params(warm_start=True, max_epochs=1).fit(X[:20], y[:20])
+        assert float(norm.running_count[0]) == 20 * X.shape[-1]
+
+    def test_a_warm_start_reports_the_batch_size_it_trained_with(self):
+        X, y = _series(n=12, length=10, seed=4)
+        clf = GatedAttentionClassifier(max_epochs=1, random_state=0, warm_start=True)
+        clf.fit(X, y)
+        assert clf.design_["batch_size"] == 16
+        clf.set_params(batch_size=4).fit(X, y)
+        assert clf.design_["batch_size"] == 4
+        assert len(clf.history_[-1]["batches"]) == 3
 
     def test_padding_is_inert_at_the_defaults(self):
         X, y = _series(n=20, length=40, ragged=True, seed=2)

@@ -225,6 +225,7 @@ def fit_batch(members, *, keep_on_interrupt=False):
             warmup=None if plan.incremental else recipe.warmup,
             clip_norm=recipe.clip_norm,
             decay_exempt=recipe.decay_exempt,
+            accumulate_statistics=plan.incremental,
         )
         curves = trainer.fit(
             [plan.train for _, plan in members],
@@ -236,7 +237,7 @@ def fit_batch(members, *, keep_on_interrupt=False):
         )
         trainer.modules([net.module_ for net in nets])
         for (_, plan), net in zip(members, nets, strict=True):
-            set_statistics(net.module_, plan.train)
+            set_statistics(net.module_, plan.train, accumulate=plan.incremental)
         if hooks is not None:
             _end_with_callbacks(hooks, trainer, plan.valid)
     results = []
@@ -255,12 +256,15 @@ def fit_batch(members, *, keep_on_interrupt=False):
     return results
 
 
-def set_statistics(module, rows):
+def set_statistics(module, rows, accumulate=False):
     """The evaluation statistics of ``module``'s batch norms (if any) set
-    from its training ``rows`` (a :class:`~skgate._engine.loop.Rows`)."""
+    from its training ``rows`` (a :class:`~skgate._engine.loop.Rows`);
+    ``accumulate`` (a partial_fit): pooled with the calls' before."""
     with torch.inference_mode(False):
         module.set_population_statistics(
-            rows.X.to(_device(module)), _weights_of(rows, module)
+            rows.X.to(_device(module)),
+            _weights_of(rows, module),
+            accumulate=accumulate,
         )
 
 

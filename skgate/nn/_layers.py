@@ -100,7 +100,10 @@ class StemNorm(nn.Module):
     fixed ``running_mean`` and ``running_var`` in evaluation (a per-channel
     affine map): the training rows' statistics, which
     :meth:`ConvEmbedding.set_population_statistics` sets after training
-    (zeros and ones at first).
+    (zeros and ones at first). ``running_count`` is the total weight of the
+    time points they were read from, so that statistics set again with
+    ``accumulate=True`` (after a ``partial_fit``) pool the new rows with
+    those before.
 
     Examples
     --------
@@ -118,6 +121,7 @@ class StemNorm(nn.Module):
         if kind == "batch":
             self.register_buffer("running_mean", torch.zeros(channels))
             self.register_buffer("running_var", torch.ones(channels))
+            self.register_buffer("running_count", torch.zeros(channels))
 
     def reset_parameters(self):
         """The scale and shift as at construction (ones and zeros), and a
@@ -127,6 +131,7 @@ class StemNorm(nn.Module):
         if self.kind == "batch":
             nn.init.zeros_(self.running_mean)
             nn.init.ones_(self.running_var)
+            nn.init.zeros_(self.running_count)
 
     def _dims(self, h):
         if self.kind == "batch":  # every axis but the channels'
@@ -424,23 +429,30 @@ class ConvEmbedding(nn.Module):
         """Whether the stem's norms are "batch" norms."""
         return any(norm.kind == "batch" for norm in self.norms)
 
-    def set_population_statistics(self, x, valid=None, row_weights=None, chunk=256):
+    def set_population_statistics(
+        self, x, valid=None, row_weights=None, chunk=256, accumulate=False
+    ):
         """Set each "batch" norm's ``running_mean`` and ``running_var`` to the
         statistics of rows ``x`` (their valid time points, weighted by
         ``row_weights``), layer after layer, each layer's input computed by
         the layers before it in evaluation (as a prediction computes it), in
-        chunks of ``chunk`` rows."""
+        chunks of ``chunk`` rows. ``accumulate``: pool them with the
+        statistics set before (of ``running_count``'s weight), as one
+        population: the mean and variance of both sets of time points, each
+        read through the network as it was when it was set."""
         before = self.training
         self.eval()
         try:
             with torch.no_grad():
                 for i, norm in enumerate(self.norms):
                     if norm.kind == "batch":
-                        self._set_statistics(i, norm, x, valid, row_weights, chunk)
+                        self._set_statistics(
+                            i, norm, x, valid, row_weights, chunk, accumulate
+                        )
         finally:
             self.train(before)
 
-    def _set_statistics(self, i, norm, x, valid, row_weights, chunk):
+    def _set_statistics(self, i, norm, x, valid, row_weights, chunk, accumulate):
         total = None
         for start in range(0, len(x), chunk):
             part = slice(start, start + chunk)
@@ -457,6 +469,16 @@ class ConvEmbedding(nn.Module):
                 else [a + b for a, b in zip(total, sums, strict=True)]
             )
         first, second, count = total
+        before = getattr(norm, "running_count", None)  # None: pickled before it
+        if accumulate and before is not None and bool(before.gt(0).any()):
+            # Pooled moments: the sums the earlier statistics stand for, added.
+            n = before.double()
+            old_mean, old_var = norm.running_mean.double(), norm.running_var.double()
+            first = first + n * old_mean
+            second = second + n * (old_var + old_mean * old_mean)
+            count = count + n
+        if before is not None:
+            norm.running_count.copy_(count.to(before.dtype))
         count = count.clamp(min=1e-12)
         mean = first / count
         var = (second / count - mean * mean).clamp(min=0.0)

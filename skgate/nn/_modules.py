@@ -870,12 +870,14 @@ class GatedAttentionNet(nn.Module):
         first = missing[..., :: self.token_dim]  # a token's first value
         return x, ~first, first
 
-    def set_population_statistics(self, x, row_weights=None):
+    def set_population_statistics(self, x, row_weights=None, accumulate=False):
         """Fix the evaluation statistics of the stem's "batch" norms to those
         of the training rows ``x`` (rows as the training engine holds them:
         NaN where a series has no value), weighted by ``row_weights``;
         nothing for a network without them. The training engine calls it at
-        the end of every fit, and before it scores held-out rows.
+        the end of every fit, and before it scores held-out rows; after a
+        ``partial_fit`` with ``accumulate=True``: the rows pooled with those
+        of the calls before (see :class:`~skgate.nn.StemNorm`).
 
         Examples
         --------
@@ -889,7 +891,9 @@ class GatedAttentionNet(nn.Module):
         if self.embedding != "conv" or not self.embed.batch_normed:
             return
         x, valid, _ = self._padding_masks(x)
-        self.embed.set_population_statistics(x, valid, row_weights)
+        self.embed.set_population_statistics(
+            x, valid, row_weights, accumulate=accumulate
+        )
 
     def _strong_representation(self, x, layer, last, token_scale, row_weights=None):
         """:meth:`representation` of a network with layers beyond the
