@@ -534,10 +534,15 @@ def question_c(analysis):
 
 
 def bottom_line(analysis):
-    """Three paragraphs: questions (a), (b) and (c)."""
+    """Questions (a), (b) and (c), then the answer in plain words."""
     return [
         text
-        for text in (question_a(analysis), question_b(analysis), question_c(analysis))
+        for text in (
+            question_a(analysis),
+            question_b(analysis),
+            question_c(analysis),
+            plain_answer(analysis),
+        )
         if text
     ]
 
@@ -555,7 +560,7 @@ def summary(analysis):
             f"averaged {row['mean first']:.3f} accuracy on the "
             f"{row['n datasets']} sets, {abs(gap):.3f} "
             f"{'below' if gap > 0 else 'above'} MiniRocket's "
-            f"{row['mean second']:.3f} ({_VERDICT[row['outcome']]} by the "
+            f"{row['mean second']:.3f} ({_verdict(row)}, by the "
             "Bayesian signed-rank test)."
         )
     b = _tests(analysis, "b")
@@ -601,6 +606,53 @@ def summary(analysis):
                 f"the mean over {over} by {_signed(mean.max())} at most."
             )
     return lines
+
+
+def plain_answer(analysis):
+    """The gating question and the accuracy target in plain words, from
+    the numbers of (a) and (b): how far multiplicative gating is ahead or
+    behind in the strong design, on how many datasets, where the test
+    leans, and by how much the best gate misses or meets its target."""
+    rows = _tests(analysis, "b")
+    strong = rows[rows["first"] == "multiplicative (strong)"]
+    if strong.empty:
+        return ""
+    said = []
+    for _, r in strong.iterrows():
+        other = words(r["second"]).split(" in the ")[0]
+        d = r["mean difference"]
+        said.append(
+            f"{'ahead of' if d >= 0 else 'behind'} {other} by {abs(d):.3f} "
+            f"(better by more than {r['margin']:g} on {r['datasets better']} "
+            f"and worse by more than {r['margin']:g} on {r['datasets worse']} "
+            f"of {r['n datasets']} sets; "
+            + (
+                f"{_VERDICT[r['outcome']]}"
+                if r["outcome"] != paired.INCONCLUSIVE
+                else f"the test leans {lean(r)[0]}, probability "
+                f"{_p(lean(r)[1])}, without deciding"
+            )
+            + ")"
+        )
+    text = (
+        "The gating answer, plainly: inside the series defaults multiplicative "
+        f"gating is on average {' and '.join(said)}."
+    )
+    goal = analysis["targets"]
+    if goal:
+        gap, met = goal["gap to MiniRocket"]
+        best = words(analysis["best gate"])
+        miss = abs(gap - TARGET_GAP)
+        text += (
+            f" The best gate ({best}) is {gap:.3f} below MiniRocket's mean: "
+            f"the target of {TARGET_GAP:g} is {'met' if met else 'missed'}"
+            f"{'' if met else f' by {miss:.3f}'}"
+        )
+        if "datasets above 1-NN DTW" in goal:
+            beats, _ = goal["datasets above 1-NN DTW"]
+            text += f"; it beats 1-NN DTW on {beats} of {len(analysis['accuracy'])}"
+        text += "."
+    return text
 
 
 def tuning_sentence(analysis):

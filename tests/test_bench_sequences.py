@@ -398,6 +398,10 @@ def test_findings_and_guide_quote_the_committed_run(report):
     )
     guide = words((ROOT / "docs/user_guide/sequences.md").read_text())
     assert words(report.tuning_sentence(analysis)) in guide
+    # the gating answer in plain words, and the curvature, as the run has them
+    for text in (guide, findings):
+        assert words(report.plain_answer(analysis)) in text
+    assert words(" ".join(report.curvature_sentences(analysis))) in guide
     page = words((results / "SEQUENCES.md").read_text())
     for line in analysis["bottom line"]:
         assert words(line) in page
