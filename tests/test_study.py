@@ -227,8 +227,16 @@ class TestSweeps:
 
         from study.facts import EPOCHS
 
-        # The study's own budget, where the estimators' default is "auto".
-        params = {**GatedAttentionClassifier().get_params(), "max_epochs": EPOCHS.study}
+        # The study's own budget, where the estimators' default is "auto";
+        # its fits are tables, whose "auto" head is "mlp" (the head the
+        # committed rows record), as a fit of a table resolves it.
+        table = GatedAttentionClassifier(max_epochs=0).fit([[0.0], [1.0]], [0, 1])
+        params = {
+            **GatedAttentionClassifier().get_params(),
+            "max_epochs": EPOCHS.study,
+            "head": table.design_["head"],
+        }
+        assert params["head"] == "mlp"
         for key in sweeps.MODEL_KEYS:
             assert sweeps.DEFAULTS[key] == params[key]
 
