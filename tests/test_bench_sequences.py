@@ -351,7 +351,10 @@ def test_quick_run_writes_the_page_and_resumes(tmp_path):
     assert [s.strip() for s in bottom.split("\n") if s.strip()] == analysis[
         "bottom line"
     ]
-    assert len(analysis["bottom line"]) == 3
+    # (a), (b), (c) and the answer in plain words
+    assert len(analysis["bottom line"]) == 4
+    assert analysis["bottom line"][3] == report.plain_answer(analysis)
+    assert analysis["bottom line"][3].startswith("The gating answer, plainly:")
     info_code = info["code"]["at start"]
     assert len(info_code["commit"]) == 40
 
