@@ -156,7 +156,9 @@ def _check_compare(args, commands):
     _check_compare_args(args, fail)
     if not Path(args.csv).is_file():
         fail(f"{args.csv!r} is not a file (the CSV to compare on).")
-    problem = writable_problem(args.out) or outputs_problem(args.out)
+    problem = writable_problem(args.out) or outputs_problem(
+        args.out, inputs=(args.csv,)
+    )
     if problem is not None:  # as every command checks --out first
         fail(problem)
     try:
