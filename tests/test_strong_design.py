@@ -266,6 +266,23 @@ class TestEstimators:
         with pytest.raises(ValueError, match="loss 'hinge' is not implemented"):
             Loss("hinge")
 
+    @pytest.mark.parametrize("before, after", [(0.1, 0.4), (0.0, 0.3), (0.2, 0.0)])
+    def test_partial_fit_with_new_label_smoothing_says_so(self, before, after):
+        """partial_fit trains with the label smoothing set since, and the
+        net's criterion says so: its loss is the one the last call
+        minimised."""
+        X, y = _series()
+        clf = GatedAttentionClassifier(label_smoothing=before, **SMALL)
+        clf.partial_fit(X, y, classes=[0, 1])
+        clf.set_params(label_smoothing=after).partial_fit(X, y)
+        assert clf.net_.criterion_.label_smoothing == after
+        assert clf.net_.get_params()["criterion__label_smoothing"] == after
+        logits, target = torch.tensor([[2.0, -1.0]]), torch.tensor([1])
+        expected = torch.nn.functional.cross_entropy(
+            logits, target, label_smoothing=after
+        )
+        assert torch.allclose(clf.net_.get_loss(logits, target), expected)
+
     def test_auto_gives_series_the_strong_design_and_tables_todays(self):
         X, y = _series()
         series = GatedAttentionClassifier(**SMALL).fit(X, y)

@@ -271,6 +271,12 @@ def _continue_with(spec, *, incremental):
         block.alpha = float(spec.alpha)
     if not incremental:
         return
+    smoothing = spec.loss.label_smoothing  # as the loop trains with it
+    if float(getattr(net.criterion_, "label_smoothing", 0.0)) != smoothing:
+        # The net's record of its criterion says what training minimises
+        # (skorch's own re-initialisation is closed: the engine's loop).
+        net.criterion_.label_smoothing = smoothing
+        net.criterion__label_smoothing = smoothing
     recipe = spec.recipe
     for attribute, key, value in (
         ("lr", "lr", recipe.lr),
