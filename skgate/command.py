@@ -14,6 +14,7 @@ valid command then runs in the library (:func:`skgate.compare.run_command`).
 import argparse
 import re
 import sys
+from importlib.util import find_spec
 from numbers import Integral
 from pathlib import Path
 
@@ -200,6 +201,11 @@ def check_scheduler(args, fail):
             f"--scheduler must be an address like tcp://host:8786 (a protocol "
             f"among {', '.join(_SCHEDULER_PROTOCOLS)}, a port from 1 to 65535); "
             f"got {args.scheduler!r}."
+        )
+    if find_spec("distributed") is None:  # found now, not after torch loads
+        fail(
+            f"--scheduler {args.scheduler} needs dask.distributed, which is not "
+            "installed: pip install 'skgate[dask]'."
         )
 
 

@@ -784,6 +784,37 @@ def test_reproduce_refuses_a_malformed_scheduler_before_anything(tmp_path):
     assert error.count("\n") == 1 and not out.exists()
 
 
+def test_a_scheduler_without_dask_distributed_is_one_line_before_work(
+    tmp_path, monkeypatch, capsys
+):
+    """``--scheduler ADDR`` without dask.distributed was a 20-line traceback
+    and exit 1 after torch loaded: now one line naming the extra, exit 2,
+    from the arguments, nothing trained or written."""
+    from skgate import command
+    from skgate.compare import csvfile
+
+    real = command.find_spec
+    monkeypatch.setattr(
+        command, "find_spec", lambda name: None if name == "distributed" else real(name)
+    )
+
+    def trains(*args, **kwargs):
+        raise AssertionError("trained")
+
+    monkeypatch.setattr(csvfile, "compare_gates", trains)
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    out = tmp_path / "out"
+    argv = ["compare", str(path), "--target", "label", "--out", str(out),
+            "--scheduler", "tcp://127.0.0.1:8786"]  # fmt: skip
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert "--scheduler tcp://127.0.0.1:8786 needs dask.distributed" in error
+    assert "pip install 'skgate[dask]'" in error and not out.exists()
+
+
 @pytest.mark.slow
 def test_reproduce_with_an_unreachable_scheduler_leaves_no_folder(tmp_path):
     """An address nobody listens on: one line, exit code 2, and --out is not
