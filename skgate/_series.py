@@ -178,6 +178,12 @@ def check_series(X):
         try:
             x = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
+            if _holds_missing(x):  # pd.NA or None: missing, as NaN is
+                raise ValueError(
+                    f"X[{i}] contains missing values (pd.NA or None); allowed: "
+                    f"finite values (fill or drop missing values first; series "
+                    f"of unequal length are passed as a list, without padding)."
+                ) from exc
             raise TypeError(
                 f"X[{i}] is not an array of numbers ({exc}); allowed: {ALLOWED}."
             ) from exc
@@ -205,6 +211,16 @@ def check_series(X):
             )
         checked.append(x)
     return checked
+
+
+def _holds_missing(x):
+    """Whether ``x`` holds a missing value pandas knows (pd.NA, None, NaT)."""
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(np.asarray(x, dtype=object)).any())
+    except (TypeError, ValueError):
+        return False
 
 
 def auto_patch(longest, *, pooled=True):

@@ -318,6 +318,10 @@ class TestBadInput:
             (np.zeros((3, 2, 4, 1)), "X has 4 dimensions"),
             ([np.zeros((2, 5)), np.zeros((3, 5))], r"X\[1\] has 3 channels"),
             ([np.zeros((2, 5)), np.full((2, 4), np.nan)], r"X\[1\] contains NaN"),
+            (  # pandas' missing value: missing, as NaN is, not "not numbers"
+                [np.zeros((2, 5)), np.array([[1, __import__("pandas").NA, 3]] * 2)],
+                r"X\[1\] contains missing values \(pd.NA or None\)",
+            ),
             ([np.zeros((2, 5)), np.zeros((2, 0))], r"X\[1\] is empty"),
             ([np.zeros((2, 5)), np.zeros(5)], r"X\[1\] is of shape \(5,\)"),
             ([np.zeros(5), np.zeros(6)], "X is a list of 1-D arrays of unequal"),
