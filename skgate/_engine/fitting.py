@@ -225,7 +225,6 @@ def fit_batch(members, *, keep_on_interrupt=False):
             warmup=None if plan.incremental else recipe.warmup,
             clip_norm=recipe.clip_norm,
             decay_exempt=recipe.decay_exempt,
-            accumulate_statistics=plan.incremental,
         )
         curves = trainer.fit(
             [plan.train for _, plan in members],

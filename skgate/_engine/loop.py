@@ -302,12 +302,8 @@ class BatchedTrainer:
         warmup=None,
         clip_norm=None,
         decay_exempt=False,
-        accumulate_statistics=False,
     ):
         self.net = modules[0]
-        #: Whether a stem's batch statistics pool the training rows with
-        #: those set before (partial_fit), when held-out rows are scored.
-        self.accumulate_statistics = accumulate_statistics
         #: None, or the global gradient norm each model's step is clipped to.
         self.clip_norm = clip_norm
         #: The weights stepped without weight decay.
@@ -727,9 +723,7 @@ class BatchedTrainer:
                 weights[name].copy_(value[0])
         start, n = self.pool.offsets[m], self.pool.sizes[m]
         rows = slice(start, start + n)
-        net.set_population_statistics(
-            self.pool.X[rows], self.pool.w[rows], accumulate=self.accumulate_statistics
-        )
+        net.set_population_statistics(self.pool.X[rows], self.pool.w[rows])
         return net
 
     def modules(self, templates):
