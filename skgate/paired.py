@@ -56,6 +56,7 @@ __all__ = [
     "nemenyi_critical_difference",
     "nemenyi_p",
     "no_spread",
+    "no_spread_comparison",
     "permutation_comparison",
     "posterior_means",
     "sign_flip_bounds",
@@ -243,11 +244,15 @@ def _corrected_t(differences, test_fraction):
     Differences whose size is far from 1 (beyond 2^+-200) are computed in
     units of a power of two (:func:`_binary_exponent`; exact), so that
     their squares neither underflow nor overflow: the test is the same at
-    every scale, and ordinary differences are used exactly as given."""
+    every scale, and ordinary differences are used exactly as given. A mean
+    within 1e-12 of the largest difference is rounding of 0 (two arms with
+    equal means, their scores summed in another order), and is 0."""
     d = _check_split_differences(differences, test_fraction)
     e = _binary_exponent(d, 2.0**200)
     unit = np.ldexp(d, -e)
     mean = float(np.ldexp(unit.mean(), e))
+    if abs(mean) <= 1e-12 * float(np.abs(d).max(initial=0.0)):
+        mean = 0.0  # differences that cancel up to rounding: equal means
     scale = float(np.ldexp(_corrected_scale(unit, test_fraction), e))
     return d, mean, scale, len(d) - 1
 
@@ -322,6 +327,88 @@ def no_spread(differences):
     return bool(spread == 0 or spread / np.abs(d).max() <= 1e-9)
 
 
+def no_spread_comparison(differences, margin, *, n_repeats, n_rows=None):
+    """Split differences that are all the same (:func:`no_spread`), decided
+    by a rule that can hold: an exact sign test over the ``n_repeats``
+    repeats of the cross-validation, each repeat one replicate.
+
+    The t-tests have nothing to work with (their standard error is 0), yet
+    a difference d that is the same on every split of many repeats is
+    evidence, and the same d on the 2 splits of one repeat is none. Each
+    repeat's mean difference is d; under the null a repeat is as likely to
+    favour either arm, so r repeats that all favour one have the exact
+    one-sided p 2^-r ("p" when d > 0, "p reverse" when d < 0; the other
+    is 1). Ten repeats give 2^-10, about 0.001; one repeat gives 0.5, which
+    decides nothing at any level.
+
+    Equivalence within ``+-margin`` (|d| < margin) needs more: the same
+    score on every split of a handful of test rows (both arms wrong on
+    both rows of 2-row folds) is no evidence that the arms agree on new
+    rows. Two arms that disagree on a share ``margin`` of rows (the most
+    by which two accuracies then differ) leave all ``n_rows`` test rows of
+    a repeat in agreement with probability (1 - margin)^n_rows, so "p
+    equivalence" is the larger of that and 2^-r: 0.98^4 = 0.92 on 4 rows;
+    below 0.05 from 149 rows at margin 0.02. Without ``n_rows`` (unknown)
+    equivalence is not decided (p 1).
+
+    Returns the keys of :func:`corrected_t_comparison` (the interval
+    [d, d], which callers widen where the level needs more than 2^-r) and
+    the Bayesian sign test's probabilities over the repeats (Benavoli et
+    al., 2014; its prior pseudo-observation at 0, as baycomp's
+    ``SignTest``): beyond the margin, "probability better" (or "worse") is
+    1 - 2^-r and "probability equivalent" 2^-r; within it, "probability
+    equivalent" is 1 - "p equivalence", the rest shared evenly.
+
+    ``differences`` are finite and all the same up to rounding;
+    ``n_repeats`` is an int >= 1, ``n_rows`` an int >= 1 or None.
+
+    Examples
+    --------
+    >>> plus_one = no_spread_comparison([1.0] * 100, 0.02, n_repeats=10)
+    >>> bool(plus_one["p"] < 0.001), plus_one["p reverse"]
+    (True, 1.0)
+    >>> no_spread_comparison([0.1, 0.1], 0.02, n_repeats=1)["p"]
+    0.5
+    >>> tied = no_spread_comparison([0.0] * 20, 0.02, n_repeats=10, n_rows=4)
+    >>> bool(tied["p equivalence"] > 0.9)
+    True
+    """
+    d = finite_values(differences, "differences")
+    if not no_spread(d):
+        raise ValueError(
+            "differences must all be the same (no_spread); they range over "
+            f"[{d.min():.6g}, {d.max():.6g}]: test them with corrected_t_comparison."
+        )
+    margin = _check_margin(margin)
+    n_repeats = check_count("n_repeats", n_repeats, 1)
+    if n_rows is not None:
+        n_rows = check_count("n_rows", n_rows, 1)
+    value = float(np.median(d))
+    value = 0.0 if abs(value) <= 1e-12 * float(np.abs(d).max()) else value
+    floor = 0.5**n_repeats
+    agreement = 1.0 if n_rows is None else float(max(0.0, 1 - margin) ** n_rows)
+    p_equivalence = max(floor, agreement) if abs(value) < margin else 1.0
+    if value > margin:
+        better, equivalent, worse = 1 - floor, floor, 0.0
+    elif value < -margin:
+        better, equivalent, worse = 0.0, floor, 1 - floor
+    else:
+        better = worse = p_equivalence / 2
+        equivalent = 1 - p_equivalence
+    return {
+        "estimate": value,
+        "ci low": value,
+        "ci high": value,
+        "p": floor if value > 0 else 1.0,
+        "p reverse": floor if value < 0 else 1.0,
+        "p equivalence": p_equivalence,
+        "n": len(d),
+        "probability better": better,
+        "probability equivalent": equivalent,
+        "probability worse": worse,
+    }
+
+
 def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     """Split differences (better minus worse) tested with the corrected
     resampled t-test of Nadeau & Bengio (2003).
@@ -340,7 +427,8 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     When every difference is the same the splits show no sampling error to
     test against, which is no evidence that there is none (accuracies tie
     on small test folds): nothing is decided, every p-value is 1 and the
-    interval is unbounded (:func:`no_spread`).
+    interval is unbounded (:func:`no_spread`); :func:`no_spread_comparison`
+    decides such differences by a sign test over the repeats.
 
     Examples
     --------

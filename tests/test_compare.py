@@ -146,10 +146,15 @@ class TestCompareGates:
         both = str(Recommendation(("silu", "none"), 0.97, True, 0.02, {}))
         assert "any of silu, ungated attention (gate='none'): equivalent" in both
 
-    def test_a_difference_without_spread_decides_nothing(self):
+    @pytest.mark.parametrize("n_repeats, holds", [(2, False), (6, True)])
+    def test_a_difference_without_spread_is_decided_by_the_repeats(
+        self, n_repeats, holds
+    ):
         """Rigged to differ by exactly 1 on every split, the splits show no
-        sampling error: nothing is decided (once: "+1 [1, 1]", probability
-        1), and the verdict says why."""
+        sampling error; the zero-spread rule decides by a sign test over the
+        repeats: 2 repeats (p 1/4) decide nothing, 6 (p 1/64, 1/32 after
+        Holm over 2 tests) hold. Once both said "no sampling error to decide
+        on", the 10 x 10 default included (issue 74, item 2)."""
         X, y = make_linear_task(100, random_state=0)
 
         def rigged(estimator, X, y):
@@ -157,19 +162,34 @@ class TestCompareGates:
 
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), scoring=rigged, max_epochs=1,
-            d_model=8, cv=3, n_repeats=2, random_state=0,
+            d_model=8, cv=2, n_repeats=n_repeats, random_state=0,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
-        assert score["outcome"] == "inconclusive" and score["note"] == "no spread"
-        assert (score["ci low"], score["ci high"]) == (-np.inf, np.inf)
-        assert (
-            "multiplicative vs none inconclusive (+1 on every split: the splits "
-            in (result.verdict_)
-        )
-        assert not result.recommendation_.decided
-        assert "Recommendation: no arm: the data do not settle it (multiplicative " in (
-            result.verdict_
-        )
+        assert score["note"] == "no spread"
+        assert score["p"] == pytest.approx(0.5**n_repeats)
+        if holds:
+            assert score["outcome"] == "holds"
+            assert (score["ci low"], score["ci high"]) == (1.0, 1.0)
+            assert score["probability better"] == pytest.approx(1 - 0.5**6)
+            assert "multiplicative beats none by +1 on every split (a sign test" in (
+                result.verdict_
+            )
+            assert result.recommendation_.arms == ("multiplicative",)
+            assert result.recommendation_.decided
+            assert result.recommendation_.why_undecided == ""
+        else:
+            assert score["outcome"] == "inconclusive"
+            assert (score["ci low"], score["ci high"]) == (-np.inf, np.inf)
+            assert "multiplicative vs none inconclusive (+1 on every split: too " in (
+                result.verdict_
+            )
+            assert not result.recommendation_.decided
+            assert result.recommendation_.probability == pytest.approx(0.75)
+            assert result.verdict_.endswith(
+                "multiplicative minus none is +1 on every split (100 test rows a "
+                "repeat): over 2 repeats that is p = 0.25 at best (the zero-spread "
+                "rule)."
+            )
 
     def test_identical_arms_are_equivalent(self):
         """A user's pointwise identity gate is ungated attention under
@@ -182,16 +202,19 @@ class TestCompareGates:
             "identity", form="pointwise", activation=lambda z: z,
             derivative=torch.ones_like, second_derivative=torch.zeros_like,
         )  # fmt: skip
-        X, y = make_linear_task(100, random_state=0)
+        # 6 repeats of 200 rows: enough for the zero-spread rule to call the
+        # tie equivalence (2^-6 and 0.98^200, each below 0.05 / 2).
+        X, y = make_linear_task(200, random_state=0)
         result = compare_gates(
-            X, y, gates=("identity", "none"), cv=5, n_repeats=2, random_state=0,
+            X, y, gates=("identity", "none"), cv=2, n_repeats=6, random_state=0,
             **FAST,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
         assert score["mean difference"] == 0 and score["outcome"] == "no effect"
         assert score["note"] == "alike"
         assert (
-            "identity and none are equivalent (the same predictions on every test row)"
+            "identity and none are equivalent within +-0.02 (the same predictions on "
+            "every test row, over enough repeats and test rows)"
         ) in result.verdict_
         assert result.recommendation_.arms == ("identity", "none")
         assert (
@@ -602,10 +625,11 @@ class TestCompareGates:
         assert tests.loc["score", "outcome"] == "no effect"
 
     @pytest.mark.parametrize("alike", [False, True])
-    def test_gate_tests_tied_scores_are_equivalent_only_when_alike(self, alike):
-        """Two splits of tied accuracies (the issue's mirror case: "equivalent
+    def test_gate_tests_tied_scores_of_one_repeat_decide_nothing(self, alike):
+        """Two splits of tied accuracies (the mirror case: "equivalent
         within 0.02, +0 [0, 0]" from 2 splits of 10 rows) decide nothing,
-        unless the two arms predicted every test row alike (digests)."""
+        whether or not the two arms predicted every test row alike: one
+        repeat is p 1/2 at best, and 10 test rows are 0.98^10 = 0.82."""
         rows = [
             {"arm": arm, "repeat": 0, "fold": f, "n_train": 5, "n_test": 5,
              "score": 0.6, "curvature": 1.0 + f + (arm == "a"),
@@ -613,15 +637,66 @@ class TestCompareGates:
             for arm in ("a", "b") for f in range(2)
         ]  # fmt: skip
         score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
-        if alike:
-            assert (score["outcome"], score["note"]) == ("no effect", "alike")
-            assert score["probability equivalent"] == 1.0
-        else:
-            assert (score["outcome"], score["note"]) == ("inconclusive", "no spread")
-            assert np.isnan(score["probability equivalent"])
-        table = pd.DataFrame(rows).drop(columns="predictions")
-        score = gate_tests(table).set_index("measure").loc["score"]
-        assert score["outcome"] == "inconclusive"  # no digests: not known alike
+        assert score["outcome"] == "inconclusive"
+        assert score["note"] == ("alike" if alike else "no spread")
+        assert score["p equivalence"] == pytest.approx(0.98**10)
+        assert score["probability equivalent"] == pytest.approx(1 - 0.98**10)
+
+    def test_many_repeats_of_few_tied_rows_are_not_equivalence(self):
+        """Every arm 0.0 on both 2-row folds of 4 rows, 10 repeats, the same
+        predictions: once "equivalent within 0.02 (probability > 0.99)",
+        interval [0, 0] (issue 74, item 3). Arms that disagreed on 2 % of
+        rows would leave all 4 in agreement with probability 0.98^4."""
+        from skgate.compare.pairs import recommend
+
+        rows = [
+            {"arm": arm, "repeat": r, "fold": f, "n_train": 2, "n_test": 2,
+             "score": 0.0, "curvature": 1.0 + f + r + (arm == "a"),
+             "predictions": f"{r}{f}"}
+            for arm in ("a", "b", "c") for r in range(10) for f in range(2)
+        ]  # fmt: skip
+        tests = gate_tests(pd.DataFrame(rows))
+        score = tests[tests["measure"] == "score"]
+        assert (score["outcome"] == "inconclusive").all()
+        assert np.allclose(score["p equivalence"], 0.98**4)
+        advice = recommend(pd.DataFrame(rows), 0.02, 0.5, 0)
+        assert not advice.decided and set(advice.arms) == {"a", "b", "c"}
+        assert advice.probability == pytest.approx(1 - 0.98**4)
+        assert "over 10 repeats that is p = 0.92 at best" in str(advice)
+
+    def test_many_repeats_of_many_tied_rows_are_equivalence(self):
+        """The same tie on 210 test rows a repeat over 10 repeats: 0.98^210
+        = 0.014 and 2^-10, each below 0.05 after Holm over 2 tests, so the
+        arms are equivalent."""
+        from skgate.compare.pairs import recommend
+
+        rows = [
+            {"arm": arm, "repeat": r, "fold": f, "n_train": 140, "n_test": 70,
+             "score": 0.7, "curvature": 1.0 + f + r, "predictions": f"{r}{f}"}
+            for arm in ("a", "b") for r in range(10) for f in range(3)
+        ]  # fmt: skip
+        score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
+        assert (score["outcome"], score["note"]) == ("no effect", "alike")
+        assert score["p equivalence"] == pytest.approx(0.98**210)
+        assert (score["ci low"], score["ci high"]) == (0.0, 0.0)
+        advice = recommend(pd.DataFrame(rows), 0.02, 1 / 3, 0)
+        assert advice.decided and set(advice.arms) == {"a", "b"}
+
+    def test_a_hundred_splits_of_plus_one_hold(self):
+        """A scorer that gives one arm +1 on each of 10 x 10 splits: the sign
+        test over 10 repeats gives 2^-10 (issue 74, item 2)."""
+        from skgate.compare.pairs import recommend
+
+        rows = [
+            {"arm": arm, "repeat": r, "fold": f, "n_train": 90, "n_test": 10,
+             "score": float(arm == "a"), "curvature": 1.0 + f + r}
+            for arm in ("a", "b") for r in range(10) for f in range(10)
+        ]  # fmt: skip
+        score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
+        assert (score["outcome"], score["note"]) == ("holds", "no spread")
+        assert score["p"] == pytest.approx(2.0**-10)
+        advice = recommend(pd.DataFrame(rows), 0.02, 0.1, 0)
+        assert advice.arms == ("a",) and advice.decided
 
     def test_intervals_of_accuracy_are_cut_to_its_range(self):
         """On 4 rows and 2 folds an accuracy difference's interval was
@@ -753,17 +828,18 @@ class TestCompareGates:
         comes first among arms equivalent in score."""
         from skgate.compare.pairs import recommend
 
-        rows = [
-            {"arm": arm, "repeat": 0, "fold": f, "n_train": 90, "n_test": 10,
-             "score": 0.5 + 0.01 * f, "curvature": curvature + 0.01 * f * slope,
+        rows = [  # 10 repeats of 2 folds of 100 rows: enough for a tie
+            {"arm": arm, "repeat": f // 2, "fold": f % 2, "n_train": 100,
+             "n_test": 100, "score": 0.5 + 0.01 * f,
+             "curvature": curvature + 0.01 * f * slope,
              "predictions": f"{f}"}  # the same predictions: tied scores
             for arm, curvature, slope in (("flat", 0.0, 0), ("K<0", -2.0, 1))
-            for f in range(10)
+            for f in range(20)
         ]  # fmt: skip
         scores = pd.DataFrame(rows)
         tests = gate_tests(scores).set_index("measure")
         curvature = tests.loc["curvature"]
-        assert curvature["mean difference"] == pytest.approx(-(2 - 0.045))
+        assert curvature["mean difference"] == pytest.approx(-(2 - 0.095))
         assert curvature["outcome"] == "reversed"
         assert (curvature["better"], curvature["worse"]) == ("flat", "K<0")
         recommendation = recommend(scores, 0.02, 0.1, 0)
@@ -808,9 +884,9 @@ class TestCompareGates:
         assert (score["comparison"], score["better"], score["worse"]) == (
             "id > x > none", "id > x", "none"
         )  # fmt: skip
-        assert (
-            "id > x and none are equivalent (the same predictions on every test row)"
-            in result.verdict_
+        assert (  # 2 repeats of 40 rows: too few to call a tie equivalence
+            "id > x vs none inconclusive (the same predictions on every test row: "
+            "too few repeats" in result.verdict_
         )
 
     def test_messages_describe_a_list_of_splits_not_its_arrays(self):
@@ -1257,7 +1333,8 @@ def test_one_more_right_row_on_every_split_decides_nothing():
     ]  # fmt: skip
     score = gate_tests(pd.DataFrame(rows)).set_index("measure").loc["score"]
     assert (score["outcome"], score["note"]) == ("inconclusive", "no spread")
-    assert score["p holm"] == 1.0 and np.isnan(score["probability better"])
+    assert score["p"] == 0.25  # 2 repeats: 2^-2 at best
+    assert score["probability better"] == pytest.approx(0.75)
 
 
 @pytest.mark.parametrize("scoring", [None, "accuracy", "balanced_accuracy"])
@@ -1313,3 +1390,33 @@ def _skgate_main(argv):
 
     args, parser = parse(argv)
     return run_command(args, parser)
+
+
+@pytest.mark.parametrize("order", ["ab", "ba"])
+def test_exactly_tied_arms_are_named_together_whatever_the_draws(order):
+    """Arm b's scores are arm a's in another order: equal means, whose
+    difference summed to 1.7e-17, and the recommendation once named one
+    arm "the likeliest" from Monte Carlo shares 0.592 against 0.596 (issue
+    74, item 6). The mean difference is 0, printed "+0", and the two are
+    tied on every seed and in either order."""
+    from skgate.compare.pairs import recommend
+    from skgate.compare.result import comparison_verdict
+
+    a = np.array([0.1, 0.2, 0.7, 0.3, 0.6, 0.35, 0.15, 0.9, 0.45, 0.55])
+    assert np.mean(a - np.roll(a, 2)) != 0  # the rounding this is about
+    scores = {"a": a, "b": np.roll(a, 2)}
+    rows = pd.DataFrame(
+        {"arm": arm, "repeat": i // 5, "fold": i % 5, "n_train": 80, "n_test": 20,
+         "score": scores[arm][i], "curvature": 1.0 + 0.1 * i + 0.01 * (arm == "a")}
+        for arm in order for i in range(10)
+    )  # fmt: skip
+    tests = gate_tests(rows)
+    score = tests[tests["measure"] == "score"].iloc[0]
+    assert score["mean difference"] == 0.0
+    assert score["probability better"] == score["probability worse"]
+    for seed in range(8):
+        advice = recommend(rows, 0.02, 0.2, seed)
+        assert set(advice.arms) == {"a", "b"} and not advice.decided
+        assert advice.arms[0] == "b"  # the less curved first, by name never
+    verdict = comparison_verdict(tests, advice, "accuracy", "mean curvature")
+    assert "inconclusive (+0 [" in verdict

@@ -106,6 +106,47 @@ def test_differences_equal_up_to_rounding_have_no_spread_either():
     assert not paired.no_spread(d + np.arange(10) * 1e-6)
 
 
+@pytest.mark.parametrize("repeats", [1, 2, 5, 10])
+@pytest.mark.parametrize("value", [1.0, -0.25, 0.3])
+def test_the_zero_spread_rule_is_a_sign_test_over_the_repeats(repeats, value):
+    """r repeats that all favour one arm: exactly 2^-r one way, 1 the other;
+    the Bayesian sign test's probability of the direction is 1 - 2^-r."""
+    result = paired.no_spread_comparison([value] * (3 * repeats), 0.02,
+                                         n_repeats=repeats)  # fmt: skip
+    toward, away = ("p", "p reverse") if value > 0 else ("p reverse", "p")
+    assert (result[toward], result[away]) == (0.5**repeats, 1.0)
+    side = "probability better" if value > 0 else "probability worse"
+    assert result[side] == pytest.approx(1 - 0.5**repeats)
+    assert result["p equivalence"] == 1.0  # beyond the margin
+    total = sum(result[f"probability {k}"] for k in ("better", "equivalent", "worse"))
+    assert total == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("rows", [4, 10, 148, 149, 1000])
+def test_a_tie_is_equivalence_only_over_enough_rows_and_repeats(rows):
+    """(1 - margin)^rows: the chance that arms disagreeing on a share
+    margin of rows agree on all of them; below 0.05 from 149 rows at 0.02."""
+    for repeats in (1, 10):
+        result = paired.no_spread_comparison([0.0] * 20, 0.02, n_repeats=repeats,
+                                             n_rows=rows)  # fmt: skip
+        expected = max(0.5**repeats, 0.98**rows)
+        assert result["p equivalence"] == pytest.approx(expected)
+        assert (result["p"], result["p reverse"]) == (1.0, 1.0)
+        decided = repeats == 10 and rows >= 149
+        assert (result["p equivalence"] < 0.05) == decided
+    unknown = paired.no_spread_comparison([0.0] * 20, 0.02, n_repeats=10)
+    assert unknown["p equivalence"] == 1.0  # rows unknown: never equivalence
+
+
+def test_the_zero_spread_rule_refuses_spread_and_bad_counts():
+    with pytest.raises(ValueError, match="must all be the same"):
+        paired.no_spread_comparison([0.1, 0.2], 0.02, n_repeats=2)
+    with pytest.raises(ValueError, match="n_repeats"):
+        paired.no_spread_comparison([0.1, 0.1], 0.02, n_repeats=0)
+    with pytest.raises((TypeError, ValueError), match="n_rows"):
+        paired.no_spread_comparison([0.1, 0.1], 0.02, n_repeats=1, n_rows=2.5)
+
+
 def test_joint_posterior_agrees_with_each_pair():
     """A contrast of the joint draws has the pairwise posterior."""
     rng = np.random.default_rng(3)

@@ -99,36 +99,41 @@ UNINFORMATIVE = "uninformative"
 
 
 def _pair_test(d, values, better, worse, measure, margin, test, test_fraction,
-               alike=False):  # fmt: skip
+               alike=False, n_repeats=1, n_rows=None):  # fmt: skip
     """One row of the tests table: ``d``, ``better`` minus ``worse`` over
     the splits, in ``measure`` (its margin: ``margin`` for the score, a
     share of the two arms' mean for curvature). Equal differences on every
-    split (:func:`skgate.paired.no_spread`) decide nothing ("note": "no
-    spread"), unless the two arms are ``alike``: the same predictions on
-    every test row (for the score) or both exactly flat (for curvature),
-    which makes them equivalent for that reason ("note": "alike")."""
+    split (:func:`skgate.paired.no_spread`) are decided by a sign test over
+    the ``n_repeats`` repeats, equivalence besides by the ``n_rows`` test
+    rows of a repeat (:func:`skgate.paired.no_spread_comparison`; "note":
+    "no spread", or "alike" where the two arms made the same predictions
+    on every test row). Two arms both exactly flat on every split are
+    equivalent in curvature by construction ("note": "alike")."""
     if measure == "curvature":
         pair = values[[better, worse]].to_numpy()
-        alike = bool(np.all(pair == 0))  # both flat on every split
+        flat = bool(np.all(pair == 0))  # both flat on every split
         margin = max(CURVATURE_MARGIN_SHARE * abs(float(np.mean(pair))), 1e-12)
     note = ""
-    if paired.no_spread(d) and alike:
+    if measure == "curvature" and flat:
         note = ALIKE
-        mean = float(np.mean(d))
-        result = {"estimate": mean, "ci low": mean, "ci high": mean, "p": 1.0,
-                  "p reverse": 1.0, "p equivalence": 0.0, "n": len(d)}  # fmt: skip
-        bayes = {"probability better": 0.0, "probability equivalent": 1.0,
-                 "probability worse": 0.0}  # fmt: skip
+        result = {"estimate": 0.0, "ci low": 0.0, "ci high": 0.0, "p": 1.0,
+                  "p reverse": 1.0, "p equivalence": 0.0, "n": len(d),
+                  "probability better": 0.0, "probability equivalent": 1.0,
+                  "probability worse": 0.0}  # fmt: skip
+    elif paired.no_spread(d):
+        note = ALIKE if alike and measure == "score" else NO_SPREAD
+        result = paired.no_spread_comparison(
+            d, margin, n_repeats=n_repeats,
+            n_rows=n_rows if measure == "score" else None,
+        )  # fmt: skip
     else:
-        if paired.no_spread(d):
-            note = NO_SPREAD
-        if test == "corrected-t" or note:
+        if test == "corrected-t":
             result = paired.corrected_t_comparison(
                 d, margin, test_fraction=test_fraction
             )
         else:
             result = paired.permutation_comparison(d, margin)
-        bayes = paired.correlated_bayes(d, margin, test_fraction=test_fraction)
+        result.update(paired.correlated_bayes(d, margin, test_fraction=test_fraction))
     return {
         "comparison": f"{better} > {worse}",
         # The arms by name: a gate's own name may hold " > ".
@@ -137,7 +142,6 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction,
         "measure": measure,
         "mean difference": result.pop("estimate"),
         **result,
-        **bayes,
         "margin": margin,
         "kind": "superiority",
         "note": note,
@@ -242,33 +246,59 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         for better, worse, measure in pairs
     ]
     alike = _alike(scores, arms)
+    repeats, rows = _repeats_and_rows(scores, table)
     rows = [
         _pair_test(d, table[measure], better, worse, measure, margin, test,
-                   test_fraction, alike.get((better, worse), False))
+                   test_fraction, alike.get((better, worse), False), repeats, rows)
         for d, (better, worse, measure) in zip(differences, pairs, strict=True)
     ]  # fmt: skip
     tests = paired.family_outcomes(pd.DataFrame(rows))
-    return _holm_bounds(tests, differences, test, test_fraction)
+    return _holm_bounds(tests, differences, test, test_fraction, repeats)
 
 
-def _holm_bounds(tests, differences, test, test_fraction):
+def _repeats_and_rows(scores, table):
+    """The number of repeats among the splits, and the test rows of the
+    smallest repeat (its folds' "n_test" summed, one arm's; None without
+    that column or where it is not whole numbers): what the zero-spread
+    rule (:func:`skgate.paired.no_spread_comparison`) counts."""
+    repeats = table.index.get_level_values("repeat").nunique()
+    if "n_test" not in scores.columns:
+        return repeats, None
+    n_test = pd.to_numeric(scores["n_test"], errors="coerce")
+    first = scores["arm"] == scores["arm"].iloc[0]
+    whole = n_test[first]
+    if whole.isna().any() or (whole < 1).any() or (whole % 1 != 0).any():
+        return repeats, None
+    per_repeat = whole.groupby(scores.loc[first, "repeat"]).sum()
+    return repeats, int(per_repeat.min())
+
+
+def _holm_bounds(tests, differences, test, test_fraction, n_repeats):
     """Each difference's interval with its bounds at Holm's step levels
     (:func:`skgate.paired.holm_levels`): the lower bound from the family
     of "p", the upper from that of "p reverse". A bound excludes 0 exactly
     when its test holds (is reversed) after Holm, so the verdict's words
-    cannot contradict its intervals (both tests' bounds invert the test)."""
+    cannot contradict its intervals (both tests' bounds invert the test).
+    A difference without spread is bounded by its sign test: d itself
+    where the level is at least 2^-repeats, else nothing bounds it."""
     tests["ci low level"] = 1 - paired.holm_levels(tests["p"])
     tests["ci high level"] = 1 - paired.holm_levels(tests["p reverse"])
+    floor = 0.5**n_repeats
     for i, d in enumerate(differences):
-        if tests.at[i, "note"] == ALIKE:  # the same predictions: that point
-            continue
-        if tests.at[i, "note"] == NO_SPREAD:  # nothing bounds the mean
-            tests.loc[i, ["ci low", "ci high"]] = (-np.inf, np.inf)
-            continue
         levels = {
             "alpha_low": 1 - tests.at[i, "ci low level"],
             "alpha_high": 1 - tests.at[i, "ci high level"],
         }
+        if tests.at[i, "note"] in (ALIKE, NO_SPREAD):
+            value = tests.at[i, "mean difference"]
+            if tests.at[i, "measure"] == "curvature" and tests.at[i, "note"] == ALIKE:
+                continue  # both flat on every split: exactly that point
+            low = value if floor <= levels["alpha_low"] else -np.inf
+            high = value if floor <= levels["alpha_high"] else np.inf
+            if tests.at[i, "outcome"] == paired.NO_EFFECT:
+                low = high = value  # the equivalence holds at the point d
+            tests.loc[i, ["ci low", "ci high"]] = (low, high)
+            continue
         if test == "corrected-t":
             bounds = paired.corrected_t_bounds(d, test_fraction=test_fraction, **levels)
         else:
@@ -288,54 +318,95 @@ def named_tests(scores, test, margin, names, bounds=None):
     return tests if bounds is None else clip_score_intervals(tests, *bounds)
 
 
+#: The posterior draws behind the recommendation's probabilities.
+N_DRAWS = 20_000
+
+
 def recommend(scores, margin, test_fraction, random_state):
     """The arm(s) to use: each arm's posterior probability of being the
     best or within ``margin`` of it (joint correlated posterior); one arm
     when it alone reaches DECISION_PROBABILITY, the set when several do and
     jointly reach it (least curved first), else the likeliest arm, with the
-    arms tied with it (least curved first; undecided)."""
+    arms tied with it (least curved first; undecided).
+
+    Two arms whose score difference is the same on every split have a
+    posterior of zero width, which would be certainty from ties: every
+    probability is capped at 1 minus the zero-spread rule's p for that
+    pair (:func:`skgate.paired.no_spread_comparison`: 2^-repeats for a
+    difference beyond the margin, the equivalence p within it), and the
+    recommendation says why when the cap leaves it undecided. Arms whose
+    probabilities differ by less than the draws' Monte Carlo error, or
+    whose mean scores are equal, are tied: named together, never one
+    picked by a draw's noise or by the order the gates were given in."""
     arms, table = _paired_table(scores)
-    alike = _alike(scores, arms)
-    unspread = [
-        (a, b)
-        for a, b in combinations(arms, 2)
-        if paired.no_spread(table["score"][a] - table["score"][b])
-        and not alike.get((a, b), False)
-    ]
-    if unspread:
-        a, b = unspread[0]
-        d = float((table["score"][a] - table["score"][b]).iloc[0])
-        probabilities = dict.fromkeys(arms, float("nan"))
-        why = (
-            f"{a} minus {b} is {d:+.3g} on every split, which shows no sampling "
-            "error to decide on (ties on small test folds)"
-        )
-        return Recommendation(tuple(arms), float("nan"), False, margin,
-                              probabilities, why)  # fmt: skip
+    repeats, rows = _repeats_and_rows(scores, table)
+    cap, why = _zero_spread_cap(table["score"], arms, margin, repeats, rows)
     # Drawn with the arms in one order (by name), so that the Monte Carlo
     # probabilities do not depend on the order gates= gave them in.
     named = sorted(arms)
     draws = paired.posterior_means(
         table["score"][named].to_numpy(),
         test_fraction=test_fraction,
+        n_samples=N_DRAWS,
         random_state=0 if random_state is None else random_state,
     )[:, [named.index(a) for a in arms]]
     close = draws >= draws.max(axis=1, keepdims=True) - margin
-    probabilities = dict(zip(arms, close.mean(axis=0).tolist(), strict=True))
+    probabilities = {
+        a: min(cap, p) for a, p in zip(arms, close.mean(axis=0).tolist(), strict=True)
+    }
+    curvature = table["curvature"].mean()
     likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
     if len(likely) > 1:
         members = [arms.index(a) for a in likely]
-        together = float(close[:, members].all(axis=1).mean())
+        together = min(cap, float(close[:, members].all(axis=1).mean()))
         if together >= DECISION_PROBABILITY:
-            curvature = table["curvature"][likely].mean()
             order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
             return Recommendation(order, together, True, margin, probabilities)
-    # The likeliest arm; arms tied with it (the same predictions give the
-    # same draws) are named with it, the least curved first, never picked
-    # by the order the gates were given in.
-    top = max(probabilities.values())
-    tied = [a for a in arms if probabilities[a] >= top - 1e-12]
-    curvature = table["curvature"][tied].mean()
+    tied = _tied_with_top(table["score"], arms, probabilities)
     order = tuple(sorted(tied, key=lambda a: (curvature[a], arms.index(a))))
+    top = max(probabilities[a] for a in tied)
     decided = len(order) == 1 and top >= DECISION_PROBABILITY
-    return Recommendation(order, top, decided, margin, probabilities)
+    binds = not decided and cap < DECISION_PROBABILITY
+    return Recommendation(order, top, decided, margin, probabilities, why * binds)
+
+
+def _tied_with_top(scores, arms, probabilities):
+    """The likeliest arm and the arms tied with it: their probabilities
+    within three Monte Carlo standard errors of a difference of two shares
+    of N_DRAWS draws, or their mean scores equal up to rounding."""
+    top_arm = max(arms, key=lambda a: (probabilities[a], -arms.index(a)))
+    top = probabilities[top_arm]
+    error = 3 * np.sqrt(2 * max(top * (1 - top), 0.25 / N_DRAWS) / N_DRAWS)
+    means = scores[arms].mean()
+    same_mean = np.isclose(means, means[top_arm], rtol=1e-12, atol=1e-15)
+    return [
+        a for i, a in enumerate(arms)
+        if probabilities[a] >= top - error - 1e-12 or same_mean[i]
+    ]  # fmt: skip
+
+
+def _zero_spread_cap(scores, arms, margin, repeats, rows):
+    """1 minus the largest zero-spread p among the pairs of arms whose
+    score difference is the same on every split, and why it binds (the
+    pair with that p), or (1, "") when every pair shows spread."""
+    worst, why = 0.0, ""
+    for a, b in combinations(sorted(arms), 2):  # not in the order gates= gave
+        d = (scores[a] - scores[b]).to_numpy()
+        if not paired.no_spread(d):
+            continue
+        test = paired.no_spread_comparison(d, margin, n_repeats=repeats, n_rows=rows)
+        value = test["estimate"]
+        p = (
+            test["p equivalence"]
+            if abs(value) < margin
+            else min(test["p"], test["p reverse"])
+        )
+        if p > worst:
+            worst = p
+            where = f" ({rows} test rows a repeat)" if rows else ""
+            why = (
+                f"{a} minus {b} is {value:+.3g} on every split{where}: over "
+                f"{repeats} repeat{'s' if repeats > 1 else ''} that is p = {p:.2g} "
+                "at best (the zero-spread rule)"
+            )
+    return 1.0 - worst, why

@@ -35,10 +35,11 @@ class Recommendation:
     probabilities : dict
         Every arm's probability of being the best or within the margin of it.
     why_undecided : str
-        Why no arm is recommended at all, or "": the splits show no
-        sampling error between two arms whose predictions differ (their
-        score difference is the same on every split), so no posterior is
-        drawn and ``probability`` is NaN.
+        Why the zero-spread rule keeps the recommendation undecided, or "":
+        two arms' score difference is the same on every split, and too few
+        repeats (or test rows, for a tie) stand behind it
+        (:func:`skgate.paired.no_spread_comparison`); every probability is
+        capped at 1 minus that rule's p.
     """
 
     arms: tuple
@@ -49,8 +50,10 @@ class Recommendation:
     why_undecided: str = ""
 
     def __str__(self):
-        if self.why_undecided:
-            return f"no arm: the data do not settle it ({self.why_undecided})"
+        text = self._words()
+        return f"{text}; {self.why_undecided}" if self.why_undecided else text
+
+    def _words(self):
         p, m = probability_text(self.probability), f"{self.margin:g}"
         first = arm_words(self.arms[0])
         if len(self.arms) > 1 and not self.decided:
@@ -188,18 +191,10 @@ def _phrase(row, words):
     beats, alike = words
     outcome = row["outcome"]
     note = row.get("note", "")
-    if note == "no spread":
-        return (
-            f"{better} vs {worse} inconclusive ({row['mean difference']:+.3g} on "
-            "every split: the splits show no sampling error to decide on)"
-        )
-    if note == "alike":
-        why = (
-            "both flat on every split"
-            if row["measure"] == "curvature"
-            else "the same predictions on every test row"
-        )
-        return f"{better} and {worse} {alike} ({why})"
+    if note == "alike" and row["measure"] == "curvature":
+        return f"{better} and {worse} {alike} (both flat on every split)"
+    if note in ("alike", "no spread"):
+        return _zero_spread_phrase(row, words)
     if outcome == paired.HOLDS:
         small = row["ci high"] < row["margin"]
         return f"{better} {beats} {worse} by {_interval(row)}" + (
@@ -216,6 +211,35 @@ def _phrase(row, words):
             f"({_interval(row)})"
         )
     return f"{better} vs {worse} inconclusive ({_interval(row)})"
+
+
+def _zero_spread_phrase(row, words):
+    """A pair whose difference is the same on every split, in words: what
+    the zero-spread rule (a sign test over the repeats; equivalence also
+    needs enough test rows) made of it."""
+    better, worse = row["better"], row["worse"]
+    beats, alike = words
+    d = _shown_difference(row["mean difference"], 1.0, 1.0)
+    same = (
+        "the same predictions on every test row"
+        if row["note"] == "alike"
+        else f"{d:+.3g} on every split"
+    )
+    rule = "a sign test over the repeats"
+    if row["outcome"] == paired.HOLDS:
+        return f"{better} {beats} {worse} by {d:+.3g} on every split ({rule})"
+    if row["outcome"] == paired.REVERSED:
+        return f"{worse} {beats} {better} by {-d:+.3g} on every split ({rule})"
+    if row["outcome"] == paired.NO_EFFECT:
+        return (
+            f"{better} and {worse} {alike} within +-{row['margin']:.3g} ({same}, "
+            "over enough repeats and test rows)"
+        )
+    if row["measure"] == "curvature":
+        why = "too few repeats to decide on" if d else "a tie is no equivalence"
+    else:
+        why = "too few repeats, or test rows for a tie, to decide on"
+    return f"{better} vs {worse} inconclusive ({same}: {why}; see the zero-spread rule)"
 
 
 def comparison_verdict(tests, recommendation, score_name, curvature_name):
