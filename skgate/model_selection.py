@@ -527,6 +527,22 @@ class _LeastCurvatureRefit:
         # Among the least curved, the highest score; then the first candidate.
         return int(np.flatnonzero(tied)[np.argmax(score[tied])])
 
+    # scikit-learn's search looks its refit up among the scorers by name
+    # (``search.score`` reads ``scorer_[refit]``), which raised KeyError for
+    # any callable refit with several metrics. The rule stands for its score
+    # metric there: equal to, and hashed as, that metric's name.
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == self.score
+        if isinstance(other, _LeastCurvatureRefit):
+            return (self.score, self.curvature, self.n_std) == (
+                other.score, other.curvature, other.n_std
+            )  # fmt: skip
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.score)
+
     def __repr__(self):
         return (
             f"least_curvature_refit(score={self.score!r}, "
@@ -584,7 +600,13 @@ def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
     Returns
     -------
     refit : callable ``refit(cv_results) -> int``
-        Picklable, so a fitted search can be saved.
+        Picklable, so a fitted search can be saved. Where scikit-learn looks
+        the refit up among the scorers by name, it stands for ``score``:
+        ``search.score(X, y)`` is the refitted model's ``score`` metric (a
+        plain callable refit with several metrics raises KeyError there).
+        scikit-learn sets ``best_score_`` only for a refit that names a
+        metric; the chosen candidate's mean score is
+        ``search.cv_results_[f"mean_test_{score}"][search.best_index_]``.
 
     Examples
     --------
@@ -599,5 +621,7 @@ def least_curvature_refit(score="accuracy", curvature="curvature", n_std=1.0):
     ...     refit=least_curvature_refit())
     >>> search.fit(X, y).best_params_
     {'alpha': 0.0}
+    >>> bool(search.score(X, y) > 0.8)  # the refitted model's accuracy
+    True
     """
     return _LeastCurvatureRefit(score, curvature, n_std)

@@ -628,6 +628,29 @@ class TestInterruptsAndPersistence:
         assert clf.predict_proba(moons[0]).shape == (300, 2)
         assert np.isfinite(clf.curvature(moons[0][:10])).all()
 
+    def test_a_search_with_the_refit_rule_scores_in_the_rules_metric(
+        self, moons, fast
+    ):
+        """``search.score`` raised KeyError: least_curvature_refit(...) with
+        several metrics (issue 74, item 9): it is the rule's score metric."""
+        from sklearn.metrics import balanced_accuracy_score
+
+        from skgate import curvature_score, least_curvature_refit
+
+        X, y = moons[0][:120], moons[1][:120]
+        search = GridSearchCV(
+            GatedAttentionClassifier(**fast),
+            {"alpha": [0.0, 1.0]},
+            cv=2,
+            scoring={"bal": "balanced_accuracy", "curv": curvature_score},
+            refit=least_curvature_refit(score="bal", curvature="curv"),
+        ).fit(X, y)
+        expected = balanced_accuracy_score(y, search.predict(X))
+        assert search.score(X, y) == pytest.approx(expected)
+        rule = least_curvature_refit(score="bal", curvature="curv")
+        assert rule == search.refit and rule != least_curvature_refit()
+        assert {"bal": 1}[rule] == 1 and rule != "accuracy"
+
     @pytest.mark.slow
     def test_fitted_search_with_the_refit_rule_loads_in_another_process(
         self, moons, tmp_path, fast
