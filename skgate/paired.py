@@ -15,8 +15,8 @@ implementation:
 - an equivalence test within a margin, Holm's correction over a family, and
   the outcome of each test (holds, reversed, no effect, inconclusive);
 - across datasets (each one independent replicate): average ranks,
-  Friedman's and Nemenyi's tests (Demsar, 2006) and the Bayesian signed-rank
-  test (Benavoli et al., 2017).
+  Friedman's test (exact where the datasets are few) and Nemenyi's
+  (Demsar, 2006), and the Bayesian signed-rank test (Benavoli et al., 2017).
 """
 
 from numbers import Real

@@ -2,9 +2,11 @@
 resampled t-test, the Bayesian correlated t-test and its joint posterior."""
 
 import baycomp
+import hypothesis
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import strategies as st
 from scipy import stats
 
 from skgate import paired
@@ -809,7 +811,7 @@ def test_friedman_on_datasets_that_rank_alike_gives_the_exact_p(n, k):
     import math
 
     result = paired.friedman_test([list(range(k, 0, -1))] * n)
-    assert result["F"] == np.inf
+    assert result["F"] == np.inf and result["method"] == "exact"
     rankings = list(itertools.permutations(range(k)))
     top = 0
     for chosen in itertools.product(rankings, repeat=n):
@@ -817,3 +819,149 @@ def test_friedman_on_datasets_that_rank_alike_gives_the_exact_p(n, k):
             top += 1
     assert result["p"] == pytest.approx(top / len(rankings) ** n, rel=1e-12)
     assert result["p"] == pytest.approx(math.factorial(k) ** (1 - n), rel=1e-12)
+
+
+def _enumerated_friedman_p(table):
+    """Friedman's p by brute force: every one of the (k!)^N orders of the
+    table's ranks (midranks for ties), the share whose sum of squared rank
+    sums reaches the observed one (within 1e-9: the sums are floats)."""
+    import itertools
+
+    ranks = stats.rankdata(-np.asarray(table, dtype=float), axis=1)
+    k = ranks.shape[1]
+    orders = np.array(list(itertools.permutations(range(k))))
+    sums = np.zeros((1, k))
+    for row in ranks:
+        sums = (sums[:, None, :] + row[orders][None, :, :]).reshape(-1, k)
+    observed = np.sum(ranks.sum(axis=0) ** 2)
+    return float(np.mean(np.sum(sums**2, axis=1) >= observed - 1e-9))
+
+
+def test_friedman_p_of_two_datasets_is_the_exact_one():
+    """Issue 74, item 5: F_F's p was 0.034, below even the unanimous table's
+    1/24; of the 24^2 orders of the two datasets' ranks, 48 reach the
+    observed statistic."""
+    result = paired.friedman_test([[4, 3, 2, 1], [4, 3, 2, 2]])
+    assert result["method"] == "exact"
+    assert result["p"] == pytest.approx(1 / 12, rel=1e-12)
+    assert result["p F"] == pytest.approx(0.0341, abs=5e-5)
+    enumerated = _enumerated_friedman_p([[4, 3, 2, 1], [4, 3, 2, 2]])
+    assert enumerated == pytest.approx(result["p"], rel=1e-12)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("k, n", [(3, 2), (3, 3), (4, 2), (4, 3), (3, 4)])
+@pytest.mark.parametrize("seed", range(3))
+def test_friedman_p_is_the_enumerated_one(k, n, ties, seed):
+    """Random tables, with scores from {0, 1, 2} (ties) or without ties,
+    against every order of their ranks."""
+    rng = np.random.default_rng(seed)
+    if ties:
+        table = rng.integers(0, 3, size=(n, k))
+    else:
+        table = rng.normal(size=(n, k)) + np.linspace(0, 1, k)
+    result = paired.friedman_test(table)
+    assert result["method"] == "exact"
+    assert result["p"] == pytest.approx(_enumerated_friedman_p(table), rel=1e-9)
+
+
+@st.composite
+def score_tables(draw):
+    """(datasets, models) tables of scores 0 to 3, so that models often tie:
+    up to 7 models and 5 datasets, exact or F approximation."""
+    k, n = draw(st.integers(2, 7)), draw(st.integers(2, 5))
+    scores = draw(st.lists(st.integers(0, 3), min_size=n * k, max_size=n * k))
+    return np.array(scores, dtype=float).reshape(n, k)
+
+
+@hypothesis.settings(max_examples=30, deadline=None)
+@hypothesis.given(score_tables())
+def test_friedman_p_is_never_below_the_unanimous_chance(table):
+    """No table, tied or not, exact or approximated, is more surprising
+    than N datasets that rank k models alike: p >= (k!)^(1 - N)."""
+    import math
+
+    n, k = table.shape
+    p = paired.friedman_test(table)["p"]
+    assert math.factorial(k) ** (1 - n) * (1 - 1e-12) <= p <= 1
+
+
+@hypothesis.settings(max_examples=30, deadline=None)
+@hypothesis.given(score_tables(), st.data())
+def test_friedman_p_does_not_fall_as_the_ranks_agree_less(table, data):
+    """Two scores of one dataset swapped (the same ties, so the same
+    method): the table with the smaller chi2_F has the larger p."""
+    n, k = table.shape
+    row = data.draw(st.integers(0, n - 1))
+    a, b = data.draw(st.integers(0, k - 1)), data.draw(st.integers(0, k - 1))
+    swapped = table.copy()
+    swapped[row, [a, b]] = table[row, [b, a]]
+    less, more = sorted(map(paired.friedman_test, (table, swapped)),
+                        key=lambda r: r["chi2"])  # fmt: skip
+    assert less["method"] == more["method"]
+    assert less["p"] >= more["p"] * (1 - 1e-9)
+
+
+@pytest.mark.parametrize(
+    "k, n, method, top",
+    [(4, 10, "exact", 24 * 24.0**-5 * 12.0**-5),
+     (7, 43, "F approximation", 5040.0**-42)],
+)  # fmt: skip
+def test_friedman_p_orders_tables_of_one_tie_pattern_by_their_chi2(k, n, method, top):
+    """Every other dataset ties the last two models; in 20 tables each
+    dataset's scores are shuffled with a chance from 0 to 1, from every
+    dataset ranking the models alike to none. Sorted by chi2_F, p never
+    falls. Where they rank alike p is the exact chance of that (k! orders of
+    the models, each dataset then in 1 of its k! or k! / 2 orders), or,
+    approximated, (k!)^(1 - N), where F_F's p is far below."""
+    rng = np.random.default_rng(0)
+    base = np.tile(np.arange(k, 0, -1.0), (n, 1))
+    base[::2, -2] = base[::2, -1]
+    tables = [
+        np.where(rng.uniform(size=(n, 1)) < share, rng.permuted(base, axis=1), base)
+        for share in np.linspace(0, 1, 20)
+    ]
+    results = sorted(map(paired.friedman_test, tables), key=lambda r: r["chi2"])
+    assert {r["method"] for r in results} == {method}
+    p = np.array([r["p"] for r in results])
+    assert np.all(p[:-1] >= p[1:] * (1 - 1e-9))
+    assert p[-1] == pytest.approx(top, rel=1e-9)
+    assert results[-1]["p F"] < p[-1]
+
+
+@pytest.mark.parametrize("k, n", [(3, 125), (4, 26), (5, 9), (6, 4), (7, 2), (8, 2)])
+def test_friedman_is_exact_as_far_as_its_docstring_says(k, n):
+    """Without ties the exact distribution fits the budget up to these N
+    (friedman_test's docstring lists them), and the next N is approximated:
+    the budget depends on N, k and the ties, never on the ranking."""
+    rng = np.random.default_rng(0)
+    assert paired.friedman_test(rng.normal(size=(n, k)))["method"] == "exact"
+    assert paired.friedman_test(rng.normal(size=(n + 1, k)))["method"] == (
+        "F approximation"
+    )
+
+
+@pytest.mark.parametrize("k, n", [(4, 26), (5, 9)])
+def test_friedman_exact_p_nears_f_s_with_many_datasets(k, n):
+    """Where the exact distribution ends the F approximation that takes
+    over is close to it: within 0.02 on three tables with a small effect."""
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        result = paired.friedman_test(rng.normal(size=(n, k)) + np.linspace(0, 0.3, k))
+        assert result["method"] == "exact"
+        assert result["p"] == pytest.approx(result["p F"], abs=0.02)
+
+
+def test_friedman_with_many_datasets_is_f_s_p():
+    """7 models on 43 datasets (about the KEEL benchmark's size): F_F's p.
+    The exact distribution is given up at the third dataset (the 1105 sorted
+    rank sums of two datasets times 5040 orders are past the budget), so
+    this costs little."""
+    rng = np.random.default_rng(0)
+    result = paired.friedman_test(rng.normal(size=(43, 7)) + np.linspace(0, 0.3, 7))
+    assert result["method"] == "F approximation"
+    assert (
+        result["p"]
+        == result["p F"]
+        == pytest.approx(stats.f.sf(result["F"], 6, 6 * 42), rel=1e-12)
+    )

@@ -53,8 +53,10 @@ class GateBenchmark(Verdict):
     average_ranks_ : pandas.Series
         Each model's rank averaged over the datasets, best first.
     friedman_ : dict
-        Friedman's test: "chi2", "F" (Iman & Davenport's), "df1", "df2",
-        "p" (of F), "p chi2", "critical difference" (Nemenyi's, at 0.05).
+        Friedman's test (:func:`skgate.paired.friedman_test`): "chi2", "F"
+        (Iman & Davenport's), "df1", "df2", "p" (exact with few datasets,
+        else F's), "method" ("exact" or "F approximation"), "p F", "p chi2",
+        "critical difference" (Nemenyi's, at 0.05).
     tests_ : pandas.DataFrame
         One row per pair of interest (the first gate against every other
         gate; the best-ranked gate against every baseline): the mean over
@@ -455,8 +457,8 @@ def _verdict(tests, friedman, average, table, margin, settings):
     opening = (
         f"Across {n} datasets{tuned} Friedman's test says the models' ranks "
         f"{'differ' if differ else 'do not differ detectably'} (F = "
-        f"{friedman['F']:.3g}, p = {friedman['p']:.3g}); average ranks (1 the "
-        f"best): {ranks}; Nemenyi's critical difference "
+        f"{friedman['F']:.3g}, p = {friedman['p']:.3g}, {friedman['method']}); "
+        f"average ranks (1 the best): {ranks}; Nemenyi's critical difference "
         f"{friedman['critical difference']:.2f}."
     )
     lines = [_pair_phrase(row, margin) for _, row in tests.iterrows()]
