@@ -628,9 +628,7 @@ class TestInterruptsAndPersistence:
         assert clf.predict_proba(moons[0]).shape == (300, 2)
         assert np.isfinite(clf.curvature(moons[0][:10])).all()
 
-    def test_a_search_with_the_refit_rule_scores_in_the_rules_metric(
-        self, moons, fast
-    ):
+    def test_a_search_with_the_refit_rule_scores_in_the_rules_metric(self, moons, fast):
         """``search.score`` raised KeyError: least_curvature_refit(...) with
         several metrics (issue 74, item 9): it is the rule's score metric."""
         from sklearn.metrics import balanced_accuracy_score
