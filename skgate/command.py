@@ -42,9 +42,13 @@ __all__ = [
 #: prints it as it is, so no reStructuredText markup.
 _DESCRIPTION = """\
   compare CSV --target COLUMN  train the multiplicative, SiLU and ungated
-                               models on the same cross-validation splits
-                               of your CSV, test every pair and say which
-                               gate to use (COMPARE.md in --out)
+                               models and the baselines a user would pick
+                               instead (a linear model and gradient
+                               boosting) on the same cross-validation
+                               splits of your CSV, say first whether any
+                               gate beats the best baseline, test every
+                               pair and say which to use (COMPARE.md in
+                               --out)
 """
 
 
@@ -334,6 +338,13 @@ def _add_compare(commands):
         help=f"epochs per fit: an int >= 1 (0 would compare untrained "
         f"models), or 'auto' (default {_options.MAX_EPOCHS!r}: enough for a "
         f"budget of optimizer steps)",
+    )
+    compare.add_argument(
+        "--baselines",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto (default): a linear model and gradient boosting beside the "
+        "gates, tested against them; none: the gates alone",
     )
     compare.add_argument("--random-state", type=int, default=0)
     compare.add_argument("--n-jobs", type=int, default=1, help="fits in parallel")

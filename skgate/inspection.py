@@ -148,9 +148,13 @@ class GateComparisonDisplay:
                 f"None for a new figure; got {what}."
             )
         arms = list(dict.fromkeys(self.scores["arm"]))
+        # A baseline has no curvature (no attention): its panel leaves it out.
+        measured = self.scores.groupby("arm", sort=False)["curvature"].count()
+        curved = [arm for arm in arms if measured[arm]]
         for column, measure in enumerate(("score", "curvature")):
             name = self._name(measure)
-            self._draw_arms(ax[0, column], arms, measure, f"held-out {name}"
+            self._draw_arms(ax[0, column], arms if measure == "score" else curved,
+                            measure, f"held-out {name}"
                             if measure == "score" else name)  # fmt: skip
             self._draw_differences(ax[1, column], measure, name)
         self.ax_ = ax

@@ -15,7 +15,8 @@ from skgate.compare import DEFAULT_CV, DEFAULT_REPEATS, gate_tests, infer_task
 
 from study import confirmatory, primary
 
-FAST = {"max_epochs": 2, "d_model": 8}
+# Baselines are tested on their own (TestBaselines); elsewhere the gates alone.
+FAST = {"max_epochs": 2, "d_model": 8, "baselines": None}
 
 
 def _as_text(X):
@@ -43,7 +44,7 @@ def clear_gain():
     X, y = make_curved_task(300, shape="circle", random_state=0)
     return compare_gates(
         X, y, gates=("multiplicative", "none"), head="linear", max_epochs=20,
-        d_model=16, random_state=0,
+        d_model=16, random_state=0, baselines=None,
     )  # fmt: skip
 
 

@@ -8,10 +8,19 @@ other). In the order an evaluation runs: :mod:`~skgate._evaluation.data` (X,
 y and its task, the groups), :mod:`~skgate._evaluation.design` (the gates,
 their arms and estimators, the scorer, the margin, the options),
 :mod:`~skgate._evaluation.splits` (the splits and their seeds),
-:mod:`~skgate._evaluation.fits` (every arm on every split) and
+:mod:`~skgate._evaluation.fits` (every arm on every split),
+:mod:`~skgate._evaluation.baselines` (the models a user would pick
+instead, on the same splits) and
 :mod:`~skgate._evaluation.record` (what a result records and says).
 """
 
+from .baselines import (
+    baseline_input,
+    baseline_rows,
+    check_baselines,
+    default_baselines,
+    split_row,
+)
 from .data import check_data, check_X, infer_task, laid_out
 from .design import (
     DECISION_PROBABILITY,
@@ -47,6 +56,11 @@ __all__ = [
     "DECISION_PROBABILITY",
     "Verdict",
     "arm_scores",
+    "baseline_input",
+    "baseline_rows",
+    "check_baselines",
+    "default_baselines",
+    "split_row",
     "check_X",
     "check_alphas",
     "check_curvature_params",

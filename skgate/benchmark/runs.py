@@ -16,9 +16,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import type_of_target
 
-from .. import _series
 from .._evaluation import (
     arm_scores,
+    baseline_input,
+    baseline_rows,
     check_data,
     cv_splits,
     dry_run,
@@ -26,6 +27,7 @@ from .._evaluation import (
     score_model,
     split_chunks,
     split_data,
+    split_row,
 )
 from ..estimators import GatedAttentionClassifier
 from ..model_selection import representation_curvature
@@ -81,78 +83,10 @@ def _load(name, entry):
     return X, y
 
 
-def _fit_baseline(name, estimator, data, split, scorer):
-    """Fit one baseline on one split (from the split's seed when it takes
-    one) and score it."""
-    X_train, y_train, X_test, y_test = data
-    X_train, X_test = (_baseline_input(name, estimator, X) for X in (X_train, X_test))
-    model = clone(estimator)
-    if "random_state" in model.get_params():
-        model.set_params(random_state=split.seed)
-    start = time.perf_counter()
-    with warnings.catch_warnings():
-        # At scikit-learn's defaults some baselines stop before converging;
-        # that is the model a user gets, and one warning per split is noise.
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        try:
-            model.fit(X_train, y_train)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"baselines[{name!r}] ({estimator!r}): {exc}") from exc
-    seconds = time.perf_counter() - start
-    score = score_model(scorer, model, X_test, y_test, name, split.repeat, split.fold)
-    return _split_row(split, score, seconds)
-
-
-def _split_row(split, score, seconds):
-    """A model's row of :attr:`GateBenchmark.scores_` on one split."""
-    return {
-        "repeat": split.repeat,
-        "fold": split.fold,
-        "n_train": len(split.train),
-        "n_test": len(split.test),
-        "model_seed": split.seed,
-        "score": score,
-        "curvature": np.nan,
-        "fit_time": seconds,
-    }
-
-
-def _takes_series(estimator):
-    """Whether ``estimator`` reads series itself: aeon's estimators (their
-    tags say what series they take)."""
-    get_tags = getattr(estimator, "get_tags", None)
-    return callable(get_tags) and "capability:multivariate" in get_tags()
-
-
-def _baseline_input(name, estimator, X):
-    """What baseline ``name`` fits on: ``X``; series as given to a
-    time-series model, else each series flattened channel-major (as
-    ``X.reshape(n, -1)`` flattens a 3-D array), if they have one length."""
-    if isinstance(X, _series.SeriesRows):  # laid out for the gates
-        X = _series.series_of(X)
-    if not _series.is_series(X) or _takes_series(estimator):
-        return X
-    lengths = {np.shape(x)[-1] for x in X}
-    if len(lengths) > 1:
-        raise ValueError(
-            f"baselines[{name!r}] ({estimator!r}) takes a table, and this "
-            f"dataset's series differ in length ({min(lengths)} to "
-            f"{max(lengths)} time points); pass baselines that read series of "
-            f"unequal length (e.g. aeon's classifiers), or baselines=()."
-        )
-    return np.stack([np.asarray(x) for x in X]).reshape(len(X), -1)
-
-
 def _baseline_scores(baselines, data, splits, scorer, n_jobs):
-    jobs = [
-        delayed(_fit_baseline)(name, estimator, data[i], split, scorer)
-        for name, estimator in baselines.items()
-        for i, split in enumerate(splits)
-    ]
-    rows = Parallel(n_jobs=n_jobs)(jobs)
-    names = [name for name in baselines for _ in splits]
-    frame = pd.DataFrame(rows)
-    frame.insert(0, "model", names)
+    rows = baseline_rows(baselines, data, splits, scorer, n_jobs)
+    frame = pd.DataFrame([row for _, row in rows])
+    frame.insert(0, "model", [name for name, _ in rows])
     frame.insert(1, "kind", "baseline")
     return frame
 
@@ -255,7 +189,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
     gate = isinstance(estimator, GatedAttentionClassifier)
 
     def feed(X):  # what the model reads: a baseline may take series flattened
-        return X if gate else _baseline_input(name, estimator, X)
+        return X if gate else baseline_input(name, estimator, X)
 
     start = time.perf_counter()
     folds = [split_data(*train, inner, preprocessor)
@@ -302,7 +236,7 @@ def _tuned_fit(name, estimator, candidates, splits, trains, inners, data,
         score = score_model(
             scorer, model, feed(X_test), y_test, name, split.repeat, split.fold
         )
-        row = _split_row(split, score, seconds)
+        row = split_row(split, score, seconds)
         if gate:
             strength = GATES[model.gate].strength
             row = {"gate": model.gate, "alpha": model.alpha if strength else np.nan,

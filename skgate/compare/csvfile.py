@@ -154,6 +154,11 @@ def _settings_table(result, X):
     rows = [
         ("gates", ", ".join(s["gates"])),
         (
+            "baselines",
+            ", ".join(s["baselines"])
+            or "none" + (f" ({s['baselines note']})" if s["baselines note"] else ""),
+        ),
+        (
             "alphas",
             "the estimator's"
             if s["alphas"] is None
@@ -251,6 +256,7 @@ def run_command(args, parser):
                 max_epochs=args.max_epochs,
                 random_state=args.random_state,
                 n_jobs=args.n_jobs,
+                baselines=None if args.baselines == "none" else args.baselines,
                 verbose=1,
             )
     except (CsvProblem, ValueError, OSError) as exc:
@@ -266,7 +272,11 @@ def run_command(args, parser):
         _clear_progress_bars()
         print(interrupted_line(args), file=sys.stderr)
         return 130
-    print(result.verdict_)
+    # The first line: whether any gate beats the best baseline.
+    first = result.against_baselines_
+    if first:
+        print(first)
+    print(result.verdict_[len(first) :].lstrip())
     again = (
         f" (it replaced the earlier run's {', '.join(replaced)})" if replaced else ""
     )

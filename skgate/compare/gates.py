@@ -3,10 +3,15 @@
 import time
 from numbers import Integral
 
+import numpy as np
+import pandas as pd
+
 from .._docstrings import fill_docstring
 from .._evaluation import (
     arm_scores,
+    baseline_rows,
     check_alphas,
+    check_baselines,
     check_curvature_params,
     check_data,
     check_gates,
@@ -27,7 +32,12 @@ from .._evaluation import (
 )
 from .design import DEFAULT_CV, check_test_rows, warn_if_undecidable
 from .pairs import named_tests, recommend
-from .result import GateComparison, comparison_verdict, tests_settings
+from .result import (
+    GateComparison,
+    baselines_verdict,
+    comparison_verdict,
+    tests_settings,
+)
 
 #: compare_gates' parameters, filled into its docstring (a screen of code
 #: stays a screen).
@@ -99,6 +109,20 @@ task : {"classification", "regression"}, optional
 preprocessor : transformer, optional
     Fitted on each split's training rows (e.g. a ColumnTransformer);
     curvature is then measured in the transformed space.
+baselines : "auto", None, mapping or sequence of estimators, default="auto"
+    The models a user would pick instead, fitted on the same splits (from
+    each split's seed where they take one) and tested against the gates
+    with the same statistics, in score only (they have no attention to
+    bend). "auto" chooses by the data's form: for a table, a linear model
+    on standardised columns (logistic regression with ``max_iter=1000``,
+    or ridge regression with leave-one-out penalty) and histogram
+    gradient boosting, at scikit-learn's defaults; for series of one
+    length, aeon's MiniRocket where aeon is installed (none otherwise, nor
+    for series of unequal length: ``settings_["baselines note"]`` says
+    why). None: the gates alone. A mapping names its estimators; a
+    sequence is named by class. The verdict's first sentence says whether
+    any gate beats the best baseline (the one of the highest mean score),
+    and the recommendation weighs the baselines with the gates.
 verbose : int, default=0
     > 0: a progress bar over arms x splits (on stderr).
 **estimator_params
@@ -124,6 +148,7 @@ def compare_gates(
     n_jobs=None,
     task=None,
     preprocessor=None,
+    baselines="auto",
     verbose=0,
     **estimator_params,
 ):
@@ -146,9 +171,11 @@ def compare_gates(
     >>> X, y = make_linear_task(120, random_state=0)
     >>> result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
     ...                        n_repeats=2, max_epochs=2, random_state=0)
-    >>> result.scores_.shape, list(result.tests_["measured as"])
-    ((12, 13), ['accuracy', 'turning rate'])
-    >>> result.verdict_.startswith("Held-out accuracy:")
+    >>> result.scores_.shape, list(result.tests_["measured as"])[:2]
+    ((24, 14), ['accuracy', 'turning rate'])
+    >>> sorted(result.scores_.loc[result.scores_["baseline"], "arm"].unique())
+    ['HGB', 'LogReg']
+    >>> result.verdict_.startswith(("No gate beats the best baseline", "Gate"))
     True
     """
     margin = check_options(random_state, n_repeats, test, margin, alphas,
@@ -158,6 +185,9 @@ def compare_gates(
     X, y, task, groups = check_data(X, y, task, groups, preprocessor)
     curvature_params = check_curvature_params(curvature_params)
     arms = make_arms(gates, alphas)
+    baselines, left_out = check_baselines(
+        baselines, X, task, {label for _, _, label in arms}
+    )
     estimators = make_estimators(
         task, arms, {"random_state": random_state, **estimator_params}
     )
@@ -166,11 +196,14 @@ def compare_gates(
     X = laid_out(X, estimators[0][1], preprocessor)
     splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
     check_test_rows(splits, scoring, task, cv)
-    warn_if_undecidable(test, splits, len(arms) * (len(arms) - 1), cv)
+    gates_, models = len(arms), len(arms) + len(baselines)
+    n_tests = models * (models - 1) // 2 + gates_ * (gates_ - 1) // 2
+    warn_if_undecidable(test, splits, n_tests, cv)
     data = split_data(X, y, splits, preprocessor)
     start = time.perf_counter()
     scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
                      verbose)  # fmt: skip
+    scores = _with_baselines(scores, baselines, data, splits, scorer, n_jobs)
     seconds = time.perf_counter() - start
     score_name = scoring_name(scoring, task)
     measured = curvature_label(curvature_params)  # the scores' curvature
@@ -184,9 +217,29 @@ def compare_gates(
                                 curvature_params)  # fmt: skip
     settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {
         **tests_part, "random_state": random_state,
+        "baselines": {name: repr(model) for name, model in baselines.items()},
+        "baselines note": left_out,
     }, seconds)  # fmt: skip
-    verdict = comparison_verdict(tests, recommendation, *names)
-    return GateComparison(scores, tests, verdict, recommendation, task, settings)
+    against = baselines_verdict(tests, scores, score_name, left_out)
+    verdict = comparison_verdict(tests, recommendation, *names, against=against)
+    return GateComparison(scores, tests, verdict, recommendation, task, settings,
+                          against)  # fmt: skip
+
+
+def _with_baselines(scores, baselines, data, splits, scorer, n_jobs):
+    """The gates' rows and, after them, every baseline's on every split
+    ("baseline" True, no curvature), with a digest of its predictions."""
+    scores = scores.assign(baseline=False)
+    rows = baseline_rows(baselines, data, splits, scorer, n_jobs, digest=True)
+    if not rows:
+        return scores
+    frame = pd.DataFrame([row for _, row in rows])
+    frame.insert(0, "arm", [name for name, _ in rows])
+    frame.insert(1, "gate", None)
+    frame.insert(2, "alpha", np.nan)
+    frame["curvature measure"] = "none (a baseline)"
+    frame["baseline"] = True
+    return pd.concat([scores, frame[scores.columns]], ignore_index=True)
 
 
 def _design_settings(gates, alphas, cv, splits, estimator, tests, seconds):

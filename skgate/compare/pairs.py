@@ -53,9 +53,13 @@ def _paired_table(scores):
         raise ValueError(
             f"scores lacks the columns {missing}; it needs {sorted(needed)}."
         )
+    # An arm with no curvature on any split (a baseline: no attention to
+    # bend) is compared in score only; any other arm needs it everywhere.
+    flat_free = scores["curvature"].isna().groupby(scores["arm"]).transform("all")
+    curvature = numeric_column(scores[~flat_free.to_numpy()], "curvature").abs()
     values = scores[["arm", "repeat", "fold"]].assign(
         score=numeric_column(scores, "score"),
-        curvature=numeric_column(scores, "curvature").abs(),
+        curvature=curvature.reindex(scores.index),
     )
     arms = list(dict.fromkeys(scores["arm"]))
     if len(arms) < 2:
@@ -193,8 +197,10 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     ----------
     scores : pandas.DataFrame
         One row per arm and split (a repeat and a fold); "score" and
-        "curvature" hold numbers. Repeats may have different folds; every
-        arm needs a row for every split that any arm has.
+        "curvature" hold numbers, but an arm whose curvature is NaN on every
+        split (a baseline, with no attention) is compared in score only.
+        Repeats may have different folds; every arm needs a row for every
+        split that any arm has.
     test : {"corrected-t", "sign-flip"}, default="corrected-t"
         The corrected resampled t-test (splits that share training rows) or
         the sign-flip permutation test (independent replicates).
@@ -236,10 +242,12 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         test_fraction = split_test_fraction(scores)
     else:
         _check_fraction(test_fraction, test)
+    curved = set(table["curvature"].columns[table["curvature"].notna().all()])
     pairs = [
         (better, worse, measure)
         for better, worse in combinations(arms, 2)
         for measure in ("score", "curvature")
+        if measure == "score" or {better, worse} <= curved
     ]
     differences = [
         (table[measure][better] - table[measure][worse]).to_numpy()
@@ -354,20 +362,25 @@ def recommend(scores, margin, test_fraction, random_state):
     probabilities = {
         a: min(cap, p) for a, p in zip(arms, close.mean(axis=0).tolist(), strict=True)
     }
-    curvature = table["curvature"].mean()
+    # Among arms named together, a baseline (no attention, NaN curvature)
+    # first, then the least curved gate.
+    curvature = table["curvature"].mean().fillna(-np.inf)
+    baselines = tuple(a for a in arms if curvature[a] == -np.inf)
     likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
     if len(likely) > 1:
         members = [arms.index(a) for a in likely]
         together = min(cap, float(close[:, members].all(axis=1).mean()))
         if together >= DECISION_PROBABILITY:
             order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
-            return Recommendation(order, together, True, margin, probabilities)
+            return Recommendation(order, together, True, margin, probabilities,
+                                  baselines=baselines)  # fmt: skip
     tied = _tied_with_top(table["score"], arms, probabilities)
     order = tuple(sorted(tied, key=lambda a: (curvature[a], arms.index(a))))
     top = max(probabilities[a] for a in tied)
     decided = len(order) == 1 and top >= DECISION_PROBABILITY
     binds = not decided and cap < DECISION_PROBABILITY
-    return Recommendation(order, top, decided, margin, probabilities, why * binds)
+    return Recommendation(order, top, decided, margin, probabilities, why * binds,
+                          baselines)  # fmt: skip
 
 
 def _tied_with_top(scores, arms, probabilities):

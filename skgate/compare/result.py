@@ -34,6 +34,9 @@ class Recommendation:
         The score margin.
     probabilities : dict
         Every arm's probability of being the best or within the margin of it.
+    baselines : tuple of str
+        The arms that are baselines (no attention, so no curvature): named
+        first among arms named together, as the simpler model.
     why_undecided : str
         Why the zero-spread rule keeps the recommendation undecided, or "":
         two arms' score difference is the same on every split, and too few
@@ -48,6 +51,7 @@ class Recommendation:
     margin: float
     probabilities: dict = field(repr=False)
     why_undecided: str = ""
+    baselines: tuple = ()
 
     def __str__(self):
         text = self._words()
@@ -56,22 +60,29 @@ class Recommendation:
     def _words(self):
         p, m = probability_text(self.probability), f"{self.margin:g}"
         first = arm_words(self.arms[0])
+        baseline = self.arms[0] in self.baselines
         if len(self.arms) > 1 and not self.decided:
             others = " and ".join(map(arm_words, self.arms[1:]))
             jointly = self.probability >= DECISION_PROBABILITY
             below = "jointly below" if jointly else "below"
             least = "less" if len(self.arms) == 2 else "least"
+            why = "a baseline, the simpler model" if baseline else f"the {least} curved"
             return (
                 f"use {first}, tied with {others} as the likeliest to be the "
-                f"best or within {m} of it, and the {least} curved (probability "
+                f"best or within {m} of it, and {why} (probability "
                 f"{p} each, {below} {DECISION_PROBABILITY:g}: the data do not "
                 f"settle it)"
             )
         if len(self.arms) > 1:
+            why = (
+                f"{first} is a baseline, the simpler model"
+                if baseline
+                else f"the least curved is {first}"
+            )
             return (
                 f"any of {', '.join(map(arm_words, self.arms))}: equivalent within "
                 f"{m} (probability {p} that each is the best or within {m} of it); "
-                f"the least curved is {first}"
+                f"{why}"
             )
         if self.decided:
             return (
@@ -95,7 +106,9 @@ class GateComparison(Verdict):
     Attributes
     ----------
     scores_ : pandas.DataFrame
-        One row per arm (gate, alpha) x repeat x fold: "n_train", "n_test"
+        One row per arm (gate, alpha, or baseline: "baseline" says which,
+        and a baseline's "gate", "alpha" and "curvature" are empty) x repeat
+        x fold: "n_train", "n_test"
         (the split's rows), "model_seed" (the split's models' seed, the same
         for every arm; drawn from ``random_state``), "score" (held-out),
         "curvature" (the mean
@@ -122,8 +135,13 @@ class GateComparison(Verdict):
     task_ : str
         "classification" or "regression".
     settings_ : dict
-        The design, the test, the margins, the measures and the package
-        versions, as a report should record them.
+        The design, the test, the margins, the measures, the baselines
+        ("baselines", and "baselines note": why the default left one out)
+        and the package versions, as a report should record them.
+    against_baselines_ : str
+        The verdict's first sentence: whether any gate beats the best
+        baseline (the baseline of the highest mean score), with each gate's
+        test against it; or why no baseline was compared.
     """
 
     scores_: pd.DataFrame
@@ -132,6 +150,7 @@ class GateComparison(Verdict):
     recommendation_: Recommendation
     task_: str
     settings_: dict = field(default_factory=dict)
+    against_baselines_: str = ""
 
     _SHOWN = (
         "comparison",
@@ -242,8 +261,38 @@ def _zero_spread_phrase(row, words):
     return f"{better} vs {worse} inconclusive ({same}: {why}; see the zero-spread rule)"
 
 
-def comparison_verdict(tests, recommendation, score_name, curvature_name):
-    """Every pair of arms in score, then in curvature, then what to use."""
+def baselines_verdict(tests, scores, score_name, note=""):
+    """Whether any gate beats the best baseline (the highest mean score;
+    the first given of equals), with each gate's test against it; or why no
+    baseline was compared (``note``), or "" when none was asked for."""
+    kinds = scores.groupby("arm", sort=False)["baseline"].first()
+    bases = [arm for arm, baseline in kinds.items() if baseline]
+    if not bases:
+        return f"No baseline was compared: {note[len('no series baseline: '):]}." if (
+            note
+        ) else ""  # fmt: skip
+    means = scores.groupby("arm", sort=False)["score"].mean()
+    best = max(bases, key=lambda arm: (means[arm], -bases.index(arm)))
+    gates = [arm for arm, baseline in kinds.items() if not baseline]
+    rows = tests[(tests["measure"] == "score") & (tests["worse"] == best)
+                 & tests["better"].isin(gates)]  # fmt: skip
+    winners = list(rows.loc[rows["outcome"] == paired.HOLDS, "better"])
+    mean = f"mean {score_name} {means[best]:.3g}"
+    if winners:
+        verb = "beats" if len(winners) == 1 else "beat"
+        head = f"{' and '.join(winners)} {verb} the best baseline, {best} ({mean})"
+    else:
+        head = f"No gate beats the best baseline, {best} ({mean})"
+    details = "; ".join(
+        _phrase(row, ("beats", "are equivalent")) for _, row in rows.iterrows()
+    )
+    return f"{head}: {details}."
+
+
+def comparison_verdict(tests, recommendation, score_name, curvature_name,
+                       against=""):  # fmt: skip
+    """``against`` (whether a gate beats the best baseline), every pair of
+    arms in score, then in curvature, then what to use."""
     by_measure = {m: tests[tests["measure"] == m] for m in ("score", "curvature")}
     score = "; ".join(
         _phrase(r, ("beats", "are equivalent"))
@@ -262,8 +311,9 @@ def comparison_verdict(tests, recommendation, score_name, curvature_name):
             "optimistic here: where the Bayesian correlated t-test's "
             "probabilities beside it disagree, trust them."
         )
+    first = f"{against} " if against else ""
     return (
-        f"Held-out {score_name}: {score}. Curvature ({curvature_name}): "
+        f"{first}Held-out {score_name}: {score}. Curvature ({curvature_name}): "
         f"{curvature}. ({test} tests, Holm over {len(tests)}; "
         "each interval's bounds at Holm's step levels, so an interval excludes "
         f"0 where a difference is shown.){caveat} "
