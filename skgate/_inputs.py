@@ -11,7 +11,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_X_y, validate_data
+from sklearn.utils.validation import _num_samples, check_X_y, validate_data
 
 from . import _series
 
@@ -54,6 +54,15 @@ def _numeric(column):
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _n_labels(y):
+    """The number of labels in ``y`` (None: it has no length, which
+    scikit-learn's checks name)."""
+    try:
+        return _num_samples(y)
+    except TypeError:
+        return None
 
 
 def check_labels(y, name="y"):
@@ -157,6 +166,8 @@ class ChecksInputs:
         predicting = isinstance(y, str) and y == "no_validation"
         if not predicting:
             self._check_y_dimensions(y)
+            if _series.is_multiindex(X) and _n_labels(y) != len(X):
+                raise _series.multiindex_error(X, f"and y has {_n_labels(y)} labels")
         X = _series.as_collection(X)
         if getattr(X, "ndim", 0) > 3:
             raise ValueError(
@@ -171,6 +182,10 @@ class ChecksInputs:
             return X, y
         _series.check_patch_size(self.patch_size, "table")
         if not reset and getattr(self, "series_layout_", None) is not None:
+            if _series.is_multiindex(X):
+                raise _series.multiindex_error(
+                    X, f"and this {type(self).__name__} was fitted on series"
+                )
             raise ValueError(
                 f"X is a table (shape {np.shape(X)}), but this "
                 f"{type(self).__name__} was fitted on series; allowed: a 3-D "

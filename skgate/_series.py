@@ -148,6 +148,29 @@ def as_collection(X):
     return X
 
 
+def is_multiindex(X):
+    """Whether ``X`` is in aeon's "pd-multiindex" layout of series: a pandas
+    DataFrame whose rows are indexed by (case, time point), a column per
+    channel (or a table whose rows have a 2-level index)."""
+    index = getattr(X, "index", None)
+    return type(X).__name__ == "DataFrame" and getattr(index, "nlevels", 1) == 2
+
+
+def multiindex_error(X, why):
+    """The TypeError for ``X`` in aeon's "pd-multiindex" layout
+    (:func:`is_multiindex`), said with ``why`` it cannot be the table it
+    also is. Refused, as the nested layout is (:func:`as_collection`): aeon
+    converts both."""
+    cases = X.index.get_level_values(0).nunique()
+    return TypeError(
+        f"X is a pandas DataFrame of {len(X)} rows indexed by (case, time "
+        f"point): {cases} series in aeon's 'pd-multiindex' layout, {why}; "
+        f"allowed: {ALLOWED}. Convert it first: "
+        f"aeon.utils.conversion.convert_collection(X, 'np-list') (or "
+        f"'numpy3D' for series of one length)."
+    )
+
+
 def is_series(X):
     """Whether ``X`` is a collection of series (3-D, or a list of 2-D
     arrays) rather than a table."""

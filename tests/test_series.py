@@ -352,6 +352,31 @@ class TestBadInput:
         with pytest.raises(TypeError, match=message):
             GatedAttentionClassifier(**SMALL).fit(X, [0, 1, 0, 1])
 
+    def test_aeons_multiindex_layout_is_named(self, equal):
+        """A DataFrame of (case, time point) rows is refused by its name in
+        aeon, with its converter, not as scikit-learn's "inconsistent numbers
+        of samples"; a table with a 2-level index and a label per row is
+        still a table."""
+        from aeon.utils.conversion import convert_collection
+
+        X, y = equal
+        frame = convert_collection(X, "pd-multiindex")  # 480 rows
+        message = (
+            r"480 rows indexed by \(case, time point\): 40 series in aeon's "
+            r"'pd-multiindex' layout, {}.*convert_collection\(X, 'np-list'\)"
+        )
+        with pytest.raises(TypeError, match=message.format("and y has 40 labels")):
+            GatedAttentionClassifier(**SMALL).fit(frame, y)
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        fitted = "and this GatedAttentionClassifier was fitted on series"
+        with pytest.raises(TypeError, match=message.format(fitted)):
+            clf.predict(frame)
+        # As the message says: converted, it is the series it holds.
+        converted = convert_collection(frame, "np-list")
+        assert np.array_equal(clf.predict(converted), clf.predict(X))
+        rows = np.arange(len(frame)) % 2
+        assert GatedAttentionClassifier(**SMALL).fit(frame, rows).n_features_in_ == 2
+
     def test_a_patch_longer_than_every_series_is_refused(self, equal):
         X, y = equal  # 12 time points
         GatedAttentionClassifier(patch_size=12, **SMALL).fit(X, y)  # one token
