@@ -7,6 +7,7 @@ labels and class weights.
 afterwards, as scikit-learn's ``validate_data`` does.
 """
 
+import inspect
 from numbers import Real
 
 import numpy as np
@@ -260,6 +261,18 @@ class ChecksInputs:
                     f"sequence; X holds series, whose tokens are patch_size "
                     f"time points of every channel. Allowed with series: "
                     f"token_dim=None."
+                )
+            # Not read with series, so a search over it would compare
+            # identical models; only its default can be told apart from none.
+            unread = inspect.signature(type(self)).parameters["n_tokens"].default
+            if self.n_tokens != unread:
+                raise ValueError(
+                    f"n_tokens={self.n_tokens!r} copies a 2-D table's row into "
+                    f"tokens; X holds series, whose tokens are their patches "
+                    f"({rows.layout.n_tokens} tokens of patch_size "
+                    f"{rows.layout.patch_size} here: patch_size sets them). "
+                    f"Allowed with series: n_tokens={unread} (the default, "
+                    f"unread)."
                 )
         uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
         if uneven and self.attention != "softmax":

@@ -420,6 +420,16 @@ class TestBadInput:
         X, y = equal
         with pytest.raises(ValueError, match="token_dim=2 reads a 2-D table"):
             GatedAttentionClassifier(token_dim=2, **SMALL).fit(X, y)
+        # Unread with series: a search over it would compare one model.
+        with pytest.raises(
+            ValueError,
+            match=r"n_tokens=3 copies a 2-D table's row into tokens; X holds "
+            r"series.*\(12 tokens of patch_size 1 here.*n_tokens=8 \(the default",
+        ):
+            GatedAttentionClassifier(n_tokens=3, **SMALL).fit(X, y)
+        with pytest.raises(ValueError, match="n_tokens=3 copies a 2-D table's row"):
+            GatedAttentionClassifierCV(n_tokens=3, **SMALL).fit(X, y)
+        GatedAttentionClassifier(n_tokens=3, **SMALL).fit(X[:, 0], y)  # a table
         flat = X.reshape(len(X), -1)
         with pytest.raises(ValueError, match="patch_size=3 groups the time points"):
             GatedAttentionClassifier(patch_size=3, **SMALL).fit(flat, y)
