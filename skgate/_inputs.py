@@ -252,7 +252,7 @@ class ChecksInputs:
                 layout = _series.layout_of(series, self.patch_size, pooled=pooled)
             else:
                 layout = fitted
-                _series.check_fits(series, layout)
+                _series.check_fits(series, layout, self.attention)
             rows = _series.to_rows(series, layout)
         if reset:
             if self.token_dim is not None:

@@ -278,8 +278,11 @@ def layout_of(series, patch_size, *, pooled=True):
     return SeriesLayout(series[0].shape[0], longest, int(patch_size))
 
 
-def check_fits(series, layout):
-    """A ValueError naming X if ``series`` do not fit a model of ``layout``."""
+def check_fits(series, layout, attention="softmax"):
+    """A ValueError naming X if ``series`` do not fit a model of ``layout``
+    and ``attention``: softmax attention takes series up to the fit's
+    tokens, fixed attention (its weights mix every token) series of exactly
+    the fit's tokens."""
     channels = series[0].shape[0]
     if channels != layout.n_channels:
         raise ValueError(
@@ -287,6 +290,21 @@ def check_fits(series, layout):
             f"{layout.n_channels}; allowed: {layout.n_channels} channels."
         )
     capacity = layout.n_tokens * layout.patch_size
+    if attention != "softmax":  # its weights mix the fit's tokens, all full
+        shortest = capacity - layout.patch_size + 1
+        lengths = [x.shape[1] for x in series]
+        wrong = [i for i, n in enumerate(lengths) if not shortest <= n <= capacity]
+        if wrong:
+            takes = f"{shortest} to {capacity}" if shortest < capacity else capacity
+            raise ValueError(
+                f"X[{wrong[0]}] has {lengths[wrong[0]]} time points, and this "
+                f"model (attention={attention!r}, fitted on series of "
+                f"{layout.n_timepoints} time points) takes series of {takes}: "
+                f"its fixed weights mix {layout.n_tokens} tokens of patch_size "
+                f"{layout.patch_size}. Allowed: series of {takes} time points "
+                f"(a model fitted with attention='softmax' takes series of "
+                f"varying length)."
+            )
     longest = max(x.shape[1] for x in series)
     if longest > capacity:
         raise ValueError(

@@ -439,8 +439,17 @@ class TestBadInput:
             GatedAttentionClassifier(attention="fixed", **SMALL).fit(*ragged)
         fixed = GatedAttentionClassifier(attention="fixed", patch_size=5, **SMALL)
         assert fixed.fit(*equal).predict(equal[0]).shape == (40,)
-        with pytest.raises(ValueError, match="X holds series shorter than that"):
-            fixed.predict(equal[0][:, :, :7])
+        # The lengths it takes named, shorter and longer alike (12 points
+        # in 3 patches of 5: 11 to 15 fill them).
+        assert fixed.predict(np.zeros((2, 2, 15))).shape == (2,)
+        for length in (7, 10, 16):
+            with pytest.raises(
+                ValueError,
+                match=rf"X\[0\] has {length} time points, and this model "
+                r"\(attention='fixed', fitted on series of 12 time points\) "
+                r"takes series of 11 to 15: its fixed weights mix 3 tokens",
+            ):
+                fixed.predict(np.zeros((2, 2, length)))
 
     def test_predicting_what_the_fit_did_not_see(self, equal, ragged_model):
         X, y = equal
