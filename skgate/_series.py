@@ -19,7 +19,7 @@ so padding changes nothing (:class:`SeriesRows`).
 """
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,9 +92,9 @@ def as_series_rows(array, layout):
 def as_collection(X):
     """``X`` as the estimators read it, or a one-line error naming X for a
     container no layout allows: a pandas Series or 1-D object array of
-    series becomes a list of them; a generator, an empty list, a list of
-    1-D arrays of unequal length or of arrays of more than 2 dimensions is
-    refused."""
+    series becomes a list of them, and so does a sequence without ``ndim``
+    (a custom class); a generator, an empty list, a list of 1-D arrays of
+    unequal length or of arrays of more than 2 dimensions is refused."""
     if isinstance(X, Iterator):
         raise TypeError(
             f"X is a {type(X).__name__}, read once; allowed: {ALLOWED} (pass list(X))."
@@ -104,6 +104,8 @@ def as_collection(X):
     )
     if objects and len(X) and all(np.ndim(x) >= 1 for x in X):
         X = list(X)  # a column of arrays, as pandas and aeon's nested data hold them
+    if _is_sequence(X):  # read as a tuple is (a 3-D one: series, as numpy reads it)
+        X = [X[i] for i in range(len(X))]
     if type(X).__name__ == "DataFrame" and X.size and np.ndim(X.iat[0, 0]) >= 1:
         raise TypeError(
             f"X is a pandas DataFrame of series in its cells (sktime's nested "
@@ -146,6 +148,19 @@ def as_collection(X):
                 f"(1, n_timepoints): pass [x[None, :] for x in X]."
             )
     return X
+
+
+def _is_sequence(X):
+    """Whether ``X`` is a sequence of items that is not an array or a table
+    (no ``ndim``, ``shape``, ``__array__`` or ``__dataframe__``: a custom
+    class), nor a list, a tuple, a text or a mapping."""
+    array_like = ("ndim", "shape", "__array__", "__dataframe__")
+    return (
+        hasattr(X, "__len__")
+        and hasattr(X, "__getitem__")
+        and not any(hasattr(X, name) for name in array_like)
+        and not isinstance(X, list | tuple | str | bytes | Mapping)
+    )
 
 
 def is_multiindex(X):

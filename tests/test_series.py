@@ -71,6 +71,34 @@ class TestLayouts:
         b = GatedAttentionClassifier(**SMALL).fit(list(X), y).predict_proba(list(X))
         assert np.array_equal(a, b)
 
+    def test_a_3d_array_like_without_ndim_is_series(self, equal):
+        """Nested lists and a sequence class without ``ndim`` holding a 3-D
+        array are the series numpy reads in them (a sequence class was a
+        table of "dim 3" at fit, "X is a table (shape (40, 2, 12))" at
+        predict); one holding a table is a table."""
+
+        class Rows:  # a sequence as a user writes one: len and indexing only
+            def __init__(self, items):
+                self.items = items
+
+            def __len__(self):
+                return len(self.items)
+
+            def __getitem__(self, i):
+                return self.items[i]
+
+        X, y = equal
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        for given in (X.tolist(), Rows(X), Rows([Rows(x) for x in X])):
+            again = GatedAttentionClassifier(**SMALL).fit(given, y)
+            assert again.series_layout_ == clf.series_layout_
+            assert np.array_equal(again.predict_proba(given), clf.predict_proba(X))
+        flat = X.reshape(len(X), -1)
+        table = GatedAttentionClassifier(**SMALL).fit(flat, y)
+        with pytest.raises(ValueError, match="X holds series .* fitted on a table"):
+            table.predict(Rows(X))
+        assert np.array_equal(table.predict(Rows(flat)), table.predict(flat))
+
     def test_a_table_is_read_as_before(self, equal):
         # A 2-D table: the tokens of token_dim, no series layout.
         X, y = equal
