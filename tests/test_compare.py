@@ -937,6 +937,28 @@ class TestCompareCommand:
             compare_csv(path, "label", out=out, cv=40)
         assert not out.exists()
 
+    def test_a_csv_not_in_utf8_says_so(self, table, tmp_path):
+        """A spreadsheet's Latin-1 CSV: the file, its first byte that is not
+        UTF-8 (pandas' position is within a block) and what to do, in one
+        line; it was "cannot read ... as CSV: 'utf-8' codec can't decode"."""
+        from skgate.compare import CsvProblem, compare_csv
+
+        _, frame = table
+        path = tmp_path / "latin.csv"
+        frame.assign(label=frame["label"].map({0: "café", 1: "thé"})).to_csv(
+            path, index=False, encoding="latin-1"
+        )
+        first = path.read_bytes().index(b"\xe9")
+        line = path.read_bytes()[:first].count(b"\n") + 1
+        message = (
+            f"'{path}' is not UTF-8 text (byte 0xe9 on line {line}, byte {first} "
+            "of the file); save it as UTF-8 (a spreadsheet's 'CSV UTF-8')."
+        )
+        with pytest.raises(CsvProblem) as info:
+            compare_csv(path, "label", out=tmp_path / "out")
+        assert str(info.value) == message
+        assert not (tmp_path / "out").exists()
+
     def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
         from skgate.compare import csvfile as compare
 
@@ -976,7 +998,12 @@ class TestCompareCommand:
             ("missing", [], "missing values in: x0 (2)"),
             ("infinite", [], "infinite values in: x1 (1)"),
             ("one class", [], "the target 'label' has one value"),
-            ("unreadable", [], "cannot read"),
+            (
+                "unreadable",
+                [],
+                "is not UTF-8 text (byte 0xff on line 1, byte 0 of the file); "
+                "save it as UTF-8",
+            ),
             ("empty", [], "is empty"),
             ("header only", [], "has a header but no rows"),
             ("one minority row", ["--cv", "2"], "class 'rare' has 1"),

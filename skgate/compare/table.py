@@ -165,12 +165,12 @@ def read_table(path, target, task=None):
 
     Rows ending in commas (a spreadsheet's empty last fields) are read by
     the header's columns. Raises a :class:`CsvProblem` naming the file, its
-    line or column: a file that cannot be read or is empty, a header without
-    rows, no column ``target``, a row with more values than the header,
-    missing or infinite values, features beyond float32's range, a target
-    of one value, text for
-    ``task="regression"`` or numbers beyond float32's range (in which the
-    regressor trains), a numeric target of whole numbers with more than
+    line or column: a file that cannot be read, is not UTF-8 (its first
+    byte that is not) or is empty, a header without rows, no column
+    ``target``, a row with more values than the header, missing or infinite
+    values, features beyond float32's range, a target of one value, text
+    for ``task="regression"`` or numbers beyond float32's range (in which
+    the regressor trains), a numeric target of whole numbers with more than
     :data:`skgate.compare.MAX_INFERRED_CLASSES` values and no ``task``, or
     no feature.
 
@@ -246,7 +246,9 @@ def _parse_csv(path, target):
             return pd.read_csv(path, index_col=False)
     except pd.errors.EmptyDataError as exc:
         raise CsvProblem(header_problem(path, target, None, False)) from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise CsvProblem(_not_utf8(path)) from exc
+    except OSError as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     except (pd.errors.ParserError, pd.errors.ParserWarning):
         problem = _longer_row(path)
@@ -255,8 +257,33 @@ def _parse_csv(path, target):
     try:  # only empty fields beyond the header's: read its columns
         columns = pd.read_csv(path, nrows=0, index_col=False).columns
         return pd.read_csv(path, index_col=False, usecols=range(len(columns)))
+    except UnicodeDecodeError as exc:
+        raise CsvProblem(_not_utf8(path)) from exc
     except (pd.errors.ParserError, ValueError) as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+
+
+def _not_utf8(path):
+    """The message for a CSV that is not UTF-8 text, with its first byte
+    that is not (pandas' error gives a position within the block it was
+    decoding): the file decoded once more, on this failure only."""
+    where = ""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = (
+            f" (byte 0x{data[exc.start]:02x} on line {line}, byte {exc.start} "
+            "of the file)"
+        )
+    except OSError:  # gone since pandas read it: the file alone is named
+        pass
+    return (
+        f"{str(path)!r} is not UTF-8 text{where}; save it as UTF-8 (a "
+        "spreadsheet's 'CSV UTF-8')."
+    )
 
 
 def _csv_rows(path):
