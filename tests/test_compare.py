@@ -933,8 +933,58 @@ class TestCompareCommand:
         out = tmp_path / "out"
         with pytest.raises(CsvProblem, match="no column 'nope' in .*'x0', 'x1'"):
             compare_csv(path, "nope", out=out)
-        with pytest.raises(ValueError, match="--cv 40 stratified folds need"):
-            compare_csv(path, "label", out=out, cv=40)
+        assert not out.exists()
+
+    def test_compare_csv_names_its_arguments_not_the_commands_options(
+        self, table, tmp_path, capsys
+    ):
+        """From Python the messages name compare_csv's keywords (cv=,
+        task=, repeats=); from the command line, its options (--cv, --task,
+        --repeats). compare_csv said --cv and --task, and n_repeats (its
+        argument is repeats)."""
+        from skgate.compare import compare_csv
+
+        path, frame = table
+        out = tmp_path / "out"
+        regress = tmp_path / "regress.csv"
+        frame.assign(label=np.arange(len(frame))).to_csv(regress, index=False)
+        words = [  # (arguments, Python's words, the command line's words)
+            (
+                (path, {"cv": 40}),
+                ["cv=40 stratified folds need at least 40 rows", ": lower cv, or"],
+                ["--cv 40 stratified folds need at least 40 rows", ": lower --cv, or"],
+            ),
+            (
+                (regress, {}),
+                ["pass task='regression' to predict it as a number, or "
+                 "task='classification' to treat"],
+                ["pass --task regression to predict it as a number, or --task "
+                 "classification to treat"],
+            ),
+            (
+                (path, {"task": "regression", "target": "colour"}),
+                ["task='regression' needs a numeric target; 'colour' holds text"],
+                ["--task regression needs a numeric target; 'colour' holds text"],
+            ),
+            (
+                (path, {"repeats": 0}),
+                ["repeats must be an int from 1 to 1000; got 0."],
+                ["--repeats must be >= 1; got 0."],
+            ),
+        ]  # fmt: skip
+        for (csv, given), python, command in words:
+            given = {"target": "label", **given}
+            with pytest.raises(ValueError) as info:
+                compare_csv(csv, out=out, **given)
+            message = str(info.value)
+            assert all(w in message for w in python) and "--" not in message
+            argv = ["compare", str(csv), "--out", str(out)]
+            for name, value in given.items():
+                argv += [f"--{name}", str(value)]
+            with pytest.raises(SystemExit):
+                _skgate_main(argv)
+            error = capsys.readouterr().err
+            assert all(w in error for w in command), error
         assert not out.exists()
 
     def test_a_csv_not_in_utf8_says_so(self, table, tmp_path):
