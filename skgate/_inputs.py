@@ -7,11 +7,12 @@ labels and class weights.
 afterwards, as scikit-learn's ``validate_data`` does.
 """
 
+import inspect
 from numbers import Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_X_y, validate_data
+from sklearn.utils.validation import _num_samples, check_X_y, validate_data
 
 from . import _series
 
@@ -54,6 +55,15 @@ def _numeric(column):
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _n_labels(y):
+    """The number of labels in ``y`` (None: it has no length, which
+    scikit-learn's checks name)."""
+    try:
+        return _num_samples(y)
+    except TypeError:
+        return None
 
 
 def check_labels(y, name="y"):
@@ -157,6 +167,8 @@ class ChecksInputs:
         predicting = isinstance(y, str) and y == "no_validation"
         if not predicting:
             self._check_y_dimensions(y)
+            if _series.is_multiindex(X) and _n_labels(y) != len(X):
+                raise _series.multiindex_error(X, f"and y has {_n_labels(y)} labels")
         X = _series.as_collection(X)
         if getattr(X, "ndim", 0) > 3:
             raise ValueError(
@@ -171,6 +183,10 @@ class ChecksInputs:
             return X, y
         _series.check_patch_size(self.patch_size, "table")
         if not reset and getattr(self, "series_layout_", None) is not None:
+            if _series.is_multiindex(X):
+                raise _series.multiindex_error(
+                    X, f"and this {type(self).__name__} was fitted on series"
+                )
             raise ValueError(
                 f"X is a table (shape {np.shape(X)}), but this "
                 f"{type(self).__name__} was fitted on series; allowed: a 3-D "
@@ -236,7 +252,7 @@ class ChecksInputs:
                 layout = _series.layout_of(series, self.patch_size, pooled=pooled)
             else:
                 layout = fitted
-                _series.check_fits(series, layout)
+                _series.check_fits(series, layout, self.attention)
             rows = _series.to_rows(series, layout)
         if reset:
             if self.token_dim is not None:
@@ -245,6 +261,18 @@ class ChecksInputs:
                     f"sequence; X holds series, whose tokens are patch_size "
                     f"time points of every channel. Allowed with series: "
                     f"token_dim=None."
+                )
+            # Not read with series, so a search over it would compare
+            # identical models; only its default can be told apart from none.
+            unread = inspect.signature(type(self)).parameters["n_tokens"].default
+            if self.n_tokens != unread:
+                raise ValueError(
+                    f"n_tokens={self.n_tokens!r} copies a 2-D table's row into "
+                    f"tokens; X holds series, whose tokens are their patches "
+                    f"({rows.layout.n_tokens} tokens of patch_size "
+                    f"{rows.layout.patch_size} here: patch_size sets them). "
+                    f"Allowed with series: n_tokens={unread} (the default, "
+                    f"unread)."
                 )
         uneven = np.isnan(np.asarray(rows)[:, :: rows.layout.token_dim]).any()
         if uneven and self.attention != "softmax":

@@ -19,7 +19,7 @@ so padding changes nothing (:class:`SeriesRows`).
 """
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,9 +92,9 @@ def as_series_rows(array, layout):
 def as_collection(X):
     """``X`` as the estimators read it, or a one-line error naming X for a
     container no layout allows: a pandas Series or 1-D object array of
-    series becomes a list of them; a generator, an empty list, a list of
-    1-D arrays of unequal length or of arrays of more than 2 dimensions is
-    refused."""
+    series becomes a list of them, and so does a sequence without ``ndim``
+    (a custom class); a generator, an empty list, a list of 1-D arrays of
+    unequal length or of arrays of more than 2 dimensions is refused."""
     if isinstance(X, Iterator):
         raise TypeError(
             f"X is a {type(X).__name__}, read once; allowed: {ALLOWED} (pass list(X))."
@@ -104,6 +104,8 @@ def as_collection(X):
     )
     if objects and len(X) and all(np.ndim(x) >= 1 for x in X):
         X = list(X)  # a column of arrays, as pandas and aeon's nested data hold them
+    if _is_sequence(X):  # read as a tuple is (a 3-D one: series, as numpy reads it)
+        X = [X[i] for i in range(len(X))]
     if type(X).__name__ == "DataFrame" and X.size and np.ndim(X.iat[0, 0]) >= 1:
         raise TypeError(
             f"X is a pandas DataFrame of series in its cells (sktime's nested "
@@ -146,6 +148,42 @@ def as_collection(X):
                 f"(1, n_timepoints): pass [x[None, :] for x in X]."
             )
     return X
+
+
+def _is_sequence(X):
+    """Whether ``X`` is a sequence of items that is not an array or a table
+    (no ``ndim``, ``shape``, ``__array__`` or ``__dataframe__``: a custom
+    class), nor a list, a tuple, a text or a mapping."""
+    array_like = ("ndim", "shape", "__array__", "__dataframe__")
+    return (
+        hasattr(X, "__len__")
+        and hasattr(X, "__getitem__")
+        and not any(hasattr(X, name) for name in array_like)
+        and not isinstance(X, list | tuple | str | bytes | Mapping)
+    )
+
+
+def is_multiindex(X):
+    """Whether ``X`` is in aeon's "pd-multiindex" layout of series: a pandas
+    DataFrame whose rows are indexed by (case, time point), a column per
+    channel (or a table whose rows have a 2-level index)."""
+    index = getattr(X, "index", None)
+    return type(X).__name__ == "DataFrame" and getattr(index, "nlevels", 1) == 2
+
+
+def multiindex_error(X, why):
+    """The TypeError for ``X`` in aeon's "pd-multiindex" layout
+    (:func:`is_multiindex`), said with ``why`` it cannot be the table it
+    also is. Refused, as the nested layout is (:func:`as_collection`): aeon
+    converts both."""
+    cases = X.index.get_level_values(0).nunique()
+    return TypeError(
+        f"X is a pandas DataFrame of {len(X)} rows indexed by (case, time "
+        f"point): {cases} series in aeon's 'pd-multiindex' layout, {why}; "
+        f"allowed: {ALLOWED}. Convert it first: "
+        f"aeon.utils.conversion.convert_collection(X, 'np-list') (or "
+        f"'numpy3D' for series of one length)."
+    )
 
 
 def is_series(X):
@@ -255,8 +293,11 @@ def layout_of(series, patch_size, *, pooled=True):
     return SeriesLayout(series[0].shape[0], longest, int(patch_size))
 
 
-def check_fits(series, layout):
-    """A ValueError naming X if ``series`` do not fit a model of ``layout``."""
+def check_fits(series, layout, attention="softmax"):
+    """A ValueError naming X if ``series`` do not fit a model of ``layout``
+    and ``attention``: softmax attention takes series up to the fit's
+    tokens, fixed attention (its weights mix every token) series of exactly
+    the fit's tokens."""
     channels = series[0].shape[0]
     if channels != layout.n_channels:
         raise ValueError(
@@ -264,6 +305,21 @@ def check_fits(series, layout):
             f"{layout.n_channels}; allowed: {layout.n_channels} channels."
         )
     capacity = layout.n_tokens * layout.patch_size
+    if attention != "softmax":  # its weights mix the fit's tokens, all full
+        shortest = capacity - layout.patch_size + 1
+        lengths = [x.shape[1] for x in series]
+        wrong = [i for i, n in enumerate(lengths) if not shortest <= n <= capacity]
+        if wrong:
+            takes = f"{shortest} to {capacity}" if shortest < capacity else capacity
+            raise ValueError(
+                f"X[{wrong[0]}] has {lengths[wrong[0]]} time points, and this "
+                f"model (attention={attention!r}, fitted on series of "
+                f"{layout.n_timepoints} time points) takes series of {takes}: "
+                f"its fixed weights mix {layout.n_tokens} tokens of patch_size "
+                f"{layout.patch_size}. Allowed: series of {takes} time points "
+                f"(a model fitted with attention='softmax' takes series of "
+                f"varying length)."
+            )
     longest = max(x.shape[1] for x in series)
     if longest > capacity:
         raise ValueError(

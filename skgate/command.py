@@ -166,10 +166,16 @@ def _check_compare(args, commands):
     )
     if problem is not None:  # as every command checks --out first
         fail(problem)
+    # The messages name compare_csv's arguments as this command's options.
+    options = {
+        action.dest: action.option_strings[0]
+        for action in commands._actions
+        if action.option_strings
+    }
     try:
         check_csv_header(args.csv, args.target)  # no pandas for these
-        X, y, task = read_table(args.csv, args.target, args.task)
-        check_folds(y, task, args.cv)
+        X, y, task = read_table(args.csv, args.target, args.task, options=options)
+        check_folds(y, task, args.cv, options=options)
     except CsvProblem as exc:
         fail(" ".join(str(exc).split()))
     categories = [f"{name!r} ({X[name].nunique()} values)" for name in text_columns(X)]

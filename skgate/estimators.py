@@ -279,7 +279,8 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     d_model : int >= 1, default=64
         Token width.
     n_tokens : int >= 1, default=8
-        Copies of the embedded row when ``token_dim`` is None.
+        Copies of the embedded row when ``token_dim`` is None. Series (3-D
+        or a list) need the default: their tokens are their patches.
     token_dim : int >= 1 or None, default=None
         For a 2-D ``X``. None: each row is one token. An int dividing
         ``n_features``: each row is a sequence of ``n_features // token_dim``

@@ -1010,9 +1010,81 @@ class TestCompareCommand:
         out = tmp_path / "out"
         with pytest.raises(CsvProblem, match="no column 'nope' in .*'x0', 'x1'"):
             compare_csv(path, "nope", out=out)
-        with pytest.raises(ValueError, match="--cv 40 stratified folds need"):
-            compare_csv(path, "label", out=out, cv=40)
         assert not out.exists()
+
+    def test_compare_csv_names_its_arguments_not_the_commands_options(
+        self, table, tmp_path, capsys
+    ):
+        """From Python the messages name compare_csv's keywords (cv=,
+        task=, repeats=); from the command line, its options (--cv, --task,
+        --repeats). compare_csv said --cv and --task, and n_repeats (its
+        argument is repeats)."""
+        from skgate.compare import compare_csv
+
+        path, frame = table
+        out = tmp_path / "out"
+        regress = tmp_path / "regress.csv"
+        frame.assign(label=np.arange(len(frame))).to_csv(regress, index=False)
+        words = [  # (arguments, Python's words, the command line's words)
+            (
+                (path, {"cv": 40}),
+                ["cv=40 stratified folds need at least 40 rows", ": lower cv, or"],
+                ["--cv 40 stratified folds need at least 40 rows", ": lower --cv, or"],
+            ),
+            (
+                (regress, {}),
+                ["pass task='regression' to predict it as a number, or "
+                 "task='classification' to treat"],
+                ["pass --task regression to predict it as a number, or --task "
+                 "classification to treat"],
+            ),
+            (
+                (path, {"task": "regression", "target": "colour"}),
+                ["task='regression' needs a numeric target; 'colour' holds text"],
+                ["--task regression needs a numeric target; 'colour' holds text"],
+            ),
+            (
+                (path, {"repeats": 0}),
+                ["repeats must be an int from 1 to 1000; got 0."],
+                ["--repeats must be >= 1; got 0."],
+            ),
+        ]  # fmt: skip
+        for (csv, given), python, command in words:
+            given = {"target": "label", **given}
+            with pytest.raises(ValueError) as info:
+                compare_csv(csv, out=out, **given)
+            message = str(info.value)
+            assert all(w in message for w in python) and "--" not in message
+            argv = ["compare", str(csv), "--out", str(out)]
+            for name, value in given.items():
+                argv += [f"--{name}", str(value)]
+            with pytest.raises(SystemExit):
+                _skgate_main(argv)
+            error = capsys.readouterr().err
+            assert all(w in error for w in command), error
+        assert not out.exists()
+
+    def test_a_csv_not_in_utf8_says_so(self, table, tmp_path):
+        """A spreadsheet's Latin-1 CSV: the file, its first byte that is not
+        UTF-8 (pandas' position is within a block) and what to do, in one
+        line; it was "cannot read ... as CSV: 'utf-8' codec can't decode"."""
+        from skgate.compare import CsvProblem, compare_csv
+
+        _, frame = table
+        path = tmp_path / "latin.csv"
+        frame.assign(label=frame["label"].map({0: "café", 1: "thé"})).to_csv(
+            path, index=False, encoding="latin-1"
+        )
+        first = path.read_bytes().index(b"\xe9")
+        line = path.read_bytes()[:first].count(b"\n") + 1
+        message = (
+            f"'{path}' is not UTF-8 text (byte 0xe9 on line {line}, byte {first} "
+            "of the file); save it as UTF-8 (a spreadsheet's 'CSV UTF-8')."
+        )
+        with pytest.raises(CsvProblem) as info:
+            compare_csv(path, "label", out=tmp_path / "out")
+        assert str(info.value) == message
+        assert not (tmp_path / "out").exists()
 
     def test_an_interrupted_run_leaves_nothing(self, table, tmp_path, monkeypatch):
         from skgate.compare import csvfile as compare
@@ -1053,7 +1125,12 @@ class TestCompareCommand:
             ("missing", [], "missing values in: x0 (2)"),
             ("infinite", [], "infinite values in: x1 (1)"),
             ("one class", [], "the target 'label' has one value"),
-            ("unreadable", [], "cannot read"),
+            (
+                "unreadable",
+                [],
+                "is not UTF-8 text (byte 0xff on line 1, byte 0 of the file); "
+                "save it as UTF-8",
+            ),
             ("empty", [], "is empty"),
             ("header only", [], "has a header but no rows"),
             ("one minority row", ["--cv", "2"], "class 'rare' has 1"),

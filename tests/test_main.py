@@ -1011,7 +1011,7 @@ def test_a_csvs_task_is_read_as_compare_gates_reads_it(target):
     try:
         expected = infer_task(y.to_numpy())
     except ValueError:
-        with pytest.raises(ValueError, match="pass --task regression"):
+        with pytest.raises(ValueError, match="pass task='regression'"):
             _target_task(y, "label", None)
     else:
         assert _target_task(y, "label", None) == expected

@@ -71,6 +71,34 @@ class TestLayouts:
         b = GatedAttentionClassifier(**SMALL).fit(list(X), y).predict_proba(list(X))
         assert np.array_equal(a, b)
 
+    def test_a_3d_array_like_without_ndim_is_series(self, equal):
+        """Nested lists and a sequence class without ``ndim`` holding a 3-D
+        array are the series numpy reads in them (a sequence class was a
+        table of "dim 3" at fit, "X is a table (shape (40, 2, 12))" at
+        predict); one holding a table is a table."""
+
+        class Rows:  # a sequence as a user writes one: len and indexing only
+            def __init__(self, items):
+                self.items = items
+
+            def __len__(self):
+                return len(self.items)
+
+            def __getitem__(self, i):
+                return self.items[i]
+
+        X, y = equal
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        for given in (X.tolist(), Rows(X), Rows([Rows(x) for x in X])):
+            again = GatedAttentionClassifier(**SMALL).fit(given, y)
+            assert again.series_layout_ == clf.series_layout_
+            assert np.array_equal(again.predict_proba(given), clf.predict_proba(X))
+        flat = X.reshape(len(X), -1)
+        table = GatedAttentionClassifier(**SMALL).fit(flat, y)
+        with pytest.raises(ValueError, match="X holds series .* fitted on a table"):
+            table.predict(Rows(X))
+        assert np.array_equal(table.predict(Rows(flat)), table.predict(flat))
+
     def test_a_table_is_read_as_before(self, equal):
         # A 2-D table: the tokens of token_dim, no series layout.
         X, y = equal
@@ -352,6 +380,31 @@ class TestBadInput:
         with pytest.raises(TypeError, match=message):
             GatedAttentionClassifier(**SMALL).fit(X, [0, 1, 0, 1])
 
+    def test_aeons_multiindex_layout_is_named(self, equal):
+        """A DataFrame of (case, time point) rows is refused by its name in
+        aeon, with its converter, not as scikit-learn's "inconsistent numbers
+        of samples"; a table with a 2-level index and a label per row is
+        still a table."""
+        from aeon.utils.conversion import convert_collection
+
+        X, y = equal
+        frame = convert_collection(X, "pd-multiindex")  # 480 rows
+        message = (
+            r"480 rows indexed by \(case, time point\): 40 series in aeon's "
+            r"'pd-multiindex' layout, {}.*convert_collection\(X, 'np-list'\)"
+        )
+        with pytest.raises(TypeError, match=message.format("and y has 40 labels")):
+            GatedAttentionClassifier(**SMALL).fit(frame, y)
+        clf = GatedAttentionClassifier(**SMALL).fit(X, y)
+        fitted = "and this GatedAttentionClassifier was fitted on series"
+        with pytest.raises(TypeError, match=message.format(fitted)):
+            clf.predict(frame)
+        # As the message says: converted, it is the series it holds.
+        converted = convert_collection(frame, "np-list")
+        assert np.array_equal(clf.predict(converted), clf.predict(X))
+        rows = np.arange(len(frame)) % 2
+        assert GatedAttentionClassifier(**SMALL).fit(frame, rows).n_features_in_ == 2
+
     def test_a_patch_longer_than_every_series_is_refused(self, equal):
         X, y = equal  # 12 time points
         GatedAttentionClassifier(patch_size=12, **SMALL).fit(X, y)  # one token
@@ -395,6 +448,16 @@ class TestBadInput:
         X, y = equal
         with pytest.raises(ValueError, match="token_dim=2 reads a 2-D table"):
             GatedAttentionClassifier(token_dim=2, **SMALL).fit(X, y)
+        # Unread with series: a search over it would compare one model.
+        with pytest.raises(
+            ValueError,
+            match=r"n_tokens=3 copies a 2-D table's row into tokens; X holds "
+            r"series.*\(12 tokens of patch_size 1 here.*n_tokens=8 \(the default",
+        ):
+            GatedAttentionClassifier(n_tokens=3, **SMALL).fit(X, y)
+        with pytest.raises(ValueError, match="n_tokens=3 copies a 2-D table's row"):
+            GatedAttentionClassifierCV(n_tokens=3, **SMALL).fit(X, y)
+        GatedAttentionClassifier(n_tokens=3, **SMALL).fit(X[:, 0], y)  # a table
         flat = X.reshape(len(X), -1)
         with pytest.raises(ValueError, match="patch_size=3 groups the time points"):
             GatedAttentionClassifier(patch_size=3, **SMALL).fit(flat, y)
@@ -404,8 +467,17 @@ class TestBadInput:
             GatedAttentionClassifier(attention="fixed", **SMALL).fit(*ragged)
         fixed = GatedAttentionClassifier(attention="fixed", patch_size=5, **SMALL)
         assert fixed.fit(*equal).predict(equal[0]).shape == (40,)
-        with pytest.raises(ValueError, match="X holds series shorter than that"):
-            fixed.predict(equal[0][:, :, :7])
+        # The lengths it takes named, shorter and longer alike (12 points
+        # in 3 patches of 5: 11 to 15 fill them).
+        assert fixed.predict(np.zeros((2, 2, 15))).shape == (2,)
+        for length in (7, 10, 16):
+            with pytest.raises(
+                ValueError,
+                match=rf"X\[0\] has {length} time points, and this model "
+                r"\(attention='fixed', fitted on series of 12 time points\) "
+                r"takes series of 11 to 15: its fixed weights mix 3 tokens",
+            ):
+                fixed.predict(np.zeros((2, 2, length)))
 
     def test_predicting_what_the_fit_did_not_see(self, equal, ragged_model):
         X, y = equal

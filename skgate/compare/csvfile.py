@@ -17,6 +17,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, OneHotEncoder, StandardScaler
 
+from .._checks import check_count
 from .._evaluation import checked_cv
 from ..outputs import (
     COMPARE_MARK,
@@ -27,7 +28,7 @@ from ..outputs import (
     undone_on_failure,
 )
 from ..parallel import on_cluster
-from .design import DEFAULT_CV, DEFAULT_REPEATS
+from .design import DEFAULT_CV, DEFAULT_REPEATS, MAX_REPEATS
 from .gates import compare_gates
 from .table import CsvProblem, check_folds, read_table, text_columns
 
@@ -96,6 +97,8 @@ def compare_csv(
             f"columns' preprocessing; the repeats are repeats=); got them in "
             f"**params."
         )
+    # Named as given here: compare_gates would call it n_repeats.
+    repeats = check_count("repeats", repeats, 1, MAX_REPEATS)
     X, y, task = read_table(path, target, task)  # as the command line did
     cv = checked_cv(cv)  # a text or a float, named
     if isinstance(cv, Integral):  # a splitter's own splits are checked later

@@ -156,7 +156,7 @@ def _no_column(path, target, columns):
     return f"no column {target!r} in {str(path)!r}; its columns: {names}{more}.{hint}"
 
 
-def read_table(path, target, task=None):
+def read_table(path, target, task=None, *, options=None):
     r"""``(X, y, task)``: the CSV at ``path`` read with pandas (as
     :func:`skgate.compare.compare_csv` reads it, and the command line before
     importing torch), ``target`` its y and every other column a feature,
@@ -165,14 +165,16 @@ def read_table(path, target, task=None):
 
     Rows ending in commas (a spreadsheet's empty last fields) are read by
     the header's columns. Raises a :class:`CsvProblem` naming the file, its
-    line or column: a file that cannot be read or is empty, a header without
-    rows, no column ``target``, a row with more values than the header,
-    missing or infinite values, features beyond float32's range, a target
-    of one value, text for
-    ``task="regression"`` or numbers beyond float32's range (in which the
-    regressor trains), a numeric target of whole numbers with more than
+    line or column: a file that cannot be read, is not UTF-8 (its first
+    byte that is not) or is empty, a header without rows, no column
+    ``target``, a row with more values than the header, missing or infinite
+    values, features beyond float32's range, a target of one value, text
+    for ``task="regression"`` or numbers beyond float32's range (in which
+    the regressor trains), a numeric target of whole numbers with more than
     :data:`skgate.compare.MAX_INFERRED_CLASSES` values and no ``task``, or
-    no feature.
+    no feature. ``options``: the command line's options by keyword
+    (``{"task": "--task"}``), for messages that name its options (``--task
+    regression``); None: they name the keywords (``task='regression'``).
 
     Examples
     --------
@@ -209,9 +211,9 @@ def read_table(path, target, task=None):
         )
     if table.shape[1] == 0:
         raise CsvProblem(f"{str(path)!r} has no column besides the target {target!r}.")
-    task = _target_task(y, target, task)
+    task = _target_task(y, target, task, options)
     if task == "regression":
-        _check_regression_target(y, target)
+        _check_regression_target(y, target, options)
     return table, y, task
 
 
@@ -246,7 +248,9 @@ def _parse_csv(path, target):
             return pd.read_csv(path, index_col=False)
     except pd.errors.EmptyDataError as exc:
         raise CsvProblem(header_problem(path, target, None, False)) from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise CsvProblem(_not_utf8(path)) from exc
+    except OSError as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
     except (pd.errors.ParserError, pd.errors.ParserWarning):
         problem = _longer_row(path)
@@ -255,8 +259,33 @@ def _parse_csv(path, target):
     try:  # only empty fields beyond the header's: read its columns
         columns = pd.read_csv(path, nrows=0, index_col=False).columns
         return pd.read_csv(path, index_col=False, usecols=range(len(columns)))
+    except UnicodeDecodeError as exc:
+        raise CsvProblem(_not_utf8(path)) from exc
     except (pd.errors.ParserError, ValueError) as exc:
         raise CsvProblem(f"cannot read {str(path)!r} as CSV: {exc}") from exc
+
+
+def _not_utf8(path):
+    """The message for a CSV that is not UTF-8 text, with its first byte
+    that is not (pandas' error gives a position within the block it was
+    decoding): the file decoded once more, on this failure only."""
+    where = ""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = (
+            f" (byte 0x{data[exc.start]:02x} on line {line}, byte {exc.start} "
+            "of the file)"
+        )
+    except OSError:  # gone since pandas read it: the file alone is named
+        pass
+    return (
+        f"{str(path)!r} is not UTF-8 text{where}; save it as UTF-8 (a "
+        "spreadsheet's 'CSV UTF-8')."
+    )
 
 
 def _csv_rows(path):
@@ -405,7 +434,7 @@ def _check_float32(numbers, path):
         )
 
 
-def _target_task(y, target, task):
+def _target_task(y, target, task, options=None):
     """The task for the target column ``y``: ``task``, else as
     :func:`skgate.compare.infer_task` reads it from the values (fractional
     numbers: regression; text and whole numbers: classes, up to
@@ -417,18 +446,20 @@ def _target_task(y, target, task):
     if task is None:
         raise CsvProblem(
             f"the target {target!r} is numeric with {y.nunique()} distinct values: "
-            "pass --task regression to predict it as a number, or --task "
-            "classification to treat each value as a class."
+            f"pass {_named('task', 'regression', options)} to predict it as a "
+            f"number, or {_named('task', 'classification', options)} to treat "
+            "each value as a class."
         )
     return task
 
 
-def _check_regression_target(y, target):
+def _check_regression_target(y, target, options=None):
     import numpy as np
 
     if y.dtype.kind not in "iuf":
         raise CsvProblem(
-            f"--task regression needs a numeric target; {target!r} holds text."
+            f"{_named('task', 'regression', options)} needs a numeric target; "
+            f"{target!r} holds text."
         )
     largest = float(np.abs(y.to_numpy(dtype=float)).max())
     if largest > float(np.finfo(np.float32).max):
@@ -439,11 +470,13 @@ def _check_regression_target(y, target):
         )
 
 
-def check_folds(y, task, cv):
-    """A :class:`CsvProblem` when ``--cv`` folds cannot be filled with the
+def check_folds(y, task, cv, *, options=None):
+    """A :class:`CsvProblem` when ``cv`` folds cannot be filled with the
     target ``y``'s rows: (classification) more folds than rows of the
     smallest class, or (regression) fewer than 2 test rows in a fold, on
-    which R^2 is undefined.
+    which R^2 is undefined. ``options``: the command line's options by
+    keyword (``{"cv": "--cv"}``), for a message naming ``--cv 5``; None:
+    naming ``cv=5``.
 
     Examples
     --------
@@ -453,7 +486,7 @@ def check_folds(y, task, cv):
     ...     check_folds(pd.Series(["a", "a", "b"]), "classification", 2)
     ... except CsvProblem as problem:
     ...     print(problem)
-    --cv 2 stratified folds need at least 2 rows of every class; class 'b' has 1: ...
+    cv=2 stratified folds need at least 2 rows of every class; class 'b' has 1: ...
     """
     if task not in TASKS:
         raise ValueError(f"task must be one of {list(TASKS)}; got {task!r}.")
@@ -474,17 +507,37 @@ def check_folds(y, task, cv):
         counts = y.value_counts()
         if counts.min() < cv:
             raise CsvProblem(
-                f"--cv {cv} stratified folds need at least {cv} rows of every "
-                f"class; class {_as_written(counts.idxmin())!r} has {counts.min()}: "
-                "lower --cv, or drop or merge that class."
+                f"{_named('cv', cv, options)} stratified folds need at least {cv} "
+                f"rows of every class; class {_as_written(counts.idxmin())!r} has "
+                f"{counts.min()}: lower {_named('cv', options=options)}, or drop or "
+                "merge that class."
             )
     elif len(y) < 2 * cv:
         # compare scores a regression by R^2, undefined on one test row.
         raise CsvProblem(
-            f"--cv {cv} folds of {len(y)} rows leave fewer than 2 test rows in "
-            f"some fold, and R^2 needs at least 2 on every fold; lower --cv "
-            f"(at most {len(y) // 2}) or add rows."
+            f"{_named('cv', cv, options)} folds of {len(y)} rows leave fewer than "
+            f"2 test rows in some fold, and R^2 needs at least 2 on every fold; "
+            f"lower {_named('cv', options=options)} (at most {len(y) // 2}) or "
+            "add rows."
         )
+
+
+def _named(name, value=None, options=None):
+    """Argument ``name`` (set to ``value``, unless None) as a message names
+    it: :func:`skgate.compare.compare_csv`'s keyword (``cv=5``), or, with
+    ``options`` (the command line's options by keyword, as the command
+    passes them), its option (``--cv 5``).
+
+    Examples
+    --------
+    >>> _named("cv", 5), _named("task", "regression"), _named("cv")
+    ('cv=5', "task='regression'", 'cv')
+    >>> _named("cv", 5, {"cv": "--cv"}), _named("cv", options={"cv": "--cv"})
+    ('--cv 5', '--cv')
+    """
+    if options is None:
+        return name if value is None else f"{name}={value!r}"
+    return options[name] if value is None else f"{options[name]} {value}"
 
 
 def _as_written(value):
