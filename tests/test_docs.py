@@ -112,13 +112,18 @@ def test_the_gallery_has_titled_examples_that_draw():
         assert lines.strip("\n").splitlines()[1].startswith("==="), path.name
 
 
-def test_external_references_link_by_each_librarys_url_scheme():
+def _docs_conf():
+    """docs/conf.py as a module."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("docs_conf", ROOT / "docs/conf.py")
     conf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conf)
-    url = conf.external_url
+    return conf
+
+
+def test_external_references_link_by_each_librarys_url_scheme():
+    url = _docs_conf().external_url
     assert url("sklearn.model_selection.GridSearchCV") == (
         "https://scikit-learn.org/stable/modules/generated/"
         "sklearn.model_selection.GridSearchCV.html"
@@ -135,6 +140,33 @@ def test_external_references_link_by_each_librarys_url_scheme():
         "#skorch.callbacks.EarlyStopping"
     )
     assert url("numpy.ndarray") is None and url("skgate.nn") is None
+
+
+def test_every_result_file_has_a_page_and_is_linked_where_named():
+    """Each Markdown file of benchmarks/results/ is rendered by a page of the
+    site (a MyST include under docs/), and the pages name one by its path in
+    backticks, which docs/conf.py turns into a link to that page (a path in
+    plain text, or one no page renders, would stay text a reader cannot
+    follow)."""
+    included = _docs_conf().INCLUDED
+    results = ROOT / "benchmarks/results"
+    files = {p.relative_to(ROOT).as_posix() for p in results.glob("*.md")}
+    assert len(files) >= 17 and files <= set(included), files - set(included)
+    assert included["benchmarks/results/KEEL.md"] == "results/keel"
+    assert included["benchmarks/results/REPORT.md"] == "user_guide/report"
+    sources = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.rst")]
+    for source in sources:
+        if "_build" in source.parts:
+            continue
+        text = source.read_text()
+        pattern = r"(.)(benchmarks/results/[\w/.-]+?\.md)(.)"
+        for match in re.finditer(pattern, text, flags=re.DOTALL):
+            before, path, after = match.groups()
+            if before == "/":  # an include's relative path
+                continue
+            where = f"{source.relative_to(ROOT)}: {path}"
+            assert (before, after) == ("`", "`"), where
+            assert path in included, where
 
 
 def test_the_estimators_document_every_parameter():
