@@ -169,6 +169,43 @@ def test_every_result_file_has_a_page_and_is_linked_where_named():
             assert path in included, where
 
 
+def test_the_installation_page_covers_wheels_and_every_extra():
+    """docs/installation.md installs from a wheel and an sdist (`make
+    dist`); its table names each extra a user installs with what it adds,
+    as pyproject.toml declares them; and the versions it says the
+    `sequences` extra resolves are those constraints.txt pins beside aeon."""
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    page = (ROOT / "docs/installation.md").read_text()
+    assert "make dist" in page and "python -m build" in page
+    assert "pip install dist/skgate-*.whl" in page
+    assert '"$(ls dist/skgate-*.tar.gz)[plot]"' in page
+
+    def names(requirements):
+        return [re.match(r"[\w.-]+(\[[\w,]+\])?", r).group(0) for r in requirements]
+
+    rows = dict(re.findall(r"^\| (`\w+`|\(none\)) \| ([^|]+) \|", page, re.MULTILINE))
+    extras = project["optional-dependencies"]
+    user_extras = {f"`{name}`": extras[name] for name in extras} | {
+        "(none)": project["dependencies"]
+    }
+    del user_extras["`dev`"], user_extras["`docs`"]  # a contributor's
+    assert set(rows) == set(user_extras)
+    for extra, requirements in user_extras.items():
+        assert sorted(names(requirements)) == sorted(rows[extra].strip().split(", "))
+    pins = dict(
+        pin.split("==")
+        for pin in (ROOT / "constraints.txt").read_text().split()
+        if "==" in pin
+    )
+    said = " ".join(page.split())
+    assert f"aeon {pins['aeon']} (the newest release" in said
+    assert f"numba {pins['numba'].rsplit('.', 1)[0]}" in said
+    assert f"pip resolves numpy {pins['numpy']} and pandas {pins['pandas']}" in said
+
+
 def test_the_estimators_document_every_parameter():
     """Each estimator's Parameters section names every parameter it takes
     (the regressor's list is generated from its signature)."""
