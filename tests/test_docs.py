@@ -169,6 +169,26 @@ def test_every_result_file_has_a_page_and_is_linked_where_named():
             assert path in included, where
 
 
+def test_minirockets_fit_times_are_said_to_be_warm():
+    """MiniRocket's fit times in the results are of code numba compiled
+    before (its first fit in an installation compiles it, about half a
+    minute): every page of the site that shows them says so and links to
+    the user guide's paragraph with the times cold and warm."""
+    shown = []
+    for path, page in _docs_conf().INCLUDED.items():
+        text = (ROOT / path).read_text()
+        if "MiniRocket" in text and re.search(r"fit (time|seconds)", text):
+            shown.append(page)
+    assert set(shown) >= {"results/sequences", "results/pilot-strong", "results/ragged"}
+    for page in shown:
+        text = " ".join((ROOT / "docs" / f"{page}.md").read_text().split())
+        assert "MiniRocket's fit times on this page are warm" in text, page
+        assert "(../user_guide/sequences.md#time-series-baselines)" in text, page
+    guide = (ROOT / "docs/user_guide/sequences.md").read_text()
+    baselines = " ".join(guide.split("## Time-series baselines")[1].split())
+    assert "took 29 s of CPU time with nothing compiled" in baselines
+
+
 def test_the_installation_page_covers_wheels_and_every_extra():
     """docs/installation.md installs from a wheel and an sdist (`make
     dist`); its table names each extra a user installs with what it adds,
