@@ -353,6 +353,43 @@ def test_the_findings_pages_compare_times_are_speed_mds():
     assert f"{steps} optimizer steps per fit" in findings
 
 
+def test_the_guides_thread_times_are_speed_mds():
+    """The user guide's times of a small fit on two threads and on one are
+    those SPEED.md's "The engine's constants" measured."""
+    lines = "\n".join(_speed_section("The engine's constants"))
+    one = float(re.search(r"\| threads \| one thread[^|]*\| ([\d.]+) \|", lines)[1])
+    two = float(
+        re.search(r"\| threads \| the caller's threads \| ([\d.]+) \|", lines)[1]
+    )
+    guide = " ".join((ROOT / "docs/user_guide/estimators.md").read_text().split())
+    assert f"took {two:.2f} s on two threads and {one:.2f} s on one" in guide
+
+
+#: A time a page quotes: a number and a unit of time.
+_TIME = re.compile(r"(?<![\w.])\d[\d,.]*\s?(?:s|ms|min|h|seconds|minutes|hours)\b")
+
+
+def test_every_time_the_docs_quote_says_which_machine():
+    """A time is a measurement on one machine: each one a page of the docs
+    quotes has the machine's CPU (x86_64, or its model) and its cores beside
+    it, in its paragraph. Left out: code blocks, the blocks a run writes
+    into a page (reproducing.md's findings, followed by the machine), the
+    protocols (frozen: the report records their SHA-256) and a timeout (a
+    setting, not a measurement)."""
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts]
+    pages = [p for p in pages if not p.name.startswith("protocol")]
+    for page in pages:
+        text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.M | re.S)
+        text = re.sub(r"<!-- (\w+):start -->.*?<!-- \1:end -->", "", text, flags=re.S)
+        for paragraph in re.split(r"\n\s*\n", text):
+            for match in _TIME.finditer(paragraph):
+                if "timeout" in paragraph[max(0, match.start() - 40) : match.start()]:
+                    continue
+                near = paragraph[max(0, match.start() - 400) : match.end() + 400]
+                where = f"{page.relative_to(ROOT)}: {match.group(0)}"
+                assert re.search(r"x86_64|EPYC", near) and "core" in near, where
+
+
 def test_the_findings_page_states_the_studys_seeds():
     """The seeds per sweep the findings page gives each confirmatory part
     are the study's (arms/alpha/depth, study.facts)."""
