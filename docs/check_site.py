@@ -8,8 +8,10 @@ Serves ``docs/_build/html`` on localhost and:
   (Debian's ``chromium`` and ``chromedriver``, through Selenium) and fails
   on any image that did not load (``naturalWidth`` 0) or a page whose
   gallery shows no figure;
-- saves a screenshot of the index and of one gallery page beside the site
-  (``docs/_build/screenshots``).
+- opens the benchmarks' result pages (``results/``) the same way, and fails
+  on a figure of theirs that did not load;
+- saves a screenshot of the index, of one gallery page and of one result
+  page beside the site (``docs/_build/screenshots``).
 
 Prints what it checked; exits 1 on the first kind of failure it finds.
 """
@@ -153,17 +155,27 @@ def main(site="docs/_build/html"):
         )
         shots = root.parent / "screenshots"
         shots.mkdir(exist_ok=True)
+        # The benchmarks' result pages (docs/results/), whose figures are
+        # files of benchmarks/results/ copied in by their includes.
+        result_pages = sorted(
+            p.relative_to(root).as_posix() for p in (root / "results").glob("*.html")
+        )
         pages = [
             "index.html",
             "auto_examples/index.html",
             "api.html",
             "user_guide/report.html",
+            *result_pages,
             *gallery,
         ]
         results = check_pages(
             base,
             pages,
-            {"index.html": shots / "index.png", gallery[0]: shots / "gallery.png"},
+            {
+                "index.html": shots / "index.png",
+                gallery[0]: shots / "gallery.png",
+                "results/keel.html": shots / "results.png",
+            },
         )
     finally:
         server.shutdown()

@@ -2,10 +2,13 @@
 
 Builds offline: no intersphinx inventories are fetched; references to
 scikit-learn, skorch and PyTorch objects link to their pages by each
-library's URL scheme (``external_url``).
+library's URL scheme (``external_url``). The result files of ``benchmarks/``
+are pages of the site (MyST includes under ``docs/results/``), and a page
+that names one by its path links to it (``link_included_files``).
 """
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -110,8 +113,52 @@ def resolve_external(app, env, node, contnode):
     return reference
 
 
+#: A MyST include of a file outside docs/ (the pages under docs/results/).
+_INCLUDE = re.compile(r"^```\{include\} (\S+)$", re.MULTILINE)
+
+
+def included_files(srcdir=ROOT / "docs"):
+    """The repository's files that a page renders by a MyST ``{include}``:
+    {file's path from the repository's root: the page's docname}."""
+    pages = {}
+    for source in sorted(srcdir.rglob("*.md")):
+        if "_build" in source.parts:
+            continue
+        for target in _INCLUDE.findall(source.read_text()):
+            path = (source.parent / target).resolve().relative_to(ROOT).as_posix()
+            pages[path] = source.relative_to(srcdir).with_suffix("").as_posix()
+    return pages
+
+
+INCLUDED = included_files()
+
+
+def link_included_files(app, doctree, docname):
+    """Sphinx's ``doctree-resolved`` hook: an inline literal that names a
+    rendered file (``benchmarks/results/KEEL.md``) links to its page."""
+    from docutils import nodes
+    from sphinx.util import logging
+
+    for literal in list(doctree.findall(nodes.literal)):
+        page = INCLUDED.get(literal.astext())
+        linked = isinstance(literal.parent, nodes.reference)
+        if page is None or page == docname or linked:
+            continue
+        if page not in app.env.all_docs:
+            logging.getLogger(__name__).warning(
+                f"{literal.astext()} links to {page}, which is not built",
+                location=literal,
+            )
+            continue
+        uri = app.builder.get_relative_uri(docname, page)
+        reference = nodes.reference("", "", internal=True, refuri=uri)
+        literal.replace_self(reference)
+        reference.append(literal)
+
+
 def setup(app):
     app.connect("missing-reference", resolve_external)
+    app.connect("doctree-resolved", link_included_files)
 
 
 sphinx_gallery_conf = {

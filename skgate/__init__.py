@@ -61,5 +61,9 @@ __all__ = [
     "make_linear_task",
     "representation_curvature",
 ]
-__version__ = "0.1.0"
+#: The one place the version is written: pyproject.toml reads it (setuptools'
+#: ``attr``), so the package's metadata carries it. A ``.devN`` version is
+#: unreleased work, CHANGELOG.md's "Unreleased" section; a release moves that
+#: section under its own heading.
+__version__ = "0.2.0.dev0"
 __getattr__, __dir__ = lazy_names(__name__, _HOMES, {*__all__, "__version__"})

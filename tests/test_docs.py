@@ -112,13 +112,18 @@ def test_the_gallery_has_titled_examples_that_draw():
         assert lines.strip("\n").splitlines()[1].startswith("==="), path.name
 
 
-def test_external_references_link_by_each_librarys_url_scheme():
+def _docs_conf():
+    """docs/conf.py as a module."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("docs_conf", ROOT / "docs/conf.py")
     conf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conf)
-    url = conf.external_url
+    return conf
+
+
+def test_external_references_link_by_each_librarys_url_scheme():
+    url = _docs_conf().external_url
     assert url("sklearn.model_selection.GridSearchCV") == (
         "https://scikit-learn.org/stable/modules/generated/"
         "sklearn.model_selection.GridSearchCV.html"
@@ -135,6 +140,90 @@ def test_external_references_link_by_each_librarys_url_scheme():
         "#skorch.callbacks.EarlyStopping"
     )
     assert url("numpy.ndarray") is None and url("skgate.nn") is None
+
+
+def test_every_result_file_has_a_page_and_is_linked_where_named():
+    """Each Markdown file of benchmarks/results/ is rendered by a page of the
+    site (a MyST include under docs/), and the pages name one by its path in
+    backticks, which docs/conf.py turns into a link to that page (a path in
+    plain text, or one no page renders, would stay text a reader cannot
+    follow)."""
+    included = _docs_conf().INCLUDED
+    results = ROOT / "benchmarks/results"
+    files = {p.relative_to(ROOT).as_posix() for p in results.glob("*.md")}
+    assert len(files) >= 17 and files <= set(included), files - set(included)
+    assert included["benchmarks/results/KEEL.md"] == "results/keel"
+    assert included["benchmarks/results/REPORT.md"] == "user_guide/report"
+    sources = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "docs").rglob("*.rst")]
+    for source in sources:
+        if "_build" in source.parts:
+            continue
+        text = source.read_text()
+        pattern = r"(.)(benchmarks/results/[\w/.-]+?\.md)(.)"
+        for match in re.finditer(pattern, text, flags=re.DOTALL):
+            before, path, after = match.groups()
+            if before == "/":  # an include's relative path
+                continue
+            where = f"{source.relative_to(ROOT)}: {path}"
+            assert (before, after) == ("`", "`"), where
+            assert path in included, where
+
+
+def test_minirockets_fit_times_are_said_to_be_warm():
+    """MiniRocket's fit times in the results are of code numba compiled
+    before (its first fit in an installation compiles it, about half a
+    minute): every page of the site that shows them says so and links to
+    the user guide's paragraph with the times cold and warm."""
+    shown = []
+    for path, page in _docs_conf().INCLUDED.items():
+        text = (ROOT / path).read_text()
+        if "MiniRocket" in text and re.search(r"fit (time|seconds)", text):
+            shown.append(page)
+    assert set(shown) >= {"results/sequences", "results/pilot-strong", "results/ragged"}
+    for page in shown:
+        text = " ".join((ROOT / "docs" / f"{page}.md").read_text().split())
+        assert "MiniRocket's fit times on this page are warm" in text, page
+        assert "(../user_guide/sequences.md#time-series-baselines)" in text, page
+    guide = (ROOT / "docs/user_guide/sequences.md").read_text()
+    baselines = " ".join(guide.split("## Time-series baselines")[1].split())
+    assert "took 29 s of CPU time with nothing compiled" in baselines
+
+
+def test_the_installation_page_covers_wheels_and_every_extra():
+    """docs/installation.md installs from a wheel and an sdist (`make
+    dist`); its table names each extra a user installs with what it adds,
+    as pyproject.toml declares them; and the versions it says the
+    `sequences` extra resolves are those constraints.txt pins beside aeon."""
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    page = (ROOT / "docs/installation.md").read_text()
+    assert "make dist" in page and "python -m build" in page
+    assert "pip install dist/skgate-*.whl" in page
+    assert '"$(ls dist/skgate-*.tar.gz)[plot]"' in page
+
+    def names(requirements):
+        return [re.match(r"[\w.-]+(\[[\w,]+\])?", r).group(0) for r in requirements]
+
+    rows = dict(re.findall(r"^\| (`\w+`|\(none\)) \| ([^|]+) \|", page, re.MULTILINE))
+    extras = project["optional-dependencies"]
+    user_extras = {f"`{name}`": extras[name] for name in extras} | {
+        "(none)": project["dependencies"]
+    }
+    del user_extras["`dev`"], user_extras["`docs`"]  # a contributor's
+    assert set(rows) == set(user_extras)
+    for extra, requirements in user_extras.items():
+        assert sorted(names(requirements)) == sorted(rows[extra].strip().split(", "))
+    pins = dict(
+        pin.split("==")
+        for pin in (ROOT / "constraints.txt").read_text().split()
+        if "==" in pin
+    )
+    said = " ".join(page.split())
+    assert f"aeon {pins['aeon']} (the newest release" in said
+    assert f"numba {pins['numba'].rsplit('.', 1)[0]}" in said
+    assert f"pip resolves numpy {pins['numpy']} and pandas {pins['pandas']}" in said
 
 
 def test_the_estimators_document_every_parameter():
@@ -181,12 +270,10 @@ def test_the_citation_file_names_the_paper_and_this_version():
     import pytest
 
     yaml = pytest.importorskip("yaml")
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert citation["cff-version"] == "1.2.0"
-    assert str(citation["version"]) == project["version"] == skgate.__version__
+    assert str(citation["version"]) == skgate.__version__
     (paper,) = citation["references"]
     title = "Gating Enables Curvature: A Geometric Expressivity Gap in Attention"
     assert (paper["title"], paper["year"]) == (title, 2026)
@@ -264,6 +351,43 @@ def test_the_findings_pages_compare_times_are_speed_mds():
         findings
     )
     assert f"{steps} optimizer steps per fit" in findings
+
+
+def test_the_guides_thread_times_are_speed_mds():
+    """The user guide's times of a small fit on two threads and on one are
+    those SPEED.md's "The engine's constants" measured."""
+    lines = "\n".join(_speed_section("The engine's constants"))
+    one = float(re.search(r"\| threads \| one thread[^|]*\| ([\d.]+) \|", lines)[1])
+    two = float(
+        re.search(r"\| threads \| the caller's threads \| ([\d.]+) \|", lines)[1]
+    )
+    guide = " ".join((ROOT / "docs/user_guide/estimators.md").read_text().split())
+    assert f"took {two:.2f} s on two threads and {one:.2f} s on one" in guide
+
+
+#: A time a page quotes: a number and a unit of time.
+_TIME = re.compile(r"(?<![\w.])\d[\d,.]*\s?(?:s|ms|min|h|seconds|minutes|hours)\b")
+
+
+def test_every_time_the_docs_quote_says_which_machine():
+    """A time is a measurement on one machine: each one a page of the docs
+    quotes has the machine's CPU (x86_64, or its model) and its cores beside
+    it, in its paragraph. Left out: code blocks, the blocks a run writes
+    into a page (reproducing.md's findings, followed by the machine), the
+    protocols (frozen: the report records their SHA-256) and a timeout (a
+    setting, not a measurement)."""
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts]
+    pages = [p for p in pages if not p.name.startswith("protocol")]
+    for page in pages:
+        text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.M | re.S)
+        text = re.sub(r"<!-- (\w+):start -->.*?<!-- \1:end -->", "", text, flags=re.S)
+        for paragraph in re.split(r"\n\s*\n", text):
+            for match in _TIME.finditer(paragraph):
+                if "timeout" in paragraph[max(0, match.start() - 40) : match.start()]:
+                    continue
+                near = paragraph[max(0, match.start() - 400) : match.end() + 400]
+                where = f"{page.relative_to(ROOT)}: {match.group(0)}"
+                assert re.search(r"x86_64|EPYC", near) and "core" in near, where
 
 
 def test_the_findings_page_states_the_studys_seeds():

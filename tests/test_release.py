@@ -12,7 +12,8 @@ import skgate
 
 tomllib = pytest.importorskip("tomllib")  # the standard library's from 3.11
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PROJECT = PYPROJECT["project"]
 
 
 def test_license_is_the_declared_one():
@@ -23,12 +24,51 @@ def test_license_is_the_declared_one():
     assert "Neither the name of the copyright holder" in text
 
 
-def test_changelog_names_this_version():
+def test_the_version_is_written_once_and_the_metadata_carries_it():
+    """skgate.__version__ is the version: pyproject.toml reads it (no
+    version of its own), and the metadata of a wheel built from this
+    checkout, which pip records and importlib.metadata reads, is it."""
+    assert "version" not in PROJECT and PROJECT["dynamic"] == ["version"]
+    dynamic = PYPROJECT["tool"]["setuptools"]["dynamic"]
+    assert dynamic["version"] == {"attr": "skgate.__version__"}
+    pytest.importorskip("setuptools")  # the build backend, run in this process
+    from build.util import project_wheel_metadata
+
+    metadata = project_wheel_metadata(ROOT, isolated=False)
+    assert (metadata["Name"], metadata["Version"]) == ("skgate", skgate.__version__)
+
+
+def _changelog_sections():
+    """CHANGELOG.md's second-level headings, in order: (name, date or None)."""
     text = (ROOT / "CHANGELOG.md").read_text()
     assert "Keep a Changelog" in text
-    assert re.search(rf"^## \[{re.escape(PROJECT['version'])}\] - \d{{4}}-\d\d-\d\d$",
-                     text, re.MULTILINE)  # fmt: skip
-    assert skgate.__version__ == PROJECT["version"]
+    headings = re.findall(r"^## (.*)$", text, re.MULTILINE)
+    sections = []
+    for heading in headings:
+        match = re.fullmatch(r"\[([^]]+)\](?: - (\d{4}-\d\d-\d\d))?", heading)
+        assert match, f"not a section heading of Keep a Changelog: {heading!r}"
+        sections.append(match.groups())
+    return sections
+
+
+def test_the_changelog_agrees_with_the_version():
+    """A development version (0.2.0.dev0) is unreleased work: the
+    changelog's top section is "Unreleased", above the last release, which
+    is older. A release version (0.2.0) is the top section, with its date.
+    Released sections carry dates and go from the newest down."""
+    from packaging.version import Version
+
+    version = Version(skgate.__version__)
+    (top, top_date), *released = _changelog_sections()
+    assert all(date for _, date in released), released
+    versions = [Version(name) for name, _ in released]
+    assert versions == sorted(versions, reverse=True) and versions
+    if version.is_devrelease or version.is_prerelease:
+        assert (top, top_date) == ("Unreleased", None), top
+        assert versions[0] < version, (versions[0], version)
+    else:
+        assert top == skgate.__version__ and top_date, (top, top_date)
+        assert versions[0] < version
 
 
 def _run(*command, cwd=ROOT):
@@ -47,7 +87,7 @@ def dists(tmp_path_factory):
 @pytest.mark.slow
 def test_sdist_and_wheel_pass_twine(dists):
     names = sorted(p.name for p in dists.iterdir())
-    version = PROJECT["version"]
+    version = skgate.__version__
     assert names == [f"skgate-{version}-py3-none-any.whl", f"skgate-{version}.tar.gz"]
     checked = _run(
         sys.executable, "-m", "twine", "check", "--strict", *map(str, dists.iterdir())
