@@ -55,7 +55,7 @@ class TestCompareGates:
         assert list(scores.columns) == [
             "arm", "gate", "alpha", "repeat", "fold", "n_train", "n_test",
             "model_seed", "score", "curvature", "fit_time", "predictions",
-            "curvature measure",
+            "curvature measure", "baseline",
         ]  # fmt: skip
         assert scores["predictions"].str.fullmatch("[0-9a-f]{16}").all()
         assert (scores["curvature measure"] == "turning rate").all()
@@ -128,7 +128,7 @@ class TestCompareGates:
 
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), scoring=rigged, max_epochs=1,
-            d_model=8, random_state=0,
+            d_model=8, random_state=0, baselines=None,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
         assert score["outcome"] == "holds" and score["p holm"] < 1e-6
@@ -163,7 +163,7 @@ class TestCompareGates:
 
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), scoring=rigged, max_epochs=1,
-            d_model=8, cv=2, n_repeats=n_repeats, random_state=0,
+            d_model=8, cv=2, n_repeats=n_repeats, random_state=0, baselines=None,
         )  # fmt: skip
         score = result.tests_.set_index("measure").loc["score"]
         assert score["note"] == "no spread"
@@ -328,7 +328,7 @@ class TestCompareGates:
         X, y = make_linear_task(60, random_state=0)
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), alphas=(0.1234567, 0.1234568),
-            cv=3, n_repeats=1, random_state=0, max_epochs=1,
+            cv=3, n_repeats=1, random_state=0, max_epochs=1, baselines=None,
         )  # fmt: skip
         assert result.scores_["arm"].nunique() == 3
 
@@ -566,7 +566,7 @@ class TestCompareGates:
         result = compare_gates(
             X, y, gates=("multiplicative", "none"), cv=masks, n_repeats=1,
             margin=1e-300, alpha=0.7, scoring=make_scorer(f1_score),
-            random_state=0, max_epochs=1,
+            random_state=0, max_epochs=1, baselines=None,
         )  # fmt: skip
         assert set(result.scores_["n_test"]) == {20}
         assert set(result.scores_["n_train"]) == {40}
@@ -979,13 +979,17 @@ class TestCompareCommand:
         argv += ["--margin", "0.05", "--test", "sign-flip"]
         assert _skgate_main(argv) == 0
         captured = capsys.readouterr()
-        assert captured.out.startswith("Held-out accuracy: ")
+        first, second = captured.out.splitlines()[:2]
+        assert first.startswith("No gate beats the best baseline, ") or (
+            "beat" in first and "the best baseline, " in first
+        )
+        assert second.startswith("Held-out accuracy: ")
         assert "arms x splits" in captured.err  # the progress bar
         names = {p.name for p in out.iterdir()}
         assert {"COMPARE.md", "compare_scores.csv", "compare_tests.csv"} <= names
         assert "fig_compare.png" in names
         scores = pd.read_csv(out / "compare_scores.csv")
-        assert len(scores) == 3 * 2 * 2
+        assert len(scores) == (3 + 2) * 2 * 2  # 3 gates and 2 baselines
         text = (out / "COMPARE.md").read_text()
         assert "Target `label` (classification)" in text
         for setting in (
@@ -1116,7 +1120,9 @@ class TestCompareCommand:
 
         matplotlib.use("Agg")
         assert _skgate_main([*argv, "--task", "regression"]) == 0
-        assert capsys.readouterr().out.startswith("Held-out R^2: ")
+        first, second = capsys.readouterr().out.splitlines()[:2]
+        assert "the best baseline, Ridge (mean R^2 " in first
+        assert second.startswith("Held-out R^2: ")
 
     @pytest.mark.parametrize(
         "change, argv, message",
@@ -1264,7 +1270,7 @@ def test_progress_advances_as_jobs_end_not_in_their_order(monkeypatch):
     with parallel_config(backend="threading"):
         result = compare_gates(X, y, gates=("multiplicative", "none"), cv=2,
                                n_repeats=3, max_epochs=1, random_state=0,
-                               n_jobs=2)  # fmt: skip
+                               n_jobs=2, baselines=None)  # fmt: skip
     assert sum(n for n, _ in seen) == 12
     assert not seen[0][1]  # a later job was counted before the first ended
     # The rows are still in the order of the arms, then of the splits.
@@ -1385,7 +1391,7 @@ def test_the_scores_do_not_depend_on_how_splits_share_networks(monkeypatch):
 
     X, y = make_curved_task(80, random_state=0)
     kwargs = dict(gates=("multiplicative", "none"), cv=2, n_repeats=3,
-                  max_epochs=2, random_state=0)  # fmt: skip
+                  max_epochs=2, random_state=0, baselines=None)  # fmt: skip
     packed = compare_gates(X, y, **kwargs).scores_
 
     def one_per_network(splits, size=None):
@@ -1440,7 +1446,8 @@ def test_the_recommendation_does_not_depend_on_the_gates_order():
     came first in gates= (SiLU, the more curved, in one order)."""
     _, y = make_curved_task(40, random_state=0)
     X = np.ones((40, 2))
-    kw = dict(cv=3, n_repeats=2, d_model=8, max_epochs=2, random_state=0)
+    kw = dict(cv=3, n_repeats=2, d_model=8, max_epochs=2, random_state=0,
+              baselines=None)  # fmt: skip
     one = compare_gates(X, y, gates=("multiplicative", "silu", "none"), **kw)
     two = compare_gates(X, y, gates=("multiplicative", "none", "silu"), **kw)
     assert one.recommendation_.arms == two.recommendation_.arms == ("none", "silu")
@@ -1455,7 +1462,8 @@ def test_the_recommendations_probabilities_do_not_depend_on_the_gates_order():
     """The joint posterior's draws once took the arms in the order of gates=,
     so the Monte Carlo probabilities moved with it (0.715 against 0.720)."""
     X, y = make_curved_task(60, random_state=0)
-    kw = dict(cv=3, n_repeats=2, d_model=8, max_epochs=2, random_state=0)
+    kw = dict(cv=3, n_repeats=2, d_model=8, max_epochs=2, random_state=0,
+              baselines=None)  # fmt: skip
     one = compare_gates(X, y, gates=("multiplicative", "none"), **kw)
     two = compare_gates(X, y, gates=("none", "multiplicative"), **kw)
     assert one.recommendation_.probabilities == two.recommendation_.probabilities

@@ -418,7 +418,8 @@ def test_a_signed_kind_is_drawn_in_magnitude_as_it_is_tested():
     X, y = make_curved_task(90, random_state=0)
     result = compare_gates(X, y, gates=("multiplicative", "none"), cv=3,
                            n_repeats=2, max_epochs=1, random_state=0,
-                           curvature_params={"kind": "gaussian"})  # fmt: skip
+                           curvature_params={"kind": "gaussian"},
+                           baselines=None)  # fmt: skip
     display = GateComparisonDisplay.from_result(result)
     panel = display.ax_[0, 1]
     assert panel.get_ylabel().startswith("|")

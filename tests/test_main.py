@@ -503,6 +503,30 @@ def test_compare_names_the_columns_read_as_categories(tmp_path, capsys):
     assert "| categories     | b " in (tmp_path / "out" / "COMPARE.md").read_text()
 
 
+@pytest.mark.parametrize("baselines", ["auto", "none"])
+def test_compare_says_first_whether_a_gate_beats_the_best_baseline(
+    tmp_path, capsys, baselines
+):
+    """Its first line (issue 74, item 10): a linear model and gradient
+    boosting beside the gates, unless --baselines none."""
+    path = _write_rows(tmp_path / "data.csv", _ROWS)
+    argv = ["compare", str(path), "--target", "label", "--cv", "2", "--repeats",
+            "1", "--max-epochs", "1", "--out", str(tmp_path / "out"),
+            "--baselines", baselines]  # fmt: skip
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    report = (tmp_path / "out" / "COMPARE.md").read_text()
+    if baselines == "auto":
+        assert lines[0].startswith(("No gate beats the best baseline, ", "multipl",
+                                    "silu", "none"))  # fmt: skip
+        assert "the best baseline, " in lines[0]
+        assert lines[1].startswith("Held-out accuracy:")
+        assert "| baselines      | LogReg, HGB" in report
+    else:
+        assert lines[0].startswith("Held-out accuracy:")
+        assert "| baselines      | none " in report
+
+
 @pytest.mark.parametrize("header", ["y,a,y", "a,a,y", "a,b,a,y,b"])
 def test_read_table_refuses_a_repeated_column_name(tmp_path, header):
     """compare_csv's reader refuses what the command line refuses: pandas

@@ -501,9 +501,10 @@ class TestComparison:
         from skgate import compare_gates
 
         X, y = request.getfixturevalue(data)
-        result = compare_gates(
-            X, y, cv=2, n_repeats=1, max_epochs=1, d_model=8, random_state=0
-        )
+        result = compare_gates(  # MiniRocket beside them: tests/test_baselines.py
+            X, y, cv=2, n_repeats=1, max_epochs=1, d_model=8, random_state=0,
+            baselines=None,
+        )  # fmt: skip
         assert set(result.scores_["gate"]) == {"multiplicative", "silu", "none"}
         assert np.isfinite(result.scores_["curvature"]).all()
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from importlib.util import find_spec
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.ensemble import (
     HistGradientBoostingClassifier,
@@ -225,6 +225,8 @@ def baseline_rows(baselines, data, splits, scorer, n_jobs, digest=False):
         for name, estimator in baselines.items()
         for i, split in enumerate(splits)
     ]
-    rows = Parallel(n_jobs=n_jobs)(jobs) if jobs else []
+    # No more workers than fits (n_jobs=1024 would start 1024 processes).
+    workers = min(effective_n_jobs(n_jobs), len(jobs))
+    rows = Parallel(n_jobs=workers)(jobs) if jobs else []
     names = [name for name in baselines for _ in splits]
     return list(zip(names, rows, strict=True))

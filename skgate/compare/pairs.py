@@ -338,17 +338,17 @@ def recommend(scores, margin, test_fraction, random_state):
     arms tied with it (least curved first; undecided).
 
     Two arms whose score difference is the same on every split have a
-    posterior of zero width, which would be certainty from ties: every
-    probability is capped at 1 minus the zero-spread rule's p for that
-    pair (:func:`skgate.paired.no_spread_comparison`: 2^-repeats for a
-    difference beyond the margin, the equivalence p within it), and the
-    recommendation says why when the cap leaves it undecided. Arms whose
-    probabilities differ by less than the draws' Monte Carlo error, or
-    whose mean scores are equal, are tied: named together, never one
-    picked by a draw's noise or by the order the gates were given in."""
+    posterior of zero width, which would be certainty from ties: each of
+    the two arms' probabilities is capped at 1 minus the zero-spread
+    rule's p for that pair (:func:`skgate.paired.no_spread_comparison`:
+    2^-repeats for a difference beyond the margin, the equivalence p within
+    it), and the recommendation says why when a cap leaves it undecided.
+    Arms whose probabilities differ by less than the draws' Monte Carlo
+    error, or whose mean scores are equal, are tied: named together, never
+    one picked by a draw's noise or by the order the gates were given in."""
     arms, table = _paired_table(scores)
     repeats, rows = _repeats_and_rows(scores, table)
-    cap, why = _zero_spread_cap(table["score"], arms, margin, repeats, rows)
+    caps = _zero_spread_caps(table["score"], arms, margin, repeats, rows)
     # Drawn with the arms in one order (by name), so that the Monte Carlo
     # probabilities do not depend on the order gates= gave them in.
     named = sorted(arms)
@@ -359,9 +359,8 @@ def recommend(scores, margin, test_fraction, random_state):
         random_state=0 if random_state is None else random_state,
     )[:, [named.index(a) for a in arms]]
     close = draws >= draws.max(axis=1, keepdims=True) - margin
-    probabilities = {
-        a: min(cap, p) for a, p in zip(arms, close.mean(axis=0).tolist(), strict=True)
-    }
+    shares = dict(zip(arms, close.mean(axis=0).tolist(), strict=True))
+    probabilities = {a: min(caps[a][0], shares[a]) for a in arms}
     # Among arms named together, a baseline (no attention, NaN curvature)
     # first, then the least curved gate.
     curvature = table["curvature"].mean().fillna(-np.inf)
@@ -369,6 +368,7 @@ def recommend(scores, margin, test_fraction, random_state):
     likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
     if len(likely) > 1:
         members = [arms.index(a) for a in likely]
+        cap = min(caps[a][0] for a in likely)
         together = min(cap, float(close[:, members].all(axis=1).mean()))
         if together >= DECISION_PROBABILITY:
             order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
@@ -378,7 +378,12 @@ def recommend(scores, margin, test_fraction, random_state):
     order = tuple(sorted(tied, key=lambda a: (curvature[a], arms.index(a))))
     top = max(probabilities[a] for a in tied)
     decided = len(order) == 1 and top >= DECISION_PROBABILITY
-    binds = not decided and cap < DECISION_PROBABILITY
+    cap, why = min(caps[a] for a in order)
+    binds = (
+        not decided
+        and cap < DECISION_PROBABILITY
+        and cap < max(shares[a] for a in order)
+    )
     return Recommendation(order, top, decided, margin, probabilities, why * binds,
                           baselines)  # fmt: skip
 
@@ -398,11 +403,11 @@ def _tied_with_top(scores, arms, probabilities):
     ]  # fmt: skip
 
 
-def _zero_spread_cap(scores, arms, margin, repeats, rows):
-    """1 minus the largest zero-spread p among the pairs of arms whose
-    score difference is the same on every split, and why it binds (the
-    pair with that p), or (1, "") when every pair shows spread."""
-    worst, why = 0.0, ""
+def _zero_spread_caps(scores, arms, margin, repeats, rows):
+    """Each arm's cap: 1 minus the largest zero-spread p among the pairs
+    it is in whose score difference is the same on every split, and why
+    (that pair); (1, "") for an arm in no such pair."""
+    caps = dict.fromkeys(arms, (1.0, ""))
     for a, b in combinations(sorted(arms), 2):  # not in the order gates= gave
         d = (scores[a] - scores[b]).to_numpy()
         if not paired.no_spread(d):
@@ -414,12 +419,12 @@ def _zero_spread_cap(scores, arms, margin, repeats, rows):
             if abs(value) < margin
             else min(test["p"], test["p reverse"])
         )
-        if p > worst:
-            worst = p
-            where = f" ({rows} test rows a repeat)" if rows else ""
-            why = (
-                f"{a} minus {b} is {value:+.3g} on every split{where}: over "
-                f"{repeats} repeat{'s' if repeats > 1 else ''} that is p = {p:.2g} "
-                "at best (the zero-spread rule)"
-            )
-    return 1.0 - worst, why
+        where = f" ({rows} test rows a repeat)" if rows else ""
+        why = (
+            f"{a} minus {b} is {value:+.3g} on every split{where}: over "
+            f"{repeats} repeat{'s' if repeats > 1 else ''} that is p = {p:.2g} "
+            "at best (the zero-spread rule)"
+        )
+        for arm in (a, b):
+            caps[arm] = min(caps[arm], (1.0 - p, why))
+    return caps
