@@ -1219,6 +1219,7 @@ def test_the_committed_comparison_is_its_runs_output():
     table = pd.read_csv(results / "compare.csv")
     assert len(table) >= 3 and "regression" in set(table["task"])
     summary = (results / "COMPARE.md").read_text()
+    assert "Run at commit " in summary and "CPU capability" in summary
     for _, row in table.iterrows():
         folder = results / f"compare_{row['dataset']}"
         own = (folder / "COMPARE.md").read_text().split("**")[1]
@@ -1230,6 +1231,9 @@ def test_the_committed_comparison_is_its_runs_output():
                                         strict=True)
         )  # fmt: skip
         assert outcomes == row["score outcomes, new defaults (10 x 10, corrected t)"]
+        # The first sentence: whether any gate beats the best baseline.
+        assert own.startswith(row["against the best baseline"] + ": ")
+        assert "the best baseline, " in row["against the best baseline"]
         assert ((tests["ci low"] > 0) == (tests["outcome"] == "holds")).all()
         assert ((tests["ci high"] < 0) == (tests["outcome"] == "reversed")).all()
 
