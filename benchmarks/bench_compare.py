@@ -36,8 +36,9 @@ from sklearn.datasets import (
 )
 
 from skgate import compare_gates
+from skgate.command import parse
+from skgate.compare import run_command
 
-from study import cli
 from study.machine import machine_record
 from study.realdata import sample_real
 
@@ -81,7 +82,8 @@ def _run(name, X, y, task):
     table.to_csv(path, index=False)
     start = time.perf_counter()
     argv = ["compare", str(path), "--target", "y", "--task", task]
-    cli.main([*argv, "--n-jobs", "2", "--out", str(folder)])
+    args, parser = parse([*argv, "--n-jobs", "2", "--out", str(folder)])
+    assert run_command(args, parser) == 0
     seconds = time.perf_counter() - start
     path.unlink()  # the data are the packages'; the CSV was the input
     return folder, seconds
