@@ -44,7 +44,7 @@ from study.realdata import sample_real
 
 OUT = Path(__file__).parent / "results"
 #: The defaults compare_gates had before the corrected test.
-OLD = {"cv": 5, "n_repeats": 1, "test": "sign-flip",
+OLD = {"cv": 5, "n_repeats": 1, "test": "sign-flip", "baselines": None,
        "curvature_params": {"kind": "acceleration"}}  # fmt: skip
 
 
