@@ -303,6 +303,15 @@ class ChecksInputs:
                 f"features of X ({n_features}); allowed: None (copied tokens) or "
                 f"a divisor of {n_features}."
             )
+        unread = inspect.signature(type(self)).parameters["n_tokens"].default
+        if self.token_dim is not None and self.n_tokens != unread:
+            # Not read then, so a search over it would compare identical models.
+            raise ValueError(
+                f"n_tokens={self.n_tokens!r} copies a row into tokens when "
+                f"token_dim is None; with token_dim={self.token_dim} the row is "
+                f"{n_features // self.token_dim} tokens of its columns. Allowed "
+                f"with token_dim: n_tokens={unread} (the default, unread)."
+            )
 
 
 def binade(peak):

@@ -279,8 +279,10 @@ class GatedAttentionClassifier(ClassifierMixin, _GatedAttentionBase):
     d_model : int >= 1, default=64
         Token width.
     n_tokens : int >= 1, default=8
-        Copies of the embedded row when ``token_dim`` is None. Series (3-D
-        or a list) need the default: their tokens are their patches.
+        Copies of the embedded row when ``token_dim`` is None. With a
+        ``token_dim``, and for series (3-D or a list), it is not read and
+        must stay at its default (refused at fit otherwise): their tokens
+        are the row's columns, or the series' patches.
     token_dim : int >= 1 or None, default=None
         For a 2-D ``X``. None: each row is one token. An int dividing
         ``n_features``: each row is a sequence of ``n_features // token_dim``

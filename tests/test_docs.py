@@ -353,6 +353,40 @@ def test_the_findings_pages_compare_times_are_speed_mds():
     assert f"{steps} optimizer steps per fit" in findings
 
 
+def test_the_findings_pages_baselines_sentence_is_compare_mds():
+    """What the findings page says of the gates against the baselines is
+    counted from bench_compare.py's table, and its time read from its page."""
+    import pandas as pd
+
+    results = ROOT / "benchmarks/results"
+    table = pd.read_csv(results / "compare.csv")
+    baselines = {"LogReg", "Ridge", "HGB"}
+    beaten = sum(
+        not t.startswith("No gate beats") for t in table["against the best baseline"]
+    )
+    first = [re.match(r"(?:use|any of) ([^,( ]+)", r).group(1)
+             for r in table["recommendation"]]  # fmt: skip
+    named = sum(arm in baselines for arm in first)
+    ungated = sum(arm == "ungated" for arm in first)
+    seconds = re.search(r"2 baselines, (\d+) fits, 2 jobs\): \*\*([\d.]+) s\*\*",
+                        (results / "COMPARE.md").read_text())  # fmt: skip
+    findings = " ".join((ROOT / "docs/user_guide/findings.md").read_text().split())
+    n = len(table)
+    gate = (
+        f"no gate beats the best baseline on any of the {n}"
+        if beaten == 0
+        else f"a gate beats the best baseline on {beaten} of the {n}"
+    )
+    expected = (
+        f"{gate} datasets of "
+        f"`benchmarks/results/COMPARE.md`; the recommendation names a baseline on "
+        f"{named} of them and ungated attention on {ungated}. The default design on "
+        f"1000 rows x 20 features with its 2 baselines ({seconds.group(1)} fits) "
+        f"took {seconds.group(2)} s there with n_jobs=2."
+    )
+    assert expected in findings
+
+
 def test_the_guides_thread_times_are_speed_mds():
     """The user guide's times of a small fit on two threads and on one are
     those SPEED.md's "The engine's constants" measured."""

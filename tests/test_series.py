@@ -404,6 +404,10 @@ class TestBadInput:
         assert np.array_equal(clf.predict(converted), clf.predict(X))
         rows = np.arange(len(frame)) % 2
         assert GatedAttentionClassifier(**SMALL).fit(frame, rows).n_features_in_ == 2
+        from skgate import compare_gates  # named there too, before any work
+
+        with pytest.raises(TypeError, match=message.format("and y has 40 labels")):
+            compare_gates(frame, y, cv=2, n_repeats=1, max_epochs=1)
 
     def test_a_patch_longer_than_every_series_is_refused(self, equal):
         X, y = equal  # 12 time points
@@ -458,6 +462,12 @@ class TestBadInput:
         with pytest.raises(ValueError, match="n_tokens=3 copies a 2-D table's row"):
             GatedAttentionClassifierCV(n_tokens=3, **SMALL).fit(X, y)
         GatedAttentionClassifier(n_tokens=3, **SMALL).fit(X[:, 0], y)  # a table
+        # Nor is it read with token_dim (the row is its columns' tokens).
+        with pytest.raises(ValueError, match=r"n_tokens=3 copies a row into tokens "
+                           r"when token_dim is None; with token_dim=4 the row is 3 "
+                           r"tokens"):  # fmt: skip
+            GatedAttentionClassifier(n_tokens=3, token_dim=4, **SMALL).fit(X[:, 0], y)
+        GatedAttentionClassifier(token_dim=4, **SMALL).fit(X[:, 0], y)
         flat = X.reshape(len(X), -1)
         with pytest.raises(ValueError, match="patch_size=3 groups the time points"):
             GatedAttentionClassifier(patch_size=3, **SMALL).fit(flat, y)

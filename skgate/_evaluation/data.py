@@ -93,6 +93,9 @@ def laid_out(X, estimator, preprocessor):
 
 
 def check_data(X, y, task, groups, preprocessor):
+    if _series.is_multiindex(X) and len(X) != len(np.asarray(y).reshape(-1)):
+        # aeon's (case, time point) rows: named, as the estimators name it.
+        raise _series.multiindex_error(X, f"and y has {len(y)} labels")
     X = check_X(X, preprocessor)
     y, task = _check_y(y, task)
     check_consistent_length(X, y)
