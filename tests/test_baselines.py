@@ -8,7 +8,8 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from skgate import GatedAttentionClassifier, compare_gates, make_linear_task
-from skgate._evaluation import check_baselines, default_baselines
+from skgate._evaluation import check_baselines
+from skgate._evaluation.baselines import default_baselines
 from skgate.compare.result import Recommendation
 
 FAST = {"max_epochs": 2, "d_model": 8, "random_state": 0}

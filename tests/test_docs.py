@@ -370,6 +370,8 @@ def test_the_findings_pages_baselines_sentence_is_compare_mds():
     ungated = sum(arm == "ungated" for arm in first)
     seconds = re.search(r"2 baselines, (\d+) fits, 2 jobs\): \*\*([\d.]+) s\*\*",
                         (results / "COMPARE.md").read_text())  # fmt: skip
+    assert re.search(r"on AMD EPYC \(torch's CPU capability \w+\), 2 cores\.",
+                     (results / "COMPARE.md").read_text())  # fmt: skip
     findings = " ".join((ROOT / "docs/user_guide/findings.md").read_text().split())
     n = len(table)
     gate = (
@@ -382,7 +384,8 @@ def test_the_findings_pages_baselines_sentence_is_compare_mds():
         f"`benchmarks/results/COMPARE.md`; the recommendation names a baseline on "
         f"{named} of them and ungated attention on {ungated}. The default design on "
         f"1000 rows x 20 features with its 2 baselines ({seconds.group(1)} fits) "
-        f"took {seconds.group(2)} s there with n_jobs=2."
+        f"took {seconds.group(2)} s there with n_jobs=2, on 2 cores of an AMD EPYC "
+        f"(x86_64)."
     )
     assert expected in findings
 

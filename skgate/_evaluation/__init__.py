@@ -18,7 +18,6 @@ from .baselines import (
     baseline_input,
     baseline_rows,
     check_baselines,
-    default_baselines,
     split_row,
 )
 from .data import check_data, check_X, infer_task, laid_out
@@ -59,7 +58,6 @@ __all__ = [
     "baseline_input",
     "baseline_rows",
     "check_baselines",
-    "default_baselines",
     "split_row",
     "check_X",
     "check_alphas",

@@ -6,6 +6,7 @@ data's form) and the fits :func:`skgate.benchmark_gates` runs of its own.
 import time
 import warnings
 from collections.abc import Mapping
+from contextlib import nullcontext
 from importlib.util import find_spec
 
 import numpy as np
@@ -101,7 +102,7 @@ def check_baselines(baselines, X, task, labels):
                 f"baselines must be 'auto', None, a mapping of names to estimators "
                 f"or a sequence of estimators; got {type(baselines).__name__}."
             )
-        baselines = _named(baselines)
+        baselines = _named_by_class(baselines)
     kind = "classifier" if task == "classification" else "regressor"
     fits_task = is_classifier if task == "classification" else is_regressor
     for name, estimator in baselines.items():
@@ -130,7 +131,7 @@ def check_baselines(baselines, X, task, labels):
     return dict(baselines), ""
 
 
-def _named(estimators):
+def _named_by_class(estimators):
     """A sequence of estimators named by their class (a second of a class
     numbered)."""
     named = {}
@@ -187,7 +188,9 @@ def fit_baseline(name, estimator, data, split, scorer, digest=False):
     # One thread, as the gates' fits: gradient boosting's OpenMP threads
     # spin for a core beside any other busy process (6 s a fit on 455 rows
     # beside one, against 0.2 s on one thread); n_jobs spreads the fits.
-    with warnings.catch_warnings(), threadpool_limits(limits=1):
+    # aeon's estimators set their own threads (their n_jobs, numba's).
+    threads = nullcontext() if takes_series(estimator) else threadpool_limits(1)
+    with warnings.catch_warnings(), threads:
         # At scikit-learn's defaults some baselines stop before converging;
         # that is the model a user gets, and one warning per split is noise.
         warnings.simplefilter("ignore", ConvergenceWarning)

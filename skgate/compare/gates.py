@@ -205,6 +205,17 @@ def compare_gates(
                      verbose)  # fmt: skip
     scores = _with_baselines(scores, baselines, data, splits, scorer, n_jobs)
     seconds = time.perf_counter() - start
+    design = {
+        "gates": gates, "alphas": alphas, "cv": cv, "splits": splits,
+        "estimator": estimators[0][1], "seconds": seconds,
+        "random_state": random_state, "baselines": baselines, "left_out": left_out,
+    }  # fmt: skip
+    return _comparison(scores, task, scoring, curvature_params, test, margin, design)
+
+
+def _comparison(scores, task, scoring, curvature_params, test, margin, design):
+    """The tests, the recommendation, the settings and the verdict of the
+    fitted ``scores``: the :class:`GateComparison`."""
     score_name = scoring_name(scoring, task)
     measured = curvature_label(curvature_params)  # the scores' curvature
     # The tests compare magnitudes: "|Gaussian curvature|" for a signed kind.
@@ -212,14 +223,18 @@ def compare_gates(
     bounds = score_difference_range(scoring, task)  # a difference's range
     tests = named_tests(scores, test, margin, names, bounds)
     fraction = split_test_fraction(scores)
-    recommendation = recommend(scores, margin, fraction, random_state)
+    recommendation = recommend(scores, margin, fraction, design["random_state"])
     tests_part = tests_settings(test, margin, fraction, score_name, measured,
                                 curvature_params)  # fmt: skip
-    settings = _design_settings(gates, alphas, cv, splits, estimators[0][1], {
-        **tests_part, "random_state": random_state,
-        "baselines": {name: repr(model) for name, model in baselines.items()},
-        "baselines note": left_out,
-    }, seconds)  # fmt: skip
+    baselines, left_out = design["baselines"], design["left_out"]
+    settings = _design_settings(
+        design["gates"], design["alphas"], design["cv"], design["splits"],
+        design["estimator"], {
+            **tests_part, "random_state": design["random_state"],
+            "baselines": {name: repr(model) for name, model in baselines.items()},
+            "baselines note": left_out,
+        }, design["seconds"],
+    )  # fmt: skip
     against = baselines_verdict(tests, scores, score_name, left_out)
     verdict = comparison_verdict(tests, recommendation, *names, against=against)
     return GateComparison(scores, tests, verdict, recommendation, task, settings,
