@@ -11,6 +11,12 @@ import os
 # support is on, and SciPy reads this once, when it is first imported: so
 # before anything below imports it.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# numba (under aeon) sizes its thread pool once, from this variable or the
+# cores it sees, and refuses a later reading that differs ("Cannot set
+# NUMBA_NUM_THREADS to a different value once the threads have been
+# launched"), which one test met only after others in the same worker had
+# run: one reading for the whole session.
+os.environ.setdefault("NUMBA_NUM_THREADS", str(len(os.sched_getaffinity(0))))
 
 import math  # noqa: E402
 import shutil  # noqa: E402

@@ -223,6 +223,7 @@ class TestCompareGates:
             "equivalent"
         ) in result.verdict_
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_random_labels_never_hold_in_score_however_many_repeats(self):
         rng = np.random.default_rng(0)
         X, y = rng.normal(size=(150, 3)), rng.integers(0, 2, size=150)
@@ -1304,7 +1305,7 @@ def test_each_job_trains_on_one_torch_thread_and_gives_the_number_back(monkeypat
     try:
         X, y = make_linear_task(60, random_state=0)
         compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=2,
-                      max_epochs=1, random_state=0)  # fmt: skip
+                      max_epochs=1, random_state=0, baselines=None)  # fmt: skip
         assert seen and set(seen) == {1}
         assert torch.get_num_threads() == 2
     finally:
@@ -1383,7 +1384,8 @@ def test_no_more_workers_than_jobs(monkeypatch):
     monkeypatch.setattr(fits, "Parallel", Recording)
     X, y = make_linear_task(60, random_state=0)
     compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=2,
-                  max_epochs=1, random_state=0, n_jobs=1024)  # fmt: skip
+                  max_epochs=1, random_state=0, n_jobs=1024,
+                  baselines=None)  # fmt: skip
     assert asked == [2]  # 2 arms x 1 network of 4 splits each
 
 

@@ -203,6 +203,7 @@ class TestTravel:
             assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "ok"
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_grid_search_in_worker_processes(self, arctan, data):
         X, y = data
         grid = {"alpha": [0.0, 1.0]}

@@ -447,6 +447,7 @@ def _alpha_search(X, y, head, n_jobs=2):
 
 
 class TestWhereUsersPutThem:
+    @pytest.mark.slow  # end to end: make test-slow
     def test_linear_task_keeps_alpha_zero(self):
         search = _alpha_search(*make_linear_task(random_state=0), head="mlp")
         assert search.best_params_ == {"alpha": 0.0}
@@ -455,6 +456,7 @@ class TestWhereUsersPutThem:
         accuracy = search.cv_results_["mean_test_accuracy"]
         assert accuracy.max() - accuracy[0] < 0.02  # alpha does not buy accuracy
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_curved_task_keeps_the_gate(self):
         X, y = make_curved_task(shape="checkerboard", random_state=0)
         search = _alpha_search(X, y, head="linear")

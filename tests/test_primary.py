@@ -364,6 +364,7 @@ class TestCommittedRun:
         used = set(primary.PILOT_SEEDS) | set(range(20))
         assert not used & set(primary.confirmatory_seeds(max(seeds.values())))
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_plan_follows_from_the_committed_pilot(self, tmp_path):
         from study.parts.copied_tokens import plan_from_pilot
 

@@ -518,6 +518,7 @@ class TestComparison:
         assert set(result.scores_["gate"]) == {"multiplicative", "silu", "none"}
         assert np.isfinite(result.scores_["curvature"]).all()
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_benchmark_gates_takes_series(self, equal, ragged):
         from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
         from sklearn.linear_model import LogisticRegression
@@ -566,6 +567,7 @@ class TestComparison:
                 random_state=0,
             )
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_the_tuned_benchmark_takes_series(self, equal):
         from sklearn.linear_model import LogisticRegression
 
@@ -636,6 +638,7 @@ class TestLongestSeriesInOneFold:
         assert np.isfinite(result.scores_["score"]).all()
         assert set(result.best_params_["model"]) == set(grids)
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_a_configuration_that_cannot_fit_is_reported(self):
         from skgate import benchmark_gates
 

@@ -334,6 +334,7 @@ class TestEstimators:
             clf = GatedAttentionClassifier(**SMALL, **removed).fit(X, y)
             assert clf.score(X, y) >= 0.0
 
+    @pytest.mark.slow  # end to end: make test-slow
     def test_the_strong_design_learns_a_local_shape(self):
         # The class is a bump's place in the first or the second half of a
         # noisy series: position and local shape.

@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from .. import _series
-from .fits import predictions_digest, score_model
+from .fits import predictions_digest, score_model, split_chunks
 
 #: MiniRocket's shortest series: its kernels span 9 time points.
 MINIROCKET_SHORTEST = 9
@@ -222,14 +222,26 @@ def split_row(split, score, seconds):
 
 def baseline_rows(baselines, data, splits, scorer, n_jobs, digest=False):
     """Every baseline on every split: its name and row, in the order of the
-    baselines and then of the splits."""
-    jobs = [
-        delayed(fit_baseline)(name, estimator, data[i], split, scorer, digest)
-        for name, estimator in baselines.items()
-        for i, split in enumerate(splits)
-    ]
-    # No more workers than fits (n_jobs=1024 would start 1024 processes).
-    workers = min(effective_n_jobs(n_jobs), len(jobs))
-    rows = Parallel(n_jobs=workers)(jobs) if jobs else []
-    names = [name for name in baselines for _ in splits]
+    baselines and then of the splits. A job fits one baseline on a group of
+    splits (as the gates' jobs group them, :func:`split_chunks`), so that
+    no more workers start than the gates' fits use."""
+    jobs, names = [], []
+    for name, estimator in baselines.items():
+        for chunk in split_chunks(splits):
+            jobs.append(delayed(_fit_baseline_on)(
+                name, estimator, [data[i] for i in chunk],
+                [splits[i] for i in chunk], scorer, digest,
+            ))  # fmt: skip
+            names.extend([name] * len(chunk))
+    # No more workers than jobs (n_jobs=1024 would start 1024 processes).
+    workers = min(effective_n_jobs(n_jobs), len(jobs)) if jobs else 1
+    rows = [row for part in Parallel(n_jobs=workers)(jobs) for row in part]
     return list(zip(names, rows, strict=True))
+
+
+def _fit_baseline_on(name, estimator, data, splits, scorer, digest):
+    """:func:`fit_baseline` on each of ``splits`` in turn (one job)."""
+    return [
+        fit_baseline(name, estimator, part, split, scorer, digest)
+        for part, split in zip(data, splits, strict=True)
+    ]

@@ -446,8 +446,8 @@ def _target_task(y, target, task, options=None):
     if task is None:
         raise CsvProblem(
             f"the target {target!r} is numeric with {y.nunique()} distinct values: "
-            f"pass {_as_argument('task', 'regression', options)} to predict it as a "
-            f"number, or {_as_argument('task', 'classification', options)} to treat "
+            f"pass {_arg('task', 'regression', options)} to predict it as a "
+            f"number, or {_arg('task', 'classification', options)} to treat "
             "each value as a class."
         )
     return task
@@ -458,7 +458,7 @@ def _check_regression_target(y, target, options=None):
 
     if y.dtype.kind not in "iuf":
         raise CsvProblem(
-            f"{_as_argument('task', 'regression', options)} needs a numeric target; "
+            f"{_arg('task', 'regression', options)} needs a numeric target; "
             f"{target!r} holds text."
         )
     largest = float(np.abs(y.to_numpy(dtype=float)).max())
@@ -507,22 +507,22 @@ def check_folds(y, task, cv, *, options=None):
         counts = y.value_counts()
         if counts.min() < cv:
             raise CsvProblem(
-                f"{_as_argument('cv', cv, options)} stratified folds need at least {cv} "
+                f"{_arg('cv', cv, options)} stratified folds need at least {cv} "
                 f"rows of every class; class {_as_written(counts.idxmin())!r} has "
-                f"{counts.min()}: lower {_as_argument('cv', options=options)}, or drop or "
+                f"{counts.min()}: lower {_arg('cv', options=options)}, or drop or "
                 "merge that class."
             )
     elif len(y) < 2 * cv:
         # compare scores a regression by R^2, undefined on one test row.
         raise CsvProblem(
-            f"{_as_argument('cv', cv, options)} folds of {len(y)} rows leave fewer than "
+            f"{_arg('cv', cv, options)} folds of {len(y)} rows leave fewer than "
             f"2 test rows in some fold, and R^2 needs at least 2 on every fold; "
-            f"lower {_as_argument('cv', options=options)} (at most {len(y) // 2}) or "
+            f"lower {_arg('cv', options=options)} (at most {len(y) // 2}) or "
             "add rows."
         )
 
 
-def _as_argument(name, value=None, options=None):
+def _arg(name, value=None, options=None):
     """Argument ``name`` (set to ``value``, unless None) as a message names
     it: :func:`skgate.compare.compare_csv`'s keyword (``cv=5``), or, with
     ``options`` (the command line's options by keyword, as the command
@@ -530,9 +530,9 @@ def _as_argument(name, value=None, options=None):
 
     Examples
     --------
-    >>> _as_argument("cv", 5), _as_argument("task", "regression"), _as_argument("cv")
+    >>> _arg("cv", 5), _arg("task", "regression"), _arg("cv")
     ('cv=5', "task='regression'", 'cv')
-    >>> _as_argument("cv", 5, {"cv": "--cv"}), _as_argument("cv", options={"cv": "--cv"})
+    >>> _arg("cv", 5, {"cv": "--cv"}), _arg("cv", options={"cv": "--cv"})
     ('--cv 5', '--cv')
     """
     if options is None:
