@@ -64,6 +64,7 @@ __all__ = [
     "sign_flip_test",
     "signed_rank_bayes",
     "signed_rank_outcome",
+    "sign_floor",
     "smallest_p",
 ]
 
@@ -302,12 +303,13 @@ def no_spread(differences):
     """Whether split ``differences`` are all the same, so that they show no
     sampling error to test against. Equal differences over a few splits are
     no evidence of zero error (accuracies tie on small test folds, in
-    either arm), so the tests decide nothing from them: the corrected
+    either arm), so the t-tests decide nothing from them: the corrected
     t-test's p-values are 1, its interval unbounded, the correlated
     Bayesian posterior undefined. (baycomp's CorrelatedTTest returns
-    certainty there, the flaw this avoids.) Only a caller that knows why
-    the differences are equal (two arms whose predictions are identical on
-    every test row) may call such arms equivalent, and should say why.
+    certainty there, the flaw this avoids.) :func:`no_spread_comparison`
+    decides them by a rule that can hold: a sign test over the repeats,
+    and for equivalence enough test rows too (identical predictions on a
+    handful of rows are no evidence of equivalence either).
 
     Equal means equal up to float rounding: a spread within 1e-9 of the
     largest difference, at any scale (one more right row in every split of
@@ -380,7 +382,7 @@ def no_spread_comparison(differences, margin, *, n_repeats, n_rows=None):
             f"[{d.min():.6g}, {d.max():.6g}]: test them with corrected_t_comparison."
         )
     margin = _check_margin(margin)
-    n_repeats = check_count("n_repeats", n_repeats, 1)
+    n_repeats = check_count("n_repeats", n_repeats, 1, len(d))
     if n_rows is not None:
         n_rows = check_count("n_rows", n_rows, 1)
     value = float(np.median(d))
@@ -388,9 +390,9 @@ def no_spread_comparison(differences, margin, *, n_repeats, n_rows=None):
     floor = 0.5**n_repeats
     agreement = 1.0 if n_rows is None else float(max(0.0, 1 - margin) ** n_rows)
     p_equivalence = max(floor, agreement) if abs(value) < margin else 1.0
-    if value > margin:
+    if value >= margin and value > 0:  # on or beyond the margin: a direction
         better, equivalent, worse = 1 - floor, floor, 0.0
-    elif value < -margin:
+    elif value <= -margin and value < 0:
         better, equivalent, worse = 0.0, floor, 1 - floor
     else:
         better = worse = p_equivalence / 2
@@ -424,6 +426,8 @@ def corrected_t_comparison(differences, margin, *, test_fraction, level=0.95):
     corrected t interval at ``level`` ("ci low", "ci high"), one-sided
     p-values both ways ("p", "p reverse"), the equivalence p-value within
     ``+-margin`` (TOST: the larger of the two one-sided tests), and "n".
+    (:func:`skgate.compare.gate_tests` reads it no lower than
+    :func:`sign_floor`.)
     When every difference is the same the splits show no sampling error to
     test against, which is no evidence that there is none (accuracies tie
     on small test folds): nothing is decided, every p-value is 1 and the
@@ -600,6 +604,22 @@ def corrected_t_bounds(differences, *, test_fraction, alpha_low, alpha_high):
     )
 
 
+def sign_floor(n_differences):
+    """2^-n: the chance that all of ``n_differences`` paired differences
+    fall on one side by a fair coin each, the most n signs can show.
+    :func:`skgate.compare.gate_tests` reports no p below it: the corrected
+    t-test's normal tails alone gave 2 splits of one repeat p = 0.005 from
+    two differences of -0.529 and -0.520 (one degree of freedom, a spread
+    of 0.009), where 2^-2 = 0.25 says what two splits can tell.
+
+    Examples
+    --------
+    >>> sign_floor(2), sign_floor(10) < 0.001
+    (0.25, True)
+    """
+    return 0.5 ** check_count("n_differences", n_differences, 1)
+
+
 def _shifted_sign_flip(d, n_resamples):
     """The sign-flip test of ``d - delta`` for any delta, from one draw of
     sign patterns: scipy's null statistics of ``d`` (A) and of ``d - 1``
@@ -682,7 +702,8 @@ def smallest_p(test, n_splits, *, n_resamples=9_999):
     """The smallest one-sided p-value ``test`` can give on ``n_splits``
     differences: 1 / 2^n for the exact sign-flip test (1 / (n_resamples + 1)
     once Monte Carlo), 0 for the corrected t-test (all differences equal
-    and positive give p = 0). ``test`` is "sign-flip" or "corrected-t";
+    and positive give p = 0; :func:`skgate.compare.gate_tests` reads it no
+    lower than :func:`sign_floor`). ``test`` is "sign-flip" or "corrected-t";
     ``n_splits`` is an int >= 2 (fewer differences are tested by neither:
     :func:`sign_flip_test` and :func:`corrected_t_comparison` refuse one),
     ``n_resamples`` an int >= 1.

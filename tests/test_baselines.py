@@ -71,8 +71,8 @@ def test_a_gate_that_beats_every_baseline_is_said_to():
         baselines={"dummy": DummyClassifier(), "logistic": LogisticRegression()},
         **FAST,
     )  # fmt: skip
-    assert result.against_baselines_.startswith(
-        "multiplicative and none beat the best baseline, "
+    assert result.against_baselines_.startswith(  # the two rigged alike: tied
+        "multiplicative and none beat the best baselines, dummy and logistic (tied"
     )
     assert result.recommendation_.arms[0] in ("multiplicative", "none")
 

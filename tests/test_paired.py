@@ -965,3 +965,15 @@ def test_friedman_with_many_datasets_is_f_s_p():
         == result["p F"]
         == pytest.approx(stats.f.sf(result["F"], 6, 6 * 42), rel=1e-12)
     )
+
+
+def test_the_zero_spread_rule_on_the_margin_and_its_repeats():
+    """A constant difference exactly at the margin is a direction (its p
+    2^-r once said "holds" beside probabilities 0.5 / 0.5); more repeats
+    than differences are refused."""
+    on = paired.no_spread_comparison([0.02] * 20, 0.02, n_repeats=10, n_rows=1000)
+    assert on["p"] == 0.5**10 and on["probability better"] == 1 - 0.5**10
+    below = paired.no_spread_comparison([-0.02] * 20, 0.02, n_repeats=10)
+    assert below["probability worse"] == 1 - 0.5**10
+    with pytest.raises(ValueError, match="n_repeats must be an int from 1 to 7"):
+        paired.no_spread_comparison([1.0] * 7, 0.02, n_repeats=10)

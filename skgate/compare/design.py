@@ -90,15 +90,18 @@ def check_test_rows(splits, scoring, task, cv):
 
 
 def warn_if_undecidable(test, splits, n_tests, cv):
+    """Warn once where no test of the table can pass Holm's level: its
+    smallest p (for either test no lower than 2^-splits,
+    :func:`skgate.paired.sign_floor`) times the number of tests."""
     n_splits, n_repeats = len(splits), splits[-1].repeat + 1
-    floor = paired.smallest_p(test, n_splits)
+    floor = max(paired.smallest_p(test, n_splits), paired.sign_floor(n_splits))
     if n_tests * floor >= paired.ALPHA_LEVEL:
         warnings.warn(
             f"test={test!r} on cv={describe_cv(cv)} x n_repeats={n_repeats} "
             f"({n_splits} splits) cannot reach the Holm level: its smallest p is "
             f"{floor:.3g}, {min(1.0, n_tests * floor):.3g} after Holm over "
             f"{n_tests} tests (level {paired.ALPHA_LEVEL:g}). Use more splits "
-            "(cv, n_repeats) or test='corrected-t'.",
+            "(cv, n_repeats).",
             UserWarning,
             stacklevel=3,
         )

@@ -175,7 +175,8 @@ def compare_gates(
     ((24, 14), ['accuracy', 'turning rate'])
     >>> sorted(result.scores_.loc[result.scores_["baseline"], "arm"].unique())
     ['HGB', 'LogReg']
-    >>> result.verdict_.startswith(("No gate beats the best baseline", "Gate"))
+    >>> first = result.against_baselines_  # whether a gate beats the best baseline
+    >>> result.verdict_.startswith(first) and "the best baseline, " in first
     True
     """
     margin = check_options(random_state, n_repeats, test, margin, alphas,

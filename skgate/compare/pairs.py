@@ -135,6 +135,11 @@ def _pair_test(d, values, better, worse, measure, margin, test, test_fraction,
             result = paired.corrected_t_comparison(
                 d, margin, test_fraction=test_fraction
             )
+            # No p below what the signs of J differences can show: two
+            # splits' normal tails once held at p 0.005 (paired.sign_floor).
+            floor = paired.sign_floor(len(d))
+            for key in ("p", "p reverse", "p equivalence"):
+                result[key] = max(floor, result[key])
         else:
             result = paired.permutation_comparison(d, margin)
         result.update(paired.correlated_bayes(d, margin, test_fraction=test_fraction))
@@ -221,10 +226,10 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
     Examples
     --------
     >>> import pandas as pd
-    >>> rows = [{"arm": arm, "repeat": 0, "fold": f, "n_train": 80, "n_test": 20,
-    ...          "score": 0.5 + (0.1 + 0.01 * f) * (arm == "a"),
-    ...          "curvature": 1.0 + 0.01 * f * (arm == "a")}
-    ...         for arm in ("a", "b") for f in range(5)]
+    >>> rows = [{"arm": arm, "repeat": f // 5, "fold": f % 5, "n_train": 80,
+    ...          "n_test": 20, "score": 0.5 + (0.1 + 0.01 * f) * (arm == "a"),
+    ...          "curvature": 1.0 + 0.01 * (-1) ** f * (arm == "a")}
+    ...         for arm in ("a", "b") for f in range(10)]
     >>> tests = gate_tests(pd.DataFrame(rows))
     >>> list(tests["outcome"])
     ['holds', 'no effect']
@@ -309,6 +314,11 @@ def _holm_bounds(tests, differences, test, test_fraction, n_repeats):
             continue
         if test == "corrected-t":
             bounds = paired.corrected_t_bounds(d, test_fraction=test_fraction, **levels)
+            floor = paired.sign_floor(len(d))  # no bound the test cannot reach
+            bounds = (
+                bounds[0] if levels["alpha_low"] >= floor else -np.inf,
+                bounds[1] if levels["alpha_high"] >= floor else np.inf,
+            )
         else:
             bounds = paired.sign_flip_bounds(d, **levels)
         tests.loc[i, ["ci low", "ci high"]] = bounds
@@ -338,17 +348,18 @@ def recommend(scores, margin, test_fraction, random_state):
     arms tied with it (least curved first; undecided).
 
     Two arms whose score difference is the same on every split have a
-    posterior of zero width, which would be certainty from ties: each of
-    the two arms' probabilities is capped at 1 minus the zero-spread
-    rule's p for that pair (:func:`skgate.paired.no_spread_comparison`:
-    2^-repeats for a difference beyond the margin, the equivalence p within
-    it), and the recommendation says why when a cap leaves it undecided.
-    Arms whose probabilities differ by less than the draws' Monte Carlo
-    error, or whose mean scores are equal, are tied: named together, never
-    one picked by a draw's noise or by the order the gates were given in."""
+    posterior of zero width, which would be certainty from ties
+    (:func:`skgate.paired.no_spread_comparison` decides them): a difference
+    on or beyond the margin caps the better arm's probability at 1 - 2^-r
+    (r repeats); a tie within the margin caps the probability of any set
+    of arms named together that holds both at 1 minus the equivalence p.
+    The recommendation says why when a cap leaves it undecided. Arms whose
+    probabilities differ by less than the draws' Monte Carlo error, or
+    whose mean scores are equal, are tied: named together, never one
+    picked by a draw's noise or by the order the gates were given in."""
     arms, table = _paired_table(scores)
     repeats, rows = _repeats_and_rows(scores, table)
-    caps = _zero_spread_caps(table["score"], arms, margin, repeats, rows)
+    caps, ties = _zero_spread_caps(table["score"], arms, margin, repeats, rows)
     # Drawn with the arms in one order (by name), so that the Monte Carlo
     # probabilities do not depend on the order gates= gave them in.
     named = sorted(arms)
@@ -368,7 +379,7 @@ def recommend(scores, margin, test_fraction, random_state):
     likely = [a for a in arms if probabilities[a] >= DECISION_PROBABILITY]
     if len(likely) > 1:
         members = [arms.index(a) for a in likely]
-        cap = min(caps[a][0] for a in likely)
+        cap, _ = _set_cap(likely, ties)
         together = min(cap, float(close[:, members].all(axis=1).mean()))
         if together >= DECISION_PROBABILITY:
             order = tuple(sorted(likely, key=lambda a: (curvature[a], arms.index(a))))
@@ -377,15 +388,19 @@ def recommend(scores, margin, test_fraction, random_state):
     tied = _tied_with_top(table["score"], arms, probabilities)
     order = tuple(sorted(tied, key=lambda a: (curvature[a], arms.index(a))))
     top = max(probabilities[a] for a in tied)
+    cap, why = min([caps[a] for a in order] + [_set_cap(order, ties)])
+    top = min(top, cap)
     decided = len(order) == 1 and top >= DECISION_PROBABILITY
-    cap, why = min(caps[a] for a in order)
-    binds = (
-        not decided
-        and cap < DECISION_PROBABILITY
-        and cap < max(shares[a] for a in order)
-    )
+    binds = not decided and cap < DECISION_PROBABILITY
     return Recommendation(order, top, decided, margin, probabilities, why * binds,
                           baselines)  # fmt: skip
+
+
+def _set_cap(arms, ties):
+    """The cap of a set of arms named together: 1 minus the largest
+    equivalence p of the ties among them, and why; (1, "") without one."""
+    inside = [(cap, why) for a, b, cap, why in ties if a in arms and b in arms]
+    return min(inside, default=(1.0, ""))
 
 
 def _tied_with_top(scores, arms, probabilities):
@@ -404,27 +419,28 @@ def _tied_with_top(scores, arms, probabilities):
 
 
 def _zero_spread_caps(scores, arms, margin, repeats, rows):
-    """Each arm's cap: 1 minus the largest zero-spread p among the pairs
-    it is in whose score difference is the same on every split, and why
-    (that pair); (1, "") for an arm in no such pair."""
-    caps = dict.fromkeys(arms, (1.0, ""))
+    """The zero-spread rule's caps: for each arm, 1 minus the p of the
+    largest no-spread difference it wins on or beyond the margin, and why
+    ((1, "") for an arm that wins none); and the ties (a, b, 1 minus the
+    equivalence p, why) of pairs whose difference is the same within it."""
+    caps, ties = dict.fromkeys(arms, (1.0, "")), []
     for a, b in combinations(sorted(arms), 2):  # not in the order gates= gave
         d = (scores[a] - scores[b]).to_numpy()
         if not paired.no_spread(d):
             continue
         test = paired.no_spread_comparison(d, margin, n_repeats=repeats, n_rows=rows)
         value = test["estimate"]
-        p = (
-            test["p equivalence"]
-            if abs(value) < margin
-            else min(test["p"], test["p reverse"])
-        )
+        tie = abs(value) < margin
+        p = test["p equivalence"] if tie else min(test["p"], test["p reverse"])
         where = f" ({rows} test rows a repeat)" if rows else ""
         why = (
             f"{a} minus {b} is {value:+.3g} on every split{where}: over "
             f"{repeats} repeat{'s' if repeats > 1 else ''} that is p = {p:.2g} "
             "at best (the zero-spread rule)"
         )
-        for arm in (a, b):
-            caps[arm] = min(caps[arm], (1.0 - p, why))
-    return caps
+        if tie:
+            ties.append((a, b, 1.0 - p, why))
+        else:
+            winner = a if value > 0 else b
+            caps[winner] = min(caps[winner], (1.0 - p, why))
+    return caps, ties

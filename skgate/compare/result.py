@@ -272,17 +272,22 @@ def baselines_verdict(tests, scores, score_name, note=""):
             note
         ) else ""  # fmt: skip
     means = scores.groupby("arm", sort=False)["score"].mean()
-    best = max(bases, key=lambda arm: (means[arm], -bases.index(arm)))
+    top = max(means[arm] for arm in bases)
+    # Baselines of equal means (up to rounding) are named together.
+    best = [arm for arm in bases if np.isclose(means[arm], top, rtol=1e-12, atol=0)]
     gates = [arm for arm, baseline in kinds.items() if not baseline]
-    rows = tests[(tests["measure"] == "score") & (tests["worse"] == best)
+    rows = tests[(tests["measure"] == "score") & tests["worse"].isin(best)
                  & tests["better"].isin(gates)]  # fmt: skip
-    winners = list(rows.loc[rows["outcome"] == paired.HOLDS, "better"])
-    mean = f"mean {score_name} {means[best]:.3g}"
+    held = rows[rows["outcome"] == paired.HOLDS].groupby("better").size()
+    winners = [gate for gate in gates if held.get(gate, 0) == len(best)]
+    names = " and ".join(best)
+    mean = f"{'tied at ' if len(best) > 1 else ''}mean {score_name} {top:.3g}"
+    what = "the best baselines" if len(best) > 1 else "the best baseline"
     if winners:
         verb = "beats" if len(winners) == 1 else "beat"
-        head = f"{' and '.join(winners)} {verb} the best baseline, {best} ({mean})"
+        head = f"{' and '.join(winners)} {verb} {what}, {names} ({mean})"
     else:
-        head = f"No gate beats the best baseline, {best} ({mean})"
+        head = f"No gate beats {what}, {names} ({mean})"
     details = "; ".join(
         _phrase(row, ("beats", "are equivalent")) for _, row in rows.iterrows()
     )
