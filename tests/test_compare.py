@@ -1207,6 +1207,7 @@ def test_iris_verdict_does_not_depend_on_how_often_its_rows_are_reused():
             cv=5,
             n_repeats=repeats,
             random_state=0,
+            baselines=None,  # the gates' verdict; baselines: tests/test_baselines.py
         )  # fmt: skip
         for repeats in (2, 6)
     }

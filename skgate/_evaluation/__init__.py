@@ -18,6 +18,7 @@ from .baselines import (
     baseline_input,
     baseline_rows,
     check_baselines,
+    named_by_class,
     split_row,
 )
 from .data import check_data, check_X, infer_task, laid_out
@@ -78,6 +79,7 @@ __all__ = [
     "library_versions",
     "make_arms",
     "make_estimators",
+    "named_by_class",
     "numeric_column",
     "probability_text",
     "score_difference_range",

@@ -102,7 +102,7 @@ def check_baselines(baselines, X, task, labels):
                 f"baselines must be 'auto', None, a mapping of names to estimators "
                 f"or a sequence of estimators; got {type(baselines).__name__}."
             )
-        baselines = _named_by_class(baselines)
+        baselines = named_by_class(baselines)
     kind = "classifier" if task == "classification" else "regressor"
     fits_task = is_classifier if task == "classification" else is_regressor
     for name, estimator in baselines.items():
@@ -131,7 +131,7 @@ def check_baselines(baselines, X, task, labels):
     return dict(baselines), ""
 
 
-def _named_by_class(estimators):
+def named_by_class(estimators):
     """A sequence of estimators named by their class (a second of a class
     numbered)."""
     named = {}

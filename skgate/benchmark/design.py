@@ -19,6 +19,7 @@ from .._evaluation import (
     checked_scorer,
     make_arms,
     make_estimators,
+    named_by_class,
 )
 from ..estimators import GatedAttentionClassifier
 from ..nn import GATES
@@ -79,16 +80,7 @@ def _check_baselines(baselines, arms):
                 f"baselines must be a mapping of a name to an estimator, or a "
                 f"sequence of estimators; got {baselines!r}."
             )
-        named = {}
-        for estimator in baselines:
-            if isinstance(estimator, str | type):
-                raise TypeError(
-                    f"baselines must hold estimator instances; got {estimator!r} "
-                    "(e.g. LogisticRegression(), not a name or a class)."
-                )
-            name = type(estimator).__name__
-            named[name if name not in named else f"{name} {len(named) + 1}"] = estimator
-        baselines = named
+        baselines = named_by_class(baselines)
     labels = {label for _, _, label in arms}
     for name, estimator in baselines.items():
         if not good_name(name):
