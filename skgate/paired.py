@@ -343,7 +343,7 @@ def no_spread_comparison(differences, margin, *, n_repeats, n_rows=None):
     is 1). Ten repeats give 2^-10, about 0.001; one repeat gives 0.5, which
     decides nothing at any level.
 
-    Equivalence within ``+-margin`` (|d| < margin) needs more: the same
+    Equivalence within ``+-margin`` (``abs(d) < margin``) needs more: the same
     score on every split of a handful of test rows (both arms wrong on
     both rows of 2-row folds) is no evidence that the arms agree on new
     rows. Two arms that disagree on a share ``margin`` of rows (the most
