@@ -46,6 +46,10 @@ def as_floats(values, name, allowed):
                 f"{allowed}; got {short_repr(values)} ({short_repr(item)}{at} is "
                 f"{kind}, not a number)."
             )
+    if raw.dtype.kind == "c" or (
+        raw.dtype == object and any(isinstance(v, complex) for v in raw.ravel())
+    ):  # numpy would drop the imaginary part with a warning
+        raise ValueError(f"{allowed}; got complex numbers ({short_repr(values)}).")
     try:
         return raw.astype(float)
     except (TypeError, ValueError) as exc:

@@ -133,7 +133,7 @@ def test_series_get_minirocket_where_aeon_is_installed(monkeypatch):
         (3, TypeError, "got int"),
         ([LogisticRegression], TypeError, "not a name or a class"),
         ({"lin": LinearRegression()}, TypeError, "scikit-learn classifier"),
-        ({"none": LogisticRegression()}, ValueError, "also a gate's arm"),
+        ({"none": LogisticRegression()}, ValueError, "also a gate's name or arm"),
         ({"a > b": LogisticRegression()}, ValueError, "without ' > '"),
         ({"": LogisticRegression()}, ValueError, "non-empty"),
     ],
@@ -183,3 +183,47 @@ def test_series_are_compared_with_minirocket_beside_the_gates():
                            n_repeats=1, **FAST)  # fmt: skip
     assert "MiniRocket" in set(result.scores_["arm"])
     assert "the best baseline, MiniRocket (mean accuracy " in result.verdict_
+
+
+def test_a_baseline_that_cannot_take_the_data_fails_before_the_gates_train(
+    monkeypatch,
+):
+    """Hostile pass: a table baseline given ragged series failed only after
+    every gate had trained."""
+    from skgate._evaluation import fits
+
+    trained = []
+    monkeypatch.setattr(fits, "_fit_arm", lambda *a, **k: trained.append(1))
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(1, n)) for n in rng.integers(15, 31, size=24)]
+    y = np.arange(24) % 2
+    with pytest.raises(ValueError, match=r"baselines\['lr'\].*differ in length"):
+        compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=1,
+                      baselines={"lr": LogisticRegression()}, **FAST)  # fmt: skip
+    assert trained == []
+
+
+def test_a_baseline_that_fails_to_predict_is_named():
+    class Broken(LogisticRegression):
+        def predict(self, X):
+            raise ValueError("no predictions today")
+
+    X, y = make_linear_task(40, random_state=0)
+    with pytest.raises(ValueError, match=r"baselines\['broken'\].*could not be scored"
+                       r".*no predictions today"):  # fmt: skip
+        compare_gates(X, y, gates=("multiplicative", "none"), cv=2, n_repeats=1,
+                      baselines={"broken": Broken()}, **FAST)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["silu", "multiplicative (alpha=0.5)", "sigmoid"])
+def test_a_baseline_named_as_a_gate_is_refused(name):
+    with pytest.raises(ValueError, match="also a gate's name or arm"):
+        check_baselines({name: LogisticRegression()}, np.zeros((4, 2)),
+                        "classification", {"none"})  # fmt: skip
+
+
+def test_complex_scores_are_refused_not_cast():
+    from skgate import paired
+
+    with pytest.raises(ValueError, match="complex numbers"):
+        paired.friedman_test([[1 + 1j, 2], [3, 4]])

@@ -18,6 +18,7 @@ from .baselines import (
     baseline_input,
     baseline_rows,
     check_baselines,
+    dry_run_baselines,
     named_by_class,
     split_row,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "cv_splits",
     "describe_cv",
     "dry_run",
+    "dry_run_baselines",
     "infer_task",
     "laid_out",
     "library_versions",

@@ -23,6 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from .. import _series
+from ..nn import GATES
 from .fits import predictions_digest, score_model, split_chunks
 
 #: MiniRocket's shortest series: its kernels span 9 time points.
@@ -123,10 +124,11 @@ def check_baselines(baselines, X, task, labels):
                 f"baselines[{name!r}] must be a scikit-learn {kind} for this "
                 f"{task}; got {estimator!r}."
             )
-        if name in labels:
+        gate = name.split(" (alpha=")[0]
+        if name in labels or gate in GATES:
             raise ValueError(
-                f"baselines names {name!r}, which is also a gate's arm; give the "
-                "baseline another name."
+                f"baselines names {name!r}, which is also a gate's name or arm "
+                "(compared or registered); give the baseline another name."
             )
     return dict(baselines), ""
 
@@ -199,11 +201,29 @@ def fit_baseline(name, estimator, data, split, scorer, digest=False):
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"baselines[{name!r}] ({estimator!r}): {exc}") from exc
     seconds = time.perf_counter() - start
-    score = score_model(scorer, model, X_test, y_test, name, split.repeat, split.fold)
-    row = split_row(split, score, seconds)
-    if digest:
-        row["predictions"] = predictions_digest(model, X_test)
+    try:
+        score = score_model(scorer, model, X_test, y_test, name, split.repeat,
+                            split.fold)  # fmt: skip
+        row = split_row(split, score, seconds)
+        if digest:
+            row["predictions"] = predictions_digest(model, X_test)
+    except (TypeError, ValueError, AttributeError) as exc:
+        if str(exc).startswith(f"baselines[{name!r}]"):
+            raise
+        raise type(exc)(
+            f"baselines[{name!r}] ({estimator!r}) could not be scored on split "
+            f"(repeat {split.repeat}, fold {split.fold}): {exc}"
+        ) from exc
     return row
+
+
+def dry_run_baselines(baselines, data, split, scorer):
+    """Fit and score each baseline once on the first split, before any gate
+    trains, so that a baseline that cannot take this data (a table model
+    given series of unequal length, a scorer it cannot answer) fails named
+    at once, not after the gates' fits."""
+    for name, estimator in baselines.items():
+        fit_baseline(name, estimator, data, split, scorer, digest=True)
 
 
 def split_row(split, score, seconds):

@@ -21,6 +21,7 @@ from .._evaluation import (
     curvature_label,
     cv_splits,
     describe_cv,
+    dry_run_baselines,
     laid_out,
     make_arms,
     make_estimators,
@@ -196,10 +197,9 @@ def compare_gates(
     X = laid_out(X, estimators[0][1], preprocessor)
     splits = cv_splits(X, y, task, cv, n_repeats, random_state, groups)
     check_test_rows(splits, scoring, task, cv)
-    gates_, models = len(arms), len(arms) + len(baselines)
-    n_tests = models * (models - 1) // 2 + gates_ * (gates_ - 1) // 2
-    warn_if_undecidable(test, splits, n_tests, cv)
+    warn_if_undecidable(test, splits, _n_tests(len(arms), len(baselines)), cv)
     data = split_data(X, y, splits, preprocessor)
+    dry_run_baselines(baselines, data[0], splits[0], scorer)  # before the gates
     start = time.perf_counter()
     scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
                      verbose)  # fmt: skip
@@ -239,6 +239,13 @@ def _comparison(scores, task, scoring, curvature_params, test, margin, design):
     verdict = comparison_verdict(tests, recommendation, *names, against=against)
     return GateComparison(scores, tests, verdict, recommendation, task, settings,
                           against)  # fmt: skip
+
+
+def _n_tests(gates, baselines):
+    """The tests of a comparison: every pair in score, the gates' pairs in
+    curvature too."""
+    models = gates + baselines
+    return models * (models - 1) // 2 + gates * (gates - 1) // 2
 
 
 def _with_baselines(scores, baselines, data, splits, scorer, n_jobs):
