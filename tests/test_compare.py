@@ -594,6 +594,12 @@ class TestCompareGates:
         with pytest.raises(ValueError, match="arm 'multiplicative' on split \\(repeat"):
             compare_gates(
                 X, y, gates=("multiplicative", "none"), cv=3, n_repeats=1,
+                scoring=lambda est, X, y: float("nan"), max_epochs=1, baselines=None,
+            )  # fmt: skip
+        # With the baselines, the first one scored says so, before any training.
+        with pytest.raises(ValueError, match="^the score of arm 'LogReg' on split"):
+            compare_gates(
+                X, y, gates=("multiplicative", "none"), cv=3, n_repeats=1,
                 scoring=lambda est, X, y: float("nan"), max_epochs=1,
             )  # fmt: skip
 

@@ -208,8 +208,8 @@ def fit_baseline(name, estimator, data, split, scorer, digest=False):
         if digest:
             row["predictions"] = predictions_digest(model, X_test)
     except (TypeError, ValueError, AttributeError) as exc:
-        if str(exc).startswith(f"baselines[{name!r}]"):
-            raise
+        if str(exc).startswith(f"baselines[{name!r}]") or f"arm {name!r}" in str(exc):
+            raise  # named already
         raise type(exc)(
             f"baselines[{name!r}] ({estimator!r}) could not be scored on split "
             f"(repeat {split.repeat}, fold {split.fold}): {exc}"

@@ -21,6 +21,7 @@ from .._evaluation import (
     curvature_label,
     cv_splits,
     describe_cv,
+    dry_run,
     dry_run_baselines,
     laid_out,
     make_arms,
@@ -199,7 +200,8 @@ def compare_gates(
     check_test_rows(splits, scoring, task, cv)
     warn_if_undecidable(test, splits, _n_tests(len(arms), len(baselines)), cv)
     data = split_data(X, y, splits, preprocessor)
-    dry_run_baselines(baselines, data[0], splits[0], scorer)  # before the gates
+    _dry_runs(estimators[0][1], baselines, data[0], splits[0], scorer,
+              curvature_params)  # fmt: skip
     start = time.perf_counter()
     scores = arm_scores(data, estimators, splits, scorer, curvature_params, n_jobs,
                      verbose)  # fmt: skip
@@ -239,6 +241,15 @@ def _comparison(scores, task, scoring, curvature_params, test, margin, design):
     verdict = comparison_verdict(tests, recommendation, *names, against=against)
     return GateComparison(scores, tests, verdict, recommendation, task, settings,
                           against)  # fmt: skip
+
+
+def _dry_runs(estimator, baselines, data, split, scorer, curvature_params):
+    """Before any training: the first gate built and measured (not trained)
+    and each baseline fitted and scored once, on the first split, so that
+    what cannot work here fails named at once (the gates' own checks
+    first)."""
+    dry_run(estimator, data, scorer, curvature_params)
+    dry_run_baselines(baselines, data, split, scorer)
 
 
 def _n_tests(gates, baselines):
