@@ -163,10 +163,9 @@ def baseline_input(name, estimator, X):
         X = _series.series_of(X)
     if not _series.is_series(X):
         return X
-    if takes_series(estimator):
-        lengths = {np.shape(x)[-1] for x in X}
-        return np.stack([np.asarray(x) for x in X]) if len(lengths) == 1 else X
     lengths = {np.shape(x)[-1] for x in X}
+    if takes_series(estimator):
+        return np.stack([np.asarray(x) for x in X]) if len(lengths) == 1 else X
     if len(lengths) > 1:
         raise ValueError(
             f"baselines[{name!r}] ({estimator!r}) takes a table, and this "

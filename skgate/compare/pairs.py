@@ -259,10 +259,10 @@ def gate_tests(scores, *, test="corrected-t", margin=None, test_fraction=None):
         for better, worse, measure in pairs
     ]
     alike = _alike(scores, arms)
-    repeats, rows = _repeats_and_rows(scores, table)
+    repeats, n_rows = _repeats_and_rows(scores, table)
     rows = [
         _pair_test(d, table[measure], better, worse, measure, margin, test,
-                   test_fraction, alike.get((better, worse), False), repeats, rows)
+                   test_fraction, alike.get((better, worse), False), repeats, n_rows)
         for d, (better, worse, measure) in zip(differences, pairs, strict=True)
     ]  # fmt: skip
     tests = paired.family_outcomes(pd.DataFrame(rows))
